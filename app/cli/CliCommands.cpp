@@ -1,0 +1,203 @@
+#include "app/cli/CliCommands.h"
+
+#include <c10/util/Exception.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/ProgressPrinter.h"
+#include "core/common/Error.h"
+#include "core/devices/DeviceInventory.h"
+#include "core/io/RunDirectory.h"
+#include "core/metrics/EvaluationJson.h"
+#include "core/train/RunControl.h"
+#include "core/train/Trainer.h"
+
+namespace ensemble::cli {
+namespace {
+
+constexpr int kExitError = 1;
+constexpr int kExitInterrupted = 130;
+
+RunControl* g_control = nullptr;
+
+extern "C" void handleStopSignal(int) {
+  if (g_control) g_control->requestStopFromSignal();
+}
+
+/// Routes SIGINT and SIGTERM to a clean stop at the next step; a second signal kills.
+void installStopHandlers(RunControl& control) {
+  g_control = &control;
+  struct sigaction action {};
+  action.sa_handler = handleStopSignal;
+  action.sa_flags = SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+int64_t parseInteger(const CliOptions& options, const std::string& flag) {
+  const std::string& text = options.value(flag);
+  try {
+    std::size_t used = 0;
+    const long long value = std::stoll(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw ConfigError("--" + flag + " expects an integer, got '" + text + "'");
+}
+
+double parseNumber(const CliOptions& options, const std::string& flag) {
+  const std::string& text = options.value(flag);
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw ConfigError("--" + flag + " expects a number, got '" + text + "'");
+}
+
+ExperimentConfig configFromOptions(const CliOptions& options) {
+  ExperimentConfig config =
+      options.has("config") ? ExperimentConfig::fromFile(options.value("config")) : ExperimentConfig{};
+  if (options.has("dataset")) config.dataset = options.value("dataset");
+  if (options.has("model")) config.model = options.value("model");
+  if (options.has("mode")) config.mode = parseMode(options.value("mode"));
+  if (options.has("devices")) config.devices = options.value("devices");
+  if (options.has("lr")) config.learningRate = parseNumber(options, "lr");
+  if (options.has("momentum")) config.momentum = parseNumber(options, "momentum");
+  if (options.has("batch-size")) config.batchSize = parseInteger(options, "batch-size");
+  if (options.has("epochs")) config.epochs = parseInteger(options, "epochs");
+  if (options.has("seed")) {
+    const int64_t seed = parseInteger(options, "seed");
+    if (seed < 0) throw ConfigError("--seed must be a non-negative integer, got " + std::to_string(seed));
+    config.seed = std::uint64_t(seed);
+  }
+  if (options.has("train-limit")) config.trainLimit = parseInteger(options, "train-limit");
+  if (options.has("test-limit")) config.testLimit = parseInteger(options, "test-limit");
+  if (options.has("checkpoint-every")) config.checkpointEvery = parseInteger(options, "checkpoint-every");
+  if (options.has("log-every")) config.logEvery = parseInteger(options, "log-every");
+  if (options.has("eval-batch-size")) config.evalBatchSize = parseInteger(options, "eval-batch-size");
+  return config;
+}
+
+void printResult(const std::string& runDirectory) {
+  const nlohmann::json summary = RunDirectory::readJson(RunDirectory(runDirectory).summaryPath());
+  if (summary.value("ensemble", nlohmann::json()).is_null()) return;
+  const auto& members = summary.at("members");
+  for (std::size_t i = 0; i < members.size() && members.size() > 1; ++i) {
+    std::printf("member %zu test accuracy %.4f  loss %.4f\n", i,
+                members[i].at("test_accuracy").get<double>(), members[i].at("test_loss").get<double>());
+  }
+  const auto& e = summary.at("ensemble");
+  std::printf("%s test accuracy %.4f  nll %.4f  brier %.4f  ece %.4f  disagreement %.4f\n",
+              members.size() > 1 ? "ensemble" : "model", e.at("test_accuracy").get<double>(),
+              e.at("test_nll").get<double>(), e.at("test_brier").get<double>(),
+              e.at("test_ece").get<double>(), e.at("disagreement").get<double>());
+  std::printf("%.1f images/s over %.1f s of training; run folder %s\n",
+              summary.at("images_per_second").get<double>(), summary.at("train_seconds").get<double>(),
+              runDirectory.c_str());
+}
+
+int runTraining(Trainer& trainer) {
+  RunControl control;
+  installStopHandlers(control);
+  ProgressPrinter printer(stderr);
+  const RunFinishedEvent finished = trainer.run(&printer, &control);
+  g_control = nullptr;
+  switch (finished.status) {
+    case RunStatus::Completed:
+      printResult(finished.runDirectory);
+      return 0;
+    case RunStatus::Stopped:
+      std::fprintf(stderr, "ensemble-lab-cli: %s\n", finished.message.c_str());
+      return kExitInterrupted;
+    default:
+      std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", finished.message.c_str());
+      return kExitError;
+  }
+}
+
+int commandDevices() {
+  std::printf("%-6s %-8s %-44s %s\n", "index", "device", "name", "memory");
+  for (const auto& device : listDevices()) {
+    const std::string index = device.id == "cpu" ? "-" : device.id.substr(5);
+    std::string name = device.name;
+    if (device.cores > 0) name += " (" + std::to_string(device.cores) + " cores)";
+    std::printf("%-6s %-8s %-44s %.1f GiB\n", index.c_str(), device.id.c_str(), name.c_str(),
+                double(device.memoryBytes) / double(1ull << 30));
+  }
+  return 0;
+}
+
+int commandTrain(const CliOptions& options) {
+  const ExperimentConfig config = configFromOptions(options);
+  const std::string out =
+      options.has("out") ? options.value("out")
+                         : RunDirectory::defaultRunsRoot() + "/" +
+                               RunDirectory::newRunName(modeName(config.mode), config.model);
+  std::error_code ec;
+  if (std::filesystem::exists(RunDirectory(out).configPath(), ec)) {
+    throw ConfigError("run folder " + out + " already holds a run; choose another --out, or " +
+                      "continue it with `ensemble-lab-cli resume --run " + out + "`");
+  }
+  auto trainer = Trainer::create(config, out);
+  return runTraining(*trainer);
+}
+
+int commandResume(const CliOptions& options) {
+  if (!options.has("run")) throw ConfigError("resume needs --run DIR, the run folder to continue");
+  auto trainer = Trainer::open(options.value("run"));
+  if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
+    std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epochs; nothing to resume\n",
+                 options.value("run").c_str(), static_cast<long long>(trainer->config().epochs));
+    return 0;
+  }
+  return runTraining(*trainer);
+}
+
+int commandEval(const CliOptions& options) {
+  if (!options.has("run")) throw ConfigError("eval needs --run DIR, the run folder to evaluate");
+  auto trainer = Trainer::open(options.value("run"), options.has("dataset") ? options.value("dataset") : "");
+  nlohmann::json result = toJson(trainer->evaluate());
+  result["run"] = options.value("run");
+  result["dataset"] = trainer->config().dataset;
+  result["step"] = trainer->globalStep();
+  std::printf("%s\n", result.dump(2).c_str());
+  return 0;
+}
+
+}  // namespace
+
+int runCommand(const CliOptions& options) {
+  try {
+    if (options.command == "help") {
+      std::printf("%s", usageText().c_str());
+      return 0;
+    }
+    if (options.command == "version") {
+      std::printf("ensemble-lab-cli %s\n", ENSEMBLELAB_VERSION);
+      return 0;
+    }
+    if (options.command == "devices") return commandDevices();
+    if (options.command == "train") return commandTrain(options);
+    if (options.command == "resume") return commandResume(options);
+    if (options.command == "eval") return commandEval(options);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", e.what());
+    return kExitError;
+  } catch (const c10::Error& e) {
+    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", e.what_without_backtrace());
+    return kExitError;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", e.what());
+    return kExitError;
+  }
+  return kExitError;
+}
+
+}  // namespace ensemble::cli

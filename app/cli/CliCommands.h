@@ -1,0 +1,9 @@
+#pragma once
+#include "app/cli/CliOptions.h"
+
+namespace ensemble::cli {
+
+/// Runs a parsed command and returns the process exit status (see usageText()).
+int runCommand(const CliOptions& options);
+
+}  // namespace ensemble::cli

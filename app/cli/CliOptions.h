@@ -1,0 +1,31 @@
+#pragma once
+// Command-line parsing for ensemble-lab-cli: a subcommand and its flags.
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ensemble::cli {
+
+/// A usage mistake (unknown subcommand or flag, missing value): exit code 2.
+class UsageError final : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CliOptions {
+  std::string command;  ///< devices, train, resume, eval, help, version
+  std::map<std::string, std::string> flags;  ///< "--lr" -> "0.1", without the dashes
+
+  bool has(const std::string& flag) const { return flags.count(flag) != 0; }
+  const std::string& value(const std::string& flag) const { return flags.at(flag); }
+};
+
+/// Parses argv. Accepts `--flag value` and `--flag=value`. Throws UsageError naming the
+/// offending argument.
+CliOptions parseCommandLine(const std::vector<std::string>& arguments);
+
+/// The help text (all subcommands and flags).
+std::string usageText();
+
+}  // namespace ensemble::cli

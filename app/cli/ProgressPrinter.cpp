@@ -1,0 +1,97 @@
+#include "app/cli/ProgressPrinter.h"
+
+#include <unistd.h>
+
+#include <string>
+
+namespace ensemble::cli {
+namespace {
+
+std::string formatDuration(double seconds) {
+  const long total = long(seconds + 0.5);
+  char text[32];
+  if (total >= 3600) std::snprintf(text, sizeof text, "%ldh%02ldm", total / 3600, total / 60 % 60);
+  else if (total >= 60) std::snprintf(text, sizeof text, "%ldm%02lds", total / 60, total % 60);
+  else std::snprintf(text, sizeof text, "%lds", total);
+  return text;
+}
+
+}  // namespace
+
+ProgressPrinter::ProgressPrinter(std::FILE* stream)
+    : m_stream(stream), m_live(::isatty(::fileno(stream)) != 0) {}
+
+void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
+  m_ensemble = event.mode == "ensemble" && event.replicas > 1;
+  std::fprintf(m_stream, "%s %s %s on %s: %lld epochs of %lld steps%s\n  run folder: %s\n",
+               event.startStep > 0 ? "resuming" : "training", event.mode.c_str(),
+               event.model.c_str(), event.devices.c_str(), static_cast<long long>(event.epochs),
+               static_cast<long long>(event.stepsPerEpoch),
+               event.startStep > 0 ? (" from step " + std::to_string(event.startStep)).c_str() : "",
+               event.runDirectory.c_str());
+  std::fflush(m_stream);
+}
+
+void ProgressPrinter::onStep(const StepEvent& event) {
+  if (event.logged) m_lastLogged = event.ensemble;
+  const auto now = std::chrono::steady_clock::now();
+  const bool last = event.stepInEpoch == event.stepsPerEpoch;
+  if (m_live) {
+    if (now - m_lastPrint < std::chrono::milliseconds(100) && !last) return;
+    constexpr int kWidth = 24;
+    const int filled = int(kWidth * event.stepInEpoch / std::max<int64_t>(1, event.stepsPerEpoch));
+    std::string bar(std::size_t(filled), '#');
+    bar.resize(kWidth, '.');
+    std::fprintf(m_stream,
+                 "\r\033[Kepoch %lld/%lld [%s] step %lld/%lld  %s %.4f  acc %.1f%%  %.0f img/s  ETA %s",
+                 static_cast<long long>(event.epoch), static_cast<long long>(event.epochs),
+                 bar.c_str(), static_cast<long long>(event.stepInEpoch),
+                 static_cast<long long>(event.stepsPerEpoch), m_ensemble ? "ens. nll" : "loss",
+                 m_lastLogged.loss, 100 * m_lastLogged.accuracy, event.imagesPerSecond,
+                 formatDuration(event.etaSeconds).c_str());
+    m_barShown = true;
+  } else {
+    if (!event.logged || (now - m_lastPrint < std::chrono::seconds(5) && !last)) return;
+    std::fprintf(m_stream, "epoch %lld/%lld step %lld/%lld  %s %.4f  acc %.1f%%  %.0f img/s  ETA %s\n",
+                 static_cast<long long>(event.epoch), static_cast<long long>(event.epochs),
+                 static_cast<long long>(event.stepInEpoch),
+                 static_cast<long long>(event.stepsPerEpoch), m_ensemble ? "ens. nll" : "loss",
+                 m_lastLogged.loss, 100 * m_lastLogged.accuracy, event.imagesPerSecond,
+                 formatDuration(event.etaSeconds).c_str());
+  }
+  m_lastPrint = now;
+  std::fflush(m_stream);
+}
+
+void ProgressPrinter::onEpoch(const EpochEvent& event) {
+  endBar();
+  std::string members;
+  for (const auto& m : event.test.members) {
+    char text[16];
+    std::snprintf(text, sizeof text, "%s%.2f%%", members.empty() ? "" : " ", 100 * m.accuracy);
+    members += text;
+  }
+  std::fprintf(m_stream, "epoch %lld/%lld done in %s: test accuracy %s", static_cast<long long>(event.epoch),
+               static_cast<long long>(event.epochs), formatDuration(event.epochSeconds).c_str(),
+               event.test.members.size() > 1 ? ("members " + members).c_str() : members.c_str());
+  if (event.test.members.size() > 1) {
+    std::fprintf(m_stream, ", ensemble %.2f%% (nll %.4f)", 100 * event.test.ensemble.accuracy,
+                 event.test.ensemble.nll);
+  }
+  std::fprintf(m_stream, "\n");
+  std::fflush(m_stream);
+}
+
+void ProgressPrinter::onPaused(bool paused) {
+  endBar();
+  std::fprintf(m_stream, paused ? "paused\n" : "resumed\n");
+}
+
+void ProgressPrinter::onRunFinished(const RunFinishedEvent&) { endBar(); }
+
+void ProgressPrinter::endBar() {
+  if (m_barShown) std::fprintf(m_stream, "\n");
+  m_barShown = false;
+}
+
+}  // namespace ensemble::cli

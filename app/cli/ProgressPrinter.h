@@ -1,0 +1,32 @@
+#pragma once
+// Prints a run's progress to stderr: a live, redrawn bar when stderr is a terminal, plain
+// periodic lines otherwise (logs, CI, pipes).
+#include <chrono>
+#include <cstdio>
+
+#include "core/train/TrainingObserver.h"
+
+namespace ensemble::cli {
+
+class ProgressPrinter final : public TrainingObserver {
+ public:
+  explicit ProgressPrinter(std::FILE* stream);
+
+  void onRunStarted(const RunStartedEvent& event) override;
+  void onStep(const StepEvent& event) override;
+  void onEpoch(const EpochEvent& event) override;
+  void onPaused(bool paused) override;
+  void onRunFinished(const RunFinishedEvent& event) override;
+
+ private:
+  void endBar();
+
+  std::FILE* m_stream;
+  bool m_live;
+  bool m_barShown = false;
+  std::chrono::steady_clock::time_point m_lastPrint{};
+  ModelScore m_lastLogged;
+  bool m_ensemble = false;
+};
+
+}  // namespace ensemble::cli

@@ -1,0 +1,15 @@
+// ensemble-lab-cli: the headless entry point. Parsing and dispatch only.
+#include <cstdio>
+
+#include "app/cli/CliCommands.h"
+#include "app/cli/CliOptions.h"
+
+int main(int argc, char** argv) {
+  try {
+    return ensemble::cli::runCommand(
+        ensemble::cli::parseCommandLine(std::vector<std::string>(argv + 1, argv + argc)));
+  } catch (const ensemble::cli::UsageError& e) {
+    std::fprintf(stderr, "ensemble-lab-cli: %s\n", e.what());
+    return 2;
+  }
+}

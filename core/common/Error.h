@@ -1,0 +1,52 @@
+#pragma once
+// Typed errors of the engine. Every message says what is wrong, where (file, field or
+// device), and what the user can do about it. The CLI and the UI catch these at their
+// boundary and show the message; nothing in core/ aborts the process.
+#include <stdexcept>
+#include <string>
+
+namespace ensemble {
+
+/// Base class of every error the engine reports to a user.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A dataset folder or file is missing, unreadable or malformed.
+class DatasetError final : public Error {
+ public:
+  using Error::Error;
+};
+
+/// An experiment setting (from a flag, a config file or the UI) is invalid.
+class ConfigError final : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A requested device does not exist or cannot be used.
+class DeviceError final : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A checkpoint is missing, truncated or does not match the run.
+class CheckpointError final : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Reading or writing a run's files failed (disk full, permission denied, ...).
+class IoError final : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Training produced a non-finite loss; the run stops and keeps its last good checkpoint.
+class DivergenceError final : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace ensemble

@@ -1,0 +1,4 @@
+// Precompiled header for translation units that use LibTorch.
+#pragma once
+#include <torch/torch.h>
+#include <torch/csrc/jit/serialization/pickle.h>

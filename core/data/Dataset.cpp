@@ -1,0 +1,66 @@
+#include "core/data/Dataset.h"
+
+#include <torch/torch.h>
+
+#include "core/common/Error.h"
+#include "core/data/IdxFile.h"
+
+namespace ensemble {
+
+int64_t Dataset::size() const { return labels.defined() ? labels.size(0) : 0; }
+int64_t Dataset::height() const { return images.size(2); }
+int64_t Dataset::width() const { return images.size(3); }
+
+Dataset Dataset::firstSamples(int64_t count) const {
+  if (count <= 0 || count >= size()) return *this;
+  Dataset subset = *this;
+  subset.images = images.narrow(0, 0, count);
+  subset.labels = labels.narrow(0, 0, count);
+  return subset;
+}
+
+Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
+                       const std::string& imagesOrigin, const std::string& labelsOrigin,
+                       int64_t classes) {
+  if (images.dims.size() != 3) {
+    throw DatasetError(imagesOrigin + " has " + std::to_string(images.dims.size()) +
+                       " dimensions; an image file has 3 (count, rows, columns)");
+  }
+  if (labels.dims.size() != 1) {
+    throw DatasetError(labelsOrigin + " has " + std::to_string(labels.dims.size()) +
+                       " dimensions; a label file has 1 (count)");
+  }
+  if (images.count() != labels.count()) {
+    throw DatasetError(imagesOrigin + " holds " + std::to_string(images.count()) +
+                       " images but " + labelsOrigin + " holds " +
+                       std::to_string(labels.count()) +
+                       " labels; the two files must come from the same split");
+  }
+  if (images.count() == 0) throw DatasetError(imagesOrigin + " holds no images");
+  const int64_t rows = images.dims[1], cols = images.dims[2];
+  if (rows == 0 || cols == 0) {
+    throw DatasetError(imagesOrigin + " declares empty images (" + std::to_string(rows) + "x" +
+                       std::to_string(cols) + ")");
+  }
+  for (std::size_t i = 0; i < labels.data.size(); ++i) {
+    if (labels.data[i] >= classes) {
+      throw DatasetError(labelsOrigin + ": label " + std::to_string(labels.data[i]) +
+                         " at index " + std::to_string(i) + " is outside 0-" +
+                         std::to_string(classes - 1) + "; the file is corrupt or not a " +
+                         std::to_string(classes) + "-class dataset");
+    }
+  }
+  const int64_t n = int64_t(images.count());
+  Dataset dataset;
+  dataset.classes = classes;
+  dataset.origin = imagesOrigin;
+  dataset.images = torch::from_blob(const_cast<std::uint8_t*>(images.data.data()),
+                                    {n, 1, rows, cols}, torch::kUInt8)
+                       .clone();
+  dataset.labels = torch::from_blob(const_cast<std::uint8_t*>(labels.data.data()), {n},
+                                    torch::kUInt8)
+                       .to(torch::kInt64);
+  return dataset;
+}
+
+}  // namespace ensemble

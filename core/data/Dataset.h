@@ -1,0 +1,41 @@
+#pragma once
+// An in-memory image classification split: uint8 images and int64 labels. Images stay
+// uint8 until a batch is drawn, so a copy per device costs a quarter of float storage.
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <string>
+
+namespace ensemble {
+
+struct IdxArray;
+
+/// One split (train or test) of a dataset.
+struct Dataset {
+  at::Tensor images;  ///< uint8, [N, 1, H, W]
+  at::Tensor labels;  ///< int64, [N], values in [0, classes)
+  int64_t classes = 10;
+  std::string origin;  ///< where it came from, for messages
+
+  int64_t size() const;
+  int64_t height() const;
+  int64_t width() const;
+  /// The same split holding only its first `count` samples (all of them if count <= 0
+  /// or count >= size()).
+  Dataset firstSamples(int64_t count) const;
+};
+
+/// Both splits of a dataset.
+struct DatasetPair {
+  Dataset train;
+  Dataset test;
+  std::string name;
+};
+
+/// Builds a split from an IDX image array [N, H, W] and an IDX label array [N].
+/// Throws DatasetError naming the files when shapes or labels are invalid.
+Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
+                       const std::string& imagesOrigin, const std::string& labelsOrigin,
+                       int64_t classes = 10);
+
+}  // namespace ensemble

@@ -1,0 +1,18 @@
+#pragma once
+// Resolves a dataset name ("fashion-mnist", "synthetic" or a folder) to its two splits.
+#include <cstdint>
+#include <string>
+
+#include "core/data/Dataset.h"
+
+namespace ensemble {
+
+/// The folder behind the name "fashion-mnist" (Debian's dataset-fashion-mnist package).
+std::string defaultFashionMnistFolder();
+
+/// Loads `spec`: "fashion-mnist", "synthetic", or a folder with the four MNIST-format
+/// files (each raw or .gz). Keeps the first `trainLimit` / `testLimit` samples when > 0.
+/// Throws DatasetError naming the folder or file when anything is missing or malformed.
+DatasetPair loadDataset(const std::string& spec, int64_t trainLimit = 0, int64_t testLimit = 0);
+
+}  // namespace ensemble

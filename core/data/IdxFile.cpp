@@ -1,0 +1,177 @@
+#include "core/data/IdxFile.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "core/common/Error.h"
+
+namespace ensemble {
+namespace {
+
+constexpr std::uint8_t kUnsignedByteType = 0x08;
+constexpr int kMaxDims = 4;
+// The largest payload we accept: far above any image dataset that fits in memory, and a
+// guard against a gzip bomb whose header claims more.
+constexpr std::uint64_t kMaxPayloadBytes = 32ull << 30;
+
+std::uint32_t readBigEndian32(const std::uint8_t* p) {
+  return (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) |
+         std::uint32_t(p[3]);
+}
+
+std::string typeName(std::uint8_t code) {
+  switch (code) {
+    case 0x09: return "signed byte";
+    case 0x0B: return "short";
+    case 0x0C: return "int";
+    case 0x0D: return "float";
+    case 0x0E: return "double";
+    default: return "unknown";
+  }
+}
+
+bool isGzip(const std::vector<std::uint8_t>& bytes) {
+  return bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b;
+}
+
+std::vector<std::uint8_t> readWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw DatasetError("cannot open " + path + ": " + std::strerror(errno) +
+                       "; check the dataset folder and its file names");
+  }
+  std::vector<std::uint8_t> bytes;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    bytes.insert(bytes.end(), buffer, buffer + in.gcount());
+  }
+  if (in.bad()) throw DatasetError("cannot read " + path + ": I/O error");
+  return bytes;
+}
+
+}  // namespace
+
+IdxArray parseIdx(const std::uint8_t* bytes, std::size_t size, const std::string& origin) {
+  if (size < 4) {
+    throw DatasetError(origin + " is not an IDX file: it holds " + std::to_string(size) +
+                       " bytes, fewer than the 4-byte magic number");
+  }
+  if (bytes[0] != 0 || bytes[1] != 0) {
+    char magic[16];
+    std::snprintf(magic, sizeof magic, "0x%02X%02X%02X%02X", bytes[0], bytes[1], bytes[2],
+                  bytes[3]);
+    throw DatasetError(origin + " has a wrong IDX magic number " + magic +
+                       " (expected 0x000008NN); is it an MNIST-format file?");
+  }
+  if (bytes[2] != kUnsignedByteType) {
+    throw DatasetError(origin + " holds IDX elements of type " + typeName(bytes[2]) +
+                       "; EnsembleLab reads unsigned-byte (0x08) IDX files");
+  }
+  const int ndims = bytes[3];
+  if (ndims < 1 || ndims > kMaxDims) {
+    throw DatasetError(origin + " declares " + std::to_string(ndims) +
+                       " dimensions; IDX image and label files have 1 to 4");
+  }
+  const std::size_t headerSize = 4 + 4 * std::size_t(ndims);
+  if (size < headerSize) {
+    throw DatasetError(origin + " is truncated inside its header (" + std::to_string(size) +
+                       " of " + std::to_string(headerSize) + " bytes)");
+  }
+  IdxArray array;
+  std::uint64_t payload = 1;
+  for (int d = 0; d < ndims; ++d) {
+    const std::uint32_t dim = readBigEndian32(bytes + 4 + 4 * d);
+    array.dims.push_back(dim);
+    if (dim != 0 && payload > kMaxPayloadBytes / dim) payload = kMaxPayloadBytes + 1;
+    else payload *= dim;
+  }
+  const std::uint64_t present = size - headerSize;
+  if (present < payload) {
+    throw DatasetError(origin + " is truncated: its header declares " +
+                       std::to_string(payload) + " bytes of data but it holds " +
+                       std::to_string(present) + "; download or copy it again");
+  }
+  if (present > payload) {
+    throw DatasetError(origin + " has " + std::to_string(present - payload) +
+                       " bytes after the data its header declares; the file is corrupt");
+  }
+  array.data.assign(bytes + headerSize, bytes + size);
+  return array;
+}
+
+static std::vector<std::uint8_t> inflateGzip(const std::vector<std::uint8_t>& compressed,
+                                      std::uint64_t maxOutput, const std::string& origin,
+                                      bool prefixOnly) {
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {
+    throw DatasetError("cannot start gzip decompression of " + origin);
+  }
+  stream.next_in = const_cast<Bytef*>(compressed.data());
+  std::size_t inputLeft = compressed.size();
+  std::vector<std::uint8_t> out;
+  std::uint8_t chunk[1 << 16];
+  int status = Z_OK;
+  while (status != Z_STREAM_END) {
+    const uInt feed = uInt(std::min<std::size_t>(inputLeft, std::numeric_limits<uInt>::max()));
+    stream.avail_in = feed;
+    stream.next_out = chunk;
+    stream.avail_out = sizeof chunk;
+    status = inflate(&stream, Z_NO_FLUSH);
+    inputLeft -= feed - stream.avail_in;
+    const std::size_t produced = sizeof chunk - stream.avail_out;
+    if (status != Z_OK && status != Z_STREAM_END && !(status == Z_BUF_ERROR && produced > 0)) {
+      inflateEnd(&stream);
+      const std::string why = status == Z_BUF_ERROR ? "the compressed data ends early"
+                              : stream.msg         ? stream.msg
+                                                   : "corrupt gzip data";
+      throw DatasetError(origin + " cannot be decompressed (" + why +
+                         "); the file is truncated or corrupt, copy it again");
+    }
+    if (out.size() + produced > maxOutput) {
+      inflateEnd(&stream);
+      if (prefixOnly) {
+        out.insert(out.end(), chunk, chunk + (maxOutput - out.size()));
+        return out;
+      }
+      throw DatasetError(origin + " decompresses to more than " + std::to_string(maxOutput) +
+                         " bytes, more than its IDX header declares; the file is corrupt");
+    }
+    out.insert(out.end(), chunk, chunk + produced);
+    if (status == Z_BUF_ERROR && produced == 0) break;
+  }
+  inflateEnd(&stream);
+  return out;
+}
+
+std::vector<std::uint8_t> gunzip(const std::vector<std::uint8_t>& compressed,
+                                 std::uint64_t maxOutput, const std::string& origin) {
+  return inflateGzip(compressed, maxOutput, origin, false);
+}
+
+IdxArray readIdxFile(const std::string& path) {
+  std::vector<std::uint8_t> bytes = readWholeFile(path);
+  if (isGzip(bytes)) {
+    // Decompress the header first to learn how much data to expect, then allow exactly
+    // that much (plus one byte so trailing data is reported, not silently dropped).
+    const std::vector<std::uint8_t> head = inflateGzip(bytes, 4 + 4 * kMaxDims, path, true);
+    std::uint64_t limit = kMaxPayloadBytes + 64;
+    if (head.size() >= 4 && head[0] == 0 && head[1] == 0 && head[3] >= 1 && head[3] <= kMaxDims &&
+        head.size() >= 4 + 4 * std::size_t(head[3])) {
+      std::uint64_t payload = 1;
+      for (int d = 0; d < head[3] && payload <= kMaxPayloadBytes; ++d) {
+        payload *= readBigEndian32(head.data() + 4 + 4 * d);
+      }
+      limit = std::min<std::uint64_t>(limit, 4 + 4 * head[3] + payload + 1);
+    }
+    bytes = gunzip(bytes, limit, path);
+  }
+  return parseIdx(bytes.data(), bytes.size(), path);
+}
+
+}  // namespace ensemble

@@ -1,0 +1,34 @@
+#pragma once
+// Reader for the IDX format of the MNIST family (http://yann.lecun.com/exdb/mnist/),
+// raw or gzip-compressed (detected from the content, not the file name). Torch-free so
+// that the fuzz harnesses and the tests can use it on their own.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ensemble {
+
+/// An unsigned-byte IDX array: its dimensions and its data in row-major order.
+struct IdxArray {
+  std::vector<std::uint32_t> dims;
+  std::vector<std::uint8_t> data;
+
+  /// Number of items along the first dimension (0 for a 0-dimensional array).
+  std::uint64_t count() const { return dims.empty() ? 0 : dims.front(); }
+};
+
+/// Parses IDX bytes already in memory. `origin` names the source in error messages.
+/// Throws DatasetError for a wrong magic number, an unsupported element type, a
+/// truncated payload or trailing bytes.
+IdxArray parseIdx(const std::uint8_t* bytes, std::size_t size, const std::string& origin);
+
+/// Reads an IDX file, raw or gzip. Throws DatasetError naming `path` on any problem.
+/// Memory grows with the data actually present, never with what a header claims.
+IdxArray readIdxFile(const std::string& path);
+
+/// Inflates gzip bytes, stopping with DatasetError once the output passes `maxOutput`.
+std::vector<std::uint8_t> gunzip(const std::vector<std::uint8_t>& compressed,
+                                 std::uint64_t maxOutput, const std::string& origin);
+
+}  // namespace ensemble

@@ -1,0 +1,22 @@
+#pragma once
+// What devices this machine has. Torch-free header; the CUDA queries live in the .cpp.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ensemble {
+
+struct DeviceInfo {
+  std::string id;    ///< "cpu" or "cuda:N"
+  std::string name;  ///< CPU model or GPU product name
+  std::uint64_t memoryBytes = 0;
+  int cores = 0;  ///< logical CPU cores (CPU only)
+};
+
+/// Number of usable CUDA devices (0 on a CPU-only LibTorch).
+int cudaDeviceCount();
+
+/// The CPU first, then every CUDA device in ordinal order.
+std::vector<DeviceInfo> listDevices();
+
+}  // namespace ensemble

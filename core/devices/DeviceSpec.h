@@ -1,0 +1,35 @@
+#pragma once
+// Device specs as users type them: "cpu", "cpu*4" (four replicas on the host),
+// "cuda:0,cuda:1", "cuda*2" (the first two GPUs), "cuda" (cuda:0) or "all" (every GPU, or
+// the CPU when there is none). Items combine with commas. Torch-free.
+#include <string>
+#include <vector>
+
+namespace ensemble {
+
+/// One replica's device.
+struct DeviceRef {
+  enum class Kind { Cpu, Cuda };
+  Kind kind = Kind::Cpu;
+  int index = -1;  ///< CUDA ordinal; -1 for the CPU
+
+  bool isCuda() const { return kind == Kind::Cuda; }
+  /// "cpu" or "cuda:N", the form torch::Device parses.
+  std::string str() const;
+  bool operator==(const DeviceRef& other) const {
+    return kind == other.kind && index == other.index;
+  }
+};
+
+/// The most CPU replicas one spec may ask for.
+constexpr int kMaxCpuReplicas = 64;
+
+/// The replica devices `spec` names, given `cudaCount` CUDA devices on this machine.
+/// Throws ConfigError for a malformed spec and DeviceError for a device that does not
+/// exist; both messages say what the machine has.
+std::vector<DeviceRef> parseDeviceSpec(const std::string& spec, int cudaCount);
+
+/// The canonical text of a device list, e.g. "cpu*4" or "cuda:0,cuda:1".
+std::string formatDevices(const std::vector<DeviceRef>& devices);
+
+}  // namespace ensemble

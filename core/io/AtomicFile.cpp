@@ -1,0 +1,71 @@
+#include "core/io/AtomicFile.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/common/Error.h"
+
+namespace ensemble {
+
+std::string describeIoFailure(const std::string& what, const std::string& path, int error) {
+  std::string message = what + " " + path + ": " + std::strerror(error);
+  if (error == ENOSPC || error == EDQUOT) message += "; free some disk space and try again";
+  if (error == EACCES || error == EPERM || error == EROFS) {
+    message += "; choose a folder you can write to (--out DIR)";
+  }
+  return message;
+}
+
+void writeFileAtomically(const std::string& path, std::string_view contents) {
+  const std::string temporary = path + ".tmp";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw IoError(describeIoFailure("cannot create", temporary, errno));
+  std::size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : EIO;
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      throw IoError(describeIoFailure("cannot write", path, error));
+    }
+    written += std::size_t(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    throw IoError(describeIoFailure("cannot write", path, error));
+  }
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    throw IoError(describeIoFailure("cannot replace", path, error));
+  }
+  syncDirectory(std::filesystem::path(path).parent_path().string());
+}
+
+void syncDirectory(const std::string& path) {
+  const int fd = ::open(path.empty() ? "." : path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // best effort: the data itself is already on disk
+  ::fsync(fd);
+  ::close(fd);
+}
+
+std::string readWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError(describeIoFailure("cannot open", path, errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw IoError(describeIoFailure("cannot read", path, errno));
+  return buffer.str();
+}
+
+}  // namespace ensemble

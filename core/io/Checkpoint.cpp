@@ -1,0 +1,185 @@
+#include "core/io/Checkpoint.h"
+
+#include <torch/torch.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/common/Error.h"
+#include "core/io/AtomicFile.h"
+
+namespace ensemble {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kFormatVersion = 1;
+constexpr const char* kLatestName = "latest";
+constexpr const char* kManifestName = "manifest.json";
+
+std::string stepFolderName(int64_t step) {
+  char name[32];
+  std::snprintf(name, sizeof name, "step-%09lld", static_cast<long long>(step));
+  return name;
+}
+
+std::uint32_t crc32Of(const std::string& bytes) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::size_t offset = 0;
+  while (offset < bytes.size()) {  // zlib takes uInt lengths
+    const uInt chunk = uInt(std::min<std::size_t>(bytes.size() - offset, 1u << 30));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + offset), chunk);
+    offset += chunk;
+  }
+  return std::uint32_t(crc);
+}
+
+std::string pickle(const TensorDict& dict) {
+  const std::vector<char> bytes = torch::pickle_save(c10::IValue(dict));
+  return std::string(bytes.begin(), bytes.end());
+}
+
+TensorDict unpickle(const std::string& bytes, const std::string& origin) {
+  try {
+    const c10::IValue value = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+    TensorDict dict;
+    for (const auto& item : value.toGenericDict()) {
+      dict.insert(item.key().toStringRef(), item.value().toTensor());
+    }
+    return dict;
+  } catch (const c10::Error& e) {
+    throw CheckpointError(origin + " cannot be read as a tensor dictionary (" +
+                          e.what_without_backtrace() + "); the checkpoint is damaged");
+  }
+}
+
+}  // namespace
+
+std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalStep,
+                            const CheckpointData& data, int keep) {
+  std::error_code ec;
+  fs::create_directories(checkpointsDir, ec);
+  if (ec) throw IoError(describeIoFailure("cannot create", checkpointsDir, ec.value()));
+  const std::string name = stepFolderName(globalStep);
+  const fs::path staging = fs::path(checkpointsDir) / (".incomplete-" + name);
+  const fs::path final = fs::path(checkpointsDir) / name;
+  fs::remove_all(staging, ec);
+  fs::create_directories(staging, ec);
+  if (ec) throw IoError(describeIoFailure("cannot create", staging.string(), ec.value()));
+
+  try {
+    nlohmann::json files = nlohmann::json::object();
+    const auto save = [&](const std::string& file, const std::string& bytes) {
+      writeFileAtomically((staging / file).string(), bytes);
+      files[file] = {{"bytes", bytes.size()}, {"crc32", crc32Of(bytes)}};
+    };
+    for (std::size_t i = 0; i < data.weights.size(); ++i) {
+      save("member-" + std::to_string(i) + ".pt", pickle(data.weights[i]));
+      save("member-" + std::to_string(i) + "-optimizer.pt", pickle(data.optimizer[i]));
+    }
+    const nlohmann::json manifest{{"format", kFormatVersion},
+                                  {"version", ENSEMBLELAB_VERSION},
+                                  {"global_step", globalStep},
+                                  {"models", data.weights.size()},
+                                  {"config", data.config},
+                                  {"state", data.state},
+                                  {"files", files}};
+    writeFileAtomically((staging / kManifestName).string(), manifest.dump(2));
+    fs::remove_all(final, ec);  // a stale one from a run that crashed after this point
+    fs::rename(staging, final, ec);
+    if (ec) throw IoError(describeIoFailure("cannot move checkpoint to", final.string(), ec.value()));
+    syncDirectory(checkpointsDir);
+    writeFileAtomically((fs::path(checkpointsDir) / kLatestName).string(), name + "\n");
+  } catch (...) {
+    fs::remove_all(staging, ec);
+    throw;
+  }
+
+  // Keep the newest `keep` complete checkpoints; never the one just written.
+  std::vector<std::string> folders;
+  for (const auto& entry : fs::directory_iterator(checkpointsDir, ec)) {
+    const std::string folder = entry.path().filename().string();
+    if (entry.is_directory() && folder.rfind("step-", 0) == 0) folders.push_back(folder);
+  }
+  std::sort(folders.begin(), folders.end());
+  for (std::size_t i = 0; i + std::size_t(keep) < folders.size(); ++i) {
+    if (folders[i] != name) fs::remove_all(fs::path(checkpointsDir) / folders[i], ec);
+  }
+  return final.string();
+}
+
+std::string latestCheckpoint(const std::string& checkpointsDir) {
+  const fs::path pointer = fs::path(checkpointsDir) / kLatestName;
+  std::error_code ec;
+  if (!fs::exists(pointer, ec)) {
+    throw CheckpointError("no checkpoint in " + checkpointsDir +
+                          ": the run stopped before its first checkpoint (or this is not a "
+                          "run folder); start it again with `ensemble-lab-cli train`");
+  }
+  std::string name = readWholeFile(pointer.string());
+  while (!name.empty() && (name.back() == '\n' || name.back() == '\r')) name.pop_back();
+  if (name.rfind("step-", 0) != 0 || name.find('/') != std::string::npos) {
+    throw CheckpointError(pointer.string() + " is damaged (it names '" + name +
+                          "'); point it at one of the step-* folders beside it");
+  }
+  return (fs::path(checkpointsDir) / name).string();
+}
+
+CheckpointData readCheckpoint(const std::string& checkpointDir) {
+  const std::string manifestPath = (fs::path(checkpointDir) / kManifestName).string();
+  std::error_code ec;
+  if (!fs::exists(manifestPath, ec)) {
+    throw CheckpointError("checkpoint " + checkpointDir + " has no " + kManifestName +
+                          "; it is incomplete or was deleted");
+  }
+  nlohmann::json manifest;
+  try {
+    manifest = nlohmann::json::parse(readWholeFile(manifestPath));
+  } catch (const nlohmann::json::exception&) {
+    throw CheckpointError(manifestPath + " is truncated or not JSON; the checkpoint is damaged");
+  } catch (const IoError& e) {
+    throw CheckpointError(e.what());
+  }
+  CheckpointData data;
+  try {
+    if (manifest.at("format").get<int>() != kFormatVersion) {
+      throw CheckpointError(manifestPath + " has checkpoint format " +
+                            manifest.at("format").dump() + "; this EnsembleLab reads format " +
+                            std::to_string(kFormatVersion));
+    }
+    data.config = manifest.at("config");
+    data.state = manifest.at("state");
+    const auto models = manifest.at("models").get<std::size_t>();
+    const auto& files = manifest.at("files");
+    const auto load = [&](const std::string& file) {
+      const std::string path = (fs::path(checkpointDir) / file).string();
+      if (!files.contains(file)) throw CheckpointError(manifestPath + " does not list " + file);
+      std::string bytes;
+      try {
+        bytes = readWholeFile(path);
+      } catch (const IoError& e) {
+        throw CheckpointError(std::string(e.what()) + "; the checkpoint is incomplete");
+      }
+      const auto expectedBytes = files[file].at("bytes").get<std::size_t>();
+      if (bytes.size() != expectedBytes) {
+        throw CheckpointError(path + " is truncated: " + std::to_string(bytes.size()) +
+                              " bytes, the manifest says " + std::to_string(expectedBytes));
+      }
+      if (crc32Of(bytes) != files[file].at("crc32").get<std::uint32_t>()) {
+        throw CheckpointError(path + " is corrupt: its CRC-32 does not match the manifest");
+      }
+      return unpickle(bytes, path);
+    };
+    for (std::size_t i = 0; i < models; ++i) {
+      data.weights.push_back(load("member-" + std::to_string(i) + ".pt"));
+      data.optimizer.push_back(load("member-" + std::to_string(i) + "-optimizer.pt"));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw CheckpointError(manifestPath + " is malformed (" + e.what() + ")");
+  }
+  return data;
+}
+
+}  // namespace ensemble

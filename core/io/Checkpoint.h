@@ -1,0 +1,36 @@
+#pragma once
+// Checkpoints: checkpoints/step-<N>/ holds member-<i>.pt (weights, a plain state_dict that
+// Python's torch.load reads), member-<i>-optimizer.pt (momentum buffers) and
+// manifest.json (config, run state, and each file's size and CRC-32). A checkpoint is
+// written under a temporary name and renamed into place, then checkpoints/latest is
+// pointed at it; a crash at any moment leaves the previous checkpoint usable.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/train/Replica.h"
+
+namespace ensemble {
+
+struct CheckpointData {
+  nlohmann::json config;  ///< ExperimentConfig::toJson()
+  nlohmann::json state;   ///< RunState::toJson()
+  std::vector<TensorDict> weights;    ///< one per saved model
+  std::vector<TensorDict> optimizer;  ///< one per saved model
+};
+
+/// Writes the checkpoint for `globalStep` under `checkpointsDir` and keeps the newest
+/// `keep` checkpoints. Returns the checkpoint's folder. Throws IoError; on failure the
+/// previous checkpoint is untouched.
+std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalStep,
+                            const CheckpointData& data, int keep = 2);
+
+/// The folder checkpoints/latest points to. Throws CheckpointError when there is none.
+std::string latestCheckpoint(const std::string& checkpointsDir);
+
+/// Reads and verifies (sizes and CRC-32) a checkpoint folder. Throws CheckpointError
+/// naming the damaged file.
+CheckpointData readCheckpoint(const std::string& checkpointDir);
+
+}  // namespace ensemble

@@ -1,0 +1,68 @@
+#include "core/io/MetricsCsvWriter.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include "core/common/Error.h"
+#include "core/io/AtomicFile.h"
+
+namespace ensemble {
+namespace {
+
+void appendNumber(std::string& line, const std::optional<double>& value) {
+  line += ',';
+  if (!value) return;
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.10g", *value);
+  line += buffer;
+}
+
+}  // namespace
+
+MetricsCsvWriter::MetricsCsvWriter(std::string path, std::optional<std::uint64_t> keepBytes)
+    : m_path(std::move(path)) {
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(m_path, ec);
+  if (exists && keepBytes) {
+    if (::truncate(m_path.c_str(), off_t(*keepBytes)) != 0) {
+      throw IoError(describeIoFailure("cannot trim", m_path, errno));
+    }
+  }
+  m_file = std::fopen(m_path.c_str(), "ab");
+  if (!m_file) throw IoError(describeIoFailure("cannot open", m_path, errno));
+  if (std::ftell(m_file) == 0) {
+    std::fputs(kHeader, m_file);
+    flush();
+  }
+}
+
+MetricsCsvWriter::~MetricsCsvWriter() {
+  if (m_file) std::fclose(m_file);
+}
+
+std::string MetricsCsvWriter::format(const MetricsRow& row) {
+  std::string line = std::to_string(row.step) + ',' + std::to_string(row.epoch) + ',' + row.member;
+  appendNumber(line, row.trainLoss);
+  appendNumber(line, row.trainAccuracy);
+  appendNumber(line, row.testLoss);
+  appendNumber(line, row.testAccuracy);
+  return line + '\n';
+}
+
+void MetricsCsvWriter::write(const MetricsRow& row) {
+  const std::string line = format(row);
+  if (std::fwrite(line.data(), 1, line.size(), m_file) != line.size()) {
+    throw IoError(describeIoFailure("cannot write", m_path, errno));
+  }
+}
+
+std::uint64_t MetricsCsvWriter::flush() {
+  if (std::fflush(m_file) != 0) throw IoError(describeIoFailure("cannot write", m_path, errno));
+  const long length = std::ftell(m_file);
+  if (length < 0) throw IoError(describeIoFailure("cannot write", m_path, errno));
+  return std::uint64_t(length);
+}
+
+}  // namespace ensemble

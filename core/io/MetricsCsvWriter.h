@@ -1,0 +1,44 @@
+#pragma once
+// metrics.csv: one row per logged step and per member, and one per epoch evaluation.
+// Columns: step,epoch,member,train_loss,train_accuracy,test_loss,test_accuracy; member is
+// the member's index or "ensemble"; a value that does not apply is left empty.
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace ensemble {
+
+struct MetricsRow {
+  int64_t step = 0;
+  int64_t epoch = 0;
+  std::string member;
+  std::optional<double> trainLoss, trainAccuracy, testLoss, testAccuracy;
+};
+
+class MetricsCsvWriter final {
+ public:
+  static constexpr const char* kHeader =
+      "step,epoch,member,train_loss,train_accuracy,test_loss,test_accuracy\n";
+
+  /// Opens `path` for appending, writing the header to a new file. With `keepBytes`, the
+  /// file is first cut to that length: a resumed run drops the rows written after the
+  /// checkpoint it resumes from, so no row appears twice. Throws IoError.
+  MetricsCsvWriter(std::string path, std::optional<std::uint64_t> keepBytes);
+  ~MetricsCsvWriter();
+  MetricsCsvWriter(const MetricsCsvWriter&) = delete;
+  MetricsCsvWriter& operator=(const MetricsCsvWriter&) = delete;
+
+  void write(const MetricsRow& row);
+  /// Hands the rows to the OS and returns the file's length. Throws IoError (disk full...).
+  std::uint64_t flush();
+
+  /// One row as text (with its newline), numbers with enough digits to round-trip.
+  static std::string format(const MetricsRow& row);
+
+ private:
+  std::string m_path;
+  std::FILE* m_file = nullptr;
+};
+
+}  // namespace ensemble

@@ -1,0 +1,56 @@
+#include "core/io/RunDirectory.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/common/Error.h"
+#include "core/io/AtomicFile.h"
+
+namespace ensemble {
+namespace fs = std::filesystem;
+
+std::string RunDirectory::defaultRunsRoot() {
+  if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data) {
+    return std::string(data) + "/ensemble-lab/runs";
+  }
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.local/share/ensemble-lab/runs";
+}
+
+std::string RunDirectory::newRunName(const std::string& mode, const std::string& model) {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  char stamp[40];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  char withMillis[48];
+  std::snprintf(withMillis, sizeof withMillis, "%s%03d", stamp, int(millis));
+  return std::string(withMillis) + "-" + mode + "-" + model;
+}
+
+void RunDirectory::create() const {
+  std::error_code ec;
+  fs::create_directories(m_path, ec);
+  if (ec) throw IoError(describeIoFailure("cannot create run folder", m_path, ec.value()));
+}
+
+void RunDirectory::writeJson(const std::string& file, const nlohmann::json& json) {
+  writeFileAtomically(file, json.dump(2) + "\n");
+}
+
+nlohmann::json RunDirectory::readJson(const std::string& file) {
+  const std::string text = readWholeFile(file);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    throw ConfigError(file + " is not valid JSON; the run folder is damaged");
+  }
+}
+
+}  // namespace ensemble

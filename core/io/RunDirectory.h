@@ -1,0 +1,36 @@
+#pragma once
+// The files of one run: config.json, metrics.csv, summary.json, checkpoints/. The CLI and
+// the GUI write the same layout, so each reads what the other wrote. Torch-free.
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+
+namespace ensemble {
+
+class RunDirectory final {
+ public:
+  explicit RunDirectory(std::string path) : m_path(std::move(path)) {}
+
+  /// $XDG_DATA_HOME/ensemble-lab/runs, or ~/.local/share/ensemble-lab/runs.
+  static std::string defaultRunsRoot();
+  /// A fresh, readable run folder name: <date>-<time>-<mode>-<model>.
+  static std::string newRunName(const std::string& mode, const std::string& model);
+
+  const std::string& path() const { return m_path; }
+  std::string configPath() const { return m_path + "/config.json"; }
+  std::string metricsPath() const { return m_path + "/metrics.csv"; }
+  std::string summaryPath() const { return m_path + "/summary.json"; }
+  std::string checkpointsPath() const { return m_path + "/checkpoints"; }
+
+  /// Creates the folder (and parents). Throws IoError.
+  void create() const;
+  /// Writes `json` to `file` (a path from this class) atomically. Throws IoError.
+  static void writeJson(const std::string& file, const nlohmann::json& json);
+  /// Reads a JSON file. Throws IoError when missing, ConfigError when malformed.
+  static nlohmann::json readJson(const std::string& file);
+
+ private:
+  std::string m_path;
+};
+
+}  // namespace ensemble

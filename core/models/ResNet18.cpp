@@ -1,0 +1,48 @@
+#include "core/models/ResNet18.h"
+
+#include <torch/torch.h>
+
+namespace ensemble {
+
+ResidualImpl::ResidualImpl(int64_t inChannels, int64_t outChannels, int64_t stride) {
+  using torch::nn::Conv2dOptions;
+  m_conv1 = register_module(
+      "conv1", torch::nn::Conv2d(Conv2dOptions(inChannels, outChannels, 3).padding(1).stride(stride)));
+  m_conv2 = register_module("conv2",
+                            torch::nn::Conv2d(Conv2dOptions(outChannels, outChannels, 3).padding(1)));
+  m_bn1 = register_module("bn1", torch::nn::BatchNorm2d(outChannels));
+  m_bn2 = register_module("bn2", torch::nn::BatchNorm2d(outChannels));
+  if (stride != 1 || inChannels != outChannels) {
+    m_shortcut = register_module(
+        "shortcut", torch::nn::Conv2d(Conv2dOptions(inChannels, outChannels, 1).stride(stride)));
+  }
+}
+
+torch::Tensor ResidualImpl::forward(torch::Tensor x) {
+  torch::Tensor y = torch::relu(m_bn1(m_conv1(x)));
+  y = m_bn2(m_conv2(y));
+  return torch::relu(y + (m_shortcut ? m_shortcut(x) : x));
+}
+
+ResNet18Impl::ResNet18Impl(const ModelInput& input) {
+  torch::nn::Sequential body;
+  body->push_back(torch::nn::Conv2d(torch::nn::Conv2dOptions(input.channels, 64, 3).padding(1)));
+  body->push_back(torch::nn::BatchNorm2d(64));
+  body->push_back(torch::nn::ReLU());
+  int64_t channels = 64;
+  for (const int64_t stageChannels : {64, 128, 256, 512}) {
+    const int64_t stride = stageChannels == 64 ? 1 : 2;  // the first stage keeps the size
+    body->push_back(Residual(channels, stageChannels, stride));
+    body->push_back(Residual(stageChannels, stageChannels, 1));
+    channels = stageChannels;
+  }
+  body->push_back(torch::nn::AdaptiveAvgPool2d(torch::nn::AdaptiveAvgPool2dOptions({1, 1})));
+  m_body = register_module("body", body);
+  m_fc = register_module("fc", torch::nn::Linear(512, input.classes));
+}
+
+torch::Tensor ResNet18Impl::forward(torch::Tensor images) {
+  return m_fc(m_body->forward(images).flatten(1));
+}
+
+}  // namespace ensemble

@@ -1,0 +1,52 @@
+#include "core/train/Evaluator.h"
+
+#include <torch/torch.h>
+
+#include "core/comm/Communicator.h"
+#include "core/metrics/EnsembleMetrics.h"
+#include "core/models/Classifier.h"
+
+namespace ensemble {
+
+torch::Tensor toModelInput(const torch::Tensor& images) {
+  return images.to(torch::kFloat32).div_(255.0);
+}
+
+torch::Tensor predictProbabilities(ClassifierImpl& model, const torch::Tensor& images,
+                                   int64_t batchSize) {
+  torch::NoGradGuard noGrad;
+  const bool wasTraining = model.is_training();
+  model.eval();
+  std::vector<torch::Tensor> chunks;
+  for (int64_t start = 0; start < images.size(0); start += batchSize) {
+    const int64_t count = std::min(batchSize, images.size(0) - start);
+    chunks.push_back(torch::softmax(model.forward(toModelInput(images.narrow(0, start, count))), 1));
+  }
+  model.train(wasTraining);
+  return torch::cat(chunks);
+}
+
+EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs,
+                                 const torch::Tensor& labels, Communicator& communicator) {
+  EvaluationResult result;
+  result.samples = labels.size(0);
+  std::vector<torch::Tensor> onHost;
+  for (const auto& probs : memberProbs) {
+    onHost.push_back(probs.cpu());
+    result.members.push_back(scoreModel(onHost.back(), labels));
+  }
+  std::vector<torch::Tensor> averaged;
+  for (const auto& probs : memberProbs) averaged.push_back(probs.clone());
+  communicator.allReduceMean(averaged);
+  const torch::Tensor ensembleProbs = averaged.front().cpu();
+  result.ensemble = scoreEnsemble(ensembleProbs, onHost, labels);
+  result.accuracyVsSize = accuracyVsEnsembleSize(onHost, labels);
+  if (onHost.size() == 1) {
+    // One model: the "ensemble" is that model, exactly.
+    result.ensemble.nll = result.members.front().loss;
+    result.ensemble.accuracy = result.members.front().accuracy;
+  }
+  return result;
+}
+
+}  // namespace ensemble

@@ -1,0 +1,166 @@
+#include "core/train/ExperimentConfig.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/common/Error.h"
+#include "core/models/ModelRegistry.h"
+
+namespace ensemble {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+void read(const json& object, const char* key, T& value, const std::string& origin,
+          const char* expected) {
+  const auto it = object.find(key);
+  if (it == object.end()) return;
+  try {
+    value = it->get<T>();
+  } catch (const json::exception&) {
+    throw ConfigError(origin + ": \"" + key + "\" must be " + expected + ", got " + it->dump());
+  }
+}
+
+const char* const kKnownKeys[] = {"dataset",        "model",      "mode",          "devices",
+                                  "lr",             "momentum",   "batch_size",    "epochs",
+                                  "seed",           "train_limit", "test_limit",   "checkpoint_every",
+                                  "log_every",      "eval_batch_size", "version"};
+
+}  // namespace
+
+std::string modeName(TrainingMode mode) {
+  switch (mode) {
+    case TrainingMode::Single: return "single";
+    case TrainingMode::Ensemble: return "ensemble";
+    case TrainingMode::DataParallel: return "data-parallel";
+  }
+  return "unknown";
+}
+
+TrainingMode parseMode(const std::string& name) {
+  if (name == "single") return TrainingMode::Single;
+  if (name == "ensemble") return TrainingMode::Ensemble;
+  if (name == "data-parallel") return TrainingMode::DataParallel;
+  throw ConfigError("unknown mode '" + name + "'; choose single, ensemble or data-parallel");
+}
+
+void ExperimentConfig::validate() const {
+  if (dataset.empty()) throw ConfigError("dataset is empty; use fashion-mnist, synthetic or a folder");
+  if (!isKnownModel(model)) {
+    throw ConfigError("unknown model '" + model + "'; choose cnn, lenet or resnet18");
+  }
+  if (!std::isfinite(learningRate) || learningRate <= 0) {
+    std::ostringstream value;
+    value << learningRate;
+    throw ConfigError("learning rate (lr) must be a positive finite number, got " + value.str() +
+                      "; the default is 0.1");
+  }
+  if (!std::isfinite(momentum) || momentum < 0 || momentum >= 1) {
+    std::ostringstream value;
+    value << momentum;
+    throw ConfigError("momentum must be in [0, 1), got " + value.str() + "; the default is 0.9");
+  }
+  const auto positive = [](int64_t value, const char* name, const char* hint) {
+    if (value < 1) {
+      throw ConfigError(std::string(name) + " must be at least 1, got " + std::to_string(value) +
+                        hint);
+    }
+  };
+  positive(batchSize, "batch size (batch_size)", "; the default is 128");
+  positive(epochs, "epochs", "");
+  positive(logEvery, "log_every", "");
+  positive(evalBatchSize, "eval_batch_size", "");
+  if (trainLimit < 0) throw ConfigError("train_limit must be 0 (all) or positive, got " + std::to_string(trainLimit));
+  if (testLimit < 0) throw ConfigError("test_limit must be 0 (all) or positive, got " + std::to_string(testLimit));
+  if (checkpointEvery < 0) {
+    throw ConfigError("checkpoint_every must be 0 (epoch ends only) or positive, got " +
+                      std::to_string(checkpointEvery));
+  }
+}
+
+std::string ExperimentConfig::effectiveDevices(int cudaCount) const {
+  if (!devices.empty()) return devices;
+  switch (mode) {
+    case TrainingMode::Single: return cudaCount > 0 ? "cuda:0" : "cpu";
+    case TrainingMode::Ensemble: return cudaCount > 1 ? "all" : cudaCount == 1 ? "cuda*1" : "cpu*4";
+    case TrainingMode::DataParallel: return cudaCount > 1 ? "all" : "cpu*2";
+  }
+  return "cpu";
+}
+
+nlohmann::json ExperimentConfig::toJson() const {
+  return json{{"dataset", dataset},
+              {"model", model},
+              {"mode", modeName(mode)},
+              {"devices", devices},
+              {"lr", learningRate},
+              {"momentum", momentum},
+              {"batch_size", batchSize},
+              {"epochs", epochs},
+              {"seed", seed},
+              {"train_limit", trainLimit},
+              {"test_limit", testLimit},
+              {"checkpoint_every", checkpointEvery},
+              {"log_every", logEvery},
+              {"eval_batch_size", evalBatchSize},
+              {"version", ENSEMBLELAB_VERSION}};
+}
+
+void ExperimentConfig::merge(const nlohmann::json& object, const std::string& origin) {
+  if (!object.is_object()) {
+    throw ConfigError(origin + " must hold a JSON object such as {\"lr\": 0.1}, got " +
+                      std::string(object.type_name()));
+  }
+  for (const auto& item : object.items()) {
+    bool known = false;
+    for (const char* key : kKnownKeys) known = known || item.key() == key;
+    if (!known) {
+      std::string list;
+      for (const char* key : kKnownKeys) list += std::string(list.empty() ? "" : ", ") + key;
+      throw ConfigError(origin + ": unknown key \"" + item.key() + "\"; known keys are " + list);
+    }
+  }
+  std::string modeText = modeName(mode);
+  read(object, "dataset", dataset, origin, "a string");
+  read(object, "model", model, origin, "a string");
+  read(object, "mode", modeText, origin, "a string");
+  read(object, "devices", devices, origin, "a string");
+  read(object, "lr", learningRate, origin, "a number");
+  read(object, "momentum", momentum, origin, "a number");
+  read(object, "batch_size", batchSize, origin, "an integer");
+  read(object, "epochs", epochs, origin, "an integer");
+  read(object, "seed", seed, origin, "a non-negative integer");
+  read(object, "train_limit", trainLimit, origin, "an integer");
+  read(object, "test_limit", testLimit, origin, "an integer");
+  read(object, "checkpoint_every", checkpointEvery, origin, "an integer");
+  read(object, "log_every", logEvery, origin, "an integer");
+  read(object, "eval_batch_size", evalBatchSize, origin, "an integer");
+  mode = parseMode(modeText);
+}
+
+ExperimentConfig ExperimentConfig::fromJson(const nlohmann::json& object, const std::string& origin) {
+  ExperimentConfig config;
+  config.merge(object, origin);
+  return config;
+}
+
+ExperimentConfig ExperimentConfig::fromFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("cannot open config file " + path + ": " + std::strerror(errno));
+  json object;
+  try {
+    object = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw ConfigError("config file " + path + " is not valid JSON (at byte " +
+                      std::to_string(e.byte) + "); fix it or write it again with `train`");
+  }
+  return fromJson(object, path);
+}
+
+}  // namespace ensemble

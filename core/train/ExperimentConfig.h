@@ -1,0 +1,56 @@
+#pragma once
+// Everything that defines a run. Validated in one place, written to every run directory
+// as config.json, and read back from --config files and by `resume`. Torch-free.
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ensemble {
+
+enum class TrainingMode { Single, Ensemble, DataParallel };
+
+/// "single", "ensemble" or "data-parallel".
+std::string modeName(TrainingMode mode);
+/// Inverse of modeName; throws ConfigError naming the valid modes.
+TrainingMode parseMode(const std::string& name);
+
+struct ExperimentConfig {
+  std::string dataset = "fashion-mnist";  ///< "fashion-mnist", "synthetic" or a folder
+  std::string model = "cnn";
+  TrainingMode mode = TrainingMode::Ensemble;
+  /// Device spec (see DeviceSpec.h). Empty means the mode's default: one device for
+  /// single, four CPU replicas (or every GPU) for ensemble, two (or every GPU) for
+  /// data-parallel.
+  std::string devices;
+  double learningRate = 0.1;
+  double momentum = 0.9;
+  int64_t batchSize = 128;
+  int64_t epochs = 10;
+  std::uint64_t seed = 0;
+  int64_t trainLimit = 0;       ///< use only the first N training samples; 0 = all
+  int64_t testLimit = 0;        ///< use only the first N test samples; 0 = all
+  int64_t checkpointEvery = 0;  ///< also checkpoint every N steps; 0 = at epoch ends only
+  int64_t logEvery = 10;        ///< write a metrics row every N steps
+  int64_t evalBatchSize = 1000;
+
+  /// Throws ConfigError naming the first invalid field, its value and the valid range.
+  /// Checks that need the data (batch size vs. training set) happen when training starts.
+  void validate() const;
+
+  /// The device spec to use: `devices`, or the mode's default for `cudaCount` GPUs.
+  std::string effectiveDevices(int cudaCount) const;
+
+  nlohmann::json toJson() const;
+  /// Reads a config; absent keys keep their defaults. Throws ConfigError naming `origin`
+  /// and the key for unknown keys or values of the wrong type.
+  static ExperimentConfig fromJson(const nlohmann::json& json, const std::string& origin);
+  /// Reads a JSON file (validate() comes after any overrides). Throws ConfigError on a
+  /// missing or malformed file.
+  static ExperimentConfig fromFile(const std::string& path);
+  /// Overlays the keys present in `json` onto this config.
+  void merge(const nlohmann::json& json, const std::string& origin);
+};
+
+}  // namespace ensemble

@@ -1,0 +1,82 @@
+#include "core/train/Replica.h"
+
+#include <torch/torch.h>
+
+#include <mutex>
+
+#include "core/common/Error.h"
+#include "core/common/SeedSequence.h"
+#include "core/models/ModelRegistry.h"
+
+namespace ensemble {
+namespace {
+
+void restore(const torch::OrderedDict<std::string, torch::Tensor>& targets,
+             const TensorDict& source, const std::string& what, const std::string& origin) {
+  torch::NoGradGuard noGrad;
+  for (const auto& item : targets) {
+    if (!source.contains(item.key())) {
+      throw CheckpointError(origin + " has no " + what + " '" + item.key() +
+                            "'; it was written for a different model");
+    }
+    const torch::Tensor& saved = source.at(item.key());
+    if (!saved.sizes().equals(item.value().sizes())) {
+      throw CheckpointError(origin + ": " + what + " '" + item.key() + "' has shape " +
+                            c10::str(saved.sizes()) + ", the model expects " +
+                            c10::str(item.value().sizes()) + "; it was written for another "
+                            "model or dataset");
+    }
+    item.value().copy_(saved);
+  }
+}
+
+}  // namespace
+
+TensorDict Replica::weights() const {
+  TensorDict dict;
+  for (const auto& p : model->named_parameters()) dict.insert(p.key(), p.value().detach().cpu().clone());
+  for (const auto& b : model->named_buffers()) dict.insert(b.key(), b.value().detach().cpu().clone());
+  return dict;
+}
+
+TensorDict Replica::optimizerState() const {
+  TensorDict dict;
+  const auto params = model->named_parameters();
+  const auto& buffers = optimizer->momentumBuffers();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    dict.insert(params[i].key(), buffers[i].detach().cpu().clone());
+  }
+  return dict;
+}
+
+void Replica::load(const TensorDict& weights, const TensorDict& optimizerState,
+                   const std::string& origin) {
+  restore(model->named_parameters(), weights, "parameter", origin);
+  restore(model->named_buffers(), weights, "buffer", origin);
+  torch::OrderedDict<std::string, torch::Tensor> momentum;
+  const auto params = model->named_parameters();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    momentum.insert(params[i].key(), optimizer->momentumBuffers()[i]);
+  }
+  restore(momentum, optimizerState, "momentum buffer", origin);
+}
+
+Replica makeReplica(const std::string& modelName, const ModelInput& input,
+                    const DeviceRef& device, std::uint64_t seed, double learningRate,
+                    double momentum) {
+  static std::mutex globalGeneratorMutex;
+  Replica replica;
+  replica.deviceRef = device;
+  replica.device = torch::Device(device.str());
+  {
+    std::lock_guard<std::mutex> lock(globalGeneratorMutex);
+    torch::manual_seed(torchSeed(seed));
+    replica.model = makeModel(modelName, input);  // initialised on the CPU: same on any device
+  }
+  replica.model->to(replica.device);
+  replica.optimizer =
+      std::make_unique<SgdMomentum>(replica.model->parameters(), learningRate, momentum);
+  return replica;
+}
+
+}  // namespace ensemble

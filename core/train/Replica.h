@@ -1,0 +1,39 @@
+#pragma once
+// One trained copy of a model on one device, with its optimizer.
+#include <torch/types.h>
+#include <ATen/core/Dict.h>
+
+#include <memory>
+#include <string>
+
+#include "core/devices/DeviceSpec.h"
+#include "core/models/Classifier.h"
+#include "core/train/SgdMomentum.h"
+
+namespace ensemble {
+
+using TensorDict = c10::Dict<std::string, torch::Tensor>;
+
+struct Replica {
+  DeviceRef deviceRef;
+  torch::Device device{torch::kCPU};
+  std::shared_ptr<ClassifierImpl> model;
+  std::unique_ptr<SgdMomentum> optimizer;
+
+  /// Parameters and buffers by name, copied to the CPU (what torch.load reads as a
+  /// state_dict).
+  TensorDict weights() const;
+  /// Momentum buffers by their parameter's name, copied to the CPU.
+  TensorDict optimizerState() const;
+  /// Restores both; throws CheckpointError naming a missing or mis-shaped entry.
+  void load(const TensorDict& weights, const TensorDict& optimizerState,
+            const std::string& origin);
+};
+
+/// A model initialised from `seed` (torch's global generator is seeded under a lock, so
+/// replicas may be built from several threads), moved to `device`.
+Replica makeReplica(const std::string& modelName, const ModelInput& input,
+                    const DeviceRef& device, std::uint64_t seed, double learningRate,
+                    double momentum);
+
+}  // namespace ensemble

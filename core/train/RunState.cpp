@@ -1,0 +1,75 @@
+#include "core/train/RunState.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/common/Error.h"
+#include "core/metrics/EvaluationJson.h"
+
+namespace ensemble {
+namespace {
+
+nlohmann::json accumulatorsToJson(const std::vector<ScoreAccumulator>& list) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& a : list) array.push_back({a.lossSum, a.correct, a.samples, a.steps});
+  return array;
+}
+
+std::vector<ScoreAccumulator> accumulatorsFromJson(const nlohmann::json& array) {
+  std::vector<ScoreAccumulator> list;
+  for (const auto& item : array) {
+    list.push_back({item.at(0).get<double>(), item.at(1).get<int64_t>(),
+                    item.at(2).get<int64_t>(), item.at(3).get<int64_t>()});
+  }
+  return list;
+}
+
+}  // namespace
+
+void ScoreAccumulator::add(double stepLoss, int64_t stepCorrect, int64_t stepSamples) {
+  lossSum += stepLoss;
+  correct += stepCorrect;
+  samples += stepSamples;
+  ++steps;
+}
+
+ModelScore ScoreAccumulator::mean() const {
+  return {steps ? lossSum / double(steps) : 0.0, samples ? double(correct) / double(samples) : 0.0};
+}
+
+nlohmann::json RunState::toJson() const {
+  nlohmann::json json{{"epoch", epoch},
+                      {"step_in_epoch", stepInEpoch},
+                      {"global_step", globalStep},
+                      {"train_seconds", trainSeconds},
+                      {"samples_trained", samplesTrained},
+                      {"metrics_bytes", metricsBytes},
+                      {"window", accumulatorsToJson(window)},
+                      {"epoch_totals", accumulatorsToJson(epochTotals)}};
+  if (lastEvaluation) json["last_evaluation"] = ensemble::toJson(*lastEvaluation);
+  return json;
+}
+
+RunState RunState::fromJson(const nlohmann::json& json, const std::string& origin) {
+  try {
+    RunState state;
+    state.epoch = json.at("epoch").get<int64_t>();
+    state.stepInEpoch = json.at("step_in_epoch").get<int64_t>();
+    state.globalStep = json.at("global_step").get<int64_t>();
+    state.trainSeconds = json.at("train_seconds").get<double>();
+    state.samplesTrained = json.at("samples_trained").get<int64_t>();
+    state.metricsBytes = json.at("metrics_bytes").get<std::uint64_t>();
+    state.window = accumulatorsFromJson(json.at("window"));
+    state.epochTotals = accumulatorsFromJson(json.at("epoch_totals"));
+    if (json.contains("last_evaluation")) {
+      state.lastEvaluation = evaluationFromJson(json.at("last_evaluation"), origin);
+    }
+    return state;
+  } catch (const nlohmann::json::exception& e) {
+    throw CheckpointError(origin + " holds a malformed run state (" + e.what() +
+                          "); the checkpoint is damaged");
+  } catch (const ConfigError& e) {
+    throw CheckpointError(e.what());
+  }
+}
+
+}  // namespace ensemble

@@ -1,0 +1,31 @@
+#pragma once
+// SGD with heavy-ball momentum, PyTorch's and optax's rule (dampening 0, no Nesterov):
+//   buffer = momentum * buffer + grad;  param -= lr * buffer
+// Ours rather than torch::optim::SGD so the momentum buffers are plain named tensors that
+// a checkpoint saves and restores exactly. Buffers start at zero, which gives the same
+// first step as PyTorch's "buffer = grad".
+#include <torch/types.h>
+
+#include <vector>
+
+namespace ensemble {
+
+class SgdMomentum final {
+ public:
+  SgdMomentum(std::vector<torch::Tensor> parameters, double learningRate, double momentum);
+
+  void zeroGrad();
+  void step();
+
+  /// One buffer per parameter, in parameter order.
+  std::vector<torch::Tensor>& momentumBuffers() { return m_buffers; }
+  const std::vector<torch::Tensor>& momentumBuffers() const { return m_buffers; }
+
+ private:
+  std::vector<torch::Tensor> m_parameters;
+  std::vector<torch::Tensor> m_buffers;
+  double m_learningRate;
+  double m_momentum;
+};
+
+}  // namespace ensemble

@@ -1,0 +1,507 @@
+#include "core/train/Trainer.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <new>
+
+#include "core/comm/LocalCommunicator.h"
+#include "core/common/Error.h"
+#include "core/common/SeedSequence.h"
+#include "core/data/DatasetSource.h"
+#include "core/data/EpochSampler.h"
+#include "core/devices/DeviceInventory.h"
+#include "core/io/Checkpoint.h"
+#include "core/io/MetricsCsvWriter.h"
+#include "core/io/RunDirectory.h"
+#include "core/metrics/EvaluationJson.h"
+#include "core/train/Evaluator.h"
+#include "core/train/Replica.h"
+#include "core/train/RunControl.h"
+#include "core/train/RunState.h"
+#include "core/train/TrainingObserver.h"
+
+namespace ensemble {
+namespace {
+
+namespace F = torch::nn::functional;
+using Clock = std::chrono::steady_clock;
+
+/// A split's tensors on one device (shared by every replica on that device).
+struct DeviceCopy {
+  torch::Tensor images;
+  torch::Tensor labels;
+};
+
+/// One step's batch on one device.
+struct Batch {
+  torch::Tensor inputs;  ///< float [B, C, H, W]
+  torch::Tensor labels;
+};
+
+/// Per-step numbers of one model: mean loss over its samples and correct predictions.
+struct StepScore {
+  double loss = 0;
+  int64_t correct = 0;
+  int64_t samples = 0;
+};
+
+std::string describeTorchError(const c10::Error& e) {
+  std::string message = e.what_without_backtrace();
+  if (message.find("out of memory") != std::string::npos) {
+    message = "out of memory: " + message +
+              "; try a smaller --batch-size, a smaller model, or fewer replicas per device";
+  }
+  return message;
+}
+
+}  // namespace
+
+struct Trainer::Impl {
+  ExperimentConfig config;
+  RunDirectory directory{""};
+  std::shared_ptr<const DatasetPair> data;
+  std::vector<DeviceRef> devices;
+  std::vector<Replica> replicas;
+  std::unique_ptr<Communicator> communicator;
+  LocalCommunicator soloCommunicator{1};
+  std::map<std::string, DeviceCopy> trainCopies, testCopies;
+  std::unique_ptr<EpochSampler> sampler;
+  RunState state;
+  bool resumed = false;
+  std::unique_ptr<MetricsCsvWriter> metrics;
+  int64_t lastCheckpointStep = -1;
+
+  bool dataParallel() const { return config.mode == TrainingMode::DataParallel; }
+  bool ensembleMode() const { return config.mode == TrainingMode::Ensemble; }
+  /// Models whose metrics are reported: one per replica, except data-parallel (one model).
+  std::size_t memberCount() const { return dataParallel() ? 1 : replicas.size(); }
+  int64_t samplesPerStep() const { return config.batchSize * int64_t(memberCount()); }
+
+  void prepare();
+  const DeviceCopy& onDevice(std::map<std::string, DeviceCopy>& copies, const Dataset& split,
+                             const torch::Device& device);
+  std::vector<StepScore> trainStep(const std::vector<int64_t>& permutation, StepScore& ensembleScore);
+  std::vector<StepScore> ensembleStep(const torch::Tensor& indices, StepScore& ensembleScore);
+  std::vector<StepScore> dataParallelStep(const torch::Tensor& indices);
+  EvaluationResult evaluate();
+  void resetAccumulators(std::vector<ScoreAccumulator>& list) const {
+    list.assign(memberCount() + 1, ScoreAccumulator{});
+  }
+  std::string memberName(std::size_t index) const {
+    return index < memberCount() ? std::to_string(index) : "ensemble";
+  }
+  /// Which accumulators get a metrics row: members, plus the ensemble in ensemble mode.
+  std::size_t reportedRows() const { return memberCount() + (ensembleMode() ? 1 : 0); }
+  void logStep(TrainingObserver* observer, bool writeRow, int64_t sessionSteps,
+               double sessionSeconds);
+  void finishEpoch(TrainingObserver* observer, double epochSeconds);
+  void checkpoint(TrainingObserver* observer);
+  nlohmann::json summaryJson(RunStatus status, const std::string& message) const;
+  void writeSummary(RunStatus status, const std::string& message) const;
+};
+
+void Trainer::Impl::prepare() {
+  config.validate();
+  const int cudaCount = cudaDeviceCount();
+  devices = parseDeviceSpec(config.effectiveDevices(cudaCount), cudaCount);
+  if (config.mode == TrainingMode::Single && devices.size() != 1) {
+    throw ConfigError("single mode trains one model on one device, but the device spec '" +
+                      config.effectiveDevices(cudaCount) + "' names " +
+                      std::to_string(devices.size()) +
+                      " replicas; use --mode ensemble or data-parallel, or one device");
+  }
+  if (dataParallel() && config.batchSize % int64_t(devices.size()) != 0) {
+    throw ConfigError("data-parallel splits the batch evenly: batch size " +
+                      std::to_string(config.batchSize) + " is not a multiple of the " +
+                      std::to_string(devices.size()) + " replicas");
+  }
+  if (!data) data = std::make_shared<DatasetPair>(loadDataset(config.dataset, config.trainLimit, config.testLimit));
+  if (config.batchSize > data->train.size()) {
+    throw ConfigError("batch size " + std::to_string(config.batchSize) + " is larger than the " +
+                      std::to_string(data->train.size()) +
+                      " training samples; use a smaller --batch-size or a larger --train-limit");
+  }
+  sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
+  ModelInput input;
+  input.channels = data->train.images.size(1);
+  input.height = data->train.height();
+  input.width = data->train.width();
+  input.classes = data->train.classes;
+  for (std::size_t r = 0; r < devices.size(); ++r) {
+    // Ensemble members get their own seeds; data-parallel replicas share member 0's so
+    // they start identical (and single mode starts like member 0 of an ensemble).
+    const std::uint64_t index = dataParallel() ? 0 : r;
+    replicas.push_back(makeReplica(config.model, input, devices[r],
+                                   deriveSeed(config.seed, SeedStream::Member, index),
+                                   config.learningRate, config.momentum));
+  }
+  communicator = std::make_unique<LocalCommunicator>(int(replicas.size()));
+  resetAccumulators(state.window);
+  resetAccumulators(state.epochTotals);
+}
+
+const DeviceCopy& Trainer::Impl::onDevice(std::map<std::string, DeviceCopy>& copies,
+                                          const Dataset& split, const torch::Device& device) {
+  const std::string key = device.str();
+  auto it = copies.find(key);
+  if (it == copies.end()) {
+    it = copies.emplace(key, DeviceCopy{split.images.to(device), split.labels.to(device)}).first;
+  }
+  return it->second;
+}
+
+std::vector<StepScore> Trainer::Impl::trainStep(const std::vector<int64_t>& permutation,
+                                                StepScore& ensembleScore) {
+  const int64_t begin = state.stepInEpoch * config.batchSize;
+  const torch::Tensor indices =
+      torch::from_blob(const_cast<int64_t*>(permutation.data()) + begin, {config.batchSize},
+                       torch::kInt64);
+  if (dataParallel()) {
+    std::vector<StepScore> scores = dataParallelStep(indices);
+    ensembleScore = scores.front();
+    return scores;
+  }
+  return ensembleStep(indices, ensembleScore);
+}
+
+std::vector<StepScore> Trainer::Impl::ensembleStep(const torch::Tensor& indices,
+                                                   StepScore& ensembleScore) {
+  // Every member sees the same batch, drawn once per device.
+  std::map<std::string, Batch> batches;
+  std::vector<StepScore> scores;
+  std::vector<torch::Tensor> probabilities;
+  for (auto& replica : replicas) {
+    const std::string key = replica.device.str();
+    if (!batches.count(key)) {
+      const DeviceCopy& copy = onDevice(trainCopies, data->train, replica.device);
+      const torch::Tensor local = indices.to(replica.device);
+      batches[key] = {toModelInput(copy.images.index_select(0, local)),
+                      copy.labels.index_select(0, local)};
+    }
+    const Batch& batch = batches[key];
+    replica.optimizer->zeroGrad();
+    const torch::Tensor logits = replica.model->forward(batch.inputs);
+    const torch::Tensor loss = F::cross_entropy(logits, batch.labels);
+    loss.backward();
+    replica.optimizer->step();
+    probabilities.push_back(torch::softmax(logits.detach(), 1));
+    scores.push_back({loss.item<double>(), logits.argmax(1).eq(batch.labels).sum().item<int64_t>(),
+                      config.batchSize});
+  }
+  if (replicas.size() == 1) {
+    ensembleScore = scores.front();
+    return scores;
+  }
+  communicator->allReduceMean(probabilities);  // the ensemble's prediction on this batch
+  const torch::Tensor& labels = batches[replicas.front().device.str()].labels;
+  const torch::Tensor& mean = probabilities.front();
+  const torch::Tensor trueClass = mean.gather(1, labels.unsqueeze(1)).squeeze(1);
+  ensembleScore = {-trueClass.clamp_min(1e-12).log().mean().item<double>(),
+                   mean.argmax(1).eq(labels).sum().item<int64_t>(), config.batchSize};
+  return scores;
+}
+
+std::vector<StepScore> Trainer::Impl::dataParallelStep(const torch::Tensor& indices) {
+  const int64_t shard = config.batchSize / int64_t(replicas.size());
+  StepScore total{0, 0, config.batchSize};
+  std::vector<torch::Tensor> flatGradients;
+  for (std::size_t r = 0; r < replicas.size(); ++r) {
+    Replica& replica = replicas[r];
+    const DeviceCopy& copy = onDevice(trainCopies, data->train, replica.device);
+    const torch::Tensor local = indices.narrow(0, int64_t(r) * shard, shard).to(replica.device);
+    const torch::Tensor labels = copy.labels.index_select(0, local);
+    replica.optimizer->zeroGrad();
+    const torch::Tensor logits = replica.model->forward(toModelInput(copy.images.index_select(0, local)));
+    const torch::Tensor loss = F::cross_entropy(logits, labels);
+    loss.backward();
+    std::vector<torch::Tensor> grads;
+    for (const auto& p : replica.model->parameters()) grads.push_back(p.grad().flatten());
+    flatGradients.push_back(torch::cat(grads));  // one all-reduce per step, not per tensor
+    total.loss += loss.item<double>() / double(replicas.size());
+    total.correct += logits.argmax(1).eq(labels).sum().item<int64_t>();
+  }
+  communicator->allReduceMean(flatGradients);
+  for (std::size_t r = 0; r < replicas.size(); ++r) {
+    int64_t offset = 0;
+    for (auto& p : replicas[r].model->parameters()) {
+      p.mutable_grad().copy_(flatGradients[r].narrow(0, offset, p.numel()).view_as(p));
+      offset += p.numel();
+    }
+    replicas[r].optimizer->step();
+  }
+  return {total};
+}
+
+EvaluationResult Trainer::Impl::evaluate() {
+  std::vector<torch::Tensor> probabilities;
+  const std::size_t models = memberCount();  // data-parallel replicas are one model
+  for (std::size_t r = 0; r < models; ++r) {
+    const DeviceCopy& copy = onDevice(testCopies, data->test, replicas[r].device);
+    probabilities.push_back(predictProbabilities(*replicas[r].model, copy.images, config.evalBatchSize));
+  }
+  Communicator& comm = dataParallel() ? static_cast<Communicator&>(soloCommunicator) : *communicator;
+  return evaluateMembers(probabilities, data->test.labels, comm);
+}
+
+void Trainer::Impl::logStep(TrainingObserver* observer, bool writeRow, int64_t sessionSteps,
+                            double sessionSeconds) {
+  StepEvent event;
+  event.epoch = state.epoch + 1;
+  event.epochs = config.epochs;
+  event.stepInEpoch = state.stepInEpoch;
+  event.stepsPerEpoch = sampler->stepsPerEpoch();
+  event.globalStep = state.globalStep;
+  event.totalSteps = config.epochs * sampler->stepsPerEpoch();
+  event.elapsedSeconds = state.trainSeconds;
+  event.imagesPerSecond = state.trainSeconds > 0 ? double(state.samplesTrained) / state.trainSeconds : 0;
+  const double perStep = sessionSteps > 0 ? sessionSeconds / double(sessionSteps) : 0;
+  event.etaSeconds = perStep * double(event.totalSteps - event.globalStep);
+  event.logged = writeRow;
+  if (writeRow) {
+    for (std::size_t m = 0; m < memberCount(); ++m) event.members.push_back(state.window[m].mean());
+    event.ensemble = state.window.back().mean();
+    for (std::size_t row = 0; row < reportedRows(); ++row) {
+      const std::size_t slot = row < memberCount() ? row : memberCount();
+      const ModelScore score = state.window[slot].mean();
+      metrics->write({state.globalStep, state.epoch + 1, memberName(slot), score.loss,
+                      score.accuracy, std::nullopt, std::nullopt});
+    }
+    state.metricsBytes = metrics->flush();
+    resetAccumulators(state.window);
+  }
+  if (observer) observer->onStep(event);
+}
+
+void Trainer::Impl::finishEpoch(TrainingObserver* observer, double epochSeconds) {
+  EpochEvent event;
+  event.epoch = state.epoch + 1;
+  event.epochs = config.epochs;
+  event.globalStep = state.globalStep;
+  event.epochSeconds = epochSeconds;
+  event.test = evaluate();
+  for (std::size_t m = 0; m < memberCount(); ++m) event.train.push_back(state.epochTotals[m].mean());
+  event.ensembleTrain = state.epochTotals.back().mean();
+  for (std::size_t row = 0; row < reportedRows(); ++row) {
+    const bool member = row < memberCount();
+    const ModelScore train = member ? event.train[row] : event.ensembleTrain;
+    const ModelScore test = member ? event.test.members[row]
+                                   : ModelScore{event.test.ensemble.nll, event.test.ensemble.accuracy};
+    metrics->write({state.globalStep, state.epoch + 1, memberName(member ? row : memberCount()),
+                    train.loss, train.accuracy, test.loss, test.accuracy});
+  }
+  state.metricsBytes = metrics->flush();
+  state.lastEvaluation = event.test;
+  state.epoch += 1;
+  state.stepInEpoch = 0;
+  resetAccumulators(state.epochTotals);
+  if (observer) observer->onEpoch(event);
+}
+
+void Trainer::Impl::checkpoint(TrainingObserver* observer) {
+  if (lastCheckpointStep == state.globalStep) return;
+  CheckpointData checkpointData;
+  checkpointData.config = config.toJson();
+  checkpointData.state = state.toJson();
+  for (std::size_t m = 0; m < memberCount(); ++m) {
+    checkpointData.weights.push_back(replicas[m].weights());
+    checkpointData.optimizer.push_back(replicas[m].optimizerState());
+  }
+  const std::string path = writeCheckpoint(directory.checkpointsPath(), state.globalStep, checkpointData);
+  lastCheckpointStep = state.globalStep;
+  if (observer) observer->onCheckpoint({path, state.globalStep});
+}
+
+nlohmann::json Trainer::Impl::summaryJson(RunStatus status, const std::string& message) const {
+  nlohmann::json summary{{"version", ENSEMBLELAB_VERSION},
+                         {"status", runStatusName(status)},
+                         {"message", message},
+                         {"mode", modeName(config.mode)},
+                         {"model", config.model},
+                         {"dataset", config.dataset},
+                         {"devices", formatDevices(devices)},
+                         {"replicas", replicas.size()},
+                         {"lr", config.learningRate},
+                         {"momentum", config.momentum},
+                         {"batch_size", config.batchSize},
+                         {"epochs", config.epochs},
+                         {"seed", config.seed},
+                         {"epochs_completed", state.epoch},
+                         {"steps_completed", state.globalStep},
+                         {"train_seconds", state.trainSeconds},
+                         {"seconds_per_epoch", state.epoch > 0 ? state.trainSeconds / double(state.epoch) : 0.0},
+                         {"images_per_second",
+                          state.trainSeconds > 0 ? double(state.samplesTrained) / state.trainSeconds : 0.0}};
+  if (state.lastEvaluation) {
+    summary.update(toJson(*state.lastEvaluation));
+  } else {
+    summary["members"] = nlohmann::json::array();
+    summary["ensemble"] = nullptr;
+  }
+  return summary;
+}
+
+void Trainer::Impl::writeSummary(RunStatus status, const std::string& message) const {
+  RunDirectory::writeJson(directory.summaryPath(), summaryJson(status, message));
+}
+
+Trainer::Trainer(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+Trainer::~Trainer() = default;
+
+std::unique_ptr<Trainer> Trainer::create(ExperimentConfig config, std::string runDirectory,
+                                         std::shared_ptr<const DatasetPair> data) {
+  auto impl = std::make_unique<Impl>();
+  impl->config = std::move(config);
+  impl->directory = RunDirectory(std::move(runDirectory));
+  impl->data = std::move(data);
+  impl->prepare();
+  // Record the devices actually used, so config.json replays the same run.
+  impl->config.devices = formatDevices(impl->devices);
+  return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
+}
+
+std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory,
+                                       const std::string& datasetOverride,
+                                       std::shared_ptr<const DatasetPair> data) {
+  const RunDirectory directory(runDirectory);
+  const std::string checkpointDir = latestCheckpoint(directory.checkpointsPath());
+  CheckpointData saved = readCheckpoint(checkpointDir);
+  ExperimentConfig config = ExperimentConfig::fromJson(saved.config, checkpointDir + "/manifest.json");
+  if (!datasetOverride.empty()) config.dataset = datasetOverride;
+  auto impl = std::make_unique<Impl>();
+  impl->config = config;
+  impl->directory = directory;
+  impl->data = std::move(data);
+  impl->prepare();
+  impl->state = RunState::fromJson(saved.state, checkpointDir);
+  if (saved.weights.size() != impl->memberCount()) {
+    throw CheckpointError(checkpointDir + " holds " + std::to_string(saved.weights.size()) +
+                          " models but the run has " + std::to_string(impl->memberCount()));
+  }
+  for (std::size_t r = 0; r < impl->replicas.size(); ++r) {
+    const std::size_t source = impl->dataParallel() ? 0 : r;  // data-parallel saves one model
+    impl->replicas[r].load(saved.weights[source], saved.optimizer[source],
+                           checkpointDir + "/member-" + std::to_string(source) + ".pt");
+  }
+  impl->resumed = true;
+  impl->lastCheckpointStep = impl->state.globalStep;
+  return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
+}
+
+RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
+  Impl& d = *m_impl;
+  RunFinishedEvent finished;
+  finished.runDirectory = d.directory.path();
+  try {
+    d.directory.create();
+    if (!d.resumed) RunDirectory::writeJson(d.directory.configPath(), d.config.toJson());
+    d.metrics = std::make_unique<MetricsCsvWriter>(
+        d.directory.metricsPath(), d.resumed ? std::optional<std::uint64_t>(d.state.metricsBytes) : std::nullopt);
+    d.state.metricsBytes = d.metrics->flush();
+    if (observer) {
+      observer->onRunStarted({d.directory.path(), modeName(d.config.mode), d.config.model,
+                              formatDevices(d.devices), int(d.replicas.size()), d.config.epochs,
+                              d.sampler->stepsPerEpoch(), d.state.globalStep});
+    }
+    int64_t sessionSteps = 0;
+    double sessionSeconds = 0;
+    for (auto& replica : d.replicas) replica.model->train();
+    while (d.state.epoch < d.config.epochs) {
+      const std::vector<int64_t> permutation = d.sampler->permutation(d.state.epoch);
+      double epochSeconds = 0;
+      while (d.state.stepInEpoch < d.sampler->stepsPerEpoch()) {
+        if (control) {
+          if (control->pauseRequested() && observer) observer->onPaused(true);
+          if (control->waitWhilePaused() && observer) observer->onPaused(false);
+          if (control->stopRequested()) {
+            d.checkpoint(observer);
+            finished.status = RunStatus::Stopped;
+            finished.message = "stopped at step " + std::to_string(d.state.globalStep) +
+                               "; resume with: ensemble-lab-cli resume --run " + d.directory.path();
+            d.writeSummary(finished.status, finished.message);
+            if (observer) observer->onRunFinished(finished);
+            return finished;
+          }
+        }
+        const auto stepStart = Clock::now();
+        StepScore ensembleScore;
+        const std::vector<StepScore> scores = d.trainStep(permutation, ensembleScore);
+        const double seconds = std::chrono::duration<double>(Clock::now() - stepStart).count();
+        for (std::size_t m = 0; m < scores.size(); ++m) {
+          if (!std::isfinite(scores[m].loss)) {
+            throw DivergenceError(
+                "the training loss of " + (d.memberCount() > 1 ? "member " + std::to_string(m) : std::string("the model")) +
+                " became " + (std::isnan(scores[m].loss) ? "NaN" : "infinite") + " at step " +
+                std::to_string(d.state.globalStep + 1) + " (epoch " + std::to_string(d.state.epoch + 1) +
+                "); the learning rate " + std::to_string(d.config.learningRate) +
+                " is probably too high, try a smaller --lr. The metrics so far and the last good "
+                "checkpoint are kept in " + d.directory.path());
+          }
+          d.state.window[m].add(scores[m].loss, scores[m].correct, scores[m].samples);
+          d.state.epochTotals[m].add(scores[m].loss, scores[m].correct, scores[m].samples);
+        }
+        d.state.window.back().add(ensembleScore.loss, ensembleScore.correct, ensembleScore.samples);
+        d.state.epochTotals.back().add(ensembleScore.loss, ensembleScore.correct, ensembleScore.samples);
+        d.state.stepInEpoch += 1;
+        d.state.globalStep += 1;
+        d.state.trainSeconds += seconds;
+        d.state.samplesTrained += d.samplesPerStep();
+        epochSeconds += seconds;
+        sessionSteps += 1;
+        sessionSeconds += seconds;
+        const bool endOfEpoch = d.state.stepInEpoch == d.sampler->stepsPerEpoch();
+        d.logStep(observer, endOfEpoch || d.state.globalStep % d.config.logEvery == 0,
+                  sessionSteps, sessionSeconds);
+        if (endOfEpoch) {
+          d.finishEpoch(observer, epochSeconds);
+          d.checkpoint(observer);
+          d.writeSummary(RunStatus::Running, "");
+          break;  // finishEpoch moved the state on to the next epoch
+        } else if (d.config.checkpointEvery > 0 && d.state.globalStep % d.config.checkpointEvery == 0) {
+          d.checkpoint(observer);
+        }
+      }
+    }
+    finished.status = RunStatus::Completed;
+    d.writeSummary(finished.status, "");
+  } catch (const Error& e) {
+    finished.status = RunStatus::Failed;
+    finished.message = e.what();
+  } catch (const c10::Error& e) {
+    finished.status = RunStatus::Failed;
+    finished.message = describeTorchError(e);
+  } catch (const std::bad_alloc&) {
+    finished.status = RunStatus::Failed;
+    finished.message = "out of host memory; try a smaller --batch-size or fewer replicas";
+  }
+  if (finished.status == RunStatus::Failed) {
+    try {
+      d.writeSummary(finished.status, finished.message);
+    } catch (const Error&) {
+      // The disk may be what failed; the message still reaches the user below.
+    }
+  }
+  if (observer) observer->onRunFinished(finished);
+  return finished;
+}
+
+EvaluationResult Trainer::evaluate() { return m_impl->evaluate(); }
+const ExperimentConfig& Trainer::config() const { return m_impl->config; }
+const std::string& Trainer::runDirectory() const { return m_impl->directory.path(); }
+std::string Trainer::devices() const { return formatDevices(m_impl->devices); }
+int64_t Trainer::stepsPerEpoch() const { return m_impl->sampler->stepsPerEpoch(); }
+int64_t Trainer::globalStep() const { return m_impl->state.globalStep; }
+
+std::string runStatusName(RunStatus status) {
+  switch (status) {
+    case RunStatus::Running: return "running";
+    case RunStatus::Completed: return "completed";
+    case RunStatus::Stopped: return "stopped";
+    case RunStatus::Failed: return "failed";
+  }
+  return "unknown";
+}
+
+}  // namespace ensemble

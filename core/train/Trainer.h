@@ -1,0 +1,59 @@
+#pragma once
+// The engine's front door: trains one run (single, ensemble or data-parallel) on the
+// replicas its device spec names, writes the run folder, and reports progress through a
+// TrainingObserver. Torch-free header, so the CLI and the UI need no LibTorch headers.
+#include <memory>
+#include <string>
+
+#include "core/metrics/EvaluationResult.h"
+#include "core/train/ExperimentConfig.h"
+#include "core/train/TrainingEvents.h"
+
+namespace ensemble {
+
+struct DatasetPair;
+class RunControl;
+class TrainingObserver;
+
+class Trainer final {
+ public:
+  /// Prepares a new run: validates `config`, loads the dataset (unless `data` is given),
+  /// resolves the devices and initialises the replicas. Writes nothing, so bad input
+  /// leaves no misleading run folder. Throws ConfigError, DatasetError or DeviceError.
+  static std::unique_ptr<Trainer> create(ExperimentConfig config, std::string runDirectory,
+                                         std::shared_ptr<const DatasetPair> data = nullptr);
+
+  /// Reopens a run folder at its latest checkpoint, to resume it or to evaluate it
+  /// (on `datasetOverride` when not empty). Throws CheckpointError for a folder without a
+  /// usable checkpoint, and the errors of create().
+  static std::unique_ptr<Trainer> open(const std::string& runDirectory,
+                                       const std::string& datasetOverride = {},
+                                       std::shared_ptr<const DatasetPair> data = nullptr);
+
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  /// Trains until the configured epochs are done, a stop is requested, or an error
+  /// occurs. Never throws for training errors: a failed run returns status Failed with
+  /// the message, keeping its metrics and its last good checkpoint. `observer` and
+  /// `control` may be null.
+  RunFinishedEvent run(TrainingObserver* observer, RunControl* control);
+
+  /// Evaluates the current weights on the test set.
+  EvaluationResult evaluate();
+
+  const ExperimentConfig& config() const;
+  const std::string& runDirectory() const;
+  /// The canonical device list, e.g. "cpu*4".
+  std::string devices() const;
+  int64_t stepsPerEpoch() const;
+  int64_t globalStep() const;
+
+ private:
+  struct Impl;
+  explicit Trainer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace ensemble

@@ -1,0 +1,68 @@
+#pragma once
+// Plain structs the engine reports through TrainingObserver. Torch-free and Qt-free: the
+// CLI prints them, the UI turns them into queued signals.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/metrics/EvaluationResult.h"
+
+namespace ensemble {
+
+/// Running appears only in summary.json of a run in progress (or killed).
+enum class RunStatus { Running, Completed, Stopped, Failed };
+
+/// "running", "completed", "stopped" or "failed".
+std::string runStatusName(RunStatus status);
+
+struct RunStartedEvent {
+  std::string runDirectory;
+  std::string mode;
+  std::string model;
+  std::string devices;  ///< canonical device list, e.g. "cpu*4"
+  int replicas = 1;
+  int64_t epochs = 0;
+  int64_t stepsPerEpoch = 0;
+  int64_t startStep = 0;  ///< > 0 when resuming
+};
+
+/// Sent after every training step. Train metrics are the means over the steps since the
+/// previous logged step and are present only when `logged` is true.
+struct StepEvent {
+  int64_t epoch = 0;        ///< 1-based
+  int64_t epochs = 0;
+  int64_t stepInEpoch = 0;  ///< 1-based
+  int64_t stepsPerEpoch = 0;
+  int64_t globalStep = 0;   ///< steps done, 1-based
+  int64_t totalSteps = 0;
+  bool logged = false;
+  std::vector<ModelScore> members;  ///< one per member (one for single / data-parallel)
+  ModelScore ensemble;  ///< the ensemble's NLL and accuracy on the same batches
+  double imagesPerSecond = 0;  ///< samples/s summed over members, since the run (re)started
+  double elapsedSeconds = 0;   ///< training time, including before a resume
+  double etaSeconds = 0;
+};
+
+/// Sent after the evaluation at the end of every epoch.
+struct EpochEvent {
+  int64_t epoch = 0;  ///< 1-based, the epoch just finished
+  int64_t epochs = 0;
+  int64_t globalStep = 0;
+  std::vector<ModelScore> train;  ///< per member, means over the epoch
+  ModelScore ensembleTrain;
+  EvaluationResult test;
+  double epochSeconds = 0;  ///< training time of this epoch, evaluation excluded
+};
+
+struct CheckpointEvent {
+  std::string path;
+  int64_t globalStep = 0;
+};
+
+struct RunFinishedEvent {
+  RunStatus status = RunStatus::Completed;
+  std::string message;  ///< the error for a failed run; how to resume for a stopped one
+  std::string runDirectory;
+};
+
+}  // namespace ensemble
