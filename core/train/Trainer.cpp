@@ -118,7 +118,14 @@ void Trainer::Impl::prepare() {
                       std::to_string(config.batchSize) + " is not a multiple of the " +
                       std::to_string(devices.size()) + " replicas");
   }
-  if (!data) data = std::make_shared<DatasetPair>(loadDataset(config.dataset, config.trainLimit, config.testLimit));
+  if (!data) {
+    data = std::make_shared<DatasetPair>(loadDataset(config.dataset, config.trainLimit, config.testLimit));
+  } else if (config.trainLimit > 0 || config.testLimit > 0) {  // data handed in whole
+    auto limited = std::make_shared<DatasetPair>(*data);
+    limited->train = limited->train.firstSamples(config.trainLimit);
+    limited->test = limited->test.firstSamples(config.testLimit);
+    data = limited;
+  }
   if (config.batchSize > data->train.size()) {
     throw ConfigError("batch size " + std::to_string(config.batchSize) + " is larger than the " +
                       std::to_string(data->train.size()) +

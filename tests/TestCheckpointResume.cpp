@@ -1,0 +1,146 @@
+// Stop anywhere, resume, and finish with exactly the weights and metrics of a run that was
+// never interrupted (bit for bit on CPU). Damaged checkpoints are refused by name.
+#include <QTemporaryDir>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+#include "core/common/Error.h"
+#include "core/io/RunDirectory.h"
+#include "core/train/ExperimentConfig.h"
+#include "core/train/RunControl.h"
+#include "core/train/Trainer.h"
+#include "core/train/TrainingObserver.h"
+#include "tests/TestSupport.h"
+
+using namespace ensemble;
+
+namespace {
+
+/// Asks for a stop once the run reaches `step`.
+class StopAtStep final : public TrainingObserver {
+ public:
+  StopAtStep(RunControl& control, int64_t step) : m_control(control), m_step(step) {}
+  void onStep(const StepEvent& event) override {
+    if (event.globalStep == m_step) m_control.requestStop();
+  }
+
+ private:
+  RunControl& m_control;
+  int64_t m_step;
+};
+
+ExperimentConfig resumableConfig() {
+  ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+  config.epochs = 2;
+  config.trainLimit = 640;  // 10 steps per epoch
+  config.checkpointEvery = 3;
+  config.logEvery = 2;
+  return config;
+}
+
+QByteArray fileBytes(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+nlohmann::json ensembleOf(const QString& dir) {
+  return RunDirectory::readJson(RunDirectory(dir.toStdString()).summaryPath()).at("ensemble");
+}
+
+}  // namespace
+
+class TestCheckpointResume final : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_reference;
+
+ private slots:
+  void initTestCase() {
+    auto trainer = Trainer::create(resumableConfig(), m_reference.path().toStdString(), testing::syntheticData());
+    QCOMPARE(int(trainer->run(nullptr, nullptr).status), int(RunStatus::Completed));
+  }
+
+  void resumeEqualsUninterruptedRun_data() {
+    QTest::addColumn<int>("stopAt");
+    QTest::addColumn<int>("rewindTo");  // 0: resume from the stop's own checkpoint
+    QTest::newRow("at a checkpoint") << 3 << 0;
+    QTest::newRow("inside a logging window") << 7 << 0;
+    QTest::newRow("at an epoch end") << 10 << 0;
+    QTest::newRow("in the second epoch") << 13 << 0;
+    // A crash after step 8: the newest checkpoint on disk is step 6, and metrics.csv
+    // already holds rows up to step 8 that the resumed run must not duplicate.
+    QTest::newRow("from an older checkpoint") << 8 << 6;
+  }
+  void resumeEqualsUninterruptedRun() {
+    QFETCH(int, stopAt);
+    QFETCH(int, rewindTo);
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString();
+    {
+      RunControl control;
+      StopAtStep stopper(control, stopAt);
+      auto trainer = Trainer::create(resumableConfig(), path, testing::syntheticData());
+      const RunFinishedEvent finished = trainer->run(&stopper, &control);
+      QCOMPARE(int(finished.status), int(RunStatus::Stopped));
+      QVERIFY(QString::fromStdString(finished.message).contains("ensemble-lab-cli resume --run"));
+      QCOMPARE(trainer->globalStep(), int64_t(stopAt));
+    }
+    if (rewindTo > 0) {
+      QFile latest(dir.filePath("checkpoints/latest"));
+      QVERIFY(latest.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      latest.write(QString("step-%1\n").arg(rewindTo, 9, 10, QChar('0')).toUtf8());
+    }
+    auto resumed = Trainer::open(path, {}, testing::syntheticData());
+    QCOMPARE(resumed->globalStep(), int64_t(rewindTo > 0 ? rewindTo : stopAt));
+    QCOMPARE(int(resumed->run(nullptr, nullptr).status), int(RunStatus::Completed));
+
+    QVERIFY(testing::identical(testing::latestWeights(path), testing::latestWeights(m_reference.path().toStdString())));
+    QCOMPARE(fileBytes(dir.filePath("metrics.csv")), fileBytes(m_reference.filePath("metrics.csv")));
+    QCOMPARE(ensembleOf(dir.path()).dump(), ensembleOf(m_reference.path()).dump());
+  }
+
+  void damagedCheckpointsAreRefused_data() {
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("truncated weights") << "truncate" << "is truncated";
+    QTest::newRow("flipped byte") << "flip" << "is corrupt";
+    QTest::newRow("missing manifest") << "manifest" << "has no manifest.json";
+    QTest::newRow("no checkpoint at all") << "all" << "no checkpoint in";
+  }
+  void damagedCheckpointsAreRefused() {
+    QFETCH(QString, damage);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+    config.trainLimit = 256;
+    Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    const QString checkpoint = dir.filePath("checkpoints/step-000000004");
+    QVERIFY(QFileInfo::exists(checkpoint + "/member-0.pt"));
+    if (damage == "truncate") QVERIFY(QFile::resize(checkpoint + "/member-0.pt", 100));
+    if (damage == "flip") {
+      QFile file(checkpoint + "/member-1.pt");
+      QVERIFY(file.open(QIODevice::ReadWrite));
+      QByteArray bytes = file.readAll();
+      bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0x01);
+      file.seek(0);
+      file.write(bytes);
+    }
+    if (damage == "manifest") QVERIFY(QFile::remove(checkpoint + "/manifest.json"));
+    if (damage == "all") QVERIFY(QDir(dir.filePath("checkpoints")).removeRecursively());
+    try {
+      Trainer::open(dir.path().toStdString(), {}, testing::syntheticData());
+      QFAIL("a damaged checkpoint was accepted");
+    } catch (const CheckpointError& e) {
+      QVERIFY2(QString(e.what()).contains(expected), e.what());
+    }
+  }
+
+  void onlyTheNewestCheckpointsAreKept() {
+    const QStringList folders = QDir(m_reference.filePath("checkpoints")).entryList({"step-*"}, QDir::Dirs);
+    QCOMPARE(folders, (QStringList{"step-000000018", "step-000000020"}));
+    QVERIFY(QDir(m_reference.filePath("checkpoints")).entryList({".incomplete-*"}, QDir::Dirs | QDir::Hidden).isEmpty());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCheckpointResume)
+#include "TestCheckpointResume.moc"

@@ -1,0 +1,239 @@
+// ensemble-lab-cli end to end, as a user runs it: real Fashion-MNIST, real files, real
+// processes and signals; every bad input exits non-zero with a message naming the problem.
+#include <signal.h>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "tests/TestSupport.h"
+
+namespace {
+
+struct Result {
+  int exitCode = -1;
+  QString out, err;
+};
+
+Result runCli(const QStringList& arguments, int timeoutMs = 300000) {
+  QProcess process;
+  process.start(ENSEMBLELAB_CLI_PATH, arguments);
+  Result result;
+  if (!process.waitForFinished(timeoutMs)) {
+    process.kill();
+    process.waitForFinished();
+    result.err = "timed out";
+    return result;
+  }
+  result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+  result.out = QString::fromUtf8(process.readAllStandardOutput());
+  result.err = QString::fromUtf8(process.readAllStandardError());
+  return result;
+}
+
+QJsonObject readJson(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+}  // namespace
+
+class TestCli final : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QString m_realRun;
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    m_realRun = m_dir.filePath("fashion");
+  }
+
+  void trainsOnRealFashionMnistAndWritesTheRunFolder() {
+    const Result r = runCli({"train", "--dataset", "fashion-mnist", "--devices", "cpu*2", "--epochs", "1",
+                             "--train-limit", "1280", "--test-limit", "500", "--log-every", "4",
+                             "--out", m_realRun});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("epoch 1/1 done"), qPrintable(r.err));
+    QVERIFY2(r.out.contains("ensemble test accuracy"), qPrintable(r.out));
+
+    const QJsonObject config = readJson(m_realRun + "/config.json");
+    QCOMPARE(config["devices"].toString(), QString("cpu*2"));
+    QCOMPARE(config["mode"].toString(), QString("ensemble"));
+    QCOMPARE(config["lr"].toDouble(), 0.1);
+    QCOMPARE(config["batch_size"].toInt(), 128);
+
+    const QStringList lines = testing::readLines(m_realRun + "/metrics.csv");
+    QCOMPARE(lines.first(), QString("step,epoch,member,train_loss,train_accuracy,test_loss,test_accuracy"));
+    // 10 steps: logged at 4, 8 and 10 (epoch end), 3 rows each, then 3 evaluation rows.
+    QCOMPARE(lines.size(), 1 + 3 * 3 + 3);
+    QVERIFY(lines[1].startsWith("4,1,0,"));
+    QVERIFY(lines[3].startsWith("4,1,ensemble,"));
+    const QStringList evaluation = lines.last().split(',');
+    QCOMPARE(evaluation[2], QString("ensemble"));
+    QVERIFY(evaluation[6].toDouble() > 0.3);  // real learning on real data (chance is 0.1)
+
+    const QJsonObject summary = readJson(m_realRun + "/summary.json");
+    QCOMPARE(summary["status"].toString(), QString("completed"));
+    QCOMPARE(summary["mode"].toString(), QString("ensemble"));
+    QCOMPARE(summary["model"].toString(), QString("cnn"));
+    QCOMPARE(summary["devices"].toString(), QString("cpu*2"));
+    QCOMPARE(summary["epochs_completed"].toInt(), 1);
+    QVERIFY(summary["train_seconds"].toDouble() > 0);
+    QVERIFY(summary["images_per_second"].toDouble() > 0);
+    QCOMPARE(summary["members"].toArray().size(), 2);
+    for (const auto& m : summary["members"].toArray()) {
+      QVERIFY(m.toObject().contains("test_accuracy") && m.toObject().contains("test_loss"));
+    }
+    const QJsonObject e = summary["ensemble"].toObject();
+    for (const char* key : {"test_accuracy", "test_nll", "test_brier", "test_ece", "disagreement"}) {
+      QVERIFY2(e.contains(key), key);
+    }
+    QCOMPARE(e["test_accuracy"].toDouble(), evaluation[6].toDouble());
+    QVERIFY(QFileInfo::exists(m_realRun + "/checkpoints/latest"));
+  }
+
+  void weightsLoadInPythonAsAStateDict() {
+    const QString weights = m_realRun + "/checkpoints/step-000000010/member-1.pt";
+    QVERIFY(QFileInfo::exists(weights));
+    QProcess python;
+    python.start("/usr/bin/python3", {"-c",
+                             "import sys, torch\n"
+                             "d = torch.load(sys.argv[1])\n"
+                             "assert isinstance(d, dict), type(d)\n"
+                             "assert tuple(d['conv1.weight'].shape) == (32, 1, 3, 3)\n"
+                             "assert tuple(d['dense2.bias'].shape) == (10,)\n"
+                             "print(len(d))\n",
+                             weights});
+    QVERIFY(python.waitForFinished(120000));
+    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+    QCOMPARE(QString(python.readAllStandardOutput()).trimmed(), QString("8"));
+  }
+
+  void evalReproducesTheSummary() {
+    const Result r = runCli({"eval", "--run", m_realRun});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject result = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    const QJsonObject summary = readJson(m_realRun + "/summary.json");
+    QCOMPARE(result["ensemble"].toObject()["test_accuracy"].toDouble(),
+             summary["ensemble"].toObject()["test_accuracy"].toDouble());
+    QCOMPARE(result["members"].toArray().size(), 2);
+  }
+
+  void listsDevices() {
+    const Result r = runCli({"devices"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains(QRegularExpression("\\n-\\s+cpu\\s+.+GiB")), qPrintable(r.out));
+  }
+
+  void badInputFailsWithAClearMessage_data() {
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("expected");
+    QTest::addColumn<int>("exitCode");
+    const QStringList quick{"--dataset", "synthetic", "--epochs", "1"};
+    QTest::newRow("missing dataset folder") << QStringList{"train", "--dataset", "/no/such/folder"} << "does not exist" << 1;
+    QTest::newRow("wrong magic") << QStringList{"train", "--dataset", "@broken/magic"} << "wrong IDX magic number" << 1;
+    QTest::newRow("truncated file") << QStringList{"train", "--dataset", "@broken/truncated"} << "is truncated" << 1;
+    QTest::newRow("count mismatch") << QStringList{"train", "--dataset", "@broken/count"} << "the two files must come from the same split" << 1;
+    QTest::newRow("label outside 0-9") << QStringList{"train", "--dataset", "@broken/label"} << "outside 0-9" << 1;
+    QTest::newRow("batch 0") << (QStringList{"train", "--batch-size", "0"} + quick) << "batch size (batch_size) must be at least 1" << 1;
+    QTest::newRow("batch > training set") << (QStringList{"train", "--batch-size", "300", "--train-limit", "200"} + quick) << "larger than the 200 training samples" << 1;
+    QTest::newRow("negative lr") << (QStringList{"train", "--lr", "-1"} + quick) << "learning rate (lr) must be a positive" << 1;
+    QTest::newRow("zero lr") << (QStringList{"train", "--lr", "0"} + quick) << "learning rate (lr) must be a positive" << 1;
+    QTest::newRow("NaN lr") << (QStringList{"train", "--lr", "nan"} + quick) << "learning rate (lr) must be a positive" << 1;
+    QTest::newRow("momentum 1") << (QStringList{"train", "--momentum", "1"} + quick) << "momentum must be in [0, 1)" << 1;
+    QTest::newRow("lr not a number") << (QStringList{"train", "--lr", "fast"} + quick) << "--lr expects a number" << 1;
+    QTest::newRow("missing device") << (QStringList{"train", "--devices", "cuda:0"} + quick) << "does not exist" << 1;
+    QTest::newRow("malformed config") << (QStringList{"train", "--config", "@broken/config.json"} + quick) << "is not valid JSON" << 1;
+    QTest::newRow("resume without checkpoint") << QStringList{"resume", "--run", "@broken"} << "no checkpoint in" << 1;
+    QTest::newRow("resume truncated checkpoint") << QStringList{"resume", "--run", "@truncated-run"} << "is truncated" << 1;
+    QTest::newRow("unknown flag") << QStringList{"train", "--learning-rate", "0.1"} << "unknown flag --learning-rate" << 2;
+    QTest::newRow("unknown command") << QStringList{"fly"} << "unknown command 'fly'" << 2;
+  }
+  void badInputFailsWithAClearMessage() {
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, expected);
+    QFETCH(int, exitCode);
+    QTemporaryDir dir;
+    const QString broken = dir.filePath("broken");
+    for (const QString kind : {"magic", "truncated", "count", "label"}) {
+      QVERIFY(QDir().mkpath(broken + "/" + kind));
+      testing::writeMnistFolder(broken + "/" + kind, 30, 10, 8, 8, kind == "truncated");
+    }
+    QByteArray bad = testing::idxBytes({30, 8, 8}, testing::pattern(30 * 64));
+    bad[2] = char(0x07);
+    bad[0] = char(0x42);
+    QVERIFY(testing::writeFile(broken + "/magic/train-images-idx3-ubyte", bad));
+    const QByteArray whole = testing::idxBytes({10, 8, 8}, testing::pattern(640));
+    QVERIFY(testing::writeFile(broken + "/truncated/t10k-images-idx3-ubyte.gz", testing::gzipped(whole.left(300))));
+    QVERIFY(testing::writeFile(broken + "/count/t10k-labels-idx1-ubyte", testing::idxBytes({9}, QByteArray(9, 1))));
+    QByteArray labels(30, 3);
+    labels[29] = char(200);
+    QVERIFY(testing::writeFile(broken + "/label/train-labels-idx1-ubyte", testing::idxBytes({30}, labels)));
+    QVERIFY(testing::writeFile(broken + "/config.json", "{\"lr\": "));
+    const QString truncatedRun = dir.filePath("truncated-run");
+    if (arguments.contains("@truncated-run")) {
+      const Result made = runCli({"train", "--dataset", "synthetic", "--train-limit", "256", "--epochs", "1",
+                                  "--devices", "cpu", "--mode", "single", "--out", truncatedRun});
+      QCOMPARE(made.exitCode, 0);
+      QVERIFY(QFile::resize(truncatedRun + "/checkpoints/step-000000002/member-0.pt", 50));
+    }
+    QStringList resolved;
+    for (QString a : arguments) resolved << a.replace("@truncated-run", truncatedRun).replace("@broken", broken);
+    const QString out = dir.filePath("out");
+    if (resolved.first() == "train") resolved << "--out" << out;
+
+    const Result r = runCli(resolved);
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+    QCOMPARE(r.err.trimmed().count('\n'), 0);  // one line
+    QVERIFY2(!QFileInfo::exists(out), "bad input must not leave a run folder behind");
+  }
+
+  void nanLossExitsNonZeroAndKeepsTheMetrics() {
+    const QString out = m_dir.filePath("nan");
+    const Result r = runCli({"train", "--dataset", "synthetic", "--mode", "single", "--lr", "1e9",
+                             "--log-every", "1", "--out", out});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("became NaN") || r.err.contains("became infinite"), qPrintable(r.err));
+    QVERIFY(testing::readLines(out + "/metrics.csv").size() > 1);
+    QCOMPARE(readJson(out + "/summary.json")["status"].toString(), QString("failed"));
+  }
+
+  void sigintStopsCleanlyAndResumeFinishes() {
+    const QString out = m_dir.filePath("interrupted");
+    QProcess process;
+    process.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--devices", "cpu*2",
+                                         "--epochs", "6", "--out", out});
+    QVERIFY(process.waitForStarted());
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += process.readAllStandardError()).contains("epoch 1/6 done"), 120000);
+    ::kill(pid_t(process.processId()), SIGINT);
+    QVERIFY(process.waitForFinished(60000));
+    err += process.readAllStandardError();
+    QCOMPARE(process.exitCode(), 130);
+    QVERIFY2(err.contains("resume with: ensemble-lab-cli resume --run"), err.constData());
+    QCOMPARE(readJson(out + "/summary.json")["status"].toString(), QString("stopped"));
+
+    const Result resumed = runCli({"resume", "--run", out});
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    QVERIFY(resumed.err.contains("resuming"));
+    const QJsonObject summary = readJson(out + "/summary.json");
+    QCOMPARE(summary["status"].toString(), QString("completed"));
+    QCOMPARE(summary["epochs_completed"].toInt(), 6);
+  }
+
+  void refusesToOverwriteARun() {
+    const Result r = runCli({"train", "--dataset", "synthetic", "--out", m_realRun});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("already holds a run"), qPrintable(r.err));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "TestCli.moc"

@@ -1,0 +1,119 @@
+// Config validation names the bad field; JSON round-trips; files with mistakes are refused.
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/common/Error.h"
+#include "core/train/ExperimentConfig.h"
+
+using namespace ensemble;
+
+class TestExperimentConfig final : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void defaultsFollowTheFlaxExample() {
+    const ExperimentConfig config;
+    QCOMPARE(QString::fromStdString(config.model), QString("cnn"));
+    QCOMPARE(config.learningRate, 0.1);
+    QCOMPARE(config.momentum, 0.9);
+    QCOMPARE(config.batchSize, int64_t(128));
+    QCOMPARE(config.seed, std::uint64_t(0));
+    config.validate();  // the defaults are valid
+  }
+
+  void roundTripsThroughJson() {
+    ExperimentConfig config;
+    config.dataset = "/data/my set";
+    config.model = "resnet18";
+    config.mode = TrainingMode::DataParallel;
+    config.devices = "cpu*2";
+    config.learningRate = 0.0123456789;
+    config.momentum = 0.5;
+    config.batchSize = 256;
+    config.epochs = 3;
+    config.seed = 1234567890123ull;
+    config.trainLimit = 999;
+    config.checkpointEvery = 7;
+    const ExperimentConfig back = ExperimentConfig::fromJson(config.toJson(), "test");
+    QCOMPARE(back.toJson().dump(), config.toJson().dump());
+    QCOMPARE(back.learningRate, config.learningRate);
+    QVERIFY(back.mode == TrainingMode::DataParallel);
+  }
+
+  void rejectsInvalidValues_data() {
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<double>("value");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("lr zero") << "lr" << 0.0 << "learning rate (lr) must be a positive";
+    QTest::newRow("lr negative") << "lr" << -0.1 << "learning rate (lr) must be a positive";
+    QTest::newRow("lr NaN") << "lr" << std::nan("") << "learning rate (lr) must be a positive";
+    QTest::newRow("lr infinite") << "lr" << HUGE_VAL << "learning rate (lr) must be a positive";
+    QTest::newRow("momentum 1") << "momentum" << 1.0 << "momentum must be in [0, 1)";
+    QTest::newRow("momentum negative") << "momentum" << -0.1 << "momentum must be in [0, 1)";
+    QTest::newRow("batch 0") << "batch" << 0.0 << "batch size (batch_size) must be at least 1";
+    QTest::newRow("epochs 0") << "epochs" << 0.0 << "epochs must be at least 1";
+    QTest::newRow("negative limit") << "train_limit" << -5.0 << "train_limit must be 0";
+  }
+  void rejectsInvalidValues() {
+    QFETCH(QString, field);
+    QFETCH(double, value);
+    QFETCH(QString, expected);
+    ExperimentConfig config;
+    if (field == "lr") config.learningRate = value;
+    if (field == "momentum") config.momentum = value;
+    if (field == "batch") config.batchSize = int64_t(value);
+    if (field == "epochs") config.epochs = int64_t(value);
+    if (field == "train_limit") config.trainLimit = int64_t(value);
+    try {
+      config.validate();
+      QFAIL("an invalid config was accepted");
+    } catch (const ConfigError& e) {
+      QVERIFY2(QString(e.what()).contains(expected), e.what());
+    }
+  }
+
+  void rejectsBadFiles_data() {
+    QTest::addColumn<QByteArray>("contents");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("not JSON") << QByteArray("{\"lr\": 0.1,") << "is not valid JSON";
+    QTest::newRow("not an object") << QByteArray("[1, 2]") << "must hold a JSON object";
+    QTest::newRow("unknown key") << QByteArray("{\"learning_rate\": 0.1}") << "unknown key \"learning_rate\"";
+    QTest::newRow("wrong type") << QByteArray("{\"batch_size\": \"big\"}") << "\"batch_size\" must be an integer";
+    QTest::newRow("unknown mode") << QByteArray("{\"mode\": \"swarm\"}") << "unknown mode 'swarm'";
+  }
+  void rejectsBadFiles() {
+    QFETCH(QByteArray, contents);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    QFile file(dir.filePath("config.json"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(contents);
+    file.close();
+    try {
+      ExperimentConfig::fromFile(file.fileName().toStdString());
+      QFAIL("a bad config file was accepted");
+    } catch (const ConfigError& e) {
+      QVERIFY2(QString(e.what()).contains(expected), e.what());
+    }
+  }
+
+  void missingFileIsAConfigError() {
+    QVERIFY_THROWS_EXCEPTION(ConfigError, ExperimentConfig::fromFile("/nonexistent/config.json"));
+  }
+
+  void defaultDevicesDependOnModeAndGpus() {
+    ExperimentConfig config;
+    config.mode = TrainingMode::Ensemble;
+    QCOMPARE(QString::fromStdString(config.effectiveDevices(0)), QString("cpu*4"));
+    QCOMPARE(QString::fromStdString(config.effectiveDevices(2)), QString("all"));
+    config.mode = TrainingMode::Single;
+    QCOMPARE(QString::fromStdString(config.effectiveDevices(0)), QString("cpu"));
+    config.devices = "cpu*2";
+    QCOMPARE(QString::fromStdString(config.effectiveDevices(4)), QString("cpu*2"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestExperimentConfig)
+#include "TestExperimentConfig.moc"

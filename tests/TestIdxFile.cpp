@@ -1,0 +1,160 @@
+// The IDX reader and dataset loader on valid files of any size and on each kind of
+// broken file: every broken one must be rejected with a message naming the file.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "core/common/Error.h"
+#include "core/data/DatasetSource.h"
+#include "core/data/IdxFile.h"
+#include "tests/TestSupport.h"
+
+using namespace ensemble;
+
+using testing::gzipped;
+using testing::idxBytes;
+using testing::pattern;
+
+namespace {
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+  QVERIFY(testing::writeFile(path, bytes));
+}
+
+}  // namespace
+
+class TestIdxFile final : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void readsRawAndGzipAlike_data() {
+    QTest::addColumn<bool>("gz");
+    QTest::newRow("raw") << false;
+    QTest::newRow("gzip") << true;
+  }
+  void readsRawAndGzipAlike() {
+    QFETCH(bool, gz);
+    QTemporaryDir dir;
+    const QByteArray payload = pattern(5 * 7 * 3);
+    const QByteArray raw = idxBytes({5, 7, 3}, payload);
+    const QString path = dir.filePath("images");
+    writeFile(path, gz ? gzipped(raw) : raw);
+    const IdxArray array = readIdxFile(path.toStdString());
+    QCOMPARE(array.dims, (std::vector<std::uint32_t>{5, 7, 3}));
+    QCOMPARE(array.data.size(), std::size_t(payload.size()));
+    QVERIFY(std::equal(array.data.begin(), array.data.end(),
+                       reinterpret_cast<const std::uint8_t*>(payload.constData())));
+  }
+
+  void loadsFoldersOfAnySizeAndSampleCount_data() {
+    QTest::addColumn<int>("train");
+    QTest::addColumn<int>("test");
+    QTest::addColumn<int>("side");
+    QTest::addColumn<bool>("gz");
+    QTest::newRow("13 samples of 9x9, raw") << 13 << 7 << 9 << false;
+    QTest::newRow("101 samples of 32x32, gzip") << 101 << 17 << 32 << true;
+  }
+  void loadsFoldersOfAnySizeAndSampleCount() {
+    QFETCH(int, train);
+    QFETCH(int, test);
+    QFETCH(int, side);
+    QFETCH(bool, gz);
+    QTemporaryDir dir;
+    testing::writeMnistFolder(dir.path(), train, test, side, side, gz);
+    const DatasetPair pair = loadDataset(dir.path().toStdString());
+    QCOMPARE(pair.train.size(), int64_t(train));
+    QCOMPARE(pair.test.size(), int64_t(test));
+    QCOMPARE(pair.train.height(), int64_t(side));
+    QCOMPARE(pair.train.width(), int64_t(side));
+    QCOMPARE(pair.train.labels[3].item<int64_t>(), int64_t(3));
+    QCOMPARE(pair.test.labels[2].item<int64_t>(), int64_t(6));
+    QCOMPARE(pair.train.images[1][0][0][0].item<int>(), (1 * side * side * 37 + 11) % 256);
+    const DatasetPair limited = loadDataset(dir.path().toStdString(), 5, 3);
+    QCOMPARE(limited.train.size(), int64_t(5));
+    QCOMPARE(limited.test.size(), int64_t(3));
+  }
+
+  void loadsTheRealFashionMnist() {
+    const DatasetPair pair = loadDataset("fashion-mnist");
+    QCOMPARE(pair.train.size(), int64_t(60000));
+    QCOMPARE(pair.test.size(), int64_t(10000));
+    QCOMPARE(pair.train.height(), int64_t(28));
+    QCOMPARE(pair.train.labels.min().item<int64_t>(), int64_t(0));
+    QCOMPARE(pair.train.labels.max().item<int64_t>(), int64_t(9));
+    // Fashion-MNIST's classes are balanced: 6000 training images each.
+    QCOMPARE(pair.train.labels.bincount().min().item<int64_t>(), int64_t(6000));
+  }
+
+  void rejectsBrokenFiles_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("expected");
+    const QByteArray good = idxBytes({4, 2, 2}, pattern(16));
+    QByteArray wrongMagic = good;
+    wrongMagic[0] = char(0x1f);
+    wrongMagic[1] = char(0x00);
+    QTest::newRow("wrong magic") << wrongMagic << "wrong IDX magic number";
+    QTest::newRow("float elements") << idxBytes({4}, pattern(16), 0x0D) << "type float";
+    QTest::newRow("truncated payload") << good.left(good.size() - 3) << "truncated";
+    QTest::newRow("truncated header") << good.left(9) << "truncated inside its header";
+    QTest::newRow("trailing bytes") << good + QByteArray(5, 'x') << "after the data";
+    QTest::newRow("empty file") << QByteArray() << "not an IDX file";
+    QTest::newRow("zero dimensions") << idxBytes({}, {}) << "dimensions";
+    // A header that claims 4 billion^2 items must be rejected from the file size, without
+    // trying to allocate what it claims.
+    QTest::newRow("absurd claim") << idxBytes({0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, pattern(8)) << "truncated";
+    QTest::newRow("gzip cut short") << gzipped(good).left(20) << "truncated";
+    QByteArray corruptGzip = gzipped(good);
+    corruptGzip[12] = char(corruptGzip[12] ^ 0x55);
+    corruptGzip[13] = char(corruptGzip[13] ^ 0x55);
+    QTest::newRow("gzip corrupt") << corruptGzip << "images";
+  }
+  void rejectsBrokenFiles() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("images");
+    writeFile(path, bytes);
+    try {
+      readIdxFile(path.toStdString());
+      QFAIL("a broken file was accepted");
+    } catch (const DatasetError& e) {
+      const QString message = QString::fromStdString(e.what());
+      QVERIFY2(message.contains(expected), qPrintable(message));
+      QVERIFY2(message.contains(path), qPrintable(message));
+    }
+  }
+
+  void rejectsInconsistentFolders_data() {
+    QTest::addColumn<QString>("breakWhat");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("missing folder") << "folder" << "does not exist";
+    QTest::newRow("missing file") << "file" << "has no t10k-labels-idx1-ubyte";
+    QTest::newRow("count mismatch") << "count" << "labels; the two files must come from the same split";
+    QTest::newRow("label outside 0-9") << "label" << "outside 0-9";
+    QTest::newRow("mixed image sizes") << "size" << "mixes image sizes";
+  }
+  void rejectsInconsistentFolders() {
+    QFETCH(QString, breakWhat);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    testing::writeMnistFolder(dir.path(), 20, 10, 8, 8, false);
+    QString folder = dir.path();
+    if (breakWhat == "folder") folder += "/nope";
+    if (breakWhat == "file") QVERIFY(QFile::remove(dir.filePath("t10k-labels-idx1-ubyte")));
+    if (breakWhat == "count") writeFile(dir.filePath("train-labels-idx1-ubyte"), idxBytes({19}, QByteArray(19, 1)));
+    if (breakWhat == "label") {
+      QByteArray labels(20, 2);
+      labels[17] = char(10);
+      writeFile(dir.filePath("train-labels-idx1-ubyte"), idxBytes({20}, labels));
+    }
+    if (breakWhat == "size") writeFile(dir.filePath("t10k-images-idx3-ubyte"), idxBytes({10, 9, 8}, pattern(720)));
+    try {
+      loadDataset(folder.toStdString());
+      QFAIL("an inconsistent dataset was accepted");
+    } catch (const DatasetError& e) {
+      QVERIFY2(QString::fromStdString(e.what()).contains(expected), e.what());
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestIdxFile)
+#include "TestIdxFile.moc"

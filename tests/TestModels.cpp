@@ -1,0 +1,77 @@
+// Models take any input size, and initialisation follows the member seeds.
+#include <torch/torch.h>
+
+#include <QtTest>
+
+#include "core/common/Error.h"
+#include "core/common/SeedSequence.h"
+#include "core/models/Classifier.h"
+#include "core/models/ModelRegistry.h"
+#include "core/train/Replica.h"
+#include "tests/TestSupport.h"
+
+using namespace ensemble;
+
+class TestModels final : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void forwardGivesLogitsForAnyInputSize_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("width");
+    for (const QString model : {"cnn", "lenet", "resnet18"}) {
+      QTest::newRow(qPrintable(model + " 28x28")) << model << 28 << 28;
+      QTest::newRow(qPrintable(model + " 16x16")) << model << 16 << 16;
+      QTest::newRow(qPrintable(model + " 33x21")) << model << 33 << 21;
+    }
+  }
+  void forwardGivesLogitsForAnyInputSize() {
+    QFETCH(QString, model);
+    QFETCH(int, height);
+    QFETCH(int, width);
+    ModelInput input;
+    input.height = height;
+    input.width = width;
+    input.classes = 7;
+    torch::manual_seed(0);
+    auto net = makeModel(model.toStdString(), input);
+    const torch::Tensor logits = net->forward(torch::rand({3, 1, height, width}));
+    QCOMPARE(logits.size(0), int64_t(3));
+    QCOMPARE(logits.size(1), int64_t(7));
+    QVERIFY(torch::isfinite(logits).all().item<bool>());
+  }
+
+  void cnnHasTheFlaxLayerShapes() {
+    torch::manual_seed(0);
+    auto net = makeModel("cnn", ModelInput{});
+    int64_t parameters = 0;
+    for (const auto& p : net->parameters()) parameters += p.numel();
+    // conv 1*32*9+32, conv 32*64*9+64, dense 3136*256+256, dense 256*10+10
+    QCOMPARE(parameters, int64_t(320 + 18496 + 803072 + 2570));
+  }
+
+  void rejectsImagesTooSmall() {
+    ModelInput tiny;
+    tiny.height = tiny.width = 3;
+    QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("cnn", tiny));
+    QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("lenet", tiny));
+    QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("no-such-model", ModelInput{}));
+  }
+
+  void seedsDecideInitialisation() {
+    const DeviceRef cpu;
+    const auto weightsFor = [&](std::uint64_t seed) {
+      return std::vector<TensorDict>{makeReplica("cnn", ModelInput{}, cpu, seed, 0.1, 0.9).weights()};
+    };
+    const std::uint64_t member0 = deriveSeed(0, SeedStream::Member, 0);
+    const std::uint64_t member1 = deriveSeed(0, SeedStream::Member, 1);
+    QVERIFY(member0 != member1);
+    QVERIFY(testing::identical(weightsFor(member0), weightsFor(member0)));
+    QVERIFY(!testing::identical(weightsFor(member0), weightsFor(member1)));
+    QVERIFY(testing::maxDifference(weightsFor(member0), weightsFor(member1)) > 1e-3);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestModels)
+#include "TestModels.moc"

@@ -1,0 +1,114 @@
+#include "tests/TestSupport.h"
+
+#include <torch/torch.h>
+
+#include <zlib.h>
+
+#include <QFile>
+
+#include "core/data/SyntheticDataset.h"
+#include "core/io/Checkpoint.h"
+#include "core/train/ExperimentConfig.h"
+
+namespace testing {
+
+std::shared_ptr<const ensemble::DatasetPair> syntheticData() {
+  static const auto data = std::make_shared<const ensemble::DatasetPair>(ensemble::makeSyntheticDataset());
+  return data;
+}
+
+ensemble::ExperimentConfig smallConfig(const std::string& mode, const std::string& devices) {
+  ensemble::ExperimentConfig config;
+  config.dataset = "synthetic";
+  config.mode = ensemble::parseMode(mode);
+  config.devices = devices;
+  config.batchSize = 64;
+  config.epochs = 1;
+  config.logEvery = 2;
+  return config;
+}
+
+std::vector<ensemble::TensorDict> latestWeights(const std::string& runDirectory) {
+  return ensemble::readCheckpoint(ensemble::latestCheckpoint(runDirectory + "/checkpoints")).weights;
+}
+
+bool identical(const std::vector<ensemble::TensorDict>& a, const std::vector<ensemble::TensorDict>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].size() != b[i].size()) return false;
+    for (const auto& item : a[i]) {
+      if (!b[i].contains(item.key()) || !torch::equal(item.value(), b[i].at(item.key()))) return false;
+    }
+  }
+  return true;
+}
+
+double maxDifference(const std::vector<ensemble::TensorDict>& a,
+                     const std::vector<ensemble::TensorDict>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    for (const auto& item : a[i]) {
+      const torch::Tensor other = b[i].at(item.key());
+      if (!item.value().is_floating_point()) continue;
+      worst = std::max(worst, (item.value() - other).abs().max().item<double>());
+    }
+  }
+  return worst;
+}
+
+QByteArray idxBytes(const std::vector<std::uint32_t>& dims, const QByteArray& payload,
+                    std::uint8_t type) {
+  QByteArray bytes;
+  bytes.append(char(0)).append(char(0)).append(char(type)).append(char(dims.size()));
+  for (const std::uint32_t d : dims) {
+    for (int shift = 24; shift >= 0; shift -= 8) bytes.append(char((d >> shift) & 0xFF));
+  }
+  return bytes + payload;
+}
+
+QByteArray gzipped(const QByteArray& raw) {
+  z_stream stream{};
+  deflateInit2(&stream, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  QByteArray out(int(deflateBound(&stream, uLong(raw.size()))), 0);
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+  stream.avail_in = uInt(raw.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = uInt(out.size());
+  deflate(&stream, Z_FINISH);
+  out.resize(int(stream.total_out));
+  deflateEnd(&stream);
+  return out;
+}
+
+QByteArray pattern(int size) {
+  QByteArray bytes(size, 0);
+  for (int i = 0; i < size; ++i) bytes[i] = char((i * 37 + 11) % 256);
+  return bytes;
+}
+
+bool writeFile(const QString& path, const QByteArray& bytes) {
+  QFile file(path);
+  return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(bytes) == bytes.size();
+}
+
+void writeMnistFolder(const QString& dir, int train, int test, int rows, int cols, bool gz) {
+  const auto put = [&](const QString& name, const QByteArray& raw) {
+    writeFile(dir + "/" + name + (gz ? ".gz" : ""), gz ? gzipped(raw) : raw);
+  };
+  QByteArray trainLabels(train, 0), testLabels(test, 0);
+  for (int i = 0; i < train; ++i) trainLabels[i] = char(i % 10);
+  for (int i = 0; i < test; ++i) testLabels[i] = char((i * 3) % 10);
+  const auto u = [](int v) { return std::uint32_t(v); };
+  put("train-images-idx3-ubyte", idxBytes({u(train), u(rows), u(cols)}, pattern(train * rows * cols)));
+  put("train-labels-idx1-ubyte", idxBytes({u(train)}, trainLabels));
+  put("t10k-images-idx3-ubyte", idxBytes({u(test), u(rows), u(cols)}, pattern(test * rows * cols)));
+  put("t10k-labels-idx1-ubyte", idxBytes({u(test)}, testLabels));
+}
+
+QStringList readLines(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  return QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+}
+
+}  // namespace testing

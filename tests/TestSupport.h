@@ -1,0 +1,52 @@
+#pragma once
+// Helpers shared by the tests: real run folders, checkpoint weights, metrics rows.
+#include <torch/types.h>
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/train/Replica.h"
+
+namespace ensemble {
+struct DatasetPair;
+struct ExperimentConfig;
+}  // namespace ensemble
+
+namespace testing {
+
+/// The synthetic dataset, generated once per test process.
+std::shared_ptr<const ensemble::DatasetPair> syntheticData();
+
+/// A config on the synthetic set, small enough for a test.
+ensemble::ExperimentConfig smallConfig(const std::string& mode, const std::string& devices);
+
+/// Weights of every model in the run's latest checkpoint, read from the files on disk.
+std::vector<ensemble::TensorDict> latestWeights(const std::string& runDirectory);
+
+/// True when both lists hold the same names and bit-identical tensors.
+bool identical(const std::vector<ensemble::TensorDict>& a, const std::vector<ensemble::TensorDict>& b);
+
+/// Largest absolute difference over all tensors of two same-shaped lists.
+double maxDifference(const std::vector<ensemble::TensorDict>& a,
+                     const std::vector<ensemble::TensorDict>& b);
+
+/// IDX bytes: header for `dims` (element type `type`) followed by `payload`.
+QByteArray idxBytes(const std::vector<std::uint32_t>& dims, const QByteArray& payload,
+                    std::uint8_t type = 0x08);
+/// gzip-compressed bytes, as `gzip` writes them.
+QByteArray gzipped(const QByteArray& raw);
+/// Deterministic non-constant bytes.
+QByteArray pattern(int size);
+/// Writes `bytes` to `path`; returns false when it cannot.
+bool writeFile(const QString& path, const QByteArray& bytes);
+/// Writes the four MNIST-format files: `train`/`test` samples of rows x cols images.
+void writeMnistFolder(const QString& dir, int train, int test, int rows, int cols, bool gz);
+
+/// The lines of a text file.
+QStringList readLines(const QString& path);
+
+}  // namespace testing
