@@ -1,0 +1,115 @@
+// The setup panel marks invalid fields with the engine's reason and reports validity
+// (which is what enables Start); the setup survives a restart through QSettings.
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+#include "ui/ExperimentForm.h"
+
+using ensemble::ui::ExperimentForm;
+
+class TestExperimentForm final : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void defaultsAreValid() {
+    ExperimentForm form;
+    QVERIFY2(form.isValid(), qPrintable(QStringList(form.errors().values()).join("; ")));
+    const auto config = form.config();
+    QCOMPARE(QString::fromStdString(config.devices), QString("cpu*4"));
+    QCOMPARE(config.learningRate, 0.1);
+    QCOMPARE(config.batchSize, int64_t(128));
+  }
+
+  void invalidFieldsAreMarkedWithTheReason_data() {
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("negative lr") << "lr" << "-1" << "learning rate (lr) must be a positive";
+    QTest::newRow("lr not a number") << "lr" << "fast" << "not a number";
+    QTest::newRow("lr nan") << "lr" << "nan" << "must be a positive finite";
+    QTest::newRow("momentum 1") << "momentum" << "1" << "momentum must be in [0, 1)";
+    QTest::newRow("batch 0") << "batch_size" << "0" << "must be at least 1";
+    QTest::newRow("epochs 0") << "epochs" << "0" << "epochs must be at least 1";
+  }
+  void invalidFieldsAreMarkedWithTheReason() {
+    QFETCH(QString, field);
+    QFETCH(QString, text);
+    QFETCH(QString, expected);
+    ExperimentForm form;
+    QSignalSpy validity(&form, &ExperimentForm::validityChanged);
+    if (field == "lr") form.learningRateEdit()->setText(text);
+    if (field == "momentum") form.momentumEdit()->setText(text);
+    if (field == "batch_size") form.batchSizeBox()->setValue(text.toInt());
+    if (field == "epochs") form.epochsBox()->setValue(text.toInt());
+    QVERIFY(!form.isValid());
+    QCOMPARE(validity.count(), 1);
+    QCOMPARE(validity.first().first().toBool(), false);
+    QVERIFY2(form.errors().value(field).contains(expected), qPrintable(form.errors().value(field)));
+    auto* label = form.findChild<QLabel*>("error-" + field);
+    QVERIFY(label && !label->isHidden());
+    QCOMPARE(label->text(), form.errors().value(field));
+    // Fixing it clears the mark.
+    if (field == "lr") form.learningRateEdit()->setText("0.05");
+    if (field == "momentum") form.momentumEdit()->setText("0.5");
+    if (field == "batch_size") form.batchSizeBox()->setValue(64);
+    if (field == "epochs") form.epochsBox()->setValue(2);
+    QVERIFY(form.isValid());
+    QVERIFY(label->isHidden());
+  }
+
+  void devicesMustFitTheMode() {
+    ExperimentForm form;
+    form.modeBox()->setCurrentIndex(form.modeBox()->findData("single"));
+    QVERIFY(!form.isValid());  // cpu*4 is four models
+    QVERIFY(form.errors().value("devices").contains("single mode trains one model"));
+    form.cpuReplicasBox()->setValue(1);
+    QVERIFY(form.isValid());
+    form.modeBox()->setCurrentIndex(form.modeBox()->findData("data-parallel"));
+    form.cpuReplicasBox()->setValue(3);
+    QVERIFY(form.errors().value("devices").contains("not a multiple of 3"));
+    form.deviceList()->item(0)->setCheckState(Qt::Unchecked);
+    QVERIFY(form.errors().value("devices").contains("pick at least one device"));
+  }
+
+  void setupSurvivesARestart() {
+    QSettings settings;
+    settings.clear();
+    {
+      ExperimentForm form;
+      form.datasetBox()->setCurrentIndex(form.datasetBox()->findData("synthetic"));
+      form.modelBox()->setCurrentText("lenet");
+      form.learningRateEdit()->setText("0.02");
+      form.momentumEdit()->setText("0.8");
+      form.batchSizeBox()->setValue(32);
+      form.epochsBox()->setValue(3);
+      form.seedBox()->setValue(17);
+      form.cpuReplicasBox()->setValue(2);
+      form.addDatasetFolder("/data/kmnist");
+      form.save(settings);
+    }
+    ExperimentForm restored;
+    restored.load(settings);
+    const auto config = restored.config();
+    QCOMPARE(QString::fromStdString(config.dataset), QString("/data/kmnist"));
+    QCOMPARE(QString::fromStdString(config.model), QString("lenet"));
+    QCOMPARE(config.learningRate, 0.02);
+    QCOMPARE(config.momentum, 0.8);
+    QCOMPARE(config.batchSize, int64_t(32));
+    QCOMPARE(config.epochs, int64_t(3));
+    QCOMPARE(config.seed, std::uint64_t(17));
+    QCOMPARE(QString::fromStdString(config.devices), QString("cpu*2"));
+  }
+};
+
+QTEST_MAIN(TestExperimentForm)
+#include "TestExperimentForm.moc"

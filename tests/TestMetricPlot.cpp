@@ -1,0 +1,100 @@
+// The live plot: members thin and the ensemble bold per run, EMA smoothing over a kept raw
+// line, incremental appends that scale to 100,000 points per series.
+#include <qcustomplot.h>
+
+#include <QtTest>
+#include <memory>
+
+#include "ui/MetricPlot.h"
+#include "ui/RunCurves.h"
+
+using namespace ensemble;
+using namespace ensemble::ui;
+
+namespace {
+
+StepEvent loggedStep(int64_t step, std::vector<double> losses, double ensembleLoss) {
+  StepEvent event;
+  event.globalStep = step;
+  event.logged = true;
+  for (double loss : losses) event.members.push_back({loss, 0.5});
+  event.ensemble = {ensembleLoss, 0.6};
+  return event;
+}
+
+}  // namespace
+
+class TestMetricPlot final : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void drawsMembersThinAndTheEnsembleBold() {
+    auto curves = std::make_shared<RunCurves>("run");
+    for (int s = 1; s <= 5; ++s) curves->addStep(loggedStep(s, {1.0, 2.0, 3.0}, 1.5), true);
+    MetricPlot plot(Metric::TrainLoss);
+    plot.setSmoothing(0);
+    plot.setRuns({curves});
+    QCOMPARE(plot.graphCount(), 4);  // three members + ensemble
+    QCOMPARE(plot.pointsOf(0, RunCurves::kEnsemble), 5);
+    double boldWidth = 0, thinWidth = 10;
+    for (int g = 0; g < plot.customPlot()->graphCount(); ++g) {
+      const double width = plot.customPlot()->graph(g)->pen().widthF();
+      if (plot.customPlot()->graph(g)->name().contains("ensemble")) boldWidth = width;
+      else thinWidth = std::min(thinWidth, width);
+    }
+    QVERIFY(boldWidth > 2 * thinWidth);
+  }
+
+  void smoothingKeepsTheRawLineBeneath() {
+    auto curves = std::make_shared<RunCurves>("run");
+    const double values[] = {4.0, 2.0, 3.0, 1.0};
+    for (int s = 0; s < 4; ++s) curves->addStep(loggedStep(s + 1, {values[s]}, values[s]), false);
+    MetricPlot plot(Metric::TrainLoss);
+    plot.setSmoothing(0.5);
+    plot.setRuns({curves});
+    QCOMPARE(plot.graphCount(), 2);  // faded raw + smoothed
+    // EMA seeded with the first value: 4, 3, 3, 2.
+    QCOMPARE(plot.smoothedValue(0, 0, 0), 4.0);
+    QCOMPARE(plot.smoothedValue(0, 0, 1), 3.0);
+    QCOMPARE(plot.smoothedValue(0, 0, 2), 3.0);
+    QCOMPARE(plot.smoothedValue(0, 0, 3), 2.0);
+    QColor rawColor = plot.customPlot()->graph(0)->pen().color();
+    QVERIFY(rawColor.alpha() < 128);  // faded
+    QCOMPARE(plot.customPlot()->graph(0)->dataCount(), 4);
+    QCOMPARE(plot.customPlot()->graph(0)->data()->at(3)->value, 1.0);  // raw kept as is
+  }
+
+  void appendsIncrementallyToAHundredThousandPoints() {
+    auto curves = std::make_shared<RunCurves>("run");
+    MetricPlot plot(Metric::TrainAccuracy);
+    plot.setRuns({curves});
+    int64_t step = 0;
+    for (int batch = 0; batch < 10; ++batch) {
+      for (int i = 0; i < 10000; ++i) curves->addStep(loggedStep(++step, {0.1}, 0.1), false);
+      plot.refresh();  // what the window's timer calls
+      QCOMPARE(plot.pointsOf(0, 0), int(step));
+    }
+    QCOMPARE(plot.pointsOf(0, 0), 100000);
+    QCOMPARE(plot.customPlot()->xAxis->range().upper, 100000.0);  // follows the data
+  }
+
+  void comparesSeveralRuns() {
+    auto single = std::make_shared<RunCurves>("single");
+    auto ensembleRun = std::make_shared<RunCurves>("ensemble");
+    EpochEvent epoch;
+    epoch.epoch = 1;
+    epoch.test.members = {{0.5, 0.8}};
+    single->addEpoch(epoch, false);
+    epoch.test.members = {{0.5, 0.8}, {0.6, 0.79}};
+    epoch.test.ensemble.nll = 0.4;
+    epoch.test.ensemble.accuracy = 0.83;
+    ensembleRun->addEpoch(epoch, true);
+    MetricPlot plot(Metric::TestAccuracy);
+    plot.setRuns({single, ensembleRun});
+    QCOMPARE(plot.graphCount(), 1 + 3);
+    QCOMPARE(plot.smoothedValue(1, RunCurves::kEnsemble, 0), 0.83);
+  }
+};
+
+QTEST_MAIN(TestMetricPlot)
+#include "TestMetricPlot.moc"

@@ -1,0 +1,21 @@
+#pragma once
+// The engine's event structs as Qt metatypes, so they can cross threads in queued signals.
+// This is the one place where engine events enter Qt (ARCHITECTURE.md).
+#include <QMetaType>
+#include <QVector>
+
+#include "core/train/ExperimentConfig.h"
+#include "core/train/TrainingEvents.h"
+
+Q_DECLARE_METATYPE(ensemble::RunStartedEvent)
+Q_DECLARE_METATYPE(ensemble::StepEvent)
+Q_DECLARE_METATYPE(ensemble::EpochEvent)
+Q_DECLARE_METATYPE(ensemble::RunFinishedEvent)
+Q_DECLARE_METATYPE(ensemble::ExperimentConfig)
+
+namespace ensemble::ui {
+
+/// Registers the types above with Qt's meta-type system (idempotent).
+void registerEngineMetaTypes();
+
+}  // namespace ensemble::ui

@@ -1,0 +1,273 @@
+#include "ui/ExperimentForm.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <functional>
+
+#include "core/common/Error.h"
+#include "core/devices/DeviceInventory.h"
+#include "core/devices/DeviceSpec.h"
+#include "core/models/ModelRegistry.h"
+
+namespace ensemble::ui {
+namespace {
+
+QString gib(std::uint64_t bytes) { return QString::number(double(bytes) / double(1ull << 30), 'f', 1) + " GiB"; }
+
+/// The engine's message for a config that differs from the defaults by `change` only.
+QString engineError(const std::function<void(ExperimentConfig&)>& change) {
+  ExperimentConfig config;
+  change(config);
+  try {
+    config.validate();
+    return {};
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
+}
+
+bool parseDouble(const QString& text, double& value) {
+  bool ok = false;
+  value = text.trimmed().toDouble(&ok);
+  return ok;
+}
+
+}  // namespace
+
+ExperimentForm::ExperimentForm(QWidget* parent)
+    : QWidget(parent),
+      m_dataset(new QComboBox),
+      m_model(new QComboBox),
+      m_mode(new QComboBox),
+      m_devices(new QListWidget),
+      m_cpuReplicas(new QSpinBox),
+      m_learningRate(new QLineEdit("0.1")),
+      m_momentum(new QLineEdit("0.9")),
+      m_batchSize(new QSpinBox),
+      m_epochs(new QSpinBox),
+      m_seed(new QSpinBox),
+      m_trainLimit(new QSpinBox) {
+  m_dataset->addItem(tr("Fashion-MNIST"), "fashion-mnist");
+  m_dataset->addItem(tr("Synthetic (small, generated)"), "synthetic");
+  auto* openFolder = new QPushButton(tr("Open folder…"));
+  openFolder->setToolTip(tr("A folder with the four MNIST-format files (raw or .gz)"));
+  auto* datasetRow = new QHBoxLayout;
+  datasetRow->addWidget(m_dataset, 1);
+  datasetRow->addWidget(openFolder);
+
+  for (const std::string& name : modelNames()) m_model->addItem(QString::fromStdString(name));
+  m_mode->addItem(tr("ensemble"), "ensemble");
+  m_mode->addItem(tr("single"), "single");
+  m_mode->addItem(tr("data-parallel"), "data-parallel");
+
+  for (const DeviceInfo& device : listDevices()) {
+    const QString id = QString::fromStdString(device.id);
+    QString text = id + " — " + QString::fromStdString(device.name);
+    text += device.cores > 0 ? QString(" (%1 cores, %2)").arg(device.cores).arg(gib(device.memoryBytes))
+                             : QString(" (%1)").arg(gib(device.memoryBytes));
+    auto* item = new QListWidgetItem(text, m_devices);
+    item->setData(Qt::UserRole, id);
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(id == "cpu" ? Qt::Checked : Qt::Unchecked);
+  }
+  m_devices->setMaximumHeight(24 * std::min(4, m_devices->count()) + 8);
+  m_cpuReplicas->setRange(1, kMaxCpuReplicas);
+  m_cpuReplicas->setValue(4);
+  m_cpuReplicas->setToolTip(tr("Replicas on the CPU: ensemble members or data-parallel shards"));
+  m_batchSize->setRange(0, 1 << 20);
+  m_batchSize->setValue(128);
+  m_epochs->setRange(0, 100000);
+  m_epochs->setValue(10);
+  m_seed->setRange(0, std::numeric_limits<int>::max());
+  m_trainLimit->setRange(0, std::numeric_limits<int>::max());
+  m_trainLimit->setSpecialValueText(tr("all"));
+  m_trainLimit->setToolTip(tr("Train on the first N samples only (quick experiments)"));
+
+  auto* form = new QFormLayout;
+  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  const auto addRow = [&](const QString& label, QWidget* field, QLayout* layout, const QString& name) {
+    auto* error = new QLabel;
+    error->setWordWrap(true);
+    error->setStyleSheet("color: #c62828; font-size: small;");
+    error->setVisible(false);
+    error->setObjectName("error-" + name);
+    m_errorLabels[name] = error;
+    auto* cell = new QVBoxLayout;
+    cell->setSpacing(1);
+    if (layout) cell->addLayout(layout);
+    else cell->addWidget(field);
+    cell->addWidget(error);
+    form->addRow(label, cell);
+  };
+  addRow(tr("Dataset"), nullptr, datasetRow, "dataset");
+  addRow(tr("Model"), m_model, nullptr, "model");
+  addRow(tr("Mode"), m_mode, nullptr, "mode");
+  auto* devicesBox = new QVBoxLayout;
+  devicesBox->addWidget(m_devices);
+  auto* replicasRow = new QHBoxLayout;
+  replicasRow->addWidget(new QLabel(tr("CPU replicas")));
+  replicasRow->addWidget(m_cpuReplicas);
+  devicesBox->addLayout(replicasRow);
+  addRow(tr("Devices"), nullptr, devicesBox, "devices");
+  addRow(tr("Learning rate"), m_learningRate, nullptr, "lr");
+  addRow(tr("Momentum"), m_momentum, nullptr, "momentum");
+  addRow(tr("Batch size"), m_batchSize, nullptr, "batch_size");
+  addRow(tr("Epochs"), m_epochs, nullptr, "epochs");
+  addRow(tr("Seed"), m_seed, nullptr, "seed");
+  addRow(tr("Train samples"), m_trainLimit, nullptr, "train_limit");
+  setLayout(form);
+
+  connect(openFolder, &QPushButton::clicked, this, &ExperimentForm::chooseFolder);
+  for (QComboBox* box : {m_dataset, m_model, m_mode}) {
+    connect(box, &QComboBox::currentIndexChanged, this, &ExperimentForm::revalidate);
+  }
+  connect(m_devices, &QListWidget::itemChanged, this, &ExperimentForm::revalidate);
+  for (QLineEdit* edit : {m_learningRate, m_momentum}) {
+    connect(edit, &QLineEdit::textChanged, this, &ExperimentForm::revalidate);
+  }
+  for (QSpinBox* box : {m_cpuReplicas, m_batchSize, m_epochs, m_seed, m_trainLimit}) {
+    connect(box, &QSpinBox::valueChanged, this, &ExperimentForm::revalidate);
+  }
+  revalidate();
+}
+
+void ExperimentForm::chooseFolder() {
+  const QString folder = QFileDialog::getExistingDirectory(this, tr("Open an MNIST-format dataset folder"));
+  if (!folder.isEmpty()) addDatasetFolder(folder);
+}
+
+void ExperimentForm::addDatasetFolder(const QString& folder) {
+  int index = m_dataset->findData(folder);
+  if (index < 0) {
+    m_dataset->addItem(folder, folder);
+    index = m_dataset->count() - 1;
+  }
+  m_dataset->setCurrentIndex(index);
+}
+
+QString ExperimentForm::deviceSpec() const {
+  QStringList parts;
+  for (int i = 0; i < m_devices->count(); ++i) {
+    const QListWidgetItem* item = m_devices->item(i);
+    if (item->checkState() != Qt::Checked) continue;
+    const QString id = item->data(Qt::UserRole).toString();
+    parts << (id == "cpu" ? (m_cpuReplicas->value() == 1 ? QString("cpu") : QString("cpu*%1").arg(m_cpuReplicas->value())) : id);
+  }
+  return parts.join(',');
+}
+
+ExperimentConfig ExperimentForm::config() const {
+  ExperimentConfig config;
+  config.dataset = m_dataset->currentData().toString().toStdString();
+  config.model = m_model->currentText().toStdString();
+  config.mode = parseMode(m_mode->currentData().toString().toStdString());
+  config.devices = deviceSpec().toStdString();
+  parseDouble(m_learningRate->text(), config.learningRate);
+  parseDouble(m_momentum->text(), config.momentum);
+  config.batchSize = m_batchSize->value();
+  config.epochs = m_epochs->value();
+  config.seed = std::uint64_t(m_seed->value());
+  config.trainLimit = m_trainLimit->value();
+  return config;
+}
+
+void ExperimentForm::mark(const QString& field, QWidget* widget, const QString& error) {
+  if (error.isEmpty()) m_errors.remove(field);
+  else m_errors[field] = error;
+  QLabel* label = m_errorLabels.value(field);
+  label->setText(error);
+  label->setVisible(!error.isEmpty());
+  if (widget) {
+    widget->setStyleSheet(error.isEmpty() ? QString() : QString("border: 1px solid #c62828;"));
+    widget->setToolTip(error);
+  }
+}
+
+void ExperimentForm::revalidate() {
+  const ExperimentConfig current = config();
+  double value = 0;
+  mark("lr", m_learningRate,
+       !parseDouble(m_learningRate->text(), value)
+           ? tr("not a number; the default is 0.1")
+           : engineError([&](ExperimentConfig& c) { c.learningRate = value; }));
+  mark("momentum", m_momentum,
+       !parseDouble(m_momentum->text(), value)
+           ? tr("not a number; the default is 0.9")
+           : engineError([&](ExperimentConfig& c) { c.momentum = value; }));
+  mark("batch_size", m_batchSize, engineError([&](ExperimentConfig& c) { c.batchSize = current.batchSize; }));
+  mark("epochs", m_epochs, engineError([&](ExperimentConfig& c) { c.epochs = current.epochs; }));
+
+  QString deviceError;
+  if (current.devices.empty()) {
+    deviceError = tr("pick at least one device");
+  } else {
+    try {
+      const auto devices = parseDeviceSpec(current.devices, cudaDeviceCount());
+      if (current.mode == TrainingMode::Single && devices.size() != 1) {
+        deviceError = tr("single mode trains one model: pick one device with one replica");
+      } else if (current.mode == TrainingMode::DataParallel && current.batchSize % int64_t(devices.size()) != 0) {
+        deviceError = tr("data-parallel splits the batch evenly: %1 is not a multiple of %2 replicas")
+                          .arg(current.batchSize).arg(devices.size());
+      }
+    } catch (const Error& e) {
+      deviceError = QString::fromStdString(e.what());
+    }
+  }
+  mark("devices", m_devices, deviceError);
+  if (isValid() != m_wasValid) {
+    m_wasValid = isValid();
+    emit validityChanged(m_wasValid);
+  }
+}
+
+void ExperimentForm::load(const QSettings& settings) {
+  const QString dataset = settings.value("setup/dataset", "fashion-mnist").toString();
+  if (m_dataset->findData(dataset) < 0 && dataset != "fashion-mnist" && dataset != "synthetic") {
+    m_dataset->addItem(dataset, dataset);
+  }
+  m_dataset->setCurrentIndex(std::max(0, m_dataset->findData(dataset)));
+  m_model->setCurrentText(settings.value("setup/model", "cnn").toString());
+  m_mode->setCurrentIndex(std::max(0, m_mode->findData(settings.value("setup/mode", "ensemble"))));
+  const QStringList checked = settings.value("setup/devices", QStringList{"cpu"}).toStringList();
+  for (int i = 0; i < m_devices->count(); ++i) {
+    QListWidgetItem* item = m_devices->item(i);
+    item->setCheckState(checked.contains(item->data(Qt::UserRole).toString()) ? Qt::Checked : Qt::Unchecked);
+  }
+  m_cpuReplicas->setValue(settings.value("setup/cpuReplicas", 4).toInt());
+  m_learningRate->setText(settings.value("setup/lr", "0.1").toString());
+  m_momentum->setText(settings.value("setup/momentum", "0.9").toString());
+  m_batchSize->setValue(settings.value("setup/batchSize", 128).toInt());
+  m_epochs->setValue(settings.value("setup/epochs", 10).toInt());
+  m_seed->setValue(settings.value("setup/seed", 0).toInt());
+  m_trainLimit->setValue(settings.value("setup/trainLimit", 0).toInt());
+  revalidate();
+}
+
+void ExperimentForm::save(QSettings& settings) const {
+  settings.setValue("setup/dataset", m_dataset->currentData());
+  settings.setValue("setup/model", m_model->currentText());
+  settings.setValue("setup/mode", m_mode->currentData());
+  QStringList checked;
+  for (int i = 0; i < m_devices->count(); ++i) {
+    if (m_devices->item(i)->checkState() == Qt::Checked) checked << m_devices->item(i)->data(Qt::UserRole).toString();
+  }
+  settings.setValue("setup/devices", checked);
+  settings.setValue("setup/cpuReplicas", m_cpuReplicas->value());
+  settings.setValue("setup/lr", m_learningRate->text());
+  settings.setValue("setup/momentum", m_momentum->text());
+  settings.setValue("setup/batchSize", m_batchSize->value());
+  settings.setValue("setup/epochs", m_epochs->value());
+  settings.setValue("setup/seed", m_seed->value());
+  settings.setValue("setup/trainLimit", m_trainLimit->value());
+}
+
+}  // namespace ensemble::ui

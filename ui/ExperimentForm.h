@@ -1,0 +1,76 @@
+#pragma once
+// The experiment setup panel: dataset, model, mode, devices, hyperparameters. Each field
+// is checked as it changes, with the engine's own validation; an invalid one is marked
+// with the reason beside it and the form reports itself invalid (Start stays disabled).
+#include <QHash>
+#include <QWidget>
+
+#include "core/train/ExperimentConfig.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QSettings;
+class QSpinBox;
+
+namespace ensemble::ui {
+
+class ExperimentForm final : public QWidget {
+  Q_OBJECT
+  Q_DISABLE_COPY_MOVE(ExperimentForm)
+
+ public:
+  explicit ExperimentForm(QWidget* parent = nullptr);
+
+  /// The config the fields describe (meaningful when isValid()).
+  ensemble::ExperimentConfig config() const;
+  bool isValid() const { return m_errors.isEmpty(); }
+  /// Field name -> reason, for every invalid field.
+  const QHash<QString, QString>& errors() const { return m_errors; }
+
+  void load(const QSettings& settings);
+  void save(QSettings& settings) const;
+
+  /// Adds (and selects) a dataset folder in the dataset list.
+  void addDatasetFolder(const QString& folder);
+
+  // Fields, exposed for tests and for the window's shortcuts.
+  QComboBox* datasetBox() const { return m_dataset; }
+  QComboBox* modelBox() const { return m_model; }
+  QComboBox* modeBox() const { return m_mode; }
+  QListWidget* deviceList() const { return m_devices; }
+  QSpinBox* cpuReplicasBox() const { return m_cpuReplicas; }
+  QLineEdit* learningRateEdit() const { return m_learningRate; }
+  QLineEdit* momentumEdit() const { return m_momentum; }
+  QSpinBox* batchSizeBox() const { return m_batchSize; }
+  QSpinBox* epochsBox() const { return m_epochs; }
+  QSpinBox* seedBox() const { return m_seed; }
+  QSpinBox* trainLimitBox() const { return m_trainLimit; }
+
+ signals:
+  void validityChanged(bool valid);
+
+ private:
+  void chooseFolder();
+  void revalidate();
+  void mark(const QString& field, QWidget* widget, const QString& error);
+  QString deviceSpec() const;
+
+  QComboBox* m_dataset;
+  QComboBox* m_model;
+  QComboBox* m_mode;
+  QListWidget* m_devices;
+  QSpinBox* m_cpuReplicas;
+  QLineEdit* m_learningRate;
+  QLineEdit* m_momentum;
+  QSpinBox* m_batchSize;
+  QSpinBox* m_epochs;
+  QSpinBox* m_seed;
+  QSpinBox* m_trainLimit;
+  QHash<QString, QLabel*> m_errorLabels;
+  QHash<QString, QString> m_errors;
+  bool m_wasValid = true;
+};
+
+}  // namespace ensemble::ui

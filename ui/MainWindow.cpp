@@ -1,0 +1,558 @@
+#include "ui/MainWindow.h"
+
+#include <qcustomplot.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSlider>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "core/io/RunDirectory.h"
+#include "ui/ExperimentForm.h"
+#include "ui/MetricPlot.h"
+#include "ui/PlotExport.h"
+#include "ui/RunController.h"
+#include "ui/RunCurves.h"
+#include "ui/RunsModel.h"
+
+namespace ensemble::ui {
+namespace {
+
+constexpr int kRepaintIntervalMs = 100;  // at most 10 repaints a second, however fast steps come
+
+QString formatDuration(double seconds) {
+  const int total = int(seconds + 0.5);
+  if (total >= 3600) return QString("%1h%2m").arg(total / 3600).arg(total / 60 % 60, 2, 10, QChar('0'));
+  if (total >= 60) return QString("%1m%2s").arg(total / 60).arg(total % 60, 2, 10, QChar('0'));
+  return QString("%1s").arg(total);
+}
+
+QIcon themed(const char* name, QStyle::StandardPixmap fallback) {
+  return QIcon::fromTheme(name, QApplication::style()->standardIcon(fallback));
+}
+
+bool copyFolder(const QString& from, const QString& to) {
+  if (!QDir().mkpath(to)) return false;
+  for (const QFileInfo& entry : QDir(from).entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)) {
+    const QString target = to + "/" + entry.fileName();
+    if (entry.isDir() ? !copyFolder(entry.filePath(), target) : !QFile::copy(entry.filePath(), target)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
+    : QMainWindow(parent),
+      m_runsRoot(runsRoot.isEmpty() ? QString::fromStdString(RunDirectory::defaultRunsRoot()) : runsRoot),
+      m_form(new ExperimentForm),
+      m_controller(new RunController(this)),
+      m_runs(new RunsModel(this)) {
+  setWindowTitle(tr("EnsembleLab"));
+  buildActions();
+  buildLayout();
+  m_runs->scan(m_runsRoot);
+
+  connect(m_form, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
+  connect(m_controller, &RunController::runStarted, this, &MainWindow::onRunStarted);
+  connect(m_controller, &RunController::stepsReady, this, &MainWindow::onSteps);
+  connect(m_controller, &RunController::epochFinished, this, &MainWindow::onEpoch);
+  connect(m_controller, &RunController::runFinished, this, &MainWindow::onRunFinished);
+  connect(m_controller, &RunController::pausedChanged, this, [this](bool paused) {
+    m_status->setText(paused ? tr("Paused") : tr("Training…"));
+    updateActions();
+  });
+  m_repaint = new QTimer(this);
+  m_repaint->setInterval(kRepaintIntervalMs);
+  connect(m_repaint, &QTimer::timeout, this, [this] {
+    if (!m_plotsDirty) return;
+    m_plotsDirty = false;
+    for (MetricPlot* plot : m_plots) plot->refresh();
+  });
+  m_repaint->start();
+
+  QSettings settings;
+  m_form->load(settings);
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  restoreState(settings.value("window/state").toByteArray());
+  if (!settings.contains("window/geometry")) resize(1400, 900);
+  updateActions();
+  m_status->setText(tr("Ready. %1 past run(s) in %2").arg(m_runs->rowCount()).arg(m_runsRoot));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions() {
+  m_start = new QAction(themed("media-playback-start", QStyle::SP_MediaPlay), tr("&Start"), this);
+  m_start->setShortcut(Qt::CTRL | Qt::Key_R);
+  m_pause = new QAction(themed("media-playback-pause", QStyle::SP_MediaPause), tr("&Pause"), this);
+  m_pause->setCheckable(true);
+  m_stop = new QAction(themed("media-playback-stop", QStyle::SP_MediaStop), tr("S&top"), this);
+  auto* exportPlot = new QAction(themed("document-save-as", QStyle::SP_DialogSaveButton), tr("Export &plot…"), this);
+  auto* exportMetrics = new QAction(tr("Export &metrics…"), this);
+  auto* exportCheckpoint = new QAction(tr("Export &checkpoint…"), this);
+  auto* openFolder = new QAction(themed("document-open", QStyle::SP_DirOpenIcon), tr("&Open dataset folder…"), this);
+  auto* resume = new QAction(tr("&Resume selected run"), this);
+  auto* quit = new QAction(tr("&Quit"), this);
+  quit->setShortcut(QKeySequence::Quit);
+
+  connect(m_start, &QAction::triggered, this, &MainWindow::startRun);
+  connect(m_pause, &QAction::toggled, this, [this](bool paused) {
+    if (paused) m_controller->pause();
+    else m_controller->unpause();
+  });
+  connect(m_stop, &QAction::triggered, m_controller, &RunController::stop);
+  connect(exportPlot, &QAction::triggered, this, &MainWindow::exportPlotInteractive);
+  connect(exportMetrics, &QAction::triggered, this, &MainWindow::exportMetricsInteractive);
+  connect(exportCheckpoint, &QAction::triggered, this, &MainWindow::exportCheckpointInteractive);
+  connect(openFolder, &QAction::triggered, this, [this] {
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open an MNIST-format dataset folder"));
+    if (!folder.isEmpty()) m_form->addDatasetFolder(folder);
+  });
+  connect(resume, &QAction::triggered, this, &MainWindow::resumeSelected);
+  connect(quit, &QAction::triggered, this, &QWidget::close);
+
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(openFolder);
+  file->addSeparator();
+  file->addActions({exportPlot, exportMetrics, exportCheckpoint});
+  file->addSeparator();
+  file->addAction(quit);
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addActions({m_start, m_pause, m_stop});
+  run->addSeparator();
+  run->addAction(resume);
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About EnsembleLab"), this, [this] {
+    QMessageBox::about(this, tr("About EnsembleLab"),
+                       tr("<b>EnsembleLab %1</b><p>Train and compare deep ensembles.</p>").arg(ENSEMBLELAB_VERSION));
+  });
+
+  QToolBar* toolbar = addToolBar(tr("Run"));
+  toolbar->setObjectName("runToolbar");
+  toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  toolbar->addActions({m_start, m_pause, m_stop});
+  toolbar->addSeparator();
+  toolbar->addActions({exportPlot, openFolder});
+}
+
+void MainWindow::buildLayout() {
+  // Setup dock.
+  auto* setupPanel = new QWidget;
+  auto* setupLayout = new QVBoxLayout(setupPanel);
+  setupLayout->addWidget(m_form);
+  auto* startButton = new QPushButton(m_start->icon(), tr("Start training"));
+  connect(startButton, &QPushButton::clicked, m_start, &QAction::trigger);
+  connect(m_start, &QAction::changed, startButton, [this, startButton] { startButton->setEnabled(m_start->isEnabled()); });
+  setupLayout->addWidget(startButton);
+  setupLayout->addStretch();
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(setupPanel);
+  scroll->setWidgetResizable(true);
+  auto* dock = new QDockWidget(tr("Experiment"), this);
+  dock->setObjectName("experimentDock");
+  dock->setWidget(scroll);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+  // Plots and their controls.
+  auto* plotsPanel = new QWidget;
+  auto* grid = new QGridLayout;
+  const Metric metrics[] = {Metric::TrainLoss, Metric::TrainAccuracy, Metric::TestLoss, Metric::TestAccuracy};
+  for (int i = 0; i < 4; ++i) {
+    auto* plot = new MetricPlot(metrics[i]);
+    plot->setObjectName(QString("plot%1").arg(i));
+    m_plots.push_back(plot);
+    grid->addWidget(plot, i / 2, i % 2);
+    connect(plot->customPlot(), &QCustomPlot::mousePress, this, [this, plot] { m_activePlot = plot; });
+  }
+  m_activePlot = m_plots.back();
+  m_smoothing = new QSlider(Qt::Horizontal);
+  m_smoothing->setRange(0, 99);
+  m_smoothing->setValue(60);
+  m_smoothing->setMaximumWidth(220);
+  m_smoothing->setToolTip(tr("Exponential moving average of the training curves; the raw line stays faded beneath"));
+  m_logScale = new QCheckBox(tr("Log-scale loss"));
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(tr("Smoothing")));
+  controls->addWidget(m_smoothing);
+  controls->addSpacing(16);
+  controls->addWidget(m_logScale);
+  controls->addStretch();
+  controls->addWidget(new QLabel(tr("Drag to pan, wheel to zoom, double-click to follow the data")));
+  auto* plotsLayout = new QVBoxLayout(plotsPanel);
+  plotsLayout->addLayout(controls);
+  plotsLayout->addLayout(grid, 1);
+  connect(m_smoothing, &QSlider::valueChanged, this, [this](int value) {
+    for (MetricPlot* plot : m_plots) plot->setSmoothing(value / 100.0);
+  });
+  connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
+    for (MetricPlot* plot : m_plots) plot->setLogScale(on);
+  });
+  for (MetricPlot* plot : m_plots) plot->setSmoothing(m_smoothing->value() / 100.0);
+
+  // Runs and the ensemble's breakdown.
+  m_runsView = new QTableView;
+  m_runsView->setModel(m_runs);
+  m_runsView->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_runsView->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  m_runsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_runsView->horizontalHeader()->setStretchLastSection(true);
+  m_runsView->verticalHeader()->hide();
+  m_runsView->setContextMenuPolicy(Qt::ActionsContextMenu);
+  auto* rename = new QAction(tr("Rename…"), m_runsView);
+  auto* remove = new QAction(tr("Delete…"), m_runsView);
+  auto* resume = new QAction(tr("Resume"), m_runsView);
+  connect(rename, &QAction::triggered, this, &MainWindow::renameSelected);
+  connect(remove, &QAction::triggered, this, &MainWindow::deleteSelected);
+  connect(resume, &QAction::triggered, this, &MainWindow::resumeSelected);
+  m_runsView->addActions({resume, rename, remove});
+  connect(m_runsView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    showRunsOnPlots();
+    const QVector<int> rows = selectedRows();
+    if (!rows.isEmpty()) showEnsembleBreakdown(rows.front());
+  });
+
+  m_memberTable = new QTableWidget(0, 3);
+  m_memberTable->setHorizontalHeaderLabels({tr("Model"), tr("Test accuracy"), tr("Test loss")});
+  m_memberTable->horizontalHeader()->setStretchLastSection(true);
+  m_memberTable->verticalHeader()->hide();
+  m_memberTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_sizePlot = new QCustomPlot;
+  m_sizePlot->plotLayout()->insertRow(0);
+  m_sizePlot->plotLayout()->addElement(0, 0, new QCPTextElement(m_sizePlot, tr("Accuracy vs. ensemble size"), QFont(font().family(), 10, QFont::Bold)));
+  m_sizePlot->xAxis->setLabel(tr("members k (first k averaged)"));
+  m_sizePlot->yAxis->setLabel(tr("test accuracy"));
+  auto* breakdown = new QSplitter(Qt::Horizontal);
+  breakdown->addWidget(m_memberTable);
+  breakdown->addWidget(m_sizePlot);
+  breakdown->setStretchFactor(1, 1);
+
+  auto* tabs = new QTabWidget;
+  tabs->addTab(m_runsView, tr("Runs"));
+  tabs->addTab(breakdown, tr("Ensemble"));
+  auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->addWidget(plotsPanel);
+  splitter->addWidget(tabs);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 1);
+  setCentralWidget(splitter);
+
+  m_progress = new QProgressBar;
+  m_progress->setMaximumWidth(320);
+  m_progress->setFormat(tr("%p%"));
+  m_status = new QLabel;
+  statusBar()->addWidget(m_status, 1);
+  statusBar()->addPermanentWidget(m_progress);
+}
+
+void MainWindow::updateActions() {
+  const bool running = m_controller->isRunning();
+  m_start->setEnabled(!running && m_form->isValid());
+  m_start->setToolTip(m_form->isValid() ? tr("Start training") : tr("Fix the marked fields first"));
+  m_pause->setEnabled(running);
+  m_stop->setEnabled(running);
+  m_form->setEnabled(!running);
+  if (!running) {
+    const QSignalBlocker blocker(m_pause);
+    m_pause->setChecked(false);
+  }
+}
+
+QString MainWindow::statusText() const { return m_status->text(); }
+
+void MainWindow::startRun() {
+  if (m_controller->isRunning() || !m_form->isValid()) return;
+  const ExperimentConfig config = m_form->config();
+  QSettings settings;
+  m_form->save(settings);
+  m_liveDirectory = m_runsRoot + "/" + QString::fromStdString(RunDirectory::newRunName(modeName(config.mode), config.model));
+  m_liveCurves = std::make_shared<RunCurves>(QFileInfo(m_liveDirectory).fileName());
+  m_liveEnsemble = config.mode == TrainingMode::Ensemble;
+  m_status->setText(tr("Preparing %1 (loading data, building replicas)…").arg(QString::fromStdString(config.dataset)));
+  m_progress->setValue(0);
+  m_controller->start(config, m_liveDirectory);
+  updateActions();
+  showRunsOnPlots();
+}
+
+void MainWindow::resumeSelected() {
+  const QVector<int> rows = selectedRows();
+  if (rows.isEmpty() || m_controller->isRunning()) return;
+  RunRecord& record = m_runs->record(rows.front());
+  m_liveDirectory = record.directory;
+  record.ensureCurves();
+  m_liveCurves = record.curves ? record.curves : std::make_shared<RunCurves>(record.name());
+  record.curves = m_liveCurves;
+  m_liveEnsemble = record.config.value("mode").toString() == "ensemble";
+  m_status->setText(tr("Resuming %1…").arg(record.name()));
+  m_controller->resume(m_liveDirectory);
+  updateActions();
+  showRunsOnPlots();
+}
+
+void MainWindow::onRunStarted(const RunStartedEvent& event) {
+  RunRecord record = RunRecord::load(QString::fromStdString(event.runDirectory));
+  record.curves = m_liveCurves;
+  m_runs->upsert(record);
+  m_progress->setRange(0, int(event.epochs * event.stepsPerEpoch));
+  m_status->setText(tr("Training %1 %2 on %3…").arg(QString::fromStdString(event.mode), QString::fromStdString(event.model), QString::fromStdString(event.devices)));
+  showRunsOnPlots();
+}
+
+void MainWindow::onSteps(const QVector<StepEvent>& steps) {
+  for (const StepEvent& step : steps) m_liveCurves->addStep(step, m_liveEnsemble);
+  const StepEvent& last = steps.back();
+  m_progress->setValue(int(last.globalStep));
+  if (!m_controller->isPaused()) {
+    m_status->setText(tr("Epoch %1/%2 · step %3/%4 · %5 img/s · ETA %6")
+                          .arg(last.epoch).arg(last.epochs).arg(last.stepInEpoch).arg(last.stepsPerEpoch)
+                          .arg(last.imagesPerSecond, 0, 'f', 0).arg(formatDuration(last.etaSeconds)));
+  }
+  m_plotsDirty = true;
+}
+
+void MainWindow::onEpoch(const EpochEvent& event) {
+  m_liveCurves->addEpoch(event, m_liveEnsemble);
+  m_plotsDirty = true;
+  const int row = m_runs->upsert(RunRecord::load(m_liveDirectory));
+  showEnsembleBreakdown(row);
+}
+
+void MainWindow::onRunFinished(const RunFinishedEvent& event) {
+  const QString directory = QString::fromStdString(event.runDirectory);
+  if (QFileInfo::exists(directory + "/config.json")) {
+    RunRecord record = RunRecord::load(directory);
+    record.curves = m_liveCurves;
+    showEnsembleBreakdown(m_runs->upsert(record));
+  }
+  const QString message = QString::fromStdString(event.message);
+  switch (event.status) {
+    case RunStatus::Completed: m_status->setText(tr("Run finished: %1").arg(QFileInfo(directory).fileName())); break;
+    case RunStatus::Stopped: m_status->setText(tr("Stopped. %1").arg(message)); break;
+    default:
+      m_status->setText(tr("Run failed: %1").arg(message));
+      showError(tr("The run failed"), message);
+  }
+  m_plotsDirty = true;
+  updateActions();
+}
+
+QVector<int> MainWindow::selectedRows() const {
+  QVector<int> rows;
+  for (const QModelIndex& index : m_runsView->selectionModel()->selectedRows()) rows.push_back(index.row());
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+void MainWindow::showRunsOnPlots() {
+  // The live run first, then every selected run for comparison.
+  QVector<std::shared_ptr<const RunCurves>> runs;
+  if (m_liveCurves) runs.push_back(m_liveCurves);
+  for (const int row : selectedRows()) {
+    RunRecord& record = m_runs->record(row);
+    QString error;
+    if (!record.ensureCurves(&error)) {
+      m_status->setText(tr("Cannot show %1: %2").arg(record.name(), error));
+      continue;
+    }
+    if (record.curves != m_liveCurves) runs.push_back(record.curves);
+  }
+  for (MetricPlot* plot : m_plots) plot->setRuns(runs);
+}
+
+void MainWindow::showEnsembleBreakdown(int row) {
+  if (row < 0 || row >= m_runs->rowCount()) return;
+  const QJsonObject summary = m_runs->record(row).summary;
+  const QJsonArray members = summary.value("members").toArray();
+  const QJsonObject ensemble = summary.value("ensemble").toObject();
+  m_memberTable->setRowCount(0);
+  const auto addRow = [this](const QString& name, double accuracy, double loss, bool bold) {
+    const int r = m_memberTable->rowCount();
+    m_memberTable->insertRow(r);
+    const QStringList cells{name, QString::number(accuracy, 'f', 4), QString::number(loss, 'f', 4)};
+    for (int c = 0; c < 3; ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      QFont f = item->font();
+      f.setBold(bold);
+      item->setFont(f);
+      m_memberTable->setItem(r, c, item);
+    }
+  };
+  double mean = 0;
+  for (int m = 0; m < members.size(); ++m) {
+    const QJsonObject member = members[m].toObject();
+    addRow(tr("member %1").arg(m), member.value("test_accuracy").toDouble(), member.value("test_loss").toDouble(), false);
+    mean += member.value("test_accuracy").toDouble() / double(members.size());
+  }
+  if (members.size() > 1) {
+    addRow(tr("mean of members"), mean, std::nan(""), false);
+    addRow(tr("ensemble"), ensemble.value("test_accuracy").toDouble(), ensemble.value("test_nll").toDouble(), true);
+  }
+  const QJsonArray curve = summary.value("accuracy_vs_ensemble_size").toArray();
+  m_sizePlot->clearGraphs();
+  QCPGraph* graph = m_sizePlot->addGraph();
+  graph->setPen(QPen(QColor(31, 119, 180), 2));
+  graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
+  for (int k = 0; k < curve.size(); ++k) graph->addData(k + 1, curve[k].toDouble());
+  QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+  ticker->setTickStep(1.0);
+  m_sizePlot->xAxis->setTicker(ticker);
+  m_sizePlot->rescaleAxes();
+  m_sizePlot->xAxis->setRange(0.5, curve.size() + 0.5);
+  const QCPRange y = m_sizePlot->yAxis->range();
+  m_sizePlot->yAxis->setRange(y.lower - 0.005, y.upper + 0.005);
+  m_sizePlot->replot();
+}
+
+QString MainWindow::exportMetrics(int row, const QString& path) {
+  RunRecord& record = m_runs->record(row);
+  if (path.endsWith(".csv", Qt::CaseInsensitive)) {
+    QFile::remove(path);
+    return QFile::copy(record.directory + "/metrics.csv", path) ? QString() : tr("could not copy metrics.csv to %1").arg(path);
+  }
+  QString error;
+  if (!record.ensureCurves(&error)) return error;
+  QJsonObject curves;
+  const char* names[] = {"train_loss", "train_accuracy", "test_loss", "test_accuracy"};
+  for (const int member : record.curves->members()) {
+    QJsonObject series;
+    for (int m = 0; m < kMetricCount; ++m) {
+      const Series& s = record.curves->series(Metric(m), member);
+      QJsonArray points;
+      for (int i = 0; i < s.x.size(); ++i) points.append(QJsonArray{s.x[i], s.y[i]});
+      series[names[m]] = points;
+    }
+    curves[member == RunCurves::kEnsemble ? QString("ensemble") : QString::number(member)] = series;
+  }
+  const QJsonObject document{{"run", record.name()}, {"config", record.config}, {"summary", record.summary}, {"curves", curves}};
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(QJsonDocument(document).toJson()) < 0) {
+    return tr("could not write %1: %2").arg(path, file.errorString());
+  }
+  return {};
+}
+
+QString MainWindow::exportCheckpoint(int row, const QString& folder) {
+  const QString checkpoints = m_runs->record(row).directory + "/checkpoints";
+  QFile latest(checkpoints + "/latest");
+  if (!latest.open(QIODevice::ReadOnly)) return tr("the run has no checkpoint yet");
+  const QString name = QString::fromUtf8(latest.readAll()).trimmed();
+  const QString target = folder + "/" + m_runs->record(row).name() + "-" + name;
+  return copyFolder(checkpoints + "/" + name, target) ? QString() : tr("could not copy the checkpoint to %1").arg(target);
+}
+
+void MainWindow::exportPlotInteractive() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), m_activePlot->title() + ".png",
+                                                    tr("PNG image (*.png);;PDF document (*.pdf);;SVG image (*.svg)"));
+  if (path.isEmpty()) return;
+  const QString error = exportPlot(m_activePlot->customPlot(), path);
+  if (!error.isEmpty()) showError(tr("Export failed"), error);
+  else m_status->setText(tr("Saved %1").arg(path));
+}
+
+void MainWindow::exportMetricsInteractive() {
+  const QVector<int> rows = selectedRows();
+  if (rows.isEmpty()) return showError(tr("Export metrics"), tr("Select a run in the Runs list first."));
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), m_runs->record(rows.front()).name() + ".csv",
+                                                    tr("CSV (*.csv);;JSON (*.json)"));
+  if (path.isEmpty()) return;
+  const QString error = exportMetrics(rows.front(), path);
+  if (!error.isEmpty()) showError(tr("Export failed"), error);
+  else m_status->setText(tr("Saved %1").arg(path));
+}
+
+void MainWindow::exportCheckpointInteractive() {
+  const QVector<int> rows = selectedRows();
+  if (rows.isEmpty()) return showError(tr("Export checkpoint"), tr("Select a run in the Runs list first."));
+  const QString folder = QFileDialog::getExistingDirectory(this, tr("Save the checkpoint into"));
+  if (folder.isEmpty()) return;
+  const QString error = exportCheckpoint(rows.front(), folder);
+  if (!error.isEmpty()) showError(tr("Export failed"), error);
+  else m_status->setText(tr("Checkpoint saved into %1").arg(folder));
+}
+
+void MainWindow::renameSelected() {
+  const QVector<int> rows = selectedRows();
+  if (rows.isEmpty()) return;
+  RunRecord& record = m_runs->record(rows.front());
+  if (record.directory == m_liveDirectory && m_controller->isRunning()) return showError(tr("Rename"), tr("Stop the run before renaming it."));
+  bool ok = false;
+  const QString name = QInputDialog::getText(this, tr("Rename run"), tr("New name:"), QLineEdit::Normal, record.name(), &ok).trimmed();
+  if (!ok || name.isEmpty() || name == record.name()) return;
+  if (name.contains('/')) return showError(tr("Rename"), tr("A run name cannot contain '/'."));
+  const QString target = QFileInfo(record.directory).absolutePath() + "/" + name;
+  if (QFileInfo::exists(target) || !QDir().rename(record.directory, target)) {
+    return showError(tr("Rename"), tr("Could not rename to %1 (does it exist already?)").arg(name));
+  }
+  m_runs->setDirectory(rows.front(), target);
+}
+
+void MainWindow::deleteSelected() {
+  const QVector<int> rows = selectedRows();
+  if (rows.isEmpty()) return;
+  for (const int row : rows) {
+    if (m_runs->record(row).directory == m_liveDirectory && m_controller->isRunning()) {
+      return showError(tr("Delete"), tr("Stop the run before deleting it."));
+    }
+  }
+  if (QMessageBox::question(this, tr("Delete runs"), tr("Delete %1 run folder(s) and their checkpoints from disk?").arg(rows.size())) != QMessageBox::Yes) return;
+  for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+    QDir(m_runs->record(*it).directory).removeRecursively();
+    m_runs->remove(*it);
+  }
+  showRunsOnPlots();
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+  // Not modal-blocking: training signals keep arriving while the message is shown.
+  auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setObjectName("errorMessage");
+  box->open();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_controller->isRunning()) {
+    if (m_confirmClose &&
+        QMessageBox::question(this, tr("Stop the run?"),
+                              tr("A run is in progress. Stop it and quit? It is checkpointed and can be resumed later.")) != QMessageBox::Yes) {
+      event->ignore();
+      return;
+    }
+    m_status->setText(tr("Stopping the run…"));
+    m_controller->stopAndWait();
+  }
+  QSettings settings;
+  m_form->save(settings);
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  event->accept();
+}
+
+}  // namespace ensemble::ui

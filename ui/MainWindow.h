@@ -1,0 +1,107 @@
+#pragma once
+// The EnsembleLab window: experiment setup on the left, live plots in the middle, the run
+// list and the ensemble's breakdown below. Training runs in RunController's thread; the
+// window only ever receives queued signals and repaints plots from a timer.
+#include <QMainWindow>
+#include <QVector>
+#include <memory>
+
+#include "ui/EngineMetaTypes.h"
+
+class QAction;
+class QCheckBox;
+class QCustomPlot;
+class QLabel;
+class QProgressBar;
+class QSlider;
+class QTableView;
+class QTableWidget;
+class QTimer;
+
+namespace ensemble::ui {
+
+class ExperimentForm;
+class MetricPlot;
+class RunController;
+class RunCurves;
+class RunsModel;
+
+class MainWindow final : public QMainWindow {
+  Q_OBJECT
+  Q_DISABLE_COPY_MOVE(MainWindow)
+
+ public:
+  /// `runsRoot` is where runs are written and reloaded from (the CLI's default when empty).
+  explicit MainWindow(const QString& runsRoot = {}, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // For tests and scripted use.
+  ExperimentForm* form() const { return m_form; }
+  RunController* controller() const { return m_controller; }
+  RunsModel* runsModel() const { return m_runs; }
+  QTableView* runsView() const { return m_runsView; }
+  const QVector<MetricPlot*>& plots() const { return m_plots; }
+  QAction* startAction() const { return m_start; }
+  QAction* pauseAction() const { return m_pause; }
+  QAction* stopAction() const { return m_stop; }
+  QTableWidget* memberTable() const { return m_memberTable; }
+  QCustomPlot* sizePlot() const { return m_sizePlot; }
+  QString statusText() const;
+  /// When false, closing during a run stops it without asking (tests).
+  void setConfirmClose(bool confirm) { m_confirmClose = confirm; }
+
+  /// Starts a run with the form's setup (what Start does).
+  void startRun();
+  /// Exports metrics of the run in `row` to `path` (.csv copies metrics.csv, .json writes
+  /// config, summary and curves). Returns an error message or an empty string.
+  QString exportMetrics(int row, const QString& path);
+  /// Copies the latest checkpoint of the run in `row` into `folder`.
+  QString exportCheckpoint(int row, const QString& folder);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildActions();
+  void buildLayout();
+  void updateActions();
+  void showRunsOnPlots();
+  void showEnsembleBreakdown(int row);
+  void onRunStarted(const ensemble::RunStartedEvent& event);
+  void onSteps(const QVector<ensemble::StepEvent>& steps);
+  void onEpoch(const ensemble::EpochEvent& event);
+  void onRunFinished(const ensemble::RunFinishedEvent& event);
+  QVector<int> selectedRows() const;
+  void exportPlotInteractive();
+  void exportMetricsInteractive();
+  void exportCheckpointInteractive();
+  void resumeSelected();
+  void renameSelected();
+  void deleteSelected();
+  void showError(const QString& title, const QString& message);
+
+  QString m_runsRoot;
+  ExperimentForm* m_form;
+  RunController* m_controller;
+  RunsModel* m_runs;
+  QTableView* m_runsView = nullptr;
+  QVector<MetricPlot*> m_plots;
+  MetricPlot* m_activePlot = nullptr;
+  QTableWidget* m_memberTable = nullptr;
+  QCustomPlot* m_sizePlot = nullptr;
+  QSlider* m_smoothing = nullptr;
+  QCheckBox* m_logScale = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QLabel* m_status = nullptr;
+  QTimer* m_repaint = nullptr;
+  QAction* m_start = nullptr;
+  QAction* m_pause = nullptr;
+  QAction* m_stop = nullptr;
+  std::shared_ptr<RunCurves> m_liveCurves;
+  QString m_liveDirectory;
+  bool m_liveEnsemble = false;
+  bool m_plotsDirty = false;
+  bool m_confirmClose = true;
+};
+
+}  // namespace ensemble::ui

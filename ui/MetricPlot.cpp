@@ -1,0 +1,172 @@
+#include "ui/MetricPlot.h"
+
+#include <qcustomplot.h>
+
+#include <QVBoxLayout>
+
+namespace ensemble::ui {
+namespace {
+
+const QColor kRunColors[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
+                             QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
+
+bool isLoss(Metric metric) { return metric == Metric::TrainLoss || metric == Metric::TestLoss; }
+bool isTrain(Metric metric) { return metric == Metric::TrainLoss || metric == Metric::TrainAccuracy; }
+
+}  // namespace
+
+MetricPlot::MetricPlot(Metric metric, QWidget* parent)
+    : QWidget(parent), m_metric(metric), m_plot(new QCustomPlot(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_plot);
+  setMinimumSize(280, 200);
+  m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  m_plot->setNoAntialiasingOnDrag(true);
+  m_plot->plotLayout()->insertRow(0);
+  m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, title(), QFont(font().family(), 10, QFont::Bold)));
+  m_plot->xAxis->setLabel(isTrain(metric) ? "step" : "epoch");
+  m_plot->yAxis->setLabel(isLoss(metric) ? "loss (NLL)" : "accuracy");
+  m_plot->legend->setVisible(true);
+  m_plot->legend->setFont(QFont(font().family(), 8));
+  m_plot->axisRect()->insetLayout()->setInsetAlignment(
+      0, isLoss(metric) ? (Qt::AlignTop | Qt::AlignRight) : (Qt::AlignBottom | Qt::AlignRight));
+  if (!isTrain(metric)) {
+    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    m_plot->xAxis->setTicker(ticker);
+  }
+  // Manual zoom or pan stops following the data; a double click follows again.
+  connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_follow = false; });
+  connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_follow = false; });
+  connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { followData(); });
+}
+
+QString MetricPlot::title() const {
+  switch (m_metric) {
+    case Metric::TrainLoss: return tr("Training loss");
+    case Metric::TrainAccuracy: return tr("Training accuracy");
+    case Metric::TestLoss: return tr("Test loss");
+    case Metric::TestAccuracy: return tr("Test accuracy");
+  }
+  return {};
+}
+
+bool MetricPlot::smoothed() const { return isTrain(m_metric) && m_smoothing > 0; }
+
+void MetricPlot::setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs) {
+  m_runs = runs;
+  rebuild();
+  refresh();
+}
+
+void MetricPlot::setSmoothing(double weight) {
+  m_smoothing = std::clamp(weight, 0.0, 0.99);
+  if (isTrain(m_metric)) {
+    rebuild();
+    refresh();
+  }
+}
+
+void MetricPlot::setLogScale(bool logarithmic) {
+  if (!isLoss(m_metric)) return;
+  m_logScale = logarithmic;
+  m_plot->yAxis->setScaleType(logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  m_plot->yAxis->setTicker(logarithmic ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
+                                       : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  followData();
+}
+
+void MetricPlot::followData() {
+  m_follow = true;
+  refresh();
+}
+
+void MetricPlot::rebuild() {
+  m_plot->clearGraphs();
+  m_lines.clear();
+  for (int r = 0; r < m_runs.size(); ++r) {
+    const auto& run = m_runs[r];
+    const QColor base = kRunColors[r % int(std::size(kRunColors))];
+    const QVector<int> members = run->members();
+    const bool hasEnsemble = members.contains(RunCurves::kEnsemble);
+    for (const int member : members) {
+      // The ensemble (or the only model) is bold; members are thin and lighter.
+      const bool bold = member == RunCurves::kEnsemble || (!hasEnsemble && member == 0);
+      const QColor color = bold ? base.darker(115) : base.lighter(130 + 15 * (member % 4));
+      Line line;
+      line.run = run;
+      line.runIndex = r;
+      line.member = member;
+      if (smoothed()) {
+        line.raw = m_plot->addGraph();
+        QColor faded = color;
+        faded.setAlpha(60);
+        line.raw->setPen(QPen(faded, 1));
+        line.raw->removeFromLegend();
+      }
+      line.shown = m_plot->addGraph();
+      line.shown->setPen(QPen(color, bold ? 2.5 : 1.0));
+      const QString who = member == RunCurves::kEnsemble ? tr("ensemble") : tr("member %1").arg(member);
+      line.shown->setName(m_runs.size() > 1 || run->label().isEmpty() ? run->label() + " " + who : who);
+      if (!bold && members.size() > 3) line.shown->removeFromLegend();  // keep the legend readable
+      m_lines.push_back(line);
+    }
+  }
+  m_follow = true;
+}
+
+bool MetricPlot::structureChanged() const {
+  // A live run gains its members' curves after the plot was set up: draw them then.
+  int expected = 0;
+  for (const auto& run : m_runs) expected += int(run->members().size());
+  return expected != m_lines.size();
+}
+
+void MetricPlot::refresh() {
+  if (structureChanged()) rebuild();
+  bool added = false;
+  for (Line& line : m_lines) {
+    const Series& series = line.run->series(m_metric, line.member);
+    if (series.x.size() <= line.appended) continue;
+    const int begin = line.appended, end = int(series.x.size());
+    QVector<double> keys(series.x.begin() + begin, series.x.end());
+    QVector<double> values(series.y.begin() + begin, series.y.end());
+    if (smoothed()) {
+      line.raw->addData(keys, values, true);
+      for (int i = 0; i < values.size(); ++i) {
+        // EMA seeded with the first point, as TensorBoard's smoothing does.
+        line.average = (begin + i == 0) ? values[i] : m_smoothing * line.average + (1 - m_smoothing) * values[i];
+        values[i] = line.average;
+      }
+    }
+    line.shown->addData(keys, values, true);
+    line.appended = end;
+    added = true;
+  }
+  if (m_follow && (added || !m_lines.isEmpty())) {
+    m_plot->rescaleAxes();
+    if (!isLoss(m_metric)) m_plot->yAxis->setRangeUpper(std::min(1.0, m_plot->yAxis->range().upper + 0.02));
+    if (!isTrain(m_metric)) m_plot->xAxis->setRange(0.5, std::max(1.5, m_plot->xAxis->range().upper + 0.5));
+  }
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int MetricPlot::graphCount() const { return m_plot->graphCount(); }
+
+int MetricPlot::pointsOf(int runIndex, int member) const {
+  for (const Line& line : m_lines) {
+    if (line.runIndex == runIndex && line.member == member) return line.shown->dataCount();
+  }
+  return 0;
+}
+
+double MetricPlot::smoothedValue(int runIndex, int member, int index) const {
+  for (const Line& line : m_lines) {
+    if (line.runIndex == runIndex && line.member == member) return line.shown->data()->at(index)->value;
+  }
+  return std::nan("");
+}
+
+}  // namespace ensemble::ui

@@ -1,0 +1,68 @@
+#pragma once
+// One live metric plot (QCustomPlot): a thin line per member and a bold one for the
+// ensemble, for every shown run; an exponential-moving-average smoothing with the raw line
+// kept faded beneath; log-scale loss; zoom and pan. New points are appended incrementally
+// and the owner calls refresh() from a timer, so repaints stay bounded however fast the
+// points arrive (QCustomPlot's realtime-demo pattern).
+#include <QVector>
+#include <QWidget>
+#include <memory>
+
+#include "ui/RunCurves.h"
+
+class QCustomPlot;
+class QCPGraph;
+
+namespace ensemble::ui {
+
+class MetricPlot final : public QWidget {
+  Q_OBJECT
+  Q_DISABLE_COPY_MOVE(MetricPlot)
+
+ public:
+  explicit MetricPlot(Metric metric, QWidget* parent = nullptr);
+
+  /// The runs to draw (the live one and any selected for comparison).
+  void setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs);
+  /// EMA weight in [0, 1): 0 draws the raw points only. Applies to the train metrics.
+  void setSmoothing(double weight);
+  void setLogScale(bool logarithmic);
+  /// Appends points that arrived since the last call and schedules one repaint.
+  void refresh();
+  /// Forgets manual zoom/pan and follows the data again.
+  void followData();
+
+  Metric metric() const { return m_metric; }
+  QString title() const;
+  QCustomPlot* customPlot() const { return m_plot; }
+  /// Graphs currently drawn (raw and smoothed lines).
+  int graphCount() const;
+  /// Points held by the smoothed (or only) line of `member` in run `runIndex`.
+  int pointsOf(int runIndex, int member) const;
+  /// Value of the smoothed (or only) line at point `index`, for tests.
+  double smoothedValue(int runIndex, int member, int index) const;
+
+ private:
+  struct Line {
+    std::shared_ptr<const RunCurves> run;
+    int runIndex = 0;
+    int member = 0;
+    QCPGraph* raw = nullptr;     ///< faded raw points (only when smoothing)
+    QCPGraph* shown = nullptr;   ///< the smoothed line, or the raw line without smoothing
+    int appended = 0;
+    double average = 0;
+  };
+  void rebuild();
+  bool structureChanged() const;
+  bool smoothed() const;
+
+  Metric m_metric;
+  QCustomPlot* m_plot;
+  QVector<std::shared_ptr<const RunCurves>> m_runs;
+  QVector<Line> m_lines;
+  double m_smoothing = 0.6;
+  bool m_logScale = false;
+  bool m_follow = true;
+};
+
+}  // namespace ensemble::ui

@@ -1,0 +1,61 @@
+#pragma once
+// Owns the training thread and its worker, and is what the window talks to: start, pause,
+// resume, stop. Its destructor stops a run cleanly (the run checkpoints) and waits for the
+// thread, as Qt's Mandelbrot example does.
+#include <QObject>
+#include <QThread>
+#include <memory>
+
+#include "ui/EngineMetaTypes.h"
+
+namespace ensemble {
+class RunControl;
+}
+
+namespace ensemble::ui {
+
+class TrainingWorker;
+
+class RunController final : public QObject {
+  Q_OBJECT
+  Q_DISABLE_COPY_MOVE(RunController)
+
+ public:
+  explicit RunController(QObject* parent = nullptr);
+  ~RunController() override;
+
+  bool isRunning() const { return m_running; }
+  bool isPaused() const { return m_paused; }
+
+  /// Starts a new run; ignored while one is running.
+  void start(const ensemble::ExperimentConfig& config, const QString& runDirectory);
+  /// Continues an interrupted run from its latest checkpoint.
+  void resume(const QString& runDirectory);
+  void pause();
+  void unpause();
+  /// Asks the run to stop at the next step; runFinished follows.
+  void stop();
+  /// Stops a running run and blocks until it has finished (used when the window closes).
+  void stopAndWait();
+
+ signals:
+  void runStarted(const ensemble::RunStartedEvent& event);
+  void stepsReady(const QVector<ensemble::StepEvent>& steps);
+  void epochFinished(const ensemble::EpochEvent& event);
+  void pausedChanged(bool paused);
+  void runFinished(const ensemble::RunFinishedEvent& event);
+
+ private:
+  struct ThreadStopper {
+    void operator()(QThread* thread) const;
+  };
+  bool begin();
+
+  std::unique_ptr<QThread, ThreadStopper> m_thread;
+  TrainingWorker* m_worker = nullptr;  // owned by m_thread (deleteLater on finish)
+  std::shared_ptr<RunControl> m_control;
+  bool m_running = false;
+  bool m_paused = false;
+};
+
+}  // namespace ensemble::ui

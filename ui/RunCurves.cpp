@@ -1,0 +1,72 @@
+#include "ui/RunCurves.h"
+
+namespace ensemble::ui {
+
+void RunCurves::add(Metric metric, int member, double x, double y) {
+  Series& s = m_series[member][std::size_t(metric)];
+  s.x.push_back(x);
+  s.y.push_back(y);
+}
+
+void RunCurves::addStep(const StepEvent& event, bool ensembleMode) {
+  if (!event.logged) return;
+  const double x = double(event.globalStep);
+  for (int m = 0; m < int(event.members.size()); ++m) {
+    add(Metric::TrainLoss, m, x, event.members[std::size_t(m)].loss);
+    add(Metric::TrainAccuracy, m, x, event.members[std::size_t(m)].accuracy);
+  }
+  if (ensembleMode) {
+    add(Metric::TrainLoss, kEnsemble, x, event.ensemble.loss);
+    add(Metric::TrainAccuracy, kEnsemble, x, event.ensemble.accuracy);
+  }
+}
+
+void RunCurves::addEpoch(const EpochEvent& event, bool ensembleMode) {
+  const double x = double(event.epoch);
+  for (int m = 0; m < int(event.test.members.size()); ++m) {
+    add(Metric::TestLoss, m, x, event.test.members[std::size_t(m)].loss);
+    add(Metric::TestAccuracy, m, x, event.test.members[std::size_t(m)].accuracy);
+  }
+  if (ensembleMode) {
+    add(Metric::TestLoss, kEnsemble, x, event.test.ensemble.nll);
+    add(Metric::TestAccuracy, kEnsemble, x, event.test.ensemble.accuracy);
+  }
+}
+
+RunCurves RunCurves::fromRows(const std::vector<MetricsRow>& rows, const QString& label) {
+  RunCurves curves(label);
+  for (const MetricsRow& row : rows) {
+    bool numeric = false;
+    const int member = row.member == "ensemble" ? kEnsemble : QString::fromStdString(row.member).toInt(&numeric);
+    if (row.member != "ensemble" && !numeric) continue;
+    if (row.testLoss && row.testAccuracy) {  // an epoch evaluation row
+      curves.add(Metric::TestLoss, member, double(row.epoch), *row.testLoss);
+      curves.add(Metric::TestAccuracy, member, double(row.epoch), *row.testAccuracy);
+    } else if (row.trainLoss && row.trainAccuracy) {
+      curves.add(Metric::TrainLoss, member, double(row.step), *row.trainLoss);
+      curves.add(Metric::TrainAccuracy, member, double(row.step), *row.trainAccuracy);
+    }
+  }
+  return curves;
+}
+
+QVector<int> RunCurves::members() const {
+  QVector<int> list = m_series.keys().toVector();  // sorted: kEnsemble (-1) first
+  return list;
+}
+
+const Series& RunCurves::series(Metric metric, int member) const {
+  static const Series empty;
+  const auto it = m_series.find(member);
+  return it == m_series.end() ? empty : (*it)[std::size_t(metric)];
+}
+
+qsizetype RunCurves::pointCount() const {
+  qsizetype count = 0;
+  for (const auto& metrics : m_series) {
+    for (const Series& s : metrics) count += s.x.size();
+  }
+  return count;
+}
+
+}  // namespace ensemble::ui

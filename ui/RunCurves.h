@@ -1,0 +1,51 @@
+#pragma once
+// The curves of one run: per member (and the ensemble), train loss/accuracy by step and
+// test loss/accuracy by epoch. Filled live from engine events or reloaded from metrics.csv.
+#include <QMap>
+#include <QString>
+#include <QVector>
+#include <array>
+#include <vector>
+
+#include "core/io/MetricsCsvWriter.h"
+#include "core/train/TrainingEvents.h"
+
+namespace ensemble::ui {
+
+enum class Metric { TrainLoss, TrainAccuracy, TestLoss, TestAccuracy };
+constexpr int kMetricCount = 4;
+
+/// Points of one curve; x is the step (train metrics) or the epoch (test metrics).
+struct Series {
+  QVector<double> x, y;
+};
+
+class RunCurves final {
+ public:
+  static constexpr int kEnsemble = -1;  ///< the member index of the ensemble's curves
+
+  explicit RunCurves(QString label = {}) : m_label(std::move(label)) {}
+
+  const QString& label() const { return m_label; }
+  void setLabel(const QString& label) { m_label = label; }
+
+  void addStep(const StepEvent& event, bool ensembleMode);
+  void addEpoch(const EpochEvent& event, bool ensembleMode);
+  /// Curves from metrics.csv rows (any member names; "ensemble" maps to kEnsemble).
+  static RunCurves fromRows(const std::vector<MetricsRow>& rows, const QString& label);
+
+  /// Members with curves, the ensemble (kEnsemble) first when present.
+  QVector<int> members() const;
+  const Series& series(Metric metric, int member) const;
+  bool isEmpty() const { return m_series.isEmpty(); }
+  /// Total points over all series (tests and status use it).
+  qsizetype pointCount() const;
+
+ private:
+  void add(Metric metric, int member, double x, double y);
+
+  QString m_label;
+  QMap<int, std::array<Series, kMetricCount>> m_series;
+};
+
+}  // namespace ensemble::ui

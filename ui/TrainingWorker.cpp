@@ -1,0 +1,80 @@
+#include "ui/TrainingWorker.h"
+
+#include <c10/util/Exception.h>
+
+#include "core/common/Error.h"
+#include "core/train/RunControl.h"
+#include "core/train/Trainer.h"
+
+namespace ensemble::ui {
+namespace {
+constexpr qint64 kFlushIntervalMs = 100;
+}
+
+void TrainingWorker::startRun(const ExperimentConfig& config, const QString& runDirectory,
+                              std::shared_ptr<RunControl> control) {
+  execute(runDirectory, [&] { return Trainer::create(config, runDirectory.toStdString()); }, control);
+}
+
+void TrainingWorker::resumeRun(const QString& runDirectory, std::shared_ptr<RunControl> control) {
+  execute(runDirectory, [&] { return Trainer::open(runDirectory.toStdString()); }, control);
+}
+
+void TrainingWorker::execute(const QString& runDirectory,
+                             const std::function<std::unique_ptr<Trainer>()>& make,
+                             const std::shared_ptr<RunControl>& control) {
+  m_pending.clear();
+  m_sinceFlush.start();
+  RunFinishedEvent failed;
+  failed.status = RunStatus::Failed;
+  failed.runDirectory = runDirectory.toStdString();
+  try {
+    std::unique_ptr<Trainer> trainer = make();
+    trainer->run(this, control.get());  // reports its own end through onRunFinished
+    return;
+  } catch (const Error& e) {
+    failed.message = e.what();
+  } catch (const c10::Error& e) {
+    failed.message = e.what_without_backtrace();
+  } catch (const std::exception& e) {
+    failed.message = e.what();
+  }
+  emit runFinished(failed);  // the run could not start: bad setup, data or devices
+}
+
+void TrainingWorker::flushSteps() {
+  if (m_pending.isEmpty()) return;
+  emit stepsReady(m_pending);
+  m_pending.clear();
+  m_sinceFlush.restart();
+}
+
+void TrainingWorker::onRunStarted(const RunStartedEvent& event) { emit runStarted(event); }
+
+void TrainingWorker::onStep(const StepEvent& event) {
+  // Keep every logged step (they carry curve points) but only the newest progress-only one.
+  if (!m_pending.isEmpty() && !m_pending.back().logged) m_pending.back() = event;
+  else m_pending.push_back(event);
+  if (m_sinceFlush.elapsed() >= kFlushIntervalMs) flushSteps();
+}
+
+void TrainingWorker::onEpoch(const EpochEvent& event) {
+  flushSteps();
+  emit epochFinished(event);
+}
+
+void TrainingWorker::onCheckpoint(const CheckpointEvent& event) {
+  emit checkpointWritten(QString::fromStdString(event.path));
+}
+
+void TrainingWorker::onPaused(bool paused) {
+  flushSteps();
+  emit pausedChanged(paused);
+}
+
+void TrainingWorker::onRunFinished(const RunFinishedEvent& event) {
+  flushSteps();
+  emit runFinished(event);
+}
+
+}  // namespace ensemble::ui
