@@ -153,6 +153,8 @@ class TestMainWindow final : public QObject {
     window->startRun();
     QVERIFY(steps.wait(60000));
     const QString directory = window->runsModel()->record(0).directory;
+    QCOMPARE(window->runsModel()->data(window->runsModel()->index(0, RunsModel::Status), Qt::DisplayRole).toString(),
+             QString("running"));
     QVERIFY(window->close());
     delete window;
     QFile summary(directory + "/summary.json");

@@ -319,6 +319,7 @@ void MainWindow::resumeSelected() {
 void MainWindow::onRunStarted(const RunStartedEvent& event) {
   RunRecord record = RunRecord::load(QString::fromStdString(event.runDirectory));
   record.curves = m_liveCurves;
+  record.training = true;
   m_runs->upsert(record);
   m_progress->setRange(0, int(event.epochs * event.stepsPerEpoch));
   m_status->setText(tr("Training %1 %2 on %3…").arg(QString::fromStdString(event.mode), QString::fromStdString(event.model), QString::fromStdString(event.devices)));
@@ -340,7 +341,9 @@ void MainWindow::onSteps(const QVector<StepEvent>& steps) {
 void MainWindow::onEpoch(const EpochEvent& event) {
   m_liveCurves->addEpoch(event, m_liveEnsemble);
   m_plotsDirty = true;
-  const int row = m_runs->upsert(RunRecord::load(m_liveDirectory));
+  RunRecord record = RunRecord::load(m_liveDirectory);
+  record.training = true;
+  const int row = m_runs->upsert(record);
   showEnsembleBreakdown(row);
 }
 

@@ -145,11 +145,15 @@ void MetricPlot::refresh() {
     line.appended = end;
     added = true;
   }
-  if (m_follow && (added || !m_lines.isEmpty())) {
+  bool hasData = false;
+  for (const Line& line : m_lines) hasData = hasData || line.appended > 0;
+  if (m_follow && hasData) {
     m_plot->rescaleAxes();
+    // Accuracy gets a little headroom below 1; epochs get half an epoch on each side.
     if (!isLoss(m_metric)) m_plot->yAxis->setRangeUpper(std::min(1.0, m_plot->yAxis->range().upper + 0.02));
     if (!isTrain(m_metric)) m_plot->xAxis->setRange(0.5, std::max(1.5, m_plot->xAxis->range().upper + 0.5));
   }
+  m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

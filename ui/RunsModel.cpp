@@ -101,7 +101,8 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   const RunRecord& run = m_runs[index.row()];
   const QJsonObject& c = run.config;
   const QJsonObject& s = run.summary;
-  const QString status = s.value("status").toString(s.isEmpty() ? "interrupted" : QString());
+  // A folder without a summary was killed before its first epoch ended (or is training).
+  const QString status = run.training ? QString("running") : s.value("status").toString(s.isEmpty() ? "interrupted" : QString());
   if (role == Qt::ForegroundRole && index.column() == Status && status == "failed") return QBrush(QColor(198, 40, 40));
   if (role == Qt::ToolTipRole) return s.value("message").toString().isEmpty() ? run.directory : s.value("message").toString();
   if (role != Qt::DisplayRole) return {};

@@ -15,6 +15,7 @@ struct RunRecord {
   QJsonObject config;
   QJsonObject summary;
   std::shared_ptr<RunCurves> curves;  ///< loaded on demand for past runs, live for the current
+  bool training = false;              ///< true while this window trains it
 
   QString name() const;
   /// Reads config.json and summary.json (missing files leave the fields empty).
