@@ -9,15 +9,21 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QElapsedTimer>
+#include <QLabel>
 #include <QSettings>
+#include <QSlider>
+#include <QXmlStreamReader>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "core/io/MetricsCsvReader.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "ui/ExperimentForm.h"
@@ -64,22 +70,61 @@ class TestMainWindow final : public QObject {
     QCOMPARE(int(trainer->run(nullptr, nullptr).status), int(RunStatus::Completed));
   }
 
+  void typingInvalidValuesDisablesStartWithTheReason() {
+    MainWindow window(m_root.path());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QLineEdit* lr = window.form()->learningRateEdit();
+    auto* reason = window.form()->findChild<QLabel*>("error-lr");
+    QVERIFY(window.startAction()->isEnabled());
+    QTest::mouseClick(lr, Qt::LeftButton);
+    QTest::keyClick(lr, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(lr, "-0.5");
+    QCOMPARE(lr->text(), QString("-0.5"));
+    QVERIFY(!window.startAction()->isEnabled());
+    QVERIFY(!reason->isHidden());
+    QVERIFY2(reason->text().contains("learning rate (lr) must be a positive"), qPrintable(reason->text()));
+    QTest::keyClick(lr, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(lr, "0.05");
+    QVERIFY(window.startAction()->isEnabled());
+    QVERIFY(reason->isHidden());
+    QSpinBox* batch = window.form()->batchSizeBox();
+    QTest::keyClick(batch, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(batch, "0");
+    QVERIFY(!window.startAction()->isEnabled());
+    QTest::keyClick(batch, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(batch, "64");
+    QVERIFY(window.startAction()->isEnabled());
+  }
+
   void trainsComparesAndExports() {
     MainWindow window(m_root.path());
     window.show();
     QCOMPARE(window.runsModel()->rowCount(), 1);  // the past run, reloaded
     ExperimentForm* form = window.form();
     quickSetup(form);
-    form->learningRateEdit()->setText("-1");
-    QVERIFY(!window.startAction()->isEnabled());
-    form->learningRateEdit()->setText("0.1");
-    QVERIFY(window.startAction()->isEnabled());
+    window.smoothingSlider()->setValue(0);  // the plots then hold the engine's values as they are
 
+    // The GUI thread must keep answering while the engine trains: a 10 ms timer may
+    // never see a gap of 100 ms or more.
+    QElapsedTimer sinceTick;
+    qint64 worstGap = 0;
+    QTimer ticker;
+    ticker.setInterval(10);
+    connect(&ticker, &QTimer::timeout, [&] {
+      if (sinceTick.isValid()) worstGap = std::max(worstGap, sinceTick.elapsed());
+      sinceTick.restart();
+    });
     QSignalSpy finished(window.controller(), &RunController::runFinished);
+    QSignalSpy steps(window.controller(), &RunController::stepsReady);
     window.startAction()->trigger();
+    ticker.start();
     QVERIFY(!window.startAction()->isEnabled());
     QVERIFY(window.stopAction()->isEnabled());
     QVERIFY(finished.wait(180000));
+    ticker.stop();
+    QVERIFY(steps.count() > 0);
+    QVERIFY2(worstGap < 100, qPrintable(QString("event loop stalled for %1 ms").arg(worstGap)));
     QCOMPARE(int(finished.first().first().value<RunFinishedEvent>().status), int(RunStatus::Completed));
     QTRY_VERIFY(window.startAction()->isEnabled());
     QCOMPARE(window.runsModel()->rowCount(), 2);
@@ -91,7 +136,16 @@ class TestMainWindow final : public QObject {
     // The live curves reached the plots: 3 members + ensemble, 16 steps per epoch.
     MetricPlot* trainLoss = window.plots()[0];
     QTRY_COMPARE(trainLoss->pointsOf(0, RunCurves::kEnsemble), 5);  // steps 10, 16 (epoch end), 20, 30, 32
-    QCOMPARE(window.plots()[3]->pointsOf(0, RunCurves::kEnsemble), 2);  // two epochs
+    QTRY_COMPARE(window.plots()[3]->pointsOf(0, RunCurves::kEnsemble), 2);  // two epochs, on the next repaint
+    // ... and they are exactly the values the engine wrote to metrics.csv.
+    const QString liveDir = QString::fromStdString(finished.first().first().value<RunFinishedEvent>().runDirectory);
+    int index = 0;
+    for (const MetricsRow& row : readMetricsCsv((liveDir + "/metrics.csv").toStdString())) {
+      if (row.member != "ensemble" || row.testLoss) continue;
+      // metrics.csv keeps 10 significant digits; the plot got the full double.
+      QVERIFY(std::abs(trainLoss->smoothedValue(0, RunCurves::kEnsemble, index++) - *row.trainLoss) < 1e-8);
+    }
+    QCOMPARE(index, 5);
     // The ensemble tab: three members, their mean, the ensemble; a 3-point size curve.
     QCOMPARE(window.memberTable()->rowCount(), 5);
     QCOMPARE(window.sizePlot()->graph(0)->dataCount(), 3);
@@ -103,17 +157,28 @@ class TestMainWindow final : public QObject {
 
     QDir out(m_root.filePath("exports"));
     QVERIFY(out.mkpath("."));
+    QCustomPlot* accuracyPlot = window.plots()[3]->customPlot();
+    const int width = std::max(accuracyPlot->width(), 640), height = std::max(accuracyPlot->height(), 420);
     for (const QString suffix : {"png", "pdf", "svg"}) {
       const QString path = out.filePath("test-accuracy." + suffix);
-      QVERIFY2(exportPlot(window.plots()[3]->customPlot(), path).isEmpty(), qPrintable(path));
+      QVERIFY2(exportPlot(accuracyPlot, path).isEmpty(), qPrintable(path));
       QVERIFY(QFileInfo(path).size() > 1000);
     }
     QImage png(out.filePath("test-accuracy.png"));
-    QVERIFY(!png.isNull());
-    QVERIFY(png.width() >= 640);
+    QCOMPARE(png.size(), QSize(2 * width, 2 * height));  // exported at twice the screen size
+    QFile pdf(out.filePath("test-accuracy.pdf"));
+    QVERIFY(pdf.open(QIODevice::ReadOnly));
+    const QByteArray pdfBytes = pdf.readAll();
+    QVERIFY(pdfBytes.startsWith("%PDF-"));
+    QVERIFY(pdfBytes.trimmed().endsWith("%%EOF"));
     QFile svg(out.filePath("test-accuracy.svg"));
     QVERIFY(svg.open(QIODevice::ReadOnly));
-    QVERIFY(svg.readAll().contains("<svg"));
+    QXmlStreamReader xml(&svg);
+    QVERIFY(xml.readNextStartElement());
+    QCOMPARE(xml.name().toString(), QString("svg"));
+    QCOMPARE(xml.attributes().value("viewBox").toString(), QString("0 0 %1 %2").arg(width).arg(height));
+    while (!xml.atEnd()) xml.readNext();
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
 
     QVERIFY(window.exportMetrics(0, out.filePath("m.csv")).isEmpty());
     QVERIFY(QFile(out.filePath("m.csv")).size() > 100);
@@ -134,14 +199,27 @@ class TestMainWindow final : public QObject {
   void failedRunShowsTheErrorAndTheAppStaysUsable() {
     MainWindow window(m_root.path());
     quickSetup(window.form());
-    window.form()->addDatasetFolder(m_root.filePath("missing-dataset"));
+    // A corrupt dataset: the right file names, the wrong contents.
+    QDir corrupt(m_root.filePath("corrupt-dataset"));
+    QVERIFY(corrupt.mkpath("."));
+    for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+      QFile file(corrupt.filePath(name));
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      file.write("this is not an IDX file");
+    }
+    window.form()->addDatasetFolder(corrupt.path());
     QSignalSpy finished(window.controller(), &RunController::runFinished);
     window.startRun();
     QVERIFY(finished.wait(60000));
-    QVERIFY2(window.statusText().contains("Run failed") && window.statusText().contains("does not exist"),
+    QVERIFY2(window.statusText().contains("Run failed") && window.statusText().contains("wrong IDX magic number"),
              qPrintable(window.statusText()));
     QTRY_VERIFY(window.findChild<QWidget*>("errorMessage") != nullptr);
-    QVERIFY(window.startAction()->isEnabled());  // a new run can start
+    QVERIFY(window.startAction()->isEnabled());  // a new run can start, and it runs
+    window.form()->datasetBox()->setCurrentIndex(window.form()->datasetBox()->findData("synthetic"));
+    window.form()->epochsBox()->setValue(1);
+    window.startRun();
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(int(finished.last().first().value<RunFinishedEvent>().status), int(RunStatus::Completed));
   }
 
   void closingDuringARunStopsItCleanly() {

@@ -71,6 +71,12 @@ class TestRunController final : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(paused.count(), 1, 30000);
     QCOMPARE(paused.first().first().toBool(), true);
     QTRY_VERIFY(controller.isPaused());
+    const int batchesWhilePaused = steps.count();
+    controller.unpause();
+    QTRY_COMPARE_WITH_TIMEOUT(paused.count(), 2, 30000);
+    QCOMPARE(paused.last().first().toBool(), false);
+    QVERIFY(steps.wait(60000));  // training goes on after resuming
+    QVERIFY(steps.count() > batchesWhilePaused);
     controller.stop();
     QVERIFY(finished.wait(30000));
     QCOMPARE(int(finished.first().first().value<RunFinishedEvent>().status), int(RunStatus::Stopped));

@@ -46,6 +46,7 @@ class MainWindow final : public QMainWindow {
   QAction* stopAction() const { return m_stop; }
   QTableWidget* memberTable() const { return m_memberTable; }
   QCustomPlot* sizePlot() const { return m_sizePlot; }
+  QSlider* smoothingSlider() const { return m_smoothing; }
   QString statusText() const;
   /// When false, closing during a run stops it without asking (tests).
   void setConfirmClose(bool confirm) { m_confirmClose = confirm; }
