@@ -108,6 +108,9 @@ void MetricPlot::rebuild() {
       }
       line.shown = m_plot->addGraph();
       line.shown->setPen(QPen(color, bold ? 2.5 : 1.0));
+      if (!isTrain(m_metric)) {  // one point per epoch: mark them, a single one has no line
+        line.shown->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, bold ? 7 : 4));
+      }
       const QString who = member == RunCurves::kEnsemble ? tr("ensemble") : tr("member %1").arg(member);
       line.shown->setName(m_runs.size() > 1 || run->label().isEmpty() ? run->label() + " " + who : who);
       if (!bold && members.size() > 3) line.shown->removeFromLegend();  // keep the legend readable
@@ -149,8 +152,13 @@ void MetricPlot::refresh() {
   for (const Line& line : m_lines) hasData = hasData || line.appended > 0;
   if (m_follow && hasData) {
     m_plot->rescaleAxes();
-    // Accuracy gets a little headroom below 1; epochs get half an epoch on each side.
-    if (!isLoss(m_metric)) m_plot->yAxis->setRangeUpper(std::min(1.0, m_plot->yAxis->range().upper + 0.02));
+    // Keep points off the frame: pad the value range (a lone point gets a fixed margin);
+    // accuracy stays within [0, 1]; epochs get half an epoch on each side.
+    const QCPRange y = m_plot->yAxis->range();
+    const double pad = std::max(0.08 * (y.upper - y.lower), 0.01 * std::max(std::abs(y.upper), 1e-3));
+    if (m_logScale) m_plot->yAxis->setRange(y.lower / 1.15, y.upper * 1.15);
+    else m_plot->yAxis->setRange(std::max(0.0, y.lower - pad),
+                                 isLoss(m_metric) ? y.upper + pad : std::min(1.0, y.upper + pad));
     if (!isTrain(m_metric)) m_plot->xAxis->setRange(0.5, std::max(1.5, m_plot->xAxis->range().upper + 0.5));
   }
   m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);

@@ -97,7 +97,8 @@ struct Trainer::Impl {
   std::size_t reportedRows() const { return memberCount() + (ensembleMode() ? 1 : 0); }
   void logStep(TrainingObserver* observer, bool writeRow, int64_t sessionSteps,
                double sessionSeconds);
-  void finishEpoch(TrainingObserver* observer, double epochSeconds);
+  /// Evaluates, writes the epoch's metrics rows and moves the state to the next epoch.
+  EpochEvent finishEpoch(double epochSeconds);
   void checkpoint(TrainingObserver* observer);
   nlohmann::json summaryJson(RunStatus status, const std::string& message) const;
   void writeSummary(RunStatus status, const std::string& message) const;
@@ -282,7 +283,7 @@ void Trainer::Impl::logStep(TrainingObserver* observer, bool writeRow, int64_t s
   if (observer) observer->onStep(event);
 }
 
-void Trainer::Impl::finishEpoch(TrainingObserver* observer, double epochSeconds) {
+EpochEvent Trainer::Impl::finishEpoch(double epochSeconds) {
   EpochEvent event;
   event.epoch = state.epoch + 1;
   event.epochs = config.epochs;
@@ -304,7 +305,7 @@ void Trainer::Impl::finishEpoch(TrainingObserver* observer, double epochSeconds)
   state.epoch += 1;
   state.stepInEpoch = 0;
   resetAccumulators(state.epochTotals);
-  if (observer) observer->onEpoch(event);
+  return event;
 }
 
 void Trainer::Impl::checkpoint(TrainingObserver* observer) {
@@ -462,9 +463,11 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
         d.logStep(observer, endOfEpoch || d.state.globalStep % d.config.logEvery == 0,
                   sessionSteps, sessionSeconds);
         if (endOfEpoch) {
-          d.finishEpoch(observer, epochSeconds);
+          const EpochEvent epoch = d.finishEpoch(epochSeconds);
           d.checkpoint(observer);
           d.writeSummary(RunStatus::Running, "");
+          // Observers hear of the epoch once its checkpoint and summary are on disk.
+          if (observer) observer->onEpoch(epoch);
           break;  // finishEpoch moved the state on to the next epoch
         } else if (d.config.checkpointEvery > 0 && d.state.globalStep % d.config.checkpointEvery == 0) {
           d.checkpoint(observer);
