@@ -196,6 +196,24 @@ class TestMainWindow final : public QObject {
     QVERIFY(window.grab().save(QDir::current().filePath("main-window.png")));
   }
 
+  void evaluatesASavedRun() {
+    MainWindow window(m_root.path());
+    quickSetup(window.form());  // the synthetic set, which the past run trained on
+    const int row = window.runsModel()->rowOf(m_root.filePath("20260101-000000000-single-cnn"));
+    QVERIFY(row >= 0);
+    QSignalSpy evaluated(window.controller(), &RunController::evaluationFinished);
+    window.evaluateRun(row);
+    QVERIFY(evaluated.wait(60000));
+    QCOMPARE(evaluated.first().at(2).toString(), QString());
+    const auto result = evaluated.first().at(1).value<EvaluationResult>();
+    const QJsonObject summary = window.runsModel()->record(row).summary;
+    QCOMPARE(int(result.members.size()), 1);
+    QCOMPARE(result.ensemble.accuracy, summary["ensemble"].toObject()["test_accuracy"].toDouble());
+    QCOMPARE(window.memberTable()->rowCount(), 1);
+    QVERIFY(window.statusText().contains("Evaluated"));
+    QVERIFY(window.startAction()->isEnabled());
+  }
+
   void failedRunShowsTheErrorAndTheAppStaysUsable() {
     MainWindow window(m_root.path());
     quickSetup(window.form());

@@ -32,7 +32,11 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <nlohmann/json.hpp>
+
+#include "core/common/Error.h"
 #include "core/io/RunDirectory.h"
+#include "core/metrics/EvaluationJson.h"
 #include "ui/ExperimentForm.h"
 #include "ui/MetricPlot.h"
 #include "ui/PlotExport.h"
@@ -83,6 +87,19 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
   connect(m_controller, &RunController::stepsReady, this, &MainWindow::onSteps);
   connect(m_controller, &RunController::epochFinished, this, &MainWindow::onEpoch);
   connect(m_controller, &RunController::runFinished, this, &MainWindow::onRunFinished);
+  connect(m_controller, &RunController::evaluationFinished, this,
+          [this](const QString& directory, const EvaluationResult& result, const QString& error) {
+            updateActions();
+            if (!error.isEmpty()) {
+              m_status->setText(tr("Evaluation failed: %1").arg(error));
+              return showError(tr("Evaluation failed"), error);
+            }
+            showBreakdown(result);
+            m_tabs->setCurrentIndex(1);
+            m_status->setText(tr("Evaluated %1 on %2 test images: accuracy %3, NLL %4")
+                                  .arg(QFileInfo(directory).fileName()).arg(result.samples)
+                                  .arg(result.ensemble.accuracy, 0, 'f', 4).arg(result.ensemble.nll, 0, 'f', 4));
+          });
   connect(m_controller, &RunController::pausedChanged, this, [this](bool paused) {
     m_status->setText(paused ? tr("Paused") : tr("Training…"));
     updateActions();
@@ -118,6 +135,7 @@ void MainWindow::buildActions() {
   auto* exportCheckpoint = new QAction(tr("Export &checkpoint…"), this);
   auto* openFolder = new QAction(themed("document-open", QStyle::SP_DirOpenIcon), tr("&Open dataset folder…"), this);
   auto* resume = new QAction(tr("&Resume selected run"), this);
+  auto* evaluate = new QAction(tr("&Evaluate selected run on the chosen dataset"), this);
   auto* quit = new QAction(tr("&Quit"), this);
   quit->setShortcut(QKeySequence::Quit);
 
@@ -135,6 +153,7 @@ void MainWindow::buildActions() {
     if (!folder.isEmpty()) m_form->addDatasetFolder(folder);
   });
   connect(resume, &QAction::triggered, this, &MainWindow::resumeSelected);
+  connect(evaluate, &QAction::triggered, this, &MainWindow::evaluateSelected);
   connect(quit, &QAction::triggered, this, &QWidget::close);
 
   QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -146,7 +165,7 @@ void MainWindow::buildActions() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   run->addActions({m_start, m_pause, m_stop});
   run->addSeparator();
-  run->addAction(resume);
+  run->addActions({resume, evaluate});
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About EnsembleLab"), this, [this] {
     QMessageBox::about(this, tr("About EnsembleLab"),
@@ -228,10 +247,12 @@ void MainWindow::buildLayout() {
   auto* rename = new QAction(tr("Rename…"), m_runsView);
   auto* remove = new QAction(tr("Delete…"), m_runsView);
   auto* resume = new QAction(tr("Resume"), m_runsView);
+  auto* evaluate = new QAction(tr("Evaluate on the chosen dataset"), m_runsView);
+  connect(evaluate, &QAction::triggered, this, &MainWindow::evaluateSelected);
   connect(rename, &QAction::triggered, this, &MainWindow::renameSelected);
   connect(remove, &QAction::triggered, this, &MainWindow::deleteSelected);
   connect(resume, &QAction::triggered, this, &MainWindow::resumeSelected);
-  m_runsView->addActions({resume, rename, remove});
+  m_runsView->addActions({resume, evaluate, rename, remove});
   connect(m_runsView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
     showRunsOnPlots();
     const QVector<int> rows = selectedRows();
@@ -253,12 +274,12 @@ void MainWindow::buildLayout() {
   breakdown->addWidget(m_sizePlot);
   breakdown->setStretchFactor(1, 1);
 
-  auto* tabs = new QTabWidget;
-  tabs->addTab(m_runsView, tr("Runs"));
-  tabs->addTab(breakdown, tr("Ensemble"));
+  m_tabs = new QTabWidget;
+  m_tabs->addTab(m_runsView, tr("Runs"));
+  m_tabs->addTab(breakdown, tr("Ensemble"));
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(plotsPanel);
-  splitter->addWidget(tabs);
+  splitter->addWidget(m_tabs);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
   setCentralWidget(splitter);
@@ -391,14 +412,22 @@ void MainWindow::showRunsOnPlots() {
 
 void MainWindow::showEnsembleBreakdown(int row) {
   if (row < 0 || row >= m_runs->rowCount()) return;
-  const QJsonObject summary = m_runs->record(row).summary;
-  const QJsonArray members = summary.value("members").toArray();
-  const QJsonObject ensemble = summary.value("ensemble").toObject();
+  const QJsonObject& summary = m_runs->record(row).summary;
+  if (!summary.value("ensemble").isObject()) return;  // no epoch evaluated yet
+  try {
+    showBreakdown(evaluationFromJson(nlohmann::json::parse(QJsonDocument(summary).toJson().toStdString()),
+                                     m_runs->record(row).directory.toStdString()));
+  } catch (const std::exception& e) {
+    m_status->setText(tr("Cannot read the summary of %1: %2").arg(m_runs->record(row).name(), e.what()));
+  }
+}
+
+void MainWindow::showBreakdown(const EvaluationResult& result) {
   m_memberTable->setRowCount(0);
   const auto addRow = [this](const QString& name, double accuracy, double loss, bool bold) {
     const int r = m_memberTable->rowCount();
     m_memberTable->insertRow(r);
-    const QStringList cells{name, QString::number(accuracy, 'f', 4), QString::number(loss, 'f', 4)};
+    const QStringList cells{name, QString::number(accuracy, 'f', 4), std::isnan(loss) ? QString() : QString::number(loss, 'f', 4)};
     for (int c = 0; c < 3; ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       QFont f = item->font();
@@ -408,29 +437,42 @@ void MainWindow::showEnsembleBreakdown(int row) {
     }
   };
   double mean = 0;
-  for (int m = 0; m < members.size(); ++m) {
-    const QJsonObject member = members[m].toObject();
-    addRow(tr("member %1").arg(m), member.value("test_accuracy").toDouble(), member.value("test_loss").toDouble(), false);
-    mean += member.value("test_accuracy").toDouble() / double(members.size());
+  for (std::size_t m = 0; m < result.members.size(); ++m) {
+    addRow(tr("member %1").arg(m), result.members[m].accuracy, result.members[m].loss, false);
+    mean += result.members[m].accuracy / double(result.members.size());
   }
-  if (members.size() > 1) {
+  if (result.members.size() > 1) {
     addRow(tr("mean of members"), mean, std::nan(""), false);
-    addRow(tr("ensemble"), ensemble.value("test_accuracy").toDouble(), ensemble.value("test_nll").toDouble(), true);
+    addRow(tr("ensemble"), result.ensemble.accuracy, result.ensemble.nll, true);
   }
-  const QJsonArray curve = summary.value("accuracy_vs_ensemble_size").toArray();
   m_sizePlot->clearGraphs();
   QCPGraph* graph = m_sizePlot->addGraph();
   graph->setPen(QPen(QColor(31, 119, 180), 2));
   graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
-  for (int k = 0; k < curve.size(); ++k) graph->addData(k + 1, curve[k].toDouble());
+  const auto& curve = result.accuracyVsSize;
+  for (std::size_t k = 0; k < curve.size(); ++k) graph->addData(double(k + 1), curve[k]);
   QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
   ticker->setTickStep(1.0);
   m_sizePlot->xAxis->setTicker(ticker);
   m_sizePlot->rescaleAxes();
-  m_sizePlot->xAxis->setRange(0.5, curve.size() + 0.5);
+  m_sizePlot->xAxis->setRange(0.5, double(curve.size()) + 0.5);
   const QCPRange y = m_sizePlot->yAxis->range();
   m_sizePlot->yAxis->setRange(y.lower - 0.005, y.upper + 0.005);
   m_sizePlot->replot();
+}
+
+void MainWindow::evaluateRun(int row) {
+  if (m_controller->isRunning() || row < 0 || row >= m_runs->rowCount()) return;
+  const QString dataset = QString::fromStdString(m_form->config().dataset);
+  m_status->setText(tr("Evaluating %1 on %2…").arg(m_runs->record(row).name(), dataset));
+  m_controller->evaluate(m_runs->record(row).directory, dataset);
+  updateActions();
+}
+
+void MainWindow::evaluateSelected() {
+  const QVector<int> rows = selectedRows();
+  if (rows.isEmpty()) return showError(tr("Evaluate"), tr("Select a run in the Runs list first."));
+  evaluateRun(rows.front());
 }
 
 QString MainWindow::exportMetrics(int row, const QString& path) {

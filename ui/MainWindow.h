@@ -58,6 +58,8 @@ class MainWindow final : public QMainWindow {
   QString exportMetrics(int row, const QString& path);
   /// Copies the latest checkpoint of the run in `row` into `folder`.
   QString exportCheckpoint(int row, const QString& folder);
+  /// Evaluates the run in `row` on the form's dataset, in the worker thread.
+  void evaluateRun(int row);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -68,6 +70,8 @@ class MainWindow final : public QMainWindow {
   void updateActions();
   void showRunsOnPlots();
   void showEnsembleBreakdown(int row);
+  void showBreakdown(const ensemble::EvaluationResult& result);
+  void evaluateSelected();
   void onRunStarted(const ensemble::RunStartedEvent& event);
   void onSteps(const QVector<ensemble::StepEvent>& steps);
   void onEpoch(const ensemble::EpochEvent& event);
@@ -95,6 +99,7 @@ class MainWindow final : public QMainWindow {
   QProgressBar* m_progress = nullptr;
   QLabel* m_status = nullptr;
   QTimer* m_repaint = nullptr;
+  class QTabWidget* m_tabs = nullptr;
   QAction* m_start = nullptr;
   QAction* m_pause = nullptr;
   QAction* m_stop = nullptr;

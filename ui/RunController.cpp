@@ -14,6 +14,7 @@ void registerEngineMetaTypes() {
   qRegisterMetaType<ensemble::EpochEvent>();
   qRegisterMetaType<ensemble::RunFinishedEvent>();
   qRegisterMetaType<ensemble::ExperimentConfig>();
+  qRegisterMetaType<ensemble::EvaluationResult>();
 }
 
 void RunController::ThreadStopper::operator()(QThread* thread) const {
@@ -40,6 +41,11 @@ RunController::RunController(QObject* parent) : QObject(parent), m_thread(new QT
     m_paused = false;
     emit runFinished(event);
   });
+  connect(m_worker, &TrainingWorker::evaluationFinished, this,
+          [this](const QString& directory, const EvaluationResult& result, const QString& error) {
+            m_running = false;
+            emit evaluationFinished(directory, result, error);
+          });
   m_thread->start();
 }
 
@@ -69,6 +75,13 @@ void RunController::resume(const QString& runDirectory) {
   TrainingWorker* worker = m_worker;
   auto control = m_control;
   QMetaObject::invokeMethod(worker, [=] { worker->resumeRun(runDirectory, control); },
+                            Qt::QueuedConnection);
+}
+
+void RunController::evaluate(const QString& runDirectory, const QString& dataset) {
+  if (!begin()) return;
+  TrainingWorker* worker = m_worker;
+  QMetaObject::invokeMethod(worker, [=] { worker->evaluateRun(runDirectory, dataset); },
                             Qt::QueuedConnection);
 }
 

@@ -31,6 +31,9 @@ class RunController final : public QObject {
   void start(const ensemble::ExperimentConfig& config, const QString& runDirectory);
   /// Continues an interrupted run from its latest checkpoint.
   void resume(const QString& runDirectory);
+  /// Evaluates a saved run's latest checkpoint in the worker thread (the controller is
+  /// busy meanwhile); evaluationFinished follows.
+  void evaluate(const QString& runDirectory, const QString& dataset);
   void pause();
   void unpause();
   /// Asks the run to stop at the next step; runFinished follows.
@@ -44,6 +47,8 @@ class RunController final : public QObject {
   void epochFinished(const ensemble::EpochEvent& event);
   void pausedChanged(bool paused);
   void runFinished(const ensemble::RunFinishedEvent& event);
+  void evaluationFinished(const QString& runDirectory, const ensemble::EvaluationResult& result,
+                          const QString& error);
 
  private:
   struct ThreadStopper {

@@ -20,6 +20,20 @@ void TrainingWorker::resumeRun(const QString& runDirectory, std::shared_ptr<RunC
   execute(runDirectory, [&] { return Trainer::open(runDirectory.toStdString()); }, control);
 }
 
+void TrainingWorker::evaluateRun(const QString& runDirectory, const QString& dataset) {
+  try {
+    const auto trainer = Trainer::open(runDirectory.toStdString(), dataset.toStdString());
+    emit evaluationFinished(runDirectory, trainer->evaluate(), {});
+    return;
+  } catch (const Error& e) {
+    emit evaluationFinished(runDirectory, {}, QString::fromStdString(e.what()));
+  } catch (const c10::Error& e) {
+    emit evaluationFinished(runDirectory, {}, QString::fromStdString(e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    emit evaluationFinished(runDirectory, {}, QString::fromStdString(e.what()));
+  }
+}
+
 void TrainingWorker::execute(const QString& runDirectory,
                              const std::function<std::unique_ptr<Trainer>()>& make,
                              const std::shared_ptr<RunControl>& control) {

@@ -31,6 +31,8 @@ class TrainingWorker final : public QObject, private TrainingObserver {
                 std::shared_ptr<ensemble::RunControl> control);
   /// Continues the run in `runDirectory` from its latest checkpoint.
   void resumeRun(const QString& runDirectory, std::shared_ptr<ensemble::RunControl> control);
+  /// Evaluates the latest checkpoint of `runDirectory` on `dataset` (its own when empty).
+  void evaluateRun(const QString& runDirectory, const QString& dataset);
 
  signals:
   void runStarted(const ensemble::RunStartedEvent& event);
@@ -40,6 +42,9 @@ class TrainingWorker final : public QObject, private TrainingObserver {
   void checkpointWritten(const QString& path);
   void pausedChanged(bool paused);
   void runFinished(const ensemble::RunFinishedEvent& event);
+  /// `error` is empty on success.
+  void evaluationFinished(const QString& runDirectory, const ensemble::EvaluationResult& result,
+                          const QString& error);
 
  private:
   void execute(const QString& runDirectory, const std::function<std::unique_ptr<Trainer>()>& make,
