@@ -273,6 +273,8 @@ void MainWindow::buildLayout() {
   breakdown->addWidget(m_memberTable);
   breakdown->addWidget(m_sizePlot);
   breakdown->setStretchFactor(1, 1);
+  breakdown->setSizes({420, 800});
+  m_memberTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
 
   m_tabs = new QTabWidget;
   m_tabs->addTab(m_runsView, tr("Runs"));
@@ -280,8 +282,9 @@ void MainWindow::buildLayout() {
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(plotsPanel);
   splitter->addWidget(m_tabs);
-  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(0, 2);
   splitter->setStretchFactor(1, 1);
+  splitter->setSizes({700, 260});
   setCentralWidget(splitter);
 
   m_progress = new QProgressBar;

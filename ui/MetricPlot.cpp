@@ -27,7 +27,9 @@ MetricPlot::MetricPlot(Metric metric, QWidget* parent)
   m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, title(), QFont(font().family(), 10, QFont::Bold)));
   m_plot->xAxis->setLabel(isTrain(metric) ? "step" : "epoch");
   m_plot->yAxis->setLabel(isLoss(metric) ? "loss (NLL)" : "accuracy");
-  m_plot->legend->setVisible(true);
+  m_plot->legend->setVisible(false);  // shown once it has entries
+  m_plot->yAxis->setRange(0, isLoss(metric) ? 2.5 : 1.0);
+  m_plot->xAxis->setRange(isTrain(metric) ? 0 : 0.5, isTrain(metric) ? 100 : 3.5);
   m_plot->legend->setFont(QFont(font().family(), 8));
   m_plot->axisRect()->insetLayout()->setInsetAlignment(
       0, isLoss(metric) ? (Qt::AlignTop | Qt::AlignRight) : (Qt::AlignBottom | Qt::AlignRight));
@@ -111,7 +113,9 @@ void MetricPlot::rebuild() {
       if (!isTrain(m_metric)) {  // one point per epoch: mark them, a single one has no line
         line.shown->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, bold ? 7 : 4));
       }
-      const QString who = member == RunCurves::kEnsemble ? tr("ensemble") : tr("member %1").arg(member);
+      const QString who = member == RunCurves::kEnsemble ? tr("ensemble")
+                          : hasEnsemble || members.size() > 1 ? tr("member %1").arg(member)
+                                                              : tr("model");
       line.shown->setName(m_runs.size() > 1 || run->label().isEmpty() ? run->label() + " " + who : who);
       if (!bold && members.size() > 3) line.shown->removeFromLegend();  // keep the legend readable
       m_lines.push_back(line);
