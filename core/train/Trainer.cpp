@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <new>
+#include <sstream>
 
 #include "core/comm/LocalCommunicator.h"
 #include "core/common/Error.h"
@@ -99,6 +100,11 @@ struct Trainer::Impl {
                double sessionSeconds);
   /// Evaluates, writes the epoch's metrics rows and moves the state to the next epoch.
   EpochEvent finishEpoch(double epochSeconds);
+  /// Adds one step's scores to the running means and its time to the clock. Throws
+  /// DivergenceError for a non-finite loss (before anything of the step is recorded).
+  void recordStep(const std::vector<StepScore>& scores, const StepScore& ensembleScore, double seconds);
+  /// Ends the run at a step boundary on request: checkpoint, summary, event.
+  RunFinishedEvent stop(TrainingObserver* observer);
   void checkpoint(TrainingObserver* observer);
   nlohmann::json summaryJson(RunStatus status, const std::string& message) const;
   void writeSummary(RunStatus status, const std::string& message) const;
@@ -308,6 +314,43 @@ EpochEvent Trainer::Impl::finishEpoch(double epochSeconds) {
   return event;
 }
 
+void Trainer::Impl::recordStep(const std::vector<StepScore>& scores, const StepScore& ensembleScore,
+                               double seconds) {
+  for (std::size_t m = 0; m < scores.size(); ++m) {
+    if (std::isfinite(scores[m].loss)) continue;
+    std::ostringstream lr;
+    lr << config.learningRate;
+    throw DivergenceError(
+        "the training loss of " + (memberCount() > 1 ? "member " + std::to_string(m) : std::string("the model")) +
+        " became " + (std::isnan(scores[m].loss) ? "NaN" : "infinite") + " at step " +
+        std::to_string(state.globalStep + 1) + " (epoch " + std::to_string(state.epoch + 1) +
+        "); the learning rate " + lr.str() + " is probably too high, try a smaller --lr. The metrics so "
+        "far and the last good checkpoint are kept in " + directory.path());
+  }
+  for (std::size_t m = 0; m < scores.size(); ++m) {
+    state.window[m].add(scores[m].loss, scores[m].correct, scores[m].samples);
+    state.epochTotals[m].add(scores[m].loss, scores[m].correct, scores[m].samples);
+  }
+  state.window.back().add(ensembleScore.loss, ensembleScore.correct, ensembleScore.samples);
+  state.epochTotals.back().add(ensembleScore.loss, ensembleScore.correct, ensembleScore.samples);
+  state.stepInEpoch += 1;
+  state.globalStep += 1;
+  state.trainSeconds += seconds;
+  state.samplesTrained += samplesPerStep();
+}
+
+RunFinishedEvent Trainer::Impl::stop(TrainingObserver* observer) {
+  checkpoint(observer);
+  RunFinishedEvent finished;
+  finished.runDirectory = directory.path();
+  finished.status = RunStatus::Stopped;
+  finished.message = "stopped at step " + std::to_string(state.globalStep) +
+                     "; resume with: ensemble-lab-cli resume --run " + directory.path();
+  writeSummary(finished.status, finished.message);
+  if (observer) observer->onRunFinished(finished);
+  return finished;
+}
+
 void Trainer::Impl::checkpoint(TrainingObserver* observer) {
   if (lastCheckpointStep == state.globalStep) return;
   CheckpointData checkpointData;
@@ -423,39 +466,13 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
         if (control) {
           if (control->pauseRequested() && observer) observer->onPaused(true);
           if (control->waitWhilePaused() && observer) observer->onPaused(false);
-          if (control->stopRequested()) {
-            d.checkpoint(observer);
-            finished.status = RunStatus::Stopped;
-            finished.message = "stopped at step " + std::to_string(d.state.globalStep) +
-                               "; resume with: ensemble-lab-cli resume --run " + d.directory.path();
-            d.writeSummary(finished.status, finished.message);
-            if (observer) observer->onRunFinished(finished);
-            return finished;
-          }
+          if (control->stopRequested()) return d.stop(observer);
         }
         const auto stepStart = Clock::now();
         StepScore ensembleScore;
         const std::vector<StepScore> scores = d.trainStep(permutation, ensembleScore);
         const double seconds = std::chrono::duration<double>(Clock::now() - stepStart).count();
-        for (std::size_t m = 0; m < scores.size(); ++m) {
-          if (!std::isfinite(scores[m].loss)) {
-            throw DivergenceError(
-                "the training loss of " + (d.memberCount() > 1 ? "member " + std::to_string(m) : std::string("the model")) +
-                " became " + (std::isnan(scores[m].loss) ? "NaN" : "infinite") + " at step " +
-                std::to_string(d.state.globalStep + 1) + " (epoch " + std::to_string(d.state.epoch + 1) +
-                "); the learning rate " + std::to_string(d.config.learningRate) +
-                " is probably too high, try a smaller --lr. The metrics so far and the last good "
-                "checkpoint are kept in " + d.directory.path());
-          }
-          d.state.window[m].add(scores[m].loss, scores[m].correct, scores[m].samples);
-          d.state.epochTotals[m].add(scores[m].loss, scores[m].correct, scores[m].samples);
-        }
-        d.state.window.back().add(ensembleScore.loss, ensembleScore.correct, ensembleScore.samples);
-        d.state.epochTotals.back().add(ensembleScore.loss, ensembleScore.correct, ensembleScore.samples);
-        d.state.stepInEpoch += 1;
-        d.state.globalStep += 1;
-        d.state.trainSeconds += seconds;
-        d.state.samplesTrained += d.samplesPerStep();
+        d.recordStep(scores, ensembleScore, seconds);
         epochSeconds += seconds;
         sessionSteps += 1;
         sessionSeconds += seconds;
