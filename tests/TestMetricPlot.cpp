@@ -78,6 +78,24 @@ class TestMetricPlot final : public QObject {
     QCOMPARE(plot.customPlot()->xAxis->range().upper, 100000.0);  // follows the data
   }
 
+  void plotsTrainingCurvesByEpoch() {
+    auto curves = std::make_shared<RunCurves>("run");
+    for (int s = 1; s <= 20; ++s) curves->addStep(loggedStep(s, {1.0 / s}, 1.0 / s), false);
+    EpochEvent epoch;
+    epoch.epoch = 2;
+    epoch.globalStep = 20;  // 10 steps per epoch
+    epoch.test.members = {{0.5, 0.8}};
+    curves->addEpoch(epoch, false);
+    MetricPlot plot(Metric::TrainLoss);
+    plot.setSmoothing(0);
+    plot.setRuns({curves});
+    QCOMPARE(plot.customPlot()->graph(0)->data()->at(19)->key, 20.0);
+    plot.setEpochAxis(true);
+    QCOMPARE(plot.customPlot()->graph(0)->data()->at(19)->key, 2.0);
+    QCOMPARE(plot.customPlot()->graph(0)->data()->at(4)->key, 0.5);
+    QCOMPARE(plot.customPlot()->xAxis->label(), QString("epoch"));
+  }
+
   void comparesSeveralRuns() {
     auto single = std::make_shared<RunCurves>("single");
     auto ensembleRun = std::make_shared<RunCurves>("ensemble");

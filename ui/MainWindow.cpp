@@ -217,11 +217,15 @@ void MainWindow::buildLayout() {
   m_smoothing->setMaximumWidth(220);
   m_smoothing->setToolTip(tr("Exponential moving average of the training curves; the raw line stays faded beneath"));
   m_logScale = new QCheckBox(tr("Log-scale loss"));
+  m_epochAxis = new QCheckBox(tr("Training curves by epoch"));
+  m_epochAxis->setToolTip(tr("Plot the training curves against epochs instead of steps (known after the first epoch)"));
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Smoothing")));
   controls->addWidget(m_smoothing);
   controls->addSpacing(16);
   controls->addWidget(m_logScale);
+  controls->addSpacing(16);
+  controls->addWidget(m_epochAxis);
   controls->addStretch();
   controls->addWidget(new QLabel(tr("Drag to pan, wheel to zoom, double-click to follow the data")));
   auto* plotsLayout = new QVBoxLayout(plotsPanel);
@@ -229,6 +233,9 @@ void MainWindow::buildLayout() {
   plotsLayout->addLayout(grid, 1);
   connect(m_smoothing, &QSlider::valueChanged, this, [this](int value) {
     for (MetricPlot* plot : m_plots) plot->setSmoothing(value / 100.0);
+  });
+  connect(m_epochAxis, &QCheckBox::toggled, this, [this](bool on) {
+    for (MetricPlot* plot : m_plots) plot->setEpochAxis(on);
   });
   connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
     for (MetricPlot* plot : m_plots) plot->setLogScale(on);

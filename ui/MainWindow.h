@@ -47,6 +47,7 @@ class MainWindow final : public QMainWindow {
   QTableWidget* memberTable() const { return m_memberTable; }
   QCustomPlot* sizePlot() const { return m_sizePlot; }
   QSlider* smoothingSlider() const { return m_smoothing; }
+  QCheckBox* epochAxisBox() const { return m_epochAxis; }
   QString statusText() const;
   /// When false, closing during a run stops it without asking (tests).
   void setConfirmClose(bool confirm) { m_confirmClose = confirm; }
@@ -96,6 +97,7 @@ class MainWindow final : public QMainWindow {
   QCustomPlot* m_sizePlot = nullptr;
   QSlider* m_smoothing = nullptr;
   QCheckBox* m_logScale = nullptr;
+  QCheckBox* m_epochAxis = nullptr;
   QProgressBar* m_progress = nullptr;
   QLabel* m_status = nullptr;
   QTimer* m_repaint = nullptr;

@@ -80,6 +80,14 @@ void MetricPlot::setLogScale(bool logarithmic) {
   followData();
 }
 
+void MetricPlot::setEpochAxis(bool epochs) {
+  if (!isTrain(m_metric) || epochs == m_epochAxis) return;
+  m_epochAxis = epochs;
+  m_plot->xAxis->setLabel(epochs ? tr("epoch") : tr("step"));
+  rebuild();
+  refresh();
+}
+
 void MetricPlot::followData() {
   m_follow = true;
   refresh();
@@ -139,6 +147,9 @@ void MetricPlot::refresh() {
     if (series.x.size() <= line.appended) continue;
     const int begin = line.appended, end = int(series.x.size());
     QVector<double> keys(series.x.begin() + begin, series.x.end());
+    if (m_epochAxis && isTrain(m_metric) && line.run->stepsPerEpoch() > 0) {
+      for (double& key : keys) key /= line.run->stepsPerEpoch();
+    }
     QVector<double> values(series.y.begin() + begin, series.y.end());
     if (smoothed()) {
       line.raw->addData(keys, values, true);

@@ -27,6 +27,8 @@ class MetricPlot final : public QWidget {
   /// EMA weight in [0, 1): 0 draws the raw points only. Applies to the train metrics.
   void setSmoothing(double weight);
   void setLogScale(bool logarithmic);
+  /// Train metrics against epochs (step / steps per epoch) instead of steps.
+  void setEpochAxis(bool epochs);
   /// Appends points that arrived since the last call and schedules one repaint.
   void refresh();
   /// Forgets manual zoom/pan and follows the data again.
@@ -62,6 +64,7 @@ class MetricPlot final : public QWidget {
   QVector<Line> m_lines;
   double m_smoothing = 0.6;
   bool m_logScale = false;
+  bool m_epochAxis = false;
   bool m_follow = true;
 };
 

@@ -23,6 +23,7 @@ void RunCurves::addStep(const StepEvent& event, bool ensembleMode) {
 
 void RunCurves::addEpoch(const EpochEvent& event, bool ensembleMode) {
   const double x = double(event.epoch);
+  if (event.epoch > 0) m_stepsPerEpoch = double(event.globalStep) / double(event.epoch);
   for (int m = 0; m < int(event.test.members.size()); ++m) {
     add(Metric::TestLoss, m, x, event.test.members[std::size_t(m)].loss);
     add(Metric::TestAccuracy, m, x, event.test.members[std::size_t(m)].accuracy);
@@ -40,6 +41,7 @@ RunCurves RunCurves::fromRows(const std::vector<MetricsRow>& rows, const QString
     const int member = row.member == "ensemble" ? kEnsemble : QString::fromStdString(row.member).toInt(&numeric);
     if (row.member != "ensemble" && !numeric) continue;
     if (row.testLoss && row.testAccuracy) {  // an epoch evaluation row
+      if (row.epoch > 0) curves.m_stepsPerEpoch = double(row.step) / double(row.epoch);
       curves.add(Metric::TestLoss, member, double(row.epoch), *row.testLoss);
       curves.add(Metric::TestAccuracy, member, double(row.epoch), *row.testAccuracy);
     } else if (row.trainLoss && row.trainAccuracy) {

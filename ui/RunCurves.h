@@ -38,6 +38,9 @@ class RunCurves final {
   QVector<int> members() const;
   const Series& series(Metric metric, int member) const;
   bool isEmpty() const { return m_series.isEmpty(); }
+  /// Training steps per epoch (0 until known: after the first epoch, or from metrics.csv).
+  double stepsPerEpoch() const { return m_stepsPerEpoch; }
+  void setStepsPerEpoch(double steps) { m_stepsPerEpoch = steps; }
   /// Total points over all series (tests and status use it).
   qsizetype pointCount() const;
 
@@ -45,6 +48,7 @@ class RunCurves final {
   void add(Metric metric, int member, double x, double y);
 
   QString m_label;
+  double m_stepsPerEpoch = 0;
   QMap<int, std::array<Series, kMetricCount>> m_series;
 };
 
