@@ -18,6 +18,8 @@ packages=(
   # the real dataset (/usr/share/datasets/fashion-mnist) and the Python peer that reads
   # our checkpoints with torch.load
   dataset-fashion-mnist python3-torch
+  # the Debian package: cpack's dependency scan, man pages, and the validators its test runs
+  dpkg-dev file help2man desktop-file-utils appstream lintian
 )
 
 missing=()

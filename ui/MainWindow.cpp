@@ -56,9 +56,8 @@ QString formatDuration(double seconds) {
   return QString("%1s").arg(total);
 }
 
-QIcon themed(const char* name, QStyle::StandardPixmap fallback) {
-  return QIcon::fromTheme(name, QApplication::style()->standardIcon(fallback));
-}
+/// The desktop theme's icon where it has one, ours (compiled in) otherwise.
+QIcon themed(const char* name, const char* ours) { return QIcon::fromTheme(name, QIcon(ours)); }
 
 bool copyFolder(const QString& from, const QString& to) {
   if (!QDir().mkpath(to)) return false;
@@ -78,6 +77,7 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
       m_controller(new RunController(this)),
       m_runs(new RunsModel(this)) {
   setWindowTitle(tr("EnsembleLab"));
+  setWindowIcon(QIcon(":/icons/ensemble-lab.svg"));
   buildActions();
   buildLayout();
   m_runs->scan(m_runsRoot);
@@ -125,15 +125,15 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
 MainWindow::~MainWindow() = default;
 
 void MainWindow::buildActions() {
-  m_start = new QAction(themed("media-playback-start", QStyle::SP_MediaPlay), tr("&Start"), this);
+  m_start = new QAction(themed("media-playback-start", ":/icons/start.svg"), tr("&Start"), this);
   m_start->setShortcut(Qt::CTRL | Qt::Key_R);
-  m_pause = new QAction(themed("media-playback-pause", QStyle::SP_MediaPause), tr("&Pause"), this);
+  m_pause = new QAction(themed("media-playback-pause", ":/icons/pause.svg"), tr("&Pause"), this);
   m_pause->setCheckable(true);
-  m_stop = new QAction(themed("media-playback-stop", QStyle::SP_MediaStop), tr("S&top"), this);
-  auto* exportPlot = new QAction(themed("document-save-as", QStyle::SP_DialogSaveButton), tr("Export &plot…"), this);
+  m_stop = new QAction(themed("media-playback-stop", ":/icons/stop.svg"), tr("S&top"), this);
+  auto* exportPlot = new QAction(themed("document-save-as", ":/icons/export.svg"), tr("Export &plot…"), this);
   auto* exportMetrics = new QAction(tr("Export &metrics…"), this);
   auto* exportCheckpoint = new QAction(tr("Export &checkpoint…"), this);
-  auto* openFolder = new QAction(themed("document-open", QStyle::SP_DirOpenIcon), tr("&Open dataset folder…"), this);
+  auto* openFolder = new QAction(themed("document-open", ":/icons/open.svg"), tr("&Open dataset folder…"), this);
   auto* resume = new QAction(tr("&Resume selected run"), this);
   auto* evaluate = new QAction(tr("&Evaluate selected run on the chosen dataset"), this);
   auto* quit = new QAction(tr("&Quit"), this);

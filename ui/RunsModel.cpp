@@ -101,8 +101,11 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   const RunRecord& run = m_runs[index.row()];
   const QJsonObject& c = run.config;
   const QJsonObject& s = run.summary;
-  // A folder without a summary was killed before its first epoch ended (or is training).
-  const QString status = run.training ? QString("running") : s.value("status").toString(s.isEmpty() ? "interrupted" : QString());
+  // A run nobody is training that has no summary, or whose summary still says "running",
+  // was killed: it is interrupted (and resumable from its last checkpoint).
+  QString status = s.value("status").toString();
+  if (run.training) status = "running";
+  else if (status.isEmpty() || status == "running") status = "interrupted";
   if (role == Qt::ForegroundRole && index.column() == Status && status == "failed") return QBrush(QColor(198, 40, 40));
   if (role == Qt::ToolTipRole) return s.value("message").toString().isEmpty() ? run.directory : s.value("message").toString();
   if (role != Qt::DisplayRole) return {};

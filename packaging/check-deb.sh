@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Checks a built EnsembleLab .deb: its file list and control fields, that the extracted
+# programs run, and that the desktop entry and AppStream metadata validate.
+# Usage: bash packaging/check-deb.sh PACKAGE.deb EXPECTED_VERSION
+#        bash packaging/check-deb.sh --build BUILD_DIR EXPECTED_VERSION   (runs cpack there first)
+set -euo pipefail
+if [ "${1:-}" = "--build" ]; then
+  build=$(cd "$2" && pwd)
+  (cd "$build" && cpack -G DEB -B "$build/package" >/dev/null)
+  deb=$(ls "$build"/package/ensemble-lab_*_amd64.deb)
+  version=$3
+else
+  deb=$1
+  version=$2
+fi
+fail() { echo "check-deb: FAIL: $*" >&2; exit 1; }
+echo "check-deb: $deb"
+[ "$(basename "$deb")" = "ensemble-lab_${version}_amd64.deb" ] || fail "package file name $(basename "$deb") does not carry version $version"
+
+files=$(dpkg-deb -c "$deb" | awk '{print $6}')
+for f in ./usr/bin/ensemble-lab ./usr/bin/ensemble-lab-cli \
+         ./usr/share/applications/org.ensemblelab.EnsembleLab.desktop \
+         ./usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml \
+         ./usr/share/icons/hicolor/48x48/apps/org.ensemblelab.EnsembleLab.png \
+         ./usr/share/icons/hicolor/128x128/apps/org.ensemblelab.EnsembleLab.png \
+         ./usr/share/icons/hicolor/256x256/apps/org.ensemblelab.EnsembleLab.png \
+         ./usr/share/icons/hicolor/scalable/apps/org.ensemblelab.EnsembleLab.svg \
+         ./usr/share/man/man1/ensemble-lab.1.gz ./usr/share/man/man1/ensemble-lab-cli.1.gz \
+         ./usr/share/doc/ensemble-lab/copyright ./usr/share/doc/ensemble-lab/changelog.gz; do
+  grep -qx -- "$f" <<<"$files" || fail "missing $f"
+done
+outside=$(grep -v -E '^\./usr/(bin|share)/' <<<"$files" | grep -v -x -E '\./usr/' || true)
+[ -z "$outside" ] || fail "files outside /usr/bin and /usr/share: $outside"
+
+field() { dpkg-deb -f "$deb" "$1"; }
+[ "$(field Version)" = "$version" ] || fail "Version is $(field Version), expected $version"
+[ "$(field Section)" = "science" ] || fail "Section is $(field Section)"
+field Depends | grep -q libtorch || fail "Depends does not name LibTorch: $(field Depends)"
+field Depends | grep -q libqt6widgets6 || fail "Depends does not name Qt Widgets: $(field Depends)"
+field Recommends | grep -q libopenblas0-pthread || fail "Recommends lacks libopenblas0-pthread"
+field Recommends | grep -q dataset-fashion-mnist || fail "Recommends lacks dataset-fashion-mnist"
+[ -n "$(field Homepage)" ] && [ -n "$(field Maintainer)" ] || fail "Homepage or Maintainer missing"
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+dpkg -x "$deb" "$root"
+"$root/usr/bin/ensemble-lab-cli" --version | grep -qx "ensemble-lab-cli $version" || fail "ensemble-lab-cli --version"
+"$root/usr/bin/ensemble-lab-cli" --help | grep -q "ensemble-lab-cli train" || fail "ensemble-lab-cli --help"
+"$root/usr/bin/ensemble-lab-cli" devices | grep -qE '^-\s+cpu\s' || fail "ensemble-lab-cli devices lists no cpu"
+env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/ensemble-lab" --version | grep -qx "ensemble-lab $version" || fail "ensemble-lab --version without a display"
+env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/ensemble-lab" --help | grep -q -- "--runs" || fail "ensemble-lab --help"
+desktop-file-validate "$root/usr/share/applications/org.ensemblelab.EnsembleLab.desktop" || fail "desktop-file-validate"
+appstreamcli validate --no-net "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "appstreamcli validate"
+grep -q "<release version=\"$version\"" "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "metainfo lacks release $version"
+echo "check-deb: all checks passed"
