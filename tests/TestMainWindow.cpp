@@ -240,6 +240,35 @@ class TestMainWindow final : public QObject {
     QCOMPARE(int(finished.last().first().value<RunFinishedEvent>().status), int(RunStatus::Completed));
   }
 
+  void stopThenResumeFinishesTheRunWithoutDuplicatePoints() {
+    MainWindow window(m_root.path());
+    quickSetup(window.form());
+    window.smoothingSlider()->setValue(0);
+    QSignalSpy steps(window.controller(), &RunController::stepsReady);
+    QSignalSpy finished(window.controller(), &RunController::runFinished);
+    window.startRun();
+    QVERIFY(steps.wait(60000));
+    window.stopAction()->trigger();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(int(finished.last().first().value<RunFinishedEvent>().status), int(RunStatus::Stopped));
+    QCOMPARE(window.runsModel()->data(window.runsModel()->index(0, RunsModel::Status), Qt::DisplayRole).toString(),
+             QString("stopped"));
+    const QString directory = window.runsModel()->record(0).directory;
+
+    window.runsView()->selectRow(0);
+    window.findChild<QAction*>("resumeAction")->trigger();
+    QVERIFY(finished.wait(180000));
+    QCOMPARE(int(finished.last().first().value<RunFinishedEvent>().status), int(RunStatus::Completed));
+    QCOMPARE(window.runsModel()->record(window.runsModel()->rowOf(directory)).summary["epochs_completed"].toInt(), 2);
+    // Every logged step once: the plot holds exactly the ensemble rows of metrics.csv.
+    int rows = 0;
+    for (const MetricsRow& row : readMetricsCsv((directory + "/metrics.csv").toStdString())) {
+      rows += row.member == "ensemble" && !row.testLoss;
+    }
+    QTRY_COMPARE(window.plots()[0]->pointsOf(0, RunCurves::kEnsemble), rows);
+    QTRY_COMPARE(window.plots()[3]->pointsOf(0, RunCurves::kEnsemble), 2);
+  }
+
   void closingDuringARunStopsItCleanly() {
     auto* window = new MainWindow(m_root.path());
     window->setConfirmClose(false);

@@ -135,6 +135,7 @@ void MainWindow::buildActions() {
   auto* exportCheckpoint = new QAction(tr("Export &checkpoint…"), this);
   auto* openFolder = new QAction(themed("document-open", ":/icons/open.svg"), tr("&Open dataset folder…"), this);
   auto* resume = new QAction(tr("&Resume selected run"), this);
+  resume->setObjectName("resumeAction");
   auto* evaluate = new QAction(tr("&Evaluate selected run on the chosen dataset"), this);
   auto* quit = new QAction(tr("&Quit"), this);
   quit->setShortcut(QKeySequence::Quit);
@@ -337,9 +338,7 @@ void MainWindow::resumeSelected() {
   if (rows.isEmpty() || m_controller->isRunning()) return;
   RunRecord& record = m_runs->record(rows.front());
   m_liveDirectory = record.directory;
-  record.ensureCurves();
-  m_liveCurves = record.curves ? record.curves : std::make_shared<RunCurves>(record.name());
-  record.curves = m_liveCurves;
+  m_liveCurves = std::make_shared<RunCurves>(record.name());  // reloaded when the run starts
   m_liveEnsemble = record.config.value("mode").toString() == "ensemble";
   m_status->setText(tr("Resuming %1…").arg(record.name()));
   m_controller->resume(m_liveDirectory);
@@ -349,6 +348,11 @@ void MainWindow::resumeSelected() {
 
 void MainWindow::onRunStarted(const RunStartedEvent& event) {
   RunRecord record = RunRecord::load(QString::fromStdString(event.runDirectory));
+  if (event.startStep > 0 && record.ensureCurves()) {
+    // Resuming: the engine has just cut metrics.csv back to the checkpoint, so the curves
+    // so far are exactly its rows; new points append to them.
+    m_liveCurves = record.curves;
+  }
   record.curves = m_liveCurves;
   record.training = true;
   m_runs->upsert(record);
