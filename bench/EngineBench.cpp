@@ -1,0 +1,97 @@
+// ensemble-lab-bench: times EnsembleLab's engine on one workload and prints one JSON line.
+// Training throughput counts the steps after a warm-up, from the engine's own step clock;
+// evaluation throughput times Trainer::evaluate() on the test images. bench/run_bench.py
+// runs it side by side with the PyTorch peer (bench/peer.py).
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/devices/DeviceSpec.h"
+#include "core/train/ExperimentConfig.h"
+#include "core/train/Trainer.h"
+#include "core/train/TrainingObserver.h"
+
+namespace {
+
+/// Training seconds (the engine's clock) at the end of the warm-up and at the last step.
+class StepClock final : public ensemble::TrainingObserver {
+ public:
+  explicit StepClock(int64_t warmup) : m_warmup(warmup) {}
+  void onStep(const ensemble::StepEvent& event) override {
+    if (event.globalStep == m_warmup) warmupSeconds = event.elapsedSeconds;
+    lastSeconds = event.elapsedSeconds;
+    lastStep = event.globalStep;
+  }
+  double warmupSeconds = 0, lastSeconds = 0;
+  int64_t lastStep = 0;
+
+ private:
+  int64_t m_warmup;
+};
+
+std::string loadedBlas() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find("libblas") != std::string::npos || line.find("libopenblas") != std::string::npos) {
+      return line.substr(line.find('/'));
+    }
+  }
+  return "none";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  nlohmann::json args = nlohmann::json::object();
+  for (int i = 1; i + 1 < argc; i += 2) args[std::string(argv[i]).substr(2)] = argv[i + 1];
+  const int64_t steps = std::stoll(args.value("steps", "30"));
+  const int64_t warmup = std::stoll(args.value("warmup", "5"));
+  ensemble::ExperimentConfig config;
+  config.dataset = args.value("dataset", "fashion-mnist");
+  config.model = args.value("model", "cnn");
+  config.mode = ensemble::parseMode(args.value("mode", "ensemble"));
+  config.devices = args.value("devices", "cpu*4");
+  config.batchSize = std::stoll(args.value("batch-size", "128"));
+  config.epochs = 1;
+  config.trainLimit = (steps + warmup) * config.batchSize;
+  config.testLimit = std::stoll(args.value("test-limit", "10000"));
+  config.logEvery = 1000000;
+  const auto runDir = std::filesystem::temp_directory_path() /
+                      ("ensemble-lab-bench-" + std::to_string(::getpid()));
+  nlohmann::json result{{"side", "ensemblelab"}, {"model", config.model},
+                        {"mode", ensemble::modeName(config.mode)}, {"devices", config.devices},
+                        {"batch_size", config.batchSize}, {"steps", steps}};
+  try {
+    auto trainer = ensemble::Trainer::create(config, runDir.string());
+    StepClock clock(warmup);
+    const auto finished = trainer->run(&clock, nullptr);
+    if (finished.status != ensemble::RunStatus::Completed) throw std::runtime_error(finished.message);
+    const int64_t members = config.mode == ensemble::TrainingMode::Ensemble
+                                ? int64_t(ensemble::parseDeviceSpec(config.devices, 0).size())
+                                : 1;
+    result["images_per_second"] =
+        double(steps * config.batchSize * members) / (clock.lastSeconds - clock.warmupSeconds);
+    const auto start = std::chrono::steady_clock::now();
+    trainer->evaluate();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result["eval_images_per_second"] = double(config.testLimit) / seconds;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ensemble-lab-bench: %s\n", e.what());
+    std::filesystem::remove_all(runDir);
+    return 1;
+  }
+  std::filesystem::remove_all(runDir);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  result["peak_rss_mb"] = double(usage.ru_maxrss) / 1024.0;
+  result["blas"] = loadedBlas();
+  std::printf("%s\n", result.dump().c_str());
+  return 0;
+}

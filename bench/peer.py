@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""The PyTorch peer: the same recipe in plain PyTorch, as people write it (members trained
+one after another in the Python loop). Prints one JSON line like ensemble-lab-bench."""
+import argparse, gzip, json, resource, time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Cnn(nn.Module):  # Flax's MNIST CNN, as core/models/Cnn
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 32, 3, padding=1)
+        self.conv2 = nn.Conv2d(32, 64, 3, padding=1)
+        self.dense1 = nn.Linear(64 * 7 * 7, 256)
+        self.dense2 = nn.Linear(256, 10)
+
+    def forward(self, x):
+        x = F.avg_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.avg_pool2d(F.relu(self.conv2(x)), 2)
+        return self.dense2(F.relu(self.dense1(x.flatten(1))))
+
+
+class Residual(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, padding=1, stride=stride)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1)
+        self.bn1, self.bn2 = nn.BatchNorm2d(cout), nn.BatchNorm2d(cout)
+        self.shortcut = nn.Conv2d(cin, cout, 1, stride=stride) if stride != 1 or cin != cout else None
+
+    def forward(self, x):
+        y = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
+        return F.relu(y + (self.shortcut(x) if self.shortcut is not None else x))
+
+
+def resnet18():  # d2l 13.6's variant, as core/models/ResNet18
+    layers, cin = [nn.Conv2d(1, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU()], 64
+    for cout in (64, 128, 256, 512):
+        layers += [Residual(cin, cout, 1 if cout == 64 else 2), Residual(cout, cout, 1)]
+        cin = cout
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, 10)]
+    return nn.Sequential(*layers)
+
+
+def forward_flops(model, shape):
+    """Multiply-adds x2 of the convolutions and linear layers for one image."""
+    total = [0]
+
+    def conv_hook(m, inp, out):
+        total[0] += 2 * out.numel() // out.shape[0] * (m.in_channels // m.groups) * m.kernel_size[0] * m.kernel_size[1]
+
+    def linear_hook(m, inp, out):
+        total[0] += 2 * m.in_features * m.out_features
+
+    hooks = [m.register_forward_hook(conv_hook if isinstance(m, nn.Conv2d) else linear_hook)
+             for m in model.modules() if isinstance(m, (nn.Conv2d, nn.Linear))]
+    with torch.no_grad():
+        model.eval()
+        model(torch.zeros(1, *shape))
+        model.train()
+    for h in hooks:
+        h.remove()
+    return total[0]
+
+
+def idx(path, header):
+    with gzip.open(path) as f:
+        return np.frombuffer(f.read(), np.uint8)[header:]
+
+
+def loaded_blas():
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            if "libblas" in line or "libopenblas" in line:
+                return line[line.index("/"):].strip()
+    return "none"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--model", default="cnn")
+    p.add_argument("--members", type=int, default=1)
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--steps", type=int, default=30)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--test-limit", type=int, default=10000)
+    p.add_argument("--sgemm", action="store_true", help="measure the sgemm peak and exit")
+    a = p.parse_args()
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    if a.sgemm:
+        x, y = torch.rand(2048, 2048), torch.rand(2048, 2048)
+        torch.mm(x, y)
+        times = []
+        for _ in range(5):
+            t = time.perf_counter(); torch.mm(x, y); times.append(time.perf_counter() - t)
+        print(json.dumps({"sgemm_gflops": 2 * 2048 ** 3 / min(times) / 1e9, "threads": torch.get_num_threads(),
+                          "blas": loaded_blas()}))
+        return
+    root = "/usr/share/datasets/fashion-mnist/"
+    images = torch.from_numpy(idx(root + "train-images-idx3-ubyte.gz", 16).copy()).view(-1, 1, 28, 28)
+    labels = torch.from_numpy(idx(root + "train-labels-idx1-ubyte.gz", 8).copy()).long()
+    test = torch.from_numpy(idx(root + "t10k-images-idx3-ubyte.gz", 16).copy()).view(-1, 1, 28, 28)[: a.test_limit]
+    make = Cnn if a.model == "cnn" else resnet18
+    torch.manual_seed(0)
+    models = [make() for _ in range(a.members)]
+    optimizers = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in models]
+    order = torch.randperm(images.shape[0])
+
+    def step(i):
+        batch = order[i * a.batch_size:(i + 1) * a.batch_size]
+        x, y = images[batch].float() / 255, labels[batch]
+        for m, o in zip(models, optimizers):
+            o.zero_grad()
+            F.cross_entropy(m(x), y).backward()
+            o.step()
+
+    for i in range(a.warmup):
+        step(i)
+    start = time.perf_counter()
+    for i in range(a.warmup, a.warmup + a.steps):
+        step(i)
+    train = time.perf_counter() - start
+    start = time.perf_counter()
+    with torch.no_grad():
+        for m in models:
+            m.eval()
+            for chunk in test.split(1000):
+                torch.softmax(m(chunk.float() / 255), 1)
+    evaluation = time.perf_counter() - start
+    print(json.dumps({"side": "peer", "threads": torch.get_num_threads(), "model": a.model, "members": a.members,
+                      "batch_size": a.batch_size, "steps": a.steps,
+                      "images_per_second": a.steps * a.batch_size * a.members / train,
+                      "eval_images_per_second": test.shape[0] / evaluation,
+                      "train_flops_per_image": 3 * forward_flops(models[0], (1, 28, 28)),
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "blas": loaded_blas()}))
+
+
+if __name__ == "__main__":
+    main()
