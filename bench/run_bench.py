@@ -22,6 +22,7 @@ def main():
     p.add_argument("--build", default=os.path.join(HERE, "..", "build"))
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="fewer steps (a smoke run, not for the record)")
+    p.add_argument("--only", default="", help="run only the workloads whose name contains this text")
     a = p.parse_args()
     ours = os.path.join(a.build, "bench", "ensemble-lab-bench")
     peer = [sys.executable if sys.executable.startswith("/usr/bin") else "/usr/bin/python3", os.path.join(HERE, "peer.py")]
@@ -45,6 +46,8 @@ def main():
     ]
     rows = []
     for name, ours_args, peer_args, n, warmup in workloads:
+        if a.only not in name:
+            continue
         common = ["--steps", str(n), "--warmup", str(warmup)]
         results = {"ours": [], "peer": [], f"peer x{cores}": []}
         for _ in range(a.repeats):  # alternate, so drift hits every side alike

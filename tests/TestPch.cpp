@@ -1,1 +1,0 @@
-// Compiles the tests' precompiled header once; the tests reuse it.
