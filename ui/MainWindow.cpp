@@ -35,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/Error.h"
+#include "core/common/TextFormat.h"
 #include "core/io/RunDirectory.h"
 #include "core/metrics/EvaluationJson.h"
 #include "ui/ExperimentForm.h"
@@ -48,13 +49,6 @@ namespace ensemble::ui {
 namespace {
 
 constexpr int kRepaintIntervalMs = 100;  // at most 10 repaints a second, however fast steps come
-
-QString formatDuration(double seconds) {
-  const int total = int(seconds + 0.5);
-  if (total >= 3600) return QString("%1h%2m").arg(total / 3600).arg(total / 60 % 60, 2, 10, QChar('0'));
-  if (total >= 60) return QString("%1m%2s").arg(total / 60).arg(total % 60, 2, 10, QChar('0'));
-  return QString("%1s").arg(total);
-}
 
 /// The desktop theme's icon where it has one, ours (compiled in) otherwise.
 QIcon themed(const char* name, const char* ours) { return QIcon::fromTheme(name, QIcon(ours)); }
@@ -368,7 +362,7 @@ void MainWindow::onSteps(const QVector<StepEvent>& steps) {
   if (!m_controller->isPaused()) {
     m_status->setText(tr("Epoch %1/%2 · step %3/%4 · %5 img/s · ETA %6")
                           .arg(last.epoch).arg(last.epochs).arg(last.stepInEpoch).arg(last.stepsPerEpoch)
-                          .arg(last.imagesPerSecond, 0, 'f', 0).arg(formatDuration(last.etaSeconds)));
+                          .arg(last.imagesPerSecond, 0, 'f', 0).arg(QString::fromStdString(formatDuration(last.etaSeconds))));
   }
   m_plotsDirty = true;
 }

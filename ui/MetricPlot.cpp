@@ -31,6 +31,9 @@ MetricPlot::MetricPlot(Metric metric, QWidget* parent)
   m_plot->yAxis->setRange(0, isLoss(metric) ? 2.5 : 1.0);
   m_plot->xAxis->setRange(isTrain(metric) ? 0 : 0.5, isTrain(metric) ? 100 : 3.5);
   m_plot->legend->setFont(QFont(font().family(), 8));
+  // Translucent, so a legend over the curves (long run names when comparing) hides little.
+  m_plot->legend->setBrush(QColor(255, 255, 255, 170));
+  m_plot->legend->setBorderPen(QPen(QColor(160, 160, 160)));
   m_plot->axisRect()->insetLayout()->setInsetAlignment(
       0, isLoss(metric) ? (Qt::AlignTop | Qt::AlignRight) : (Qt::AlignBottom | Qt::AlignRight));
   if (!isTrain(metric)) {

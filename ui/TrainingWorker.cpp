@@ -1,8 +1,6 @@
 #include "ui/TrainingWorker.h"
 
-#include <c10/util/Exception.h>
-
-#include "core/common/Error.h"
+#include "core/common/ErrorMessage.h"
 #include "core/train/RunControl.h"
 #include "core/train/Trainer.h"
 
@@ -24,13 +22,8 @@ void TrainingWorker::evaluateRun(const QString& runDirectory, const QString& dat
   try {
     const auto trainer = Trainer::open(runDirectory.toStdString(), dataset.toStdString());
     emit evaluationFinished(runDirectory, trainer->evaluate(), {});
-    return;
-  } catch (const Error& e) {
-    emit evaluationFinished(runDirectory, {}, QString::fromStdString(e.what()));
-  } catch (const c10::Error& e) {
-    emit evaluationFinished(runDirectory, {}, QString::fromStdString(e.what_without_backtrace()));
-  } catch (const std::exception& e) {
-    emit evaluationFinished(runDirectory, {}, QString::fromStdString(e.what()));
+  } catch (...) {
+    emit evaluationFinished(runDirectory, {}, QString::fromStdString(describeCurrentException()));
   }
 }
 
@@ -46,12 +39,8 @@ void TrainingWorker::execute(const QString& runDirectory,
     std::unique_ptr<Trainer> trainer = make();
     trainer->run(this, control.get());  // reports its own end through onRunFinished
     return;
-  } catch (const Error& e) {
-    failed.message = e.what();
-  } catch (const c10::Error& e) {
-    failed.message = e.what_without_backtrace();
-  } catch (const std::exception& e) {
-    failed.message = e.what();
+  } catch (...) {
+    failed.message = describeCurrentException();
   }
   emit runFinished(failed);  // the run could not start: bad setup, data or devices
 }

@@ -1,7 +1,5 @@
 #include "app/cli/CliCommands.h"
 
-#include <c10/util/Exception.h>
-
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -10,6 +8,7 @@
 
 #include "app/cli/ProgressPrinter.h"
 #include "core/common/Error.h"
+#include "core/common/ErrorMessage.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/io/RunDirectory.h"
 #include "core/metrics/EvaluationJson.h"
@@ -187,14 +186,8 @@ int runCommand(const CliOptions& options) {
     if (options.command == "train") return commandTrain(options);
     if (options.command == "resume") return commandResume(options);
     if (options.command == "eval") return commandEval(options);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", e.what());
-    return kExitError;
-  } catch (const c10::Error& e) {
-    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", e.what_without_backtrace());
-    return kExitError;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", describeCurrentException().c_str());
     return kExitError;
   }
   return kExitError;

@@ -4,20 +4,9 @@
 
 #include <string>
 
+#include "core/common/TextFormat.h"
+
 namespace ensemble::cli {
-namespace {
-
-std::string formatDuration(double seconds) {
-  const long total = long(seconds + 0.5);
-  char text[32];
-  if (total >= 3600) std::snprintf(text, sizeof text, "%ldh%02ldm", total / 3600, total / 60 % 60);
-  else if (total >= 60) std::snprintf(text, sizeof text, "%ldm%02lds", total / 60, total % 60);
-  else std::snprintf(text, sizeof text, "%lds", total);
-  return text;
-}
-
-}  // namespace
-
 ProgressPrinter::ProgressPrinter(std::FILE* stream)
     : m_stream(stream), m_live(::isatty(::fileno(stream)) != 0) {}
 

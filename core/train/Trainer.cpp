@@ -5,11 +5,11 @@
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <new>
 #include <sstream>
 
 #include "core/comm/LocalCommunicator.h"
 #include "core/common/Error.h"
+#include "core/common/ErrorMessage.h"
 #include "core/common/SeedSequence.h"
 #include "core/data/DatasetSource.h"
 #include "core/data/EpochSampler.h"
@@ -48,15 +48,6 @@ struct StepScore {
   int64_t correct = 0;
   int64_t samples = 0;
 };
-
-std::string describeTorchError(const c10::Error& e) {
-  std::string message = e.what_without_backtrace();
-  if (message.find("out of memory") != std::string::npos) {
-    message = "out of memory: " + message +
-              "; try a smaller --batch-size, a smaller model, or fewer replicas per device";
-  }
-  return message;
-}
 
 }  // namespace
 
@@ -493,15 +484,9 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     }
     finished.status = RunStatus::Completed;
     d.writeSummary(finished.status, "");
-  } catch (const Error& e) {
+  } catch (...) {
     finished.status = RunStatus::Failed;
-    finished.message = e.what();
-  } catch (const c10::Error& e) {
-    finished.status = RunStatus::Failed;
-    finished.message = describeTorchError(e);
-  } catch (const std::bad_alloc&) {
-    finished.status = RunStatus::Failed;
-    finished.message = "out of host memory; try a smaller --batch-size or fewer replicas";
+    finished.message = describeCurrentException();
   }
   if (finished.status == RunStatus::Failed) {
     try {
