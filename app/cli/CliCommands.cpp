@@ -84,6 +84,20 @@ ExperimentConfig configFromOptions(const CliOptions& options) {
   return config;
 }
 
+/// The process group: torchrun's environment variables, overridden by the flags.
+ProcessGroupOptions groupFromOptions(const CliOptions& options) {
+  ProcessGroupOptions group;
+  group.mergeEnvironment();
+  if (options.has("world-size")) group.worldSize = int(parseInteger(options, "world-size"));
+  if (options.has("rank")) group.rank = int(parseInteger(options, "rank"));
+  if (options.has("master-addr")) group.masterAddr = options.value("master-addr");
+  if (options.has("master-port")) group.masterPort = int(parseInteger(options, "master-port"));
+  if (options.has("backend")) group.backend = options.value("backend");
+  if (options.has("timeout")) group.timeoutSeconds = parseNumber(options, "timeout");
+  group.validate();
+  return group;
+}
+
 void printResult(const std::string& runDirectory) {
   const nlohmann::json summary = RunDirectory::readJson(RunDirectory(runDirectory).summaryPath());
   if (summary.value("ensemble", nlohmann::json()).is_null()) return;
@@ -108,15 +122,21 @@ int runTraining(Trainer& trainer) {
   ProgressPrinter printer(stderr);
   const RunFinishedEvent finished = trainer.run(&printer, &control);
   g_control = nullptr;
+  const bool leader = trainer.processRank() == 0;
+  const std::string rank = leader ? "" : "rank " + std::to_string(trainer.processRank()) + ": ";
   switch (finished.status) {
     case RunStatus::Completed:
-      printResult(finished.runDirectory);
+      if (leader) {
+        printResult(finished.runDirectory);
+      } else {
+        std::fprintf(stderr, "ensemble-lab-cli: %sdone; rank 0 wrote the run folder\n", rank.c_str());
+      }
       return 0;
     case RunStatus::Stopped:
-      std::fprintf(stderr, "ensemble-lab-cli: %s\n", finished.message.c_str());
+      std::fprintf(stderr, "ensemble-lab-cli: %s%s\n", rank.c_str(), finished.message.c_str());
       return kExitInterrupted;
     default:
-      std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", finished.message.c_str());
+      std::fprintf(stderr, "ensemble-lab-cli: %serror: %s\n", rank.c_str(), finished.message.c_str());
       return kExitError;
   }
 }
@@ -135,22 +155,23 @@ int commandDevices() {
 
 int commandTrain(const CliOptions& options) {
   const ExperimentConfig config = configFromOptions(options);
+  const ProcessGroupOptions group = groupFromOptions(options);
   const std::string out =
       options.has("out") ? options.value("out")
                          : RunDirectory::defaultRunsRoot() + "/" +
                                RunDirectory::newRunName(modeName(config.mode), config.model);
   std::error_code ec;
-  if (std::filesystem::exists(RunDirectory(out).configPath(), ec)) {
+  if (group.rank == 0 && std::filesystem::exists(RunDirectory(out).configPath(), ec)) {
     throw ConfigError("run folder " + out + " already holds a run; choose another --out, or " +
                       "continue it with `ensemble-lab-cli resume --run " + out + "`");
   }
-  auto trainer = Trainer::create(config, out);
+  auto trainer = Trainer::create(config, out, nullptr, group);
   return runTraining(*trainer);
 }
 
 int commandResume(const CliOptions& options) {
   if (!options.has("run")) throw ConfigError("resume needs --run DIR, the run folder to continue");
-  auto trainer = Trainer::open(options.value("run"));
+  auto trainer = Trainer::open(options.value("run"), {}, nullptr, groupFromOptions(options));
   if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
     std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epochs; nothing to resume\n",
                  options.value("run").c_str(), static_cast<long long>(trainer->config().epochs));

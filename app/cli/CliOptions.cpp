@@ -12,8 +12,8 @@ const std::map<std::string, std::set<std::string>>& flagsByCommand() {
       {"train",
        {"config", "dataset", "model", "mode", "devices", "lr", "momentum", "batch-size", "epochs",
         "seed", "train-limit", "test-limit", "checkpoint-every", "log-every", "eval-batch-size",
-        "out"}},
-      {"resume", {"run"}},
+        "out", "world-size", "rank", "master-addr", "master-port", "backend", "timeout"}},
+      {"resume", {"run", "world-size", "rank", "master-addr", "master-port", "backend", "timeout"}},
       {"eval", {"run", "dataset", "test-limit"}},
       {"help", {}},
       {"version", {}}};
@@ -48,8 +48,19 @@ Usage:
       --log-every N           write a metrics row every N steps (default 10)
       --eval-batch-size N     images per evaluation batch (default 1000)
       --out DIR               run folder (default: ~/.local/share/ensemble-lab/runs/<name>)
-  ensemble-lab-cli resume --run DIR
-      Continue an interrupted run from its last checkpoint.
+    Several processes or hosts (c10d process group; torchrun's RANK, WORLD_SIZE,
+    LOCAL_RANK, MASTER_ADDR and MASTER_PORT are read when the flags are absent):
+      --world-size N          processes in the run (default 1)
+      --rank R                this process, 0..N-1; rank 0 writes the run folder
+      --master-addr HOST      host of rank 0 (default 127.0.0.1)
+      --master-port P         its rendezvous port (default 29500)
+      --backend NAME          gloo (CPU, default) or nccl (GPU builds with NCCL)
+      --timeout SECONDS       wait this long for a missing peer, then name it (300)
+      Each rank trains the members (or the shard) of its own --devices (default: one,
+      its GPU or the CPU); member i of the group gets seed i, as in one process.
+  ensemble-lab-cli resume --run DIR [--world-size N --rank R ...]
+      Continue an interrupted run from its last checkpoint (every rank of a
+      multi-process run needs the run folder, e.g. on a shared filesystem).
   ensemble-lab-cli eval --run DIR [--dataset NAME|DIR] [--test-limit N]
       Evaluate a run's latest checkpoint; prints the metrics as JSON.
   ensemble-lab-cli --version | --help

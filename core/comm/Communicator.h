@@ -19,8 +19,28 @@ class Communicator {
   /// the mean over all replicas of the group (this process's and any others').
   virtual void allReduceMean(std::vector<at::Tensor>& perReplica) = 0;
 
+  /// Every replica's tensor across the whole group, in global replica order (this
+  /// process's replicas sit at firstReplica() onwards), on the CPU. `perReplica` holds
+  /// one tensor per local replica, all of the same shape and dtype.
+  virtual std::vector<at::Tensor> allGather(const std::vector<at::Tensor>& perReplica) = 0;
+
   /// Replicas in the whole group, across processes.
   virtual int worldReplicas() const = 0;
+
+  /// Global index of this process's first replica (member indices and seeds follow it).
+  virtual int firstReplica() const { return 0; }
+
+  /// This process's rank and the number of processes; rank 0 writes the run folder.
+  virtual int processRank() const { return 0; }
+  virtual int processCount() const { return 1; }
+
+  /// Tells the other processes, best effort, why this one is leaving, so that they can
+  /// name it in their own error instead of only seeing a lost connection.
+  virtual void announceFailure(const std::string& /*message*/) {}
+
+  /// Called once the run has ended normally on this process: the process hosting the
+  /// rendezvous waits for the others, so none of them loses it while finishing.
+  virtual void finish() {}
 
   /// A short name for logs and summaries ("local", "nccl", "gloo", ...).
   virtual std::string name() const = 0;

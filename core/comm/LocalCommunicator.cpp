@@ -16,4 +16,12 @@ void LocalCommunicator::allReduceMean(std::vector<at::Tensor>& perReplica) {
   for (auto& tensor : perReplica) tensor.copy_(sum);
 }
 
+std::vector<at::Tensor> LocalCommunicator::allGather(const std::vector<at::Tensor>& perReplica) {
+  TORCH_CHECK(int(perReplica.size()) == m_replicas, "LocalCommunicator expected ", m_replicas,
+              " tensors, got ", perReplica.size());
+  std::vector<at::Tensor> gathered;
+  for (const auto& tensor : perReplica) gathered.push_back(tensor.cpu());
+  return gathered;
+}
+
 }  // namespace ensemble

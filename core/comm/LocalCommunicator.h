@@ -10,6 +10,7 @@ class LocalCommunicator final : public Communicator {
   explicit LocalCommunicator(int replicas) : m_replicas(replicas) {}
 
   void allReduceMean(std::vector<at::Tensor>& perReplica) override;
+  std::vector<at::Tensor> allGather(const std::vector<at::Tensor>& perReplica) override;
   int worldReplicas() const override { return m_replicas; }
   std::string name() const override { return "local"; }
 

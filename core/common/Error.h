@@ -49,4 +49,10 @@ class DivergenceError final : public Error {
   using Error::Error;
 };
 
+/// A process of a multi-process run did not arrive, disagreed, or was lost mid-run.
+class DistributedError final : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace ensemble

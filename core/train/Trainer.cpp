@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/comm/LocalCommunicator.h"
+#include "core/comm/ProcessGroupCommunicator.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
 #include "core/common/SeedSequence.h"
@@ -53,6 +54,7 @@ struct StepScore {
 
 struct Trainer::Impl {
   ExperimentConfig config;
+  ProcessGroupOptions group;
   RunDirectory directory{""};
   std::shared_ptr<const DatasetPair> data;
   std::vector<DeviceRef> devices;
@@ -65,11 +67,18 @@ struct Trainer::Impl {
   bool resumed = false;
   std::unique_ptr<MetricsCsvWriter> metrics;
   int64_t lastCheckpointStep = -1;
+  bool localStopRequest = false;  ///< this process was asked to stop (signal, UI)
+  bool stopAgreed = false;        ///< some process of the group was; all stop together
 
   bool dataParallel() const { return config.mode == TrainingMode::DataParallel; }
   bool ensembleMode() const { return config.mode == TrainingMode::Ensemble; }
-  /// Models whose metrics are reported: one per replica, except data-parallel (one model).
-  std::size_t memberCount() const { return dataParallel() ? 1 : replicas.size(); }
+  bool distributed() const { return communicator->processCount() > 1; }
+  /// Rank 0 alone writes the run folder; the other ranks only train.
+  bool leader() const { return communicator->processRank() == 0; }
+  std::size_t worldReplicas() const { return std::size_t(communicator->worldReplicas()); }
+  /// Models whose metrics are reported: one per replica of the whole group, except
+  /// data-parallel (one model).
+  std::size_t memberCount() const { return dataParallel() ? 1 : worldReplicas(); }
   int64_t samplesPerStep() const { return config.batchSize * int64_t(memberCount()); }
 
   void prepare();
@@ -78,6 +87,11 @@ struct Trainer::Impl {
   std::vector<StepScore> trainStep(const std::vector<int64_t>& permutation, StepScore& ensembleScore);
   std::vector<StepScore> ensembleStep(const torch::Tensor& indices, StepScore& ensembleScore);
   std::vector<StepScore> dataParallelStep(const torch::Tensor& indices);
+  /// Every replica's step score from every process, and whether any process asked to
+  /// stop (one small all-gather; nothing to do in a single process).
+  std::vector<StepScore> exchangeScores(const std::vector<StepScore>& local);
+  /// Each member's `dict` (weights or optimizer state) from every process, in member order.
+  std::vector<TensorDict> gatherMembers(const std::vector<TensorDict>& local);
   EvaluationResult evaluate();
   void resetAccumulators(std::vector<ScoreAccumulator>& list) const {
     list.assign(memberCount() + 1, ScoreAccumulator{});
@@ -103,7 +117,16 @@ struct Trainer::Impl {
 
 void Trainer::Impl::prepare() {
   config.validate();
+  group.validate();
   const int cudaCount = cudaDeviceCount();
+  if (group.distributed() && config.devices.empty()) {
+    // One replica per process unless told otherwise: this host's GPU for the rank, or the CPU.
+    config.devices = cudaCount > 0 ? "cuda:" + std::to_string(group.localRank % cudaCount) : "cpu";
+  }
+  if (group.distributed() && config.mode == TrainingMode::Single) {
+    throw ConfigError("single mode trains one model in one process; across " + std::to_string(group.worldSize) +
+                      " processes use --mode ensemble or data-parallel");
+  }
   devices = parseDeviceSpec(config.effectiveDevices(cudaCount), cudaCount);
   if (config.mode == TrainingMode::Single && devices.size() != 1) {
     throw ConfigError("single mode trains one model on one device, but the device spec '" +
@@ -111,10 +134,11 @@ void Trainer::Impl::prepare() {
                       std::to_string(devices.size()) +
                       " replicas; use --mode ensemble or data-parallel, or one device");
   }
-  if (dataParallel() && config.batchSize % int64_t(devices.size()) != 0) {
+  const int64_t groupReplicas = int64_t(devices.size()) * group.worldSize;
+  if (dataParallel() && config.batchSize % groupReplicas != 0) {
     throw ConfigError("data-parallel splits the batch evenly: batch size " +
                       std::to_string(config.batchSize) + " is not a multiple of the " +
-                      std::to_string(devices.size()) + " replicas");
+                      std::to_string(groupReplicas) + " replicas");
   }
   if (!data) {
     data = std::make_shared<DatasetPair>(loadDataset(config.dataset, config.trainLimit, config.testLimit));
@@ -135,15 +159,23 @@ void Trainer::Impl::prepare() {
   input.height = data->train.height();
   input.width = data->train.width();
   input.classes = data->train.classes;
+  if (group.distributed()) {
+    // Every rank must train the same experiment; only the devices are its own.
+    nlohmann::json shared = config.toJson();
+    shared.erase("devices");
+    communicator = connectProcessGroup(group, int(devices.size()), shared);
+  } else {
+    communicator = std::make_unique<LocalCommunicator>(int(devices.size()));
+  }
   for (std::size_t r = 0; r < devices.size(); ++r) {
-    // Ensemble members get their own seeds; data-parallel replicas share member 0's so
-    // they start identical (and single mode starts like member 0 of an ensemble).
-    const std::uint64_t index = dataParallel() ? 0 : r;
+    // Ensemble members get their own seeds (by their index in the whole group);
+    // data-parallel replicas share member 0's so they start identical (and single mode
+    // starts like member 0 of an ensemble).
+    const std::uint64_t index = dataParallel() ? 0 : std::uint64_t(communicator->firstReplica()) + r;
     replicas.push_back(makeReplica(config.model, input, devices[r],
                                    deriveSeed(config.seed, SeedStream::Member, index),
                                    config.learningRate, config.momentum));
   }
-  communicator = std::make_unique<LocalCommunicator>(int(replicas.size()));
   resetAccumulators(state.window);
   resetAccumulators(state.epochTotals);
 }
@@ -164,12 +196,45 @@ std::vector<StepScore> Trainer::Impl::trainStep(const std::vector<int64_t>& perm
   const torch::Tensor indices =
       torch::from_blob(const_cast<int64_t*>(permutation.data()) + begin, {config.batchSize},
                        torch::kInt64);
-  if (dataParallel()) {
-    std::vector<StepScore> scores = dataParallelStep(indices);
-    ensembleScore = scores.front();
-    return scores;
+  if (!dataParallel()) return exchangeScores(ensembleStep(indices, ensembleScore));
+  // One model: its loss is the mean over the equal shards, its hits their sum.
+  const std::vector<StepScore> shards = exchangeScores(dataParallelStep(indices));
+  StepScore total{0, 0, config.batchSize};
+  for (const StepScore& shard : shards) {
+    total.loss += shard.loss / double(shards.size());
+    total.correct += shard.correct;
   }
-  return ensembleStep(indices, ensembleScore);
+  ensembleScore = total;
+  return {total};
+}
+
+std::vector<StepScore> Trainer::Impl::exchangeScores(const std::vector<StepScore>& local) {
+  if (!distributed()) return local;
+  std::vector<torch::Tensor> rows;
+  for (const StepScore& score : local) {
+    rows.push_back(torch::tensor({score.loss, double(score.correct), double(score.samples),
+                                  localStopRequest ? 1.0 : 0.0},
+                                 torch::kFloat64));
+  }
+  std::vector<StepScore> all;
+  for (const torch::Tensor& row : communicator->allGather(rows)) {
+    const auto values = row.accessor<double, 1>();
+    all.push_back({values[0], int64_t(values[1]), int64_t(values[2])});
+    stopAgreed = stopAgreed || values[3] > 0;
+  }
+  return all;
+}
+
+std::vector<TensorDict> Trainer::Impl::gatherMembers(const std::vector<TensorDict>& local) {
+  if (!distributed()) return local;
+  std::vector<TensorDict> all(worldReplicas());
+  for (const auto& entry : local.front()) {
+    std::vector<torch::Tensor> values;
+    for (const TensorDict& dict : local) values.push_back(dict.at(entry.key()));
+    const std::vector<torch::Tensor> gathered = communicator->allGather(values);
+    for (std::size_t m = 0; m < all.size(); ++m) all[m].insert(entry.key(), gathered[m]);
+  }
+  return all;
 }
 
 std::vector<StepScore> Trainer::Impl::ensembleStep(const torch::Tensor& indices,
@@ -196,7 +261,7 @@ std::vector<StepScore> Trainer::Impl::ensembleStep(const torch::Tensor& indices,
     scores.push_back({loss.item<double>(), logits.argmax(1).eq(batch.labels).sum().item<int64_t>(),
                       config.batchSize});
   }
-  if (replicas.size() == 1) {
+  if (worldReplicas() == 1) {
     ensembleScore = scores.front();
     return scores;
   }
@@ -210,13 +275,14 @@ std::vector<StepScore> Trainer::Impl::ensembleStep(const torch::Tensor& indices,
 }
 
 std::vector<StepScore> Trainer::Impl::dataParallelStep(const torch::Tensor& indices) {
-  const int64_t shard = config.batchSize / int64_t(replicas.size());
-  StepScore total{0, 0, config.batchSize};
+  const int64_t shard = config.batchSize / int64_t(worldReplicas());
+  std::vector<StepScore> scores;
   std::vector<torch::Tensor> flatGradients;
   for (std::size_t r = 0; r < replicas.size(); ++r) {
     Replica& replica = replicas[r];
     const DeviceCopy& copy = onDevice(trainCopies, data->train, replica.device);
-    const torch::Tensor local = indices.narrow(0, int64_t(r) * shard, shard).to(replica.device);
+    const int64_t globalIndex = communicator->firstReplica() + int64_t(r);
+    const torch::Tensor local = indices.narrow(0, globalIndex * shard, shard).to(replica.device);
     const torch::Tensor labels = copy.labels.index_select(0, local);
     replica.optimizer->zeroGrad();
     const torch::Tensor logits = replica.model->forward(toModelInput(copy.images.index_select(0, local)));
@@ -225,8 +291,7 @@ std::vector<StepScore> Trainer::Impl::dataParallelStep(const torch::Tensor& indi
     std::vector<torch::Tensor> grads;
     for (const auto& p : replica.model->parameters()) grads.push_back(p.grad().flatten());
     flatGradients.push_back(torch::cat(grads));  // one all-reduce per step, not per tensor
-    total.loss += loss.item<double>() / double(replicas.size());
-    total.correct += logits.argmax(1).eq(labels).sum().item<int64_t>();
+    scores.push_back({loss.item<double>(), logits.argmax(1).eq(labels).sum().item<int64_t>(), shard});
   }
   communicator->allReduceMean(flatGradients);
   for (std::size_t r = 0; r < replicas.size(); ++r) {
@@ -237,18 +302,21 @@ std::vector<StepScore> Trainer::Impl::dataParallelStep(const torch::Tensor& indi
     }
     replicas[r].optimizer->step();
   }
-  return {total};
+  return scores;
 }
 
 EvaluationResult Trainer::Impl::evaluate() {
   std::vector<torch::Tensor> probabilities;
-  const std::size_t models = memberCount();  // data-parallel replicas are one model
+  const std::size_t models = dataParallel() ? 1 : replicas.size();  // data-parallel replicas are one model
   for (std::size_t r = 0; r < models; ++r) {
     const DeviceCopy& copy = onDevice(testCopies, data->test, replicas[r].device);
     probabilities.push_back(predictProbabilities(*replicas[r].model, copy.images, config.evalBatchSize));
   }
-  Communicator& comm = dataParallel() ? static_cast<Communicator&>(soloCommunicator) : *communicator;
-  return evaluateMembers(probabilities, data->test.labels, comm);
+  if (dataParallel()) return evaluateMembers(probabilities, data->test.labels, soloCommunicator);
+  // Every process scores every member (cheap next to training), so all agree on the result.
+  const std::vector<torch::Tensor> everyMember = communicator->allGather(probabilities);
+  LocalCommunicator onThisHost(int(everyMember.size()));
+  return evaluateMembers(everyMember, data->test.labels, onThisHost);
 }
 
 void Trainer::Impl::logStep(TrainingObserver* observer, bool writeRow, int64_t sessionSteps,
@@ -268,13 +336,13 @@ void Trainer::Impl::logStep(TrainingObserver* observer, bool writeRow, int64_t s
   if (writeRow) {
     for (std::size_t m = 0; m < memberCount(); ++m) event.members.push_back(state.window[m].mean());
     event.ensemble = state.window.back().mean();
-    for (std::size_t row = 0; row < reportedRows(); ++row) {
+    for (std::size_t row = 0; row < reportedRows() && metrics; ++row) {
       const std::size_t slot = row < memberCount() ? row : memberCount();
       const ModelScore score = state.window[slot].mean();
       metrics->write({state.globalStep, state.epoch + 1, memberName(slot), score.loss,
                       score.accuracy, std::nullopt, std::nullopt});
     }
-    state.metricsBytes = metrics->flush();
+    if (metrics) state.metricsBytes = metrics->flush();
     resetAccumulators(state.window);
   }
   if (observer) observer->onStep(event);
@@ -289,7 +357,7 @@ EpochEvent Trainer::Impl::finishEpoch(double epochSeconds) {
   event.test = evaluate();
   for (std::size_t m = 0; m < memberCount(); ++m) event.train.push_back(state.epochTotals[m].mean());
   event.ensembleTrain = state.epochTotals.back().mean();
-  for (std::size_t row = 0; row < reportedRows(); ++row) {
+  for (std::size_t row = 0; row < reportedRows() && metrics; ++row) {
     const bool member = row < memberCount();
     const ModelScore train = member ? event.train[row] : event.ensembleTrain;
     const ModelScore test = member ? event.test.members[row]
@@ -297,7 +365,7 @@ EpochEvent Trainer::Impl::finishEpoch(double epochSeconds) {
     metrics->write({state.globalStep, state.epoch + 1, memberName(member ? row : memberCount()),
                     train.loss, train.accuracy, test.loss, test.accuracy});
   }
-  state.metricsBytes = metrics->flush();
+  if (metrics) state.metricsBytes = metrics->flush();
   state.lastEvaluation = event.test;
   state.epoch += 1;
   state.stepInEpoch = 0;
@@ -332,6 +400,7 @@ void Trainer::Impl::recordStep(const std::vector<StepScore>& scores, const StepS
 
 RunFinishedEvent Trainer::Impl::stop(TrainingObserver* observer) {
   checkpoint(observer);
+  communicator->finish();
   RunFinishedEvent finished;
   finished.runDirectory = directory.path();
   finished.status = RunStatus::Stopped;
@@ -347,12 +416,21 @@ void Trainer::Impl::checkpoint(TrainingObserver* observer) {
   CheckpointData checkpointData;
   checkpointData.config = config.toJson();
   checkpointData.state = state.toJson();
-  for (std::size_t m = 0; m < memberCount(); ++m) {
-    checkpointData.weights.push_back(replicas[m].weights());
-    checkpointData.optimizer.push_back(replicas[m].optimizerState());
+  if (dataParallel()) {  // the replicas are one model: replica 0 holds it
+    checkpointData.weights.push_back(replicas.front().weights());
+    checkpointData.optimizer.push_back(replicas.front().optimizerState());
+  } else {
+    std::vector<TensorDict> weights, optimizer;
+    for (const Replica& replica : replicas) {
+      weights.push_back(replica.weights());
+      optimizer.push_back(replica.optimizerState());
+    }
+    checkpointData.weights = gatherMembers(weights);
+    checkpointData.optimizer = gatherMembers(optimizer);
   }
-  const std::string path = writeCheckpoint(directory.checkpointsPath(), state.globalStep, checkpointData);
   lastCheckpointStep = state.globalStep;
+  if (!leader()) return;
+  const std::string path = writeCheckpoint(directory.checkpointsPath(), state.globalStep, checkpointData);
   if (observer) observer->onCheckpoint({path, state.globalStep});
 }
 
@@ -364,7 +442,8 @@ nlohmann::json Trainer::Impl::summaryJson(RunStatus status, const std::string& m
                          {"model", config.model},
                          {"dataset", config.dataset},
                          {"devices", formatDevices(devices)},
-                         {"replicas", replicas.size()},
+                         {"replicas", worldReplicas()},
+                         {"processes", communicator->processCount()},
                          {"lr", config.learningRate},
                          {"momentum", config.momentum},
                          {"batch_size", config.batchSize},
@@ -386,6 +465,7 @@ nlohmann::json Trainer::Impl::summaryJson(RunStatus status, const std::string& m
 }
 
 void Trainer::Impl::writeSummary(RunStatus status, const std::string& message) const {
+  if (!leader()) return;
   RunDirectory::writeJson(directory.summaryPath(), summaryJson(status, message));
 }
 
@@ -393,9 +473,11 @@ Trainer::Trainer(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 Trainer::~Trainer() = default;
 
 std::unique_ptr<Trainer> Trainer::create(ExperimentConfig config, std::string runDirectory,
-                                         std::shared_ptr<const DatasetPair> data) {
+                                         std::shared_ptr<const DatasetPair> data,
+                                         const ProcessGroupOptions& group) {
   auto impl = std::make_unique<Impl>();
   impl->config = std::move(config);
+  impl->group = group;
   impl->directory = RunDirectory(std::move(runDirectory));
   impl->data = std::move(data);
   impl->prepare();
@@ -406,7 +488,8 @@ std::unique_ptr<Trainer> Trainer::create(ExperimentConfig config, std::string ru
 
 std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory,
                                        const std::string& datasetOverride,
-                                       std::shared_ptr<const DatasetPair> data) {
+                                       std::shared_ptr<const DatasetPair> data,
+                                       const ProcessGroupOptions& group) {
   const RunDirectory directory(runDirectory);
   const std::string checkpointDir = latestCheckpoint(directory.checkpointsPath());
   CheckpointData saved = readCheckpoint(checkpointDir);
@@ -416,6 +499,7 @@ std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory,
   impl->config = config;
   impl->directory = directory;
   impl->data = std::move(data);
+  impl->group = group;
   impl->prepare();
   impl->state = RunState::fromJson(saved.state, checkpointDir);
   if (saved.weights.size() != impl->memberCount()) {
@@ -423,7 +507,8 @@ std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory,
                           " models but the run has " + std::to_string(impl->memberCount()));
   }
   for (std::size_t r = 0; r < impl->replicas.size(); ++r) {
-    const std::size_t source = impl->dataParallel() ? 0 : r;  // data-parallel saves one model
+    // Data-parallel saves one model; ensemble members sit at their index in the group.
+    const std::size_t source = impl->dataParallel() ? 0 : std::size_t(impl->communicator->firstReplica()) + r;
     impl->replicas[r].load(saved.weights[source], saved.optimizer[source],
                            checkpointDir + "/member-" + std::to_string(source) + ".pt");
   }
@@ -437,14 +522,16 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   RunFinishedEvent finished;
   finished.runDirectory = d.directory.path();
   try {
-    d.directory.create();
-    if (!d.resumed) RunDirectory::writeJson(d.directory.configPath(), d.config.toJson());
-    d.metrics = std::make_unique<MetricsCsvWriter>(
-        d.directory.metricsPath(), d.resumed ? std::optional<std::uint64_t>(d.state.metricsBytes) : std::nullopt);
-    d.state.metricsBytes = d.metrics->flush();
+    if (d.leader()) {
+      d.directory.create();
+      if (!d.resumed) RunDirectory::writeJson(d.directory.configPath(), d.config.toJson());
+      d.metrics = std::make_unique<MetricsCsvWriter>(
+          d.directory.metricsPath(), d.resumed ? std::optional<std::uint64_t>(d.state.metricsBytes) : std::nullopt);
+      d.state.metricsBytes = d.metrics->flush();
+    }
     if (observer) {
       observer->onRunStarted({d.directory.path(), modeName(d.config.mode), d.config.model,
-                              formatDevices(d.devices), int(d.replicas.size()), d.config.epochs,
+                              formatDevices(d.devices), int(d.worldReplicas()), d.config.epochs,
                               d.sampler->stepsPerEpoch(), d.state.globalStep});
     }
     int64_t sessionSteps = 0;
@@ -454,11 +541,14 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
       const std::vector<int64_t> permutation = d.sampler->permutation(d.state.epoch);
       double epochSeconds = 0;
       while (d.state.stepInEpoch < d.sampler->stepsPerEpoch()) {
-        if (control) {
+        if (control && !d.distributed()) {  // a paused rank would stall the others: no pause there
           if (control->pauseRequested() && observer) observer->onPaused(true);
           if (control->waitWhilePaused() && observer) observer->onPaused(false);
-          if (control->stopRequested()) return d.stop(observer);
         }
+        d.localStopRequest = control && control->stopRequested();
+        // Across processes the stop is agreed through the last step's exchange, so every
+        // rank stops at the same step and checkpoints together.
+        if (d.distributed() ? d.stopAgreed : d.localStopRequest) return d.stop(observer);
         const auto stepStart = Clock::now();
         StepScore ensembleScore;
         const std::vector<StepScore> scores = d.trainStep(permutation, ensembleScore);
@@ -484,9 +574,14 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     }
     finished.status = RunStatus::Completed;
     d.writeSummary(finished.status, "");
+    d.communicator->finish();
+  } catch (const DistributedError& error) {  // the group is broken: nothing to tell it
+    finished.status = RunStatus::Failed;
+    finished.message = error.what();
   } catch (...) {
     finished.status = RunStatus::Failed;
     finished.message = describeCurrentException();
+    d.communicator->announceFailure(finished.message);
   }
   if (finished.status == RunStatus::Failed) {
     try {
@@ -505,6 +600,7 @@ const std::string& Trainer::runDirectory() const { return m_impl->directory.path
 std::string Trainer::devices() const { return formatDevices(m_impl->devices); }
 int64_t Trainer::stepsPerEpoch() const { return m_impl->sampler->stepsPerEpoch(); }
 int64_t Trainer::globalStep() const { return m_impl->state.globalStep; }
+int Trainer::processRank() const { return m_impl->communicator->processRank(); }
 
 std::string runStatusName(RunStatus status) {
   switch (status) {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "core/comm/ProcessGroupOptions.h"
 #include "core/metrics/EvaluationResult.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/TrainingEvents.h"
@@ -20,15 +21,22 @@ class Trainer final {
   /// Prepares a new run: validates `config`, loads the dataset (unless `data` is given),
   /// resolves the devices and initialises the replicas. Writes nothing, so bad input
   /// leaves no misleading run folder. Throws ConfigError, DatasetError or DeviceError.
+  /// With a distributed `group`, this process is one rank of a multi-process run: it
+  /// waits here for every other rank (or throws DistributedError naming the missing one),
+  /// trains the members or the shard of its own devices, and only rank 0 writes
+  /// `runDirectory`.
   static std::unique_ptr<Trainer> create(ExperimentConfig config, std::string runDirectory,
-                                         std::shared_ptr<const DatasetPair> data = nullptr);
+                                         std::shared_ptr<const DatasetPair> data = nullptr,
+                                         const ProcessGroupOptions& group = {});
 
   /// Reopens a run folder at its latest checkpoint, to resume it or to evaluate it
   /// (on `datasetOverride` when not empty). Throws CheckpointError for a folder without a
-  /// usable checkpoint, and the errors of create().
+  /// usable checkpoint, and the errors of create(). In a multi-process run every rank
+  /// reads the folder (a shared filesystem) and loads its own members.
   static std::unique_ptr<Trainer> open(const std::string& runDirectory,
                                        const std::string& datasetOverride = {},
-                                       std::shared_ptr<const DatasetPair> data = nullptr);
+                                       std::shared_ptr<const DatasetPair> data = nullptr,
+                                       const ProcessGroupOptions& group = {});
 
   ~Trainer();
   Trainer(const Trainer&) = delete;
@@ -45,8 +53,10 @@ class Trainer final {
 
   const ExperimentConfig& config() const;
   const std::string& runDirectory() const;
-  /// The canonical device list, e.g. "cpu*4".
+  /// The canonical device list of this process, e.g. "cpu*4".
   std::string devices() const;
+  /// This process's rank (0 when alone); only rank 0 writes the run folder.
+  int processRank() const;
   int64_t stepsPerEpoch() const;
   int64_t globalStep() const;
 

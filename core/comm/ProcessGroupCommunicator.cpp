@@ -1,0 +1,146 @@
+#include "core/comm/ProcessGroupCommunicator.h"
+
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/common/Error.h"
+
+#ifdef ENSEMBLELAB_WITH_GLOO
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+#include <cstdlib>
+
+#include "core/comm/Rendezvous.h"
+#endif
+
+namespace ensemble {
+
+#ifdef ENSEMBLELAB_WITH_GLOO
+namespace {
+
+bool isLoopback(const std::string& host) {
+  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+}
+
+/// Gloo's transport: on loopback for a single-host run; GLOO_SOCKET_IFNAME (torch's own
+/// variable) for a chosen interface; otherwise the address this host's name resolves to.
+std::shared_ptr<::gloo::transport::Device> glooDevice(const ProcessGroupOptions& options) {
+  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface && *interface) {
+    return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
+  }
+  if (isLoopback(options.masterAddr)) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+class ProcessGroupCommunicator final : public Communicator {
+ public:
+  ProcessGroupCommunicator(const ProcessGroupOptions& options, int localReplicas, const nlohmann::json& config)
+      : m_options(options), m_localReplicas(localReplicas) {
+    m_rendezvous = std::make_unique<Rendezvous>(
+        options, nlohmann::json{{"replicas", localReplicas}, {"config", config}});
+    const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
+    auto glooOptions = c10d::ProcessGroupGloo::Options::create(timeout);
+    glooOptions->devices.push_back(glooDevice(options));
+    collective("connect the Gloo process group", [&] {
+      auto store = c10::make_intrusive<c10d::PrefixStore>("gloo", m_rendezvous->store());
+      m_group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, options.rank, options.worldSize, glooOptions);
+    });
+  }
+
+  void allReduceMean(std::vector<at::Tensor>& perReplica) override {
+    checkCount(perReplica);
+    checkUsable();
+    torch::NoGradGuard noGrad;
+    // This process's sum first (replica order, as the local communicator), then the sum
+    // across processes; the division by every replica makes it the group's mean.
+    torch::Tensor sum = perReplica.front().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true).contiguous();
+    for (std::size_t i = 1; i < perReplica.size(); ++i) sum.add_(perReplica[i].cpu());
+    std::vector<at::Tensor> buffer{sum};
+    collective("all-reduce", [&] { m_group->allreduce(buffer)->wait(); });
+    sum.div_(double(worldReplicas()));
+    for (auto& tensor : perReplica) tensor.copy_(sum);
+  }
+
+  std::vector<at::Tensor> allGather(const std::vector<at::Tensor>& perReplica) override {
+    checkCount(perReplica);
+    checkUsable();
+    std::vector<at::Tensor> local;
+    for (const auto& tensor : perReplica) local.push_back(tensor.cpu());
+    std::vector<at::Tensor> input{torch::stack(local).contiguous()};
+    std::vector<std::vector<at::Tensor>> output(1);
+    for (int rank = 0; rank < m_options.worldSize; ++rank) output[0].push_back(torch::empty_like(input[0]));
+    collective("all-gather", [&] { m_group->allgather(output, input)->wait(); });
+    std::vector<at::Tensor> gathered;
+    for (const auto& fromRank : output[0]) {
+      for (const auto& replica : fromRank.unbind(0)) gathered.push_back(replica);
+    }
+    return gathered;
+  }
+
+  int worldReplicas() const override { return m_localReplicas * m_options.worldSize; }
+  int firstReplica() const override { return m_localReplicas * m_options.rank; }
+  int processRank() const override { return m_options.rank; }
+  int processCount() const override { return m_options.worldSize; }
+  std::string name() const override { return "gloo"; }
+  void announceFailure(const std::string& message) override { m_rendezvous->announceFailure(message); }
+  void finish() override { m_rendezvous->finish(); }
+
+ private:
+  void checkCount(const std::vector<at::Tensor>& perReplica) const {
+    TORCH_CHECK(int(perReplica.size()) == m_localReplicas, "process group expected ", m_localReplicas,
+                " local tensors, got ", perReplica.size());
+  }
+
+  void checkUsable() const {
+    if (!m_group) throw DistributedError("the process group was closed after an earlier failure");
+  }
+
+  /// Runs one operation of the group; a failure becomes an error naming the lost rank.
+  template <typename Operation>
+  void collective(const char* what, Operation&& operation) {
+    try {
+      operation();
+    } catch (const std::exception& error) {
+      // Closing our connections first makes every rank still waiting on us fail at once,
+      // instead of at its timeout, and join the diagnosis.
+      m_group.reset();
+      throw DistributedError("rank " + std::to_string(m_options.rank) + " could not " + what + ": " +
+                             m_rendezvous->diagnose(error.what()));
+    }
+  }
+
+  ProcessGroupOptions m_options;
+  int m_localReplicas;
+  std::unique_ptr<Rendezvous> m_rendezvous;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> m_group;
+};
+
+}  // namespace
+
+bool processGroupsAvailable() { return true; }
+
+std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions& options, int localReplicas,
+                                                  const nlohmann::json& config) {
+  options.validate();
+  if (options.backend == "nccl") {
+    throw ConfigError("this build of EnsembleLab has no NCCL process group (NCCL was not found when it was "
+                      "built); use --backend gloo, or build on a machine with CUDA and NCCL");
+  }
+  return std::make_unique<ProcessGroupCommunicator>(options, localReplicas, config);
+}
+
+#else
+
+bool processGroupsAvailable() { return false; }
+
+std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions&, int, const nlohmann::json&) {
+  throw ConfigError("this build of EnsembleLab has no c10d process groups (LibTorch's distributed part or "
+                    "Gloo's headers were missing when it was built); run with one process, or rebuild "
+                    "with libgloo-dev installed");
+}
+
+#endif
+
+}  // namespace ensemble

@@ -1,0 +1,24 @@
+#pragma once
+// The Communicator across processes and hosts, on torch's own c10d process groups: a
+// TCPStore rendezvous served by rank 0 and a Gloo process group (CPU tensors). Every
+// collective that fails is turned into a DistributedError that names the rank that is
+// gone, so no rank hangs or dies with only "connection closed".
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/comm/Communicator.h"
+#include "core/comm/ProcessGroupOptions.h"
+
+namespace ensemble {
+
+/// True when this build has c10d with Gloo (LibTorch's distributed part and Gloo's headers).
+bool processGroupsAvailable();
+
+/// Joins the group `options` describes, with `localReplicas` replicas in this process
+/// (the same on every rank) and `config` (the run's settings, which every rank must
+/// share). Blocks until every rank has arrived, or throws DistributedError naming the
+/// missing or mismatched rank, or ConfigError for a backend this build lacks.
+std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions& options, int localReplicas,
+                                                  const nlohmann::json& config);
+
+}  // namespace ensemble

@@ -1,0 +1,252 @@
+#include "core/comm/Rendezvous.h"
+
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <chrono>
+#include <sstream>
+#include <vector>
+
+#include "core/common/Error.h"
+
+namespace ensemble {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kHeartbeatPeriod = 250ms;
+/// A rank whose heartbeat did not move over this long is gone (several periods, so a
+/// busy machine does not make a live rank look dead).
+constexpr auto kSilenceLimit = 2s;
+
+std::string key(const char* kind, int rank) { return std::string("ensemblelab/") + kind + "/" + std::to_string(rank); }
+const std::string kAbortKey = "ensemblelab/abort";
+const std::string kDoneKey = "ensemblelab/done";
+const std::string kDiagnosedKey = "ensemblelab/diagnosed";
+
+std::vector<uint8_t> bytes(const std::string& text) { return {text.begin(), text.end()}; }
+std::string text(const std::vector<uint8_t>& data) { return {data.begin(), data.end()}; }
+
+std::string rankList(const std::vector<int>& ranks) {
+  std::ostringstream out;
+  out << (ranks.size() == 1 ? "rank " : "ranks ");
+  for (std::size_t i = 0; i < ranks.size(); ++i) out << (i ? ", " : "") << ranks[i];
+  return out.str();
+}
+
+std::string seconds(double value) {
+  std::ostringstream out;
+  out << value << " s";
+  return out.str();
+}
+
+c10::intrusive_ptr<c10d::Store> connectStore(const ProcessGroupOptions& options, bool server,
+                                             std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions storeOptions;
+  storeOptions.port = std::uint16_t(options.masterPort);
+  storeOptions.isServer = server;
+  storeOptions.numWorkers = c10::nullopt;  // we count the ranks ourselves, with names
+  storeOptions.waitWorkers = false;
+  storeOptions.timeout = timeout;
+  return c10::make_intrusive<c10d::TCPStore>(options.masterAddr, storeOptions);
+}
+
+}  // namespace
+
+Rendezvous::Rendezvous(const ProcessGroupOptions& options, const nlohmann::json& hello)
+    : m_options(options) {
+  const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
+  try {
+    m_store = connectStore(options, options.rank == 0, timeout);
+  } catch (const std::exception& error) {
+    if (options.rank == 0) {
+      throw DistributedError("rank 0 could not serve the rendezvous on port " +
+                             std::to_string(options.masterPort) + " (" + error.what() +
+                             "); the port is probably in use by another run or program: choose "
+                             "another --master-port for every rank");
+    }
+    throw DistributedError("rank " + std::to_string(options.rank) + " could not reach rank 0 at " + where() +
+                           " within " + seconds(options.timeoutSeconds) + " (" + error.what() +
+                           "); start rank 0 first, and check --master-addr and --master-port");
+  }
+  try {
+    m_heartbeatStore = connectStore(options, false, timeout);
+    m_store->add(key("heartbeat", options.rank), 1);
+    if (m_store->add(key("claim", options.rank), 1) > 1) {
+      abortRun("two processes joined " + where() + " as rank " + std::to_string(options.rank) +
+               "; give every process its own --rank from 0 to " + std::to_string(options.worldSize - 1));
+    }
+    nlohmann::json mine = hello;
+    mine["world_size"] = options.worldSize;
+    m_store->set(key("hello", options.rank), bytes(mine.dump()));
+    waitForPeers(mine);
+    // Started last: a constructor that throws must not leave a running thread behind.
+    m_heartbeat = std::thread([this] { beat(); });
+  } catch (const DistributedError&) {
+    throw;
+  } catch (const std::exception& error) {
+    throw DistributedError("lost the rendezvous at " + where() + " while waiting for the other ranks (" +
+                           error.what() + "); rank 0, which serves it, has stopped");
+  }
+}
+
+Rendezvous::~Rendezvous() {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_stopping = true;
+  }
+  m_wake.notify_all();
+  if (m_heartbeat.joinable()) m_heartbeat.join();
+}
+
+std::string Rendezvous::where() const { return m_options.masterAddr + ":" + std::to_string(m_options.masterPort); }
+
+void Rendezvous::abortRun(const std::string& message) {
+  try {
+    m_store->set(kAbortKey, bytes(message));
+    // Rank 0 serves the store: stay long enough for the others' next poll to read why.
+    if (m_options.rank == 0) std::this_thread::sleep_for(300ms);
+  } catch (const std::exception&) {
+  }
+  throw DistributedError(message);
+}
+
+void Rendezvous::checkPeer(int rank, const nlohmann::json& mine, const nlohmann::json& theirs) {
+  const std::string who = "rank " + std::to_string(rank);
+  if (theirs.at("world_size") != mine.at("world_size")) {
+    abortRun(who + " was started with world size " + theirs.at("world_size").dump() + " but rank " +
+             std::to_string(m_options.rank) + " with " + mine.at("world_size").dump() +
+             "; start every rank with the same --world-size");
+  }
+  if (theirs.at("replicas") != mine.at("replicas")) {
+    abortRun(who + " drives " + theirs.at("replicas").dump() + " replicas but rank " +
+             std::to_string(m_options.rank) + " drives " + mine.at("replicas").dump() +
+             "; give every rank the same number of devices");
+  }
+  const nlohmann::json& a = mine.at("config");
+  const nlohmann::json& b = theirs.at("config");
+  for (auto it = a.begin(); it != a.end(); ++it) {
+    if (!b.contains(it.key()) || b.at(it.key()) != it.value()) {
+      abortRun(who + " was started with " + it.key() + " = " +
+               (b.contains(it.key()) ? b.at(it.key()).dump() : "(unset)") + " but rank " +
+               std::to_string(m_options.rank) + " with " + it.value().dump() +
+               "; every rank must train the same experiment");
+    }
+  }
+}
+
+void Rendezvous::waitForPeers(const nlohmann::json& mine) {
+  const auto deadline = Clock::now() + std::chrono::milliseconds(int64_t(m_options.timeoutSeconds * 1000));
+  std::vector<bool> checked(std::size_t(m_options.worldSize), false);
+  checked[std::size_t(m_options.rank)] = true;
+  for (;;) {
+    if (m_store->check({kAbortKey})) throw DistributedError(text(m_store->get(kAbortKey)));
+    std::vector<int> missing;
+    for (int rank = 0; rank < m_options.worldSize; ++rank) {
+      if (checked[std::size_t(rank)]) continue;
+      if (!m_store->check({key("hello", rank)})) {
+        missing.push_back(rank);
+        continue;
+      }
+      checkPeer(rank, mine, nlohmann::json::parse(text(m_store->get(key("hello", rank)))));
+      checked[std::size_t(rank)] = true;
+    }
+    if (missing.empty()) return;
+    if (Clock::now() > deadline) {
+      abortRun(rankList(missing) + " of " + std::to_string(m_options.worldSize) + " did not join the run at " +
+               where() + " within " + seconds(m_options.timeoutSeconds) +
+               "; start every rank with the same --world-size, --master-addr and --master-port "
+               "(or raise --timeout)");
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
+void Rendezvous::beat() {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  while (!m_wake.wait_for(lock, kHeartbeatPeriod, [this] { return m_stopping; })) {
+    try {
+      m_heartbeatStore->add(key("heartbeat", m_options.rank), 1);
+    } catch (const std::exception&) {
+      return;  // the store is gone (rank 0 ended); a failing collective will say so
+    }
+  }
+}
+
+std::string Rendezvous::diagnose(const std::string& error) {
+  int survivors = m_options.worldSize;
+  const std::string diagnosis = findLostRank(error, survivors);
+  try {
+    // Leave the conclusion for the ranks still diagnosing, and keep the store (served by
+    // rank 0) up until they have read it: otherwise they could only report rank 0 gone.
+    m_store->set(key("failed", m_options.rank), bytes(diagnosis));
+    m_store->add(kDiagnosedKey, 1);
+    const auto deadline = Clock::now() + kSilenceLimit + 3s;
+    while (m_options.rank == 0 && m_store->add(kDiagnosedKey, 0) < survivors && Clock::now() < deadline) {
+      std::this_thread::sleep_for(20ms);
+    }
+  } catch (const std::exception&) {
+  }
+  return diagnosis;
+}
+
+std::string Rendezvous::findLostRank(const std::string& error, int& survivors) {
+  const std::string cause = " (the process group reported: " + error + ")";
+  try {
+    m_store->setTimeout(std::chrono::milliseconds(5000));
+    const auto announced = [&]() -> std::string {
+      for (int rank = 0; rank < m_options.worldSize; ++rank) {
+        if (rank != m_options.rank && m_store->check({key("failed", rank)})) {
+          return "rank " + std::to_string(rank) + " stopped the run: " + text(m_store->get(key("failed", rank)));
+        }
+      }
+      return {};
+    };
+    if (std::string message = announced(); !message.empty()) return message;
+    std::vector<int64_t> before;
+    for (int rank = 0; rank < m_options.worldSize; ++rank) before.push_back(m_store->add(key("heartbeat", rank), 0));
+    std::this_thread::sleep_for(kSilenceLimit);
+    std::vector<int> silent;
+    for (int rank = 0; rank < m_options.worldSize; ++rank) {
+      if (rank != m_options.rank && m_store->add(key("heartbeat", rank), 0) == before[std::size_t(rank)]) {
+        silent.push_back(rank);
+      }
+    }
+    survivors = m_options.worldSize - int(silent.size());
+    if (!silent.empty()) {
+      return rankList(silent) + " of " + std::to_string(m_options.worldSize) +
+             " stopped responding (killed, crashed or hung); rank " + std::to_string(m_options.rank) +
+             " stops too" + cause;
+    }
+    if (std::string message = announced(); !message.empty()) return message;
+    return "a collective operation failed although every rank is still alive" + cause;
+  } catch (const std::exception&) {
+    survivors = 0;
+    return "rank 0 (which serves the rendezvous at " + where() +
+           ") is gone: killed, crashed or unreachable; rank " + std::to_string(m_options.rank) + " stops too" +
+           cause;
+  }
+}
+
+void Rendezvous::announceFailure(const std::string& message) {
+  try {
+    m_store->setTimeout(std::chrono::milliseconds(2000));
+    m_store->set(key("failed", m_options.rank), bytes(message));
+  } catch (const std::exception&) {
+  }
+}
+
+void Rendezvous::finish() {
+  try {
+    m_store->add(kDoneKey, 1);
+    if (m_options.rank != 0) return;
+    const auto deadline = Clock::now() + std::chrono::milliseconds(int64_t(m_options.timeoutSeconds * 1000));
+    while (m_store->add(kDoneKey, 0) < m_options.worldSize && Clock::now() < deadline) {
+      std::this_thread::sleep_for(20ms);
+    }
+  } catch (const std::exception&) {
+    // Finishing is a courtesy to the others; the run itself is complete.
+  }
+}
+
+}  // namespace ensemble

@@ -1,0 +1,63 @@
+#pragma once
+// The meeting point of a multi-process run, on torch's TCPStore (served by rank 0):
+// every process claims its rank, says who it is (world size, replicas, the run's config),
+// and waits for the others, so a missing, duplicated or mismatched process is named
+// before any training starts. Afterwards each process keeps a heartbeat in the store, so
+// that when a collective fails the survivors can say which rank is gone.
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "core/comm/ProcessGroupOptions.h"
+
+namespace ensemble {
+
+class Rendezvous final {
+ public:
+  /// Connects (rank 0 serves the store), claims the rank and waits up to the timeout for
+  /// every rank's hello. `hello` must hold "replicas" (int) and "config" (object); every
+  /// rank must send the same. Throws DistributedError naming the missing or mismatched
+  /// rank, or the port that is in use.
+  Rendezvous(const ProcessGroupOptions& options, const nlohmann::json& hello);
+  ~Rendezvous();
+  Rendezvous(const Rendezvous&) = delete;
+  Rendezvous& operator=(const Rendezvous&) = delete;
+
+  const c10::intrusive_ptr<c10d::Store>& store() const { return m_store; }
+
+  /// After a collective failed with `error`: a sentence naming the rank that announced a
+  /// failure, stopped beating, or (when the store itself is gone) rank 0. Bounded in time
+  /// (a few seconds). The sentence is left in the store for the other survivors.
+  std::string diagnose(const std::string& error);
+
+  /// Leaves `message` in the store for the other ranks (best effort).
+  void announceFailure(const std::string& message);
+
+  /// Normal end: counts this rank done; rank 0 waits (bounded) until every rank is, so
+  /// the store outlives their last use of it.
+  void finish();
+
+ private:
+  void waitForPeers(const nlohmann::json& hello);
+  void checkPeer(int rank, const nlohmann::json& mine, const nlohmann::json& theirs);
+  [[noreturn]] void abortRun(const std::string& message);
+  std::string where() const;
+  /// diagnose()'s search; sets `survivors` to the ranks believed alive.
+  std::string findLostRank(const std::string& error, int& survivors);
+  void beat();
+
+  ProcessGroupOptions m_options;
+  c10::intrusive_ptr<c10d::Store> m_store;
+  c10::intrusive_ptr<c10d::Store> m_heartbeatStore;  ///< own connection: never blocked by a collective
+  std::thread m_heartbeat;
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  bool m_stopping = false;
+};
+
+}  // namespace ensemble

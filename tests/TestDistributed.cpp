@@ -1,0 +1,287 @@
+// Runs of several processes on torch's c10d (TCPStore rendezvous + Gloo) over loopback:
+// real ensemble-lab-cli processes, started, killed and interrupted here, compared with
+// the same run in one process. Every test picks free ports and reaps its processes.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <memory>
+
+#include "core/comm/ProcessGroupCommunicator.h"
+#include "core/comm/ProcessGroupOptions.h"
+#include "core/common/Error.h"
+#include "tests/TestSupport.h"
+
+namespace {
+
+/// A port nobody listens on right now (the kernel's pick for an ephemeral bind).
+int freePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+/// One CLI process of a run; killed and reaped if a test leaves early.
+struct Rank {
+  std::unique_ptr<QProcess> process = std::make_unique<QProcess>();
+  ~Rank() {
+    if (process->state() != QProcess::NotRunning) {
+      process->kill();
+      process->waitForFinished();
+    }
+  }
+  void start(const QStringList& arguments, const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment()) {
+    process->setProcessEnvironment(environment);
+    process->start(ENSEMBLELAB_CLI_PATH, arguments);
+  }
+  /// Exit code, or -1 when it crashed or outlived `timeoutMs`.
+  int finish(int timeoutMs = 120000) {
+    if (!process->waitForFinished(timeoutMs)) return -1;
+    return process->exitStatus() == QProcess::NormalExit ? process->exitCode() : -1;
+  }
+  QString errors() { return QString::fromUtf8(process->readAllStandardError()); }
+};
+
+QStringList groupFlags(int worldSize, int rank, int port) {
+  return {"--world-size", QString::number(worldSize), "--rank", QString::number(rank), "--master-addr",
+          "127.0.0.1", "--master-port", QString::number(port)};
+}
+
+QJsonObject readJson(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+/// Runs one process to completion; returns its exit code.
+int runAlone(const QStringList& arguments) {
+  Rank rank;
+  rank.start(arguments);
+  const int code = rank.finish();
+  if (code != 0) qWarning("%s", qPrintable(rank.errors()));
+  return code;
+}
+
+/// Starts `worldSize` ranks of `arguments`; rank 0 writes `out`.
+std::vector<std::unique_ptr<Rank>> startGroup(int worldSize, const QStringList& arguments, const QString& out,
+                                              int port) {
+  std::vector<std::unique_ptr<Rank>> ranks;
+  for (int r = 0; r < worldSize; ++r) {
+    ranks.push_back(std::make_unique<Rank>());
+    QStringList rankArguments = arguments + groupFlags(worldSize, r, port);
+    if (r == 0) rankArguments << "--out" << out;
+    ranks.back()->start(rankArguments);
+  }
+  return ranks;
+}
+
+void expectSameTestMetrics(const QString& a, const QString& b) {
+  const QJsonObject x = readJson(a + "/summary.json"), y = readJson(b + "/summary.json");
+  QCOMPARE(x["status"].toString(), QString("completed"));
+  QCOMPARE(y["status"].toString(), QString("completed"));
+  for (const char* key : {"test_accuracy", "test_nll", "test_brier", "test_ece", "disagreement"}) {
+    const double p = x["ensemble"].toObject()[key].toDouble(), q = y["ensemble"].toObject()[key].toDouble();
+    QVERIFY2(std::abs(p - q) < 1e-6, qPrintable(QString("%1: %2 vs %3").arg(key).arg(p).arg(q)));
+  }
+  QCOMPARE(x["members"].toArray().size(), y["members"].toArray().size());
+}
+
+const QStringList kSmallRun{"train", "--dataset", "synthetic", "--epochs", "1", "--seed", "11", "--timeout", "60"};
+
+}  // namespace
+
+class TestDistributed final : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    if (!ensemble::processGroupsAvailable()) QSKIP("this build has no c10d/Gloo");
+  }
+
+  void readsTorchrunsEnvironment() {
+    const std::map<std::string, std::string> environment{
+        {"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"}, {"MASTER_ADDR", "node7"}, {"MASTER_PORT", "29999"}};
+    ensemble::ProcessGroupOptions options;
+    options.mergeEnvironment([&](const char* name) -> const char* {
+      const auto it = environment.find(name);
+      return it == environment.end() ? nullptr : it->second.c_str();
+    });
+    QCOMPARE(options.rank, 3);
+    QCOMPARE(options.worldSize, 4);
+    QCOMPARE(options.localRank, 1);
+    QCOMPARE(QString::fromStdString(options.masterAddr), QString("node7"));
+    QCOMPARE(options.masterPort, 29999);
+    options.validate();
+
+    ensemble::ProcessGroupOptions broken;
+    QVERIFY_THROWS_EXCEPTION(ensemble::ConfigError, broken.mergeEnvironment([](const char* name) -> const char* {
+      return std::string(name) == "WORLD_SIZE" ? "two" : nullptr;
+    }));
+    broken = {};
+    broken.worldSize = 2;
+    broken.rank = 2;
+    QVERIFY_THROWS_EXCEPTION(ensemble::ConfigError, broken.validate());
+  }
+
+  void ensembleOfTwoProcessesMatchesOneProcess() {
+    const QString alone = m_dir.filePath("alone2"), group = m_dir.filePath("group2");
+    QCOMPARE(runAlone(kSmallRun + QStringList{"--devices", "cpu*2", "--out", alone}), 0);
+    auto ranks = startGroup(2, kSmallRun, group, freePort());
+    for (auto& rank : ranks) QCOMPARE(rank->finish(), 0);
+    // Member i of the group has member i's seed and batches: the same weights, bit for bit.
+    QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
+                               testing::latestWeights(group.toStdString())));
+    expectSameTestMetrics(alone, group);
+    QCOMPARE(readJson(group + "/summary.json")["processes"].toInt(), 2);
+    // Two probabilities sum the same in either order, so even the ensemble rows agree.
+    const QStringList rows = testing::readLines(group + "/metrics.csv");
+    QVERIFY(rows.size() > 3);
+    QCOMPARE(rows, testing::readLines(alone + "/metrics.csv"));
+  }
+
+  void fourProcessesFromTorchrunsEnvironmentMatchCpuTimesFour() {
+    const QString alone = m_dir.filePath("alone4"), group = m_dir.filePath("group4");
+    QCOMPARE(runAlone(kSmallRun + QStringList{"--devices", "cpu*4", "--out", alone}), 0);
+    const int port = freePort();
+    std::vector<std::unique_ptr<Rank>> ranks;
+    for (int r = 0; r < 4; ++r) {
+      QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+      environment.insert("RANK", QString::number(r));
+      environment.insert("LOCAL_RANK", QString::number(r));
+      environment.insert("WORLD_SIZE", "4");
+      environment.insert("MASTER_ADDR", "127.0.0.1");
+      environment.insert("MASTER_PORT", QString::number(port));
+      ranks.push_back(std::make_unique<Rank>());
+      ranks.back()->start(kSmallRun + (r == 0 ? QStringList{"--out", group} : QStringList{}), environment);
+    }
+    for (auto& rank : ranks) QCOMPARE(rank->finish(), 0);
+    QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
+                               testing::latestWeights(group.toStdString())));
+    expectSameTestMetrics(alone, group);
+  }
+
+  void dataParallelOverTwoProcessesMatchesOneModelAtTheGlobalBatch() {
+    const QString alone = m_dir.filePath("single"), group = m_dir.filePath("dp2");
+    const QStringList run = kSmallRun + QStringList{"--batch-size", "128"};
+    QCOMPARE(runAlone(run + QStringList{"--mode", "single", "--devices", "cpu", "--out", alone}), 0);
+    auto ranks = startGroup(2, run + QStringList{"--mode", "data-parallel"}, group, freePort());
+    for (auto& rank : ranks) QCOMPARE(rank->finish(), 0);
+    const double difference = testing::maxDifference(testing::latestWeights(alone.toStdString()),
+                                                     testing::latestWeights(group.toStdString()));
+    QVERIFY2(difference < 1e-4, qPrintable(QString::number(difference)));
+    const double a = readJson(alone + "/summary.json")["ensemble"].toObject()["test_nll"].toDouble();
+    const double b = readJson(group + "/summary.json")["ensemble"].toObject()["test_nll"].toDouble();
+    QVERIFY2(std::abs(a - b) < 1e-4, qPrintable(QString("%1 vs %2").arg(a).arg(b)));
+  }
+
+  void onlyRankZeroWritesAndAStopOnOneRankStopsAllThenResumes() {
+    const QString alone = m_dir.filePath("long-alone"), group = m_dir.filePath("long-group");
+    const QStringList run{"train", "--dataset", "synthetic", "--epochs", "12", "--seed", "5", "--train-limit", "512"};
+    QCOMPARE(runAlone(run + QStringList{"--devices", "cpu*2", "--out", alone}), 0);
+
+    const QString elsewhere = m_dir.filePath("rank1-must-not-write");
+    const int port = freePort();
+    Rank rank0, rank1;
+    rank0.start(run + groupFlags(2, 0, port) + QStringList{"--out", group});
+    rank1.start(run + groupFlags(2, 1, port) + QStringList{"--out", elsewhere});
+    // Interrupt rank 1 only, once training is under way.
+    QTRY_VERIFY_WITH_TIMEOUT(testing::readLines(group + "/metrics.csv").size() > 3, 60000);
+    ::kill(pid_t(rank1.process->processId()), SIGINT);
+    QCOMPARE(rank1.finish(), 130);
+    QCOMPARE(rank0.finish(), 130);  // the stop is agreed: rank 0 stops at the same step
+    QVERIFY(!QFile::exists(elsewhere));
+    const QJsonObject stopped = readJson(group + "/summary.json");
+    QCOMPARE(stopped["status"].toString(), QString("stopped"));
+    const int stoppedAt = stopped["steps_completed"].toInt();
+    QVERIFY(stoppedAt > 0 && stoppedAt < 48);
+
+    const int resumePort = freePort();
+    Rank resume0, resume1;
+    resume0.start(QStringList{"resume", "--run", group} + groupFlags(2, 0, resumePort));
+    resume1.start(QStringList{"resume", "--run", group} + groupFlags(2, 1, resumePort));
+    QCOMPARE(resume0.finish(), 0);
+    QCOMPARE(resume1.finish(), 0);
+    QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
+                               testing::latestWeights(group.toStdString())));
+    expectSameTestMetrics(alone, group);
+  }
+
+  void aKilledRankIsNamedByTheOthersWithinTheTimeout() {
+    const QString group = m_dir.filePath("killed");
+    const QStringList run{"train", "--dataset", "synthetic", "--epochs", "100", "--timeout", "30", "--checkpoint-every", "8"};
+    auto ranks = startGroup(3, run, group, freePort());
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(group + "/checkpoints/latest"), 60000);
+    ranks[1]->process->kill();  // SIGKILL: no goodbye
+    QElapsedTimer clock;
+    clock.start();
+    for (int r : {0, 2}) {
+      QCOMPARE(ranks[std::size_t(r)]->finish(), 1);
+      const QString errors = ranks[std::size_t(r)]->errors();
+      QVERIFY2(errors.contains("rank 1 of 3 stopped responding"), qPrintable(errors));
+    }
+    QVERIFY2(clock.elapsed() < 30000, qPrintable(QString::number(clock.elapsed())));
+    // What rank 0 kept is a whole, loadable checkpoint and a failed summary.
+    QVERIFY(!testing::latestWeights(group.toStdString()).empty());
+    QCOMPARE(readJson(group + "/summary.json")["status"].toString(), QString("failed"));
+  }
+
+  void aRankThatNeverArrivesIsNamed() {
+    const QString out = m_dir.filePath("never");
+    Rank rank0;
+    rank0.start(kSmallRun + QStringList{"--timeout", "3", "--out", out} + groupFlags(2, 0, freePort()));
+    QCOMPARE(rank0.finish(30000), 1);
+    const QString errors = rank0.errors();
+    QVERIFY2(errors.contains("rank 1 of 2 did not join"), qPrintable(errors));
+    QVERIFY(!QFile::exists(out));
+  }
+
+  void mismatchedWorldSizesAreNamed() {
+    const int port = freePort();
+    Rank rank0, rank1;
+    rank0.start(kSmallRun + QStringList{"--out", m_dir.filePath("mismatch")} + groupFlags(2, 0, port));
+    rank1.start(kSmallRun + groupFlags(3, 1, port));
+    QCOMPARE(rank0.finish(30000), 1);
+    QCOMPARE(rank1.finish(30000), 1);
+    const QString errors = rank0.errors() + rank1.errors();
+    QVERIFY2(errors.contains("world size 2 but rank 1 with 3"), qPrintable(errors));
+  }
+
+  void aPortInUseIsNamed() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_ANY);
+    QCOMPARE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    QCOMPARE(::listen(fd, 1), 0);
+    socklen_t length = sizeof address;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+    Rank rank0;
+    rank0.start(kSmallRun + QStringList{"--out", m_dir.filePath("busy")} +
+                groupFlags(2, 0, ntohs(address.sin_port)));
+    const int code = rank0.finish(30000);
+    ::close(fd);
+    QCOMPARE(code, 1);
+    const QString errors = rank0.errors();
+    QVERIFY2(errors.contains("choose another --master-port"), qPrintable(errors));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestDistributed)
+#include "TestDistributed.moc"
