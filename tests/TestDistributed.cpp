@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
@@ -175,6 +177,38 @@ class TestDistributed final : public QObject {
     QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
                                testing::latestWeights(group.toStdString())));
     expectSameTestMetrics(alone, group);
+  }
+
+  void joinsTheStoreOfTorchrunsAgentOnARestart() {
+    // torchrun's agent serves the TCPStore on MASTER_PORT itself and tells the workers so;
+    // after a restart its store still holds the keys of the failed attempt.
+    const int port = freePort();
+    c10d::TCPStoreOptions options;
+    options.port = std::uint16_t(port);
+    options.isServer = true;
+    options.numWorkers = c10::nullopt;
+    options.waitWorkers = false;
+    auto agentStore = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+    agentStore->add("ensemblelab/0/claim/0", 1);  // attempt 0's rank 0
+    agentStore->add("ensemblelab/0/claim/1", 1);
+    const QString group = m_dir.filePath("agent");
+    std::vector<std::unique_ptr<Rank>> ranks;
+    for (int r = 0; r < 2; ++r) {
+      QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+      environment.insert("RANK", QString::number(r));
+      environment.insert("WORLD_SIZE", "2");
+      environment.insert("MASTER_ADDR", "127.0.0.1");
+      environment.insert("MASTER_PORT", QString::number(port));
+      environment.insert("TORCHELASTIC_USE_AGENT_STORE", "True");
+      environment.insert("TORCHELASTIC_RESTART_COUNT", "1");
+      ranks.push_back(std::make_unique<Rank>());
+      ranks.back()->start(kSmallRun + QStringList{"--out", group}, environment);
+    }
+    for (auto& rank : ranks) {
+      const int code = rank->finish();
+      QVERIFY2(code == 0, qPrintable(rank->errors()));
+    }
+    QCOMPARE(readJson(group + "/summary.json")["processes"].toInt(), 2);
   }
 
   void dataParallelOverTwoProcessesMatchesOneModelAtTheGlobalBatch() {

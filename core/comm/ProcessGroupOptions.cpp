@@ -55,6 +55,12 @@ void ProcessGroupOptions::mergeEnvironment(const std::function<const char*(const
   if (const char* value = get("LOCAL_RANK")) localRank = parseEnvironmentInteger("LOCAL_RANK", value);
   if (const char* value = get("MASTER_ADDR")) masterAddr = value;
   if (const char* value = get("MASTER_PORT")) masterPort = parseEnvironmentInteger("MASTER_PORT", value);
+  if (const char* value = get("TORCHELASTIC_USE_AGENT_STORE")) {
+    agentServesStore = std::string(value) == "True" || std::string(value) == "1";
+  }
+  if (const char* value = get("TORCHELASTIC_RESTART_COUNT")) {
+    restartCount = parseEnvironmentInteger("TORCHELASTIC_RESTART_COUNT", value);
+  }
 }
 
 }  // namespace ensemble

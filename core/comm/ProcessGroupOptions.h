@@ -16,14 +16,20 @@ struct ProcessGroupOptions {
   int masterPort = 29500;
   std::string backend;   ///< "gloo", "nccl", or empty for gloo on CPU / nccl on GPU
   double timeoutSeconds = 300;  ///< how long to wait for a peer before naming it missing
+  /// torchrun's agent already serves the TCPStore on the master port
+  /// (TORCHELASTIC_USE_AGENT_STORE); then rank 0 connects to it instead of serving one.
+  bool agentServesStore = false;
+  /// torchrun's restart count: keys of an earlier attempt in the agent's store are ignored.
+  int restartCount = 0;
 
   bool distributed() const { return worldSize > 1; }
 
   /// Throws ConfigError naming the bad field and its valid range.
   void validate() const;
 
-  /// Overlays RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT (torchrun's
-  /// names) read through `lookup` (getenv by default). Throws ConfigError for a value that
+  /// Overlays RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT,
+  /// TORCHELASTIC_USE_AGENT_STORE and TORCHELASTIC_RESTART_COUNT (torchrun's names) read
+  /// through `lookup` (getenv by default). Throws ConfigError for a value that
   /// is not a number.
   void mergeEnvironment(const std::function<const char*(const char*)>& lookup = nullptr);
 };

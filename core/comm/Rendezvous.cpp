@@ -1,5 +1,6 @@
 #include "core/comm/Rendezvous.h"
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <chrono>
@@ -19,10 +20,9 @@ constexpr auto kHeartbeatPeriod = 250ms;
 /// busy machine does not make a live rank look dead).
 constexpr auto kSilenceLimit = 2s;
 
-std::string key(const char* kind, int rank) { return std::string("ensemblelab/") + kind + "/" + std::to_string(rank); }
-const std::string kAbortKey = "ensemblelab/abort";
-const std::string kDoneKey = "ensemblelab/done";
-const std::string kDiagnosedKey = "ensemblelab/diagnosed";
+const std::string kAbortKey = "abort";
+const std::string kDoneKey = "done";
+const std::string kDiagnosedKey = "diagnosed";
 
 std::vector<uint8_t> bytes(const std::string& text) { return {text.begin(), text.end()}; }
 std::string text(const std::vector<uint8_t>& data) { return {data.begin(), data.end()}; }
@@ -51,13 +51,15 @@ c10::intrusive_ptr<c10d::Store> connectStore(const ProcessGroupOptions& options,
   return c10::make_intrusive<c10d::TCPStore>(options.masterAddr, storeOptions);
 }
 
+std::string key(const char* kind, int rank) { return std::string(kind) + "/" + std::to_string(rank); }
+
 }  // namespace
 
 Rendezvous::Rendezvous(const ProcessGroupOptions& options, const nlohmann::json& hello)
     : m_options(options) {
   const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
   try {
-    m_store = connectStore(options, options.rank == 0, timeout);
+    m_store = connectStore(options, options.rank == 0 && !options.agentServesStore, timeout);
   } catch (const std::exception& error) {
     if (options.rank == 0) {
       throw DistributedError("rank 0 could not serve the rendezvous on port " +
@@ -71,6 +73,11 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& options, const nlohmann::json&
   }
   try {
     m_heartbeatStore = connectStore(options, false, timeout);
+    // Our keys under their own prefix (per torchrun restart): a store served by torchrun's
+    // agent holds its own keys, and those of earlier attempts.
+    const std::string prefix = "ensemblelab/" + std::to_string(options.restartCount);
+    m_store = c10::make_intrusive<c10d::PrefixStore>(prefix, m_store);
+    m_heartbeatStore = c10::make_intrusive<c10d::PrefixStore>(prefix, m_heartbeatStore);
     m_store->add(key("heartbeat", options.rank), 1);
     if (m_store->add(key("claim", options.rank), 1) > 1) {
       abortRun("two processes joined " + where() + " as rank " + std::to_string(options.rank) +
