@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/common/Error.h"
+#include "core/io/WriteFaults.h"
 
 namespace ensemble {
 
@@ -29,7 +30,13 @@ void writeFileAtomically(const std::string& path, std::string_view contents) {
   if (fd < 0) throw IoError(describeIoFailure("cannot create", temporary, errno));
   std::size_t written = 0;
   while (written < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+    ssize_t n = 0;
+    if (const int fault = takeWriteFault(path)) {
+      errno = fault;
+      n = -1;
+    } else {
+      n = ::write(fd, contents.data() + written, contents.size() - written);
+    }
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       const int error = n < 0 ? errno : EIO;

@@ -7,6 +7,7 @@
 
 #include "core/common/Error.h"
 #include "core/io/AtomicFile.h"
+#include "core/io/WriteFaults.h"
 
 namespace ensemble {
 namespace {
@@ -53,6 +54,7 @@ std::string MetricsCsvWriter::format(const MetricsRow& row) {
 
 void MetricsCsvWriter::write(const MetricsRow& row) {
   const std::string line = format(row);
+  if (const int fault = takeWriteFault(m_path)) throw IoError(describeIoFailure("cannot write", m_path, fault));
   if (std::fwrite(line.data(), 1, line.size(), m_file) != line.size()) {
     throw IoError(describeIoFailure("cannot write", m_path, errno));
   }

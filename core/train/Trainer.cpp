@@ -428,9 +428,19 @@ void Trainer::Impl::checkpoint(TrainingObserver* observer) {
     checkpointData.weights = gatherMembers(weights);
     checkpointData.optimizer = gatherMembers(optimizer);
   }
+  const int64_t previous = lastCheckpointStep;
   lastCheckpointStep = state.globalStep;
   if (!leader()) return;
-  const std::string path = writeCheckpoint(directory.checkpointsPath(), state.globalStep, checkpointData);
+  std::string path;
+  try {
+    path = writeCheckpoint(directory.checkpointsPath(), state.globalStep, checkpointData);
+  } catch (const IoError& error) {
+    throw IoError("the checkpoint of step " + std::to_string(state.globalStep) + " failed: " + error.what() +
+                  (previous >= 0 ? "; the checkpoint of step " + std::to_string(previous) +
+                                       " is intact, and `ensemble-lab-cli resume --run " + directory.path() +
+                                       "` continues from it"
+                                 : std::string("; no checkpoint had been written yet")));
+  }
   if (observer) observer->onCheckpoint({path, state.globalStep});
 }
 

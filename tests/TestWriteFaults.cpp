@@ -1,0 +1,115 @@
+// What a full disk or a revoked permission does to a run, through the write-fault seam in
+// core/io: the run fails with a message that says what and what to do, and nothing that
+// was already on disk is lost — the previous checkpoint still loads and resumes, and
+// metrics.csv keeps every row written before the fault, none torn.
+#include <cerrno>
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "core/data/DatasetSource.h"
+#include "core/io/WriteFaults.h"
+#include "core/train/ExperimentConfig.h"
+#include "core/train/Trainer.h"
+#include "tests/TestSupport.h"
+
+using namespace ensemble;
+
+namespace {
+
+RunFinishedEvent train(const ExperimentConfig& config, const QString& dir) {
+  return Trainer::create(config, dir.toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+}
+
+/// Every data line has the header's seven fields.
+void expectWholeRows(const QStringList& lines) {
+  QVERIFY(!lines.isEmpty());
+  for (const QString& line : lines) QCOMPARE(line.count(','), 6);
+}
+
+}  // namespace
+
+class TestWriteFaults final : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void cleanup() { clearWriteFaults(); }
+
+  void aFailedCheckpointKeepsThePreviousOneWhichResumes() {
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+    config.checkpointEvery = 4;
+    // The first checkpoint writes four member files; the second fails at its first.
+    planWriteFault("member-", 5, ENOSPC);
+    const RunFinishedEvent failed = train(config, dir.path());
+    QCOMPARE(int(failed.status), int(RunStatus::Failed));
+    const QString message = QString::fromStdString(failed.message);
+    QVERIFY2(message.contains("No space left on device") && message.contains("free some disk space") &&
+                 message.contains("checkpoint of step 4 is intact"),
+             qPrintable(message));
+    // No half-written checkpoint is left behind; the previous one is whole.
+    QCOMPARE(QDir(dir.filePath("checkpoints")).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden),
+             QStringList{"step-000000004"});
+    expectWholeRows(testing::readLines(dir.filePath("metrics.csv")).mid(1));
+
+    clearWriteFaults();
+    auto resumed = Trainer::open(dir.path().toStdString(), {}, testing::syntheticData());
+    QCOMPARE(resumed->globalStep(), int64_t(4));
+    QCOMPARE(int(resumed->run(nullptr, nullptr).status), int(RunStatus::Completed));
+
+    // And the result is the uninterrupted run's.
+    QTemporaryDir reference;
+    QCOMPARE(int(train(config, reference.path()).status), int(RunStatus::Completed));
+    QVERIFY(testing::identical(testing::latestWeights(dir.path().toStdString()),
+                               testing::latestWeights(reference.path().toStdString())));
+    QCOMPARE(testing::readLines(dir.filePath("metrics.csv")), testing::readLines(reference.filePath("metrics.csv")));
+  }
+
+  void aFailedMetricsWriteStopsTheRunAndKeepsEveryRowWritten() {
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+    config.logEvery = 1;
+    planWriteFault("metrics.csv", 7, ENOSPC);  // 3 rows per step: steps 1 and 2 get through
+    const RunFinishedEvent failed = train(config, dir.path());
+    QCOMPARE(int(failed.status), int(RunStatus::Failed));
+    QVERIFY2(QString::fromStdString(failed.message).contains("metrics.csv: No space left on device"),
+             failed.message.c_str());
+    const QStringList lines = testing::readLines(dir.filePath("metrics.csv"));
+    QCOMPARE(lines.size(), 1 + 6);
+    QVERIFY(lines[1].startsWith("1,1,0,"));
+    QVERIFY(lines[6].startsWith("2,1,ensemble,"));
+    expectWholeRows(lines);
+  }
+
+  void aRevokedPermissionSaysWhereToWrite() {
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("single", "cpu");
+    planWriteFault("summary.json", 1, EACCES);
+    const RunFinishedEvent failed = train(config, dir.path());
+    QCOMPARE(int(failed.status), int(RunStatus::Failed));
+    QVERIFY2(QString::fromStdString(failed.message).contains("choose a folder you can write to"),
+             failed.message.c_str());
+    // The checkpoint of the epoch came before the summary and is whole.
+    QCOMPARE(testing::latestWeights(dir.path().toStdString()).size(), std::size_t(1));
+  }
+
+  void theCliFailsWithTheMessageAndKeepsTheCheckpoint() {
+    QTemporaryDir dir;
+    QProcess cli;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("ENSEMBLELAB_WRITE_FAULT", "member-:3:ENOSPC");  // the 2nd checkpoint
+    cli.setProcessEnvironment(environment);
+    cli.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--mode", "single", "--epochs", "1",
+                                     "--checkpoint-every", "5", "--out", dir.filePath("run")});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 1);
+    const QString errors = QString::fromUtf8(cli.readAllStandardError());
+    QVERIFY2(errors.contains("No space left on device") && errors.contains("checkpoint of step 5 is intact"),
+             qPrintable(errors));
+    QCOMPARE(testing::latestWeights(dir.filePath("run").toStdString()).size(), std::size_t(1));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestWriteFaults)
+#include "TestWriteFaults.moc"
