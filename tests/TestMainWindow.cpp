@@ -23,7 +23,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cerrno>
+
 #include "core/io/MetricsCsvReader.h"
+#include "core/io/WriteFaults.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "ui/ExperimentForm.h"
@@ -234,6 +237,45 @@ class TestMainWindow final : public QObject {
     QTRY_VERIFY(window.findChild<QWidget*>("errorMessage") != nullptr);
     QVERIFY(window.startAction()->isEnabled());  // a new run can start, and it runs
     window.form()->datasetBox()->setCurrentIndex(window.form()->datasetBox()->findData("synthetic"));
+    window.form()->epochsBox()->setValue(1);
+    window.startRun();
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(int(finished.last().first().value<RunFinishedEvent>().status), int(RunStatus::Completed));
+  }
+
+  void failureMidRunShowsTheMessageKeepsTheCheckpointAndTheAppStaysUsable_data() {
+    QTest::addColumn<QString>("learningRate");
+    QTest::addColumn<QString>("faultPath");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("disk full at a checkpoint") << "0.05" << "member-" << "No space left on device";
+    QTest::newRow("disk full in metrics.csv") << "0.05" << "metrics.csv" << "No space left on device";
+    QTest::newRow("NaN loss") << "1e9" << "" << "try a smaller --lr";
+  }
+
+  void failureMidRunShowsTheMessageKeepsTheCheckpointAndTheAppStaysUsable() {
+    QFETCH(QString, learningRate);
+    QFETCH(QString, faultPath);
+    QFETCH(QString, expected);
+    MainWindow window(m_root.path());
+    quickSetup(window.form());
+    window.form()->epochsBox()->setValue(3);
+    window.form()->learningRateEdit()->setText(learningRate);
+    // The first epoch's checkpoint (three members) is written; what comes after fails.
+    if (!faultPath.isEmpty()) planWriteFault(faultPath.toStdString(), faultPath == "member-" ? 7 : 20, ENOSPC);
+    QSignalSpy finished(window.controller(), &RunController::runFinished);
+    window.startRun();
+    QVERIFY(finished.wait(120000));
+    clearWriteFaults();
+    const RunFinishedEvent event = finished.last().first().value<RunFinishedEvent>();
+    QCOMPARE(int(event.status), int(RunStatus::Failed));
+    QVERIFY2(window.statusText().contains(expected), qPrintable(window.statusText()));
+    QTRY_VERIFY(window.findChild<QWidget*>("errorMessage") != nullptr);
+    if (faultPath == "member-") {
+      // The epoch-1 checkpoint survives and the run can be resumed from it.
+      QCOMPARE(Trainer::open(event.runDirectory)->globalStep(), int64_t(16));
+    }
+    QVERIFY(window.startAction()->isEnabled());
+    window.form()->learningRateEdit()->setText("0.05");
     window.form()->epochsBox()->setValue(1);
     window.startRun();
     QVERIFY(finished.wait(120000));
