@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "app/cli/ProgressPrinter.h"
 #include "core/common/Error.h"
@@ -141,6 +142,21 @@ int runTraining(Trainer& trainer) {
   }
 }
 
+/// The config of a run folder that has a readable config.json but no checkpoint yet.
+std::optional<ExperimentConfig> configOfRunWithoutCheckpoint(const std::string& run) {
+  const RunDirectory directory(run);
+  std::error_code ec;
+  if (std::filesystem::exists(directory.checkpointsPath() + "/latest", ec) ||
+      !std::filesystem::exists(directory.configPath(), ec)) {
+    return std::nullopt;
+  }
+  try {
+    return ExperimentConfig::fromFile(directory.configPath());
+  } catch (const ConfigError&) {
+    return std::nullopt;  // not a run we wrote: open() names the missing checkpoint
+  }
+}
+
 int commandDevices() {
   std::printf("%-6s %-8s %-44s %s\n", "index", "device", "name", "memory");
   for (const auto& device : listDevices()) {
@@ -171,7 +187,15 @@ int commandTrain(const CliOptions& options) {
 
 int commandResume(const CliOptions& options) {
   if (!options.has("run")) throw ConfigError("resume needs --run DIR, the run folder to continue");
-  auto trainer = Trainer::open(options.value("run"), {}, nullptr, groupFromOptions(options));
+  const std::string& run = options.value("run");
+  const ProcessGroupOptions group = groupFromOptions(options);
+  if (auto config = configOfRunWithoutCheckpoint(run)) {
+    // Killed before its first checkpoint: nothing to lose, so start it again as it was.
+    std::fprintf(stderr, "ensemble-lab-cli: %s has no checkpoint yet; starting it again from step 0\n", run.c_str());
+    auto trainer = Trainer::create(*config, run, nullptr, group);
+    return runTraining(*trainer);
+  }
+  auto trainer = Trainer::open(run, {}, nullptr, group);
   if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
     std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epochs; nothing to resume\n",
                  options.value("run").c_str(), static_cast<long long>(trainer->config().epochs));

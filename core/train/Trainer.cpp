@@ -535,8 +535,10 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     if (d.leader()) {
       d.directory.create();
       if (!d.resumed) RunDirectory::writeJson(d.directory.configPath(), d.config.toJson());
-      d.metrics = std::make_unique<MetricsCsvWriter>(
-          d.directory.metricsPath(), d.resumed ? std::optional<std::uint64_t>(d.state.metricsBytes) : std::nullopt);
+      // A resumed run keeps the rows its checkpoint had seen (dropping any written after
+      // it, or torn by a crash); a new run starts an empty file.
+      d.metrics = std::make_unique<MetricsCsvWriter>(d.directory.metricsPath(),
+                                                     std::uint64_t(d.resumed ? d.state.metricsBytes : 0));
       d.state.metricsBytes = d.metrics->flush();
     }
     if (observer) {
