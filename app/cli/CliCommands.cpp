@@ -82,6 +82,7 @@ ExperimentConfig configFromOptions(const CliOptions& options) {
   if (options.has("checkpoint-every")) config.checkpointEvery = parseInteger(options, "checkpoint-every");
   if (options.has("log-every")) config.logEvery = parseInteger(options, "log-every");
   if (options.has("eval-batch-size")) config.evalBatchSize = parseInteger(options, "eval-batch-size");
+  if (options.has("memory-budget")) config.memoryBudgetMb = parseInteger(options, "memory-budget");
   return config;
 }
 

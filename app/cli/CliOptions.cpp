@@ -12,7 +12,7 @@ const std::map<std::string, std::set<std::string>>& flagsByCommand() {
       {"train",
        {"config", "dataset", "model", "mode", "devices", "lr", "momentum", "batch-size", "epochs",
         "seed", "train-limit", "test-limit", "checkpoint-every", "log-every", "eval-batch-size",
-        "out", "world-size", "rank", "master-addr", "master-port", "backend", "timeout"}},
+        "memory-budget", "out", "world-size", "rank", "master-addr", "master-port", "backend", "timeout"}},
       {"resume", {"run", "world-size", "rank", "master-addr", "master-port", "backend", "timeout"}},
       {"eval", {"run", "dataset", "test-limit"}},
       {"help", {}},
@@ -47,6 +47,8 @@ Usage:
       --checkpoint-every N    also checkpoint every N steps (default: epoch ends only)
       --log-every N           write a metrics row every N steps (default 10)
       --eval-batch-size N     images per evaluation batch (default 1000)
+      --memory-budget MB      refuse to start when the run's measured memory need
+                              (dataset, replicas, evaluation) exceeds MB MiB
       --out DIR               run folder (default: ~/.local/share/ensemble-lab/runs/<name>)
     Several processes or hosts (c10d process group; torchrun's RANK, WORLD_SIZE,
     LOCAL_RANK, MASTER_ADDR and MASTER_PORT are read when the flags are absent):

@@ -19,6 +19,10 @@ std::string describeCurrentException() {
     if (message.find("out of memory") != std::string::npos) {
       message = "out of memory: " + message +
                 "; try a smaller --batch-size, a smaller model, or fewer replicas per device";
+    } else if (message.find("can't allocate memory") != std::string::npos) {
+      message = "out of host memory: " + message +
+                "; try a smaller --batch-size or fewer replicas, and set --memory-budget so a run that "
+                "does not fit is refused before it starts";
     }
     return message;
   } catch (const std::bad_alloc&) {

@@ -30,7 +30,7 @@ void read(const json& object, const char* key, T& value, const std::string& orig
 const char* const kKnownKeys[] = {"dataset",        "model",      "mode",          "devices",
                                   "lr",             "momentum",   "batch_size",    "epochs",
                                   "seed",           "train_limit", "test_limit",   "checkpoint_every",
-                                  "log_every",      "eval_batch_size", "version"};
+                                  "log_every",      "eval_batch_size", "memory_budget_mb", "version"};
 
 }  // namespace
 
@@ -78,6 +78,10 @@ void ExperimentConfig::validate() const {
   positive(evalBatchSize, "eval_batch_size", "");
   if (trainLimit < 0) throw ConfigError("train_limit must be 0 (all) or positive, got " + std::to_string(trainLimit));
   if (testLimit < 0) throw ConfigError("test_limit must be 0 (all) or positive, got " + std::to_string(testLimit));
+  if (memoryBudgetMb < 0) {
+    throw ConfigError("memory budget (memory_budget_mb) must be 0 (none) or a positive number of MiB, got " +
+                      std::to_string(memoryBudgetMb));
+  }
   if (checkpointEvery < 0) {
     throw ConfigError("checkpoint_every must be 0 (epoch ends only) or positive, got " +
                       std::to_string(checkpointEvery));
@@ -109,6 +113,7 @@ nlohmann::json ExperimentConfig::toJson() const {
               {"checkpoint_every", checkpointEvery},
               {"log_every", logEvery},
               {"eval_batch_size", evalBatchSize},
+              {"memory_budget_mb", memoryBudgetMb},
               {"version", ENSEMBLELAB_VERSION}};
 }
 
@@ -141,6 +146,7 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   read(object, "checkpoint_every", checkpointEvery, origin, "an integer");
   read(object, "log_every", logEvery, origin, "an integer");
   read(object, "eval_batch_size", evalBatchSize, origin, "an integer");
+  read(object, "memory_budget_mb", memoryBudgetMb, origin, "an integer");
   mode = parseMode(modeText);
 }
 

@@ -34,6 +34,9 @@ struct ExperimentConfig {
   int64_t checkpointEvery = 0;  ///< also checkpoint every N steps; 0 = at epoch ends only
   int64_t logEvery = 10;        ///< write a metrics row every N steps
   int64_t evalBatchSize = 1000;
+  /// Refuse to start a run whose measured host-memory need exceeds this many MiB; 0 = no
+  /// budget. Checked for the replicas on the CPU.
+  int64_t memoryBudgetMb = 0;
 
   /// Throws ConfigError naming the first invalid field, its value and the valid range.
   /// Checks that need the data (batch size vs. training set) happen when training starts.

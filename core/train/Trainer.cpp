@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -20,6 +21,7 @@
 #include "core/io/RunDirectory.h"
 #include "core/metrics/EvaluationJson.h"
 #include "core/train/Evaluator.h"
+#include "core/train/MemoryEstimate.h"
 #include "core/train/Replica.h"
 #include "core/train/RunControl.h"
 #include "core/train/RunState.h"
@@ -82,6 +84,8 @@ struct Trainer::Impl {
   int64_t samplesPerStep() const { return config.batchSize * int64_t(memberCount()); }
 
   void prepare();
+  /// Throws ConfigError when the run's measured memory need exceeds its budget.
+  void checkMemoryBudget(const ModelInput& input) const;
   const DeviceCopy& onDevice(std::map<std::string, DeviceCopy>& copies, const Dataset& split,
                              const torch::Device& device);
   std::vector<StepScore> trainStep(const std::vector<int64_t>& permutation, StepScore& ensembleScore);
@@ -159,6 +163,7 @@ void Trainer::Impl::prepare() {
   input.height = data->train.height();
   input.width = data->train.width();
   input.classes = data->train.classes;
+  checkMemoryBudget(input);
   if (group.distributed()) {
     // Every rank must train the same experiment; only the devices are its own.
     nlohmann::json shared = config.toJson();
@@ -178,6 +183,30 @@ void Trainer::Impl::prepare() {
   }
   resetAccumulators(state.window);
   resetAccumulators(state.epochTotals);
+}
+
+void Trainer::Impl::checkMemoryBudget(const ModelInput& input) const {
+  if (config.memoryBudgetMb <= 0) return;
+  const int cpuReplicas = int(std::count_if(devices.begin(), devices.end(),
+                                            [](const DeviceRef& d) { return d.kind == DeviceRef::Kind::Cpu; }));
+  if (cpuReplicas == 0) return;
+  // Storage, not element counts: a limited split is a view that keeps the whole file alive.
+  const auto bytesOf = [](const Dataset& split) {
+    return std::uint64_t(split.images.storage().nbytes()) + std::uint64_t(split.labels.storage().nbytes());
+  };
+  const int64_t batchPerReplica =
+      dataParallel() ? config.batchSize / (int64_t(devices.size()) * group.worldSize) : config.batchSize;
+  const MemoryEstimate estimate = estimateCpuMemory(config.model, input, batchPerReplica, config.evalBatchSize,
+                                                    cpuReplicas, bytesOf(data->train) + bytesOf(data->test));
+  const std::uint64_t budget = std::uint64_t(config.memoryBudgetMb) << 20;
+  if (estimate.totalBytes() <= budget) return;
+  throw ConfigError("this run needs about " + formatBytes(estimate.totalBytes()) + " of memory (dataset " +
+                    formatBytes(estimate.datasetBytes) + ", " + std::to_string(cpuReplicas) + " replica(s) of " +
+                    formatBytes(estimate.modelStateBytes) + ", a step at batch " + std::to_string(batchPerReplica) +
+                    " " + formatBytes(estimate.stepBytes) + ", evaluation " + formatBytes(estimate.evaluationBytes) +
+                    "), more than its memory budget of " +
+                    formatBytes(budget) + "; use a smaller --batch-size or --eval-batch-size, fewer --devices, "
+                    "or raise --memory-budget");
 }
 
 const DeviceCopy& Trainer::Impl::onDevice(std::map<std::string, DeviceCopy>& copies,

@@ -1,0 +1,27 @@
+# Sanitizer and fuzzing builds of our own code (LibTorch and Qt stay as Debian built them).
+#
+#   -DENSEMBLELAB_SANITIZE=address,undefined   ASan + UBSan (scripts/sanitize.sh)
+#   -DENSEMBLELAB_SANITIZE=thread              TSan, for the tests that cross threads
+#   -DENSEMBLELAB_FUZZ=ON (with clang)          libFuzzer harnesses in tests/fuzz (scripts/fuzz.sh)
+set(ENSEMBLELAB_SANITIZE "" CACHE STRING "Sanitizers for our code: address,undefined or thread")
+option(ENSEMBLELAB_FUZZ "Build the libFuzzer harnesses (needs clang)" OFF)
+
+if(ENSEMBLELAB_SANITIZE)
+  message(STATUS "EnsembleLab: building with -fsanitize=${ENSEMBLELAB_SANITIZE}")
+  add_compile_options(-fsanitize=${ENSEMBLELAB_SANITIZE} -fno-omit-frame-pointer -g)
+  add_link_options(-fsanitize=${ENSEMBLELAB_SANITIZE})
+  if(ENSEMBLELAB_SANITIZE MATCHES "undefined")
+    # Undefined behaviour is an error, not a line in a log that a passing test hides.
+    add_compile_options(-fno-sanitize-recover=undefined)
+  endif()
+endif()
+
+if(ENSEMBLELAB_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "ENSEMBLELAB_FUZZ needs clang (libFuzzer): configure with CXX=clang++-14")
+  endif()
+  # Everything of ours gets coverage and ASan/UBSan; only the harnesses link libFuzzer.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+                      -fno-omit-frame-pointer -g)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds EnsembleLab with sanitizers on our own code and runs the test suite under them.
+#   bash scripts/sanitize.sh            ASan + UBSan, every test (build-asan/)
+#   bash scripts/sanitize.sh thread     TSan, the tests that cross threads (build-tsan/)
+# Any report fails the run: UBSan aborts on the first finding, ASan/LSan exit non-zero.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind="${1:-address}"
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+suppressions="$PWD/tests/sanitizers"
+if [ "$kind" = thread ]; then
+  dir=build-tsan
+  cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENSEMBLELAB_SANITIZE=thread
+  cmake --build "$dir" -j "${JOBS:-2}" --target TestRunControl TestRunController ensemble-lab-cli
+  export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$suppressions/tsan.supp"
+  cd "$dir"
+  ctest --output-on-failure -R '^(TestRunControl|TestRunController)$'
+else
+  dir=build-asan
+  cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENSEMBLELAB_SANITIZE=address,undefined
+  cmake --build "$dir" -j "${JOBS:-2}"
+  export ASAN_OPTIONS="detect_leaks=1 abort_on_error=0 strict_string_checks=1 detect_stack_use_after_return=1"
+  export LSAN_OPTIONS="suppressions=$suppressions/lsan.supp print_suppressions=0"
+  export UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1"
+  cd "$dir"
+  ctest --output-on-failure -j "${JOBS:-2}" -LE package "${@:2}"
+fi

@@ -1,0 +1,50 @@
+#pragma once
+// The contract every harness checks: an input either parses into something valid or is
+// rejected with one of our typed errors (ensemble::Error). Anything else — another
+// exception type, a crash, a hang, undefined behaviour, an allocation past libFuzzer's
+// limit — is a finding.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <unistd.h>
+
+#include "core/common/Error.h"
+
+namespace fuzzing {
+
+/// Runs `parse`; our typed errors are a valid answer, any other exception aborts.
+template <typename Parse>
+void expectParsedOrRejected(Parse&& parse) {
+  try {
+    parse();
+  } catch (const ensemble::Error&) {
+    // Rejected with a message for the user: the contract holds.
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "contract broken: untyped exception: %s\n", error.what());
+    std::abort();
+  }
+}
+
+/// Fails the run when a parsed result is not valid.
+inline void require(bool condition, const char* what) {
+  if (!condition) {
+    std::fprintf(stderr, "contract broken: %s\n", what);
+    std::abort();
+  }
+}
+
+/// A scratch file path for harnesses that exercise the real file-reading path.
+inline std::string scratchPath(const std::string& name) {
+  return "/tmp/ensemblelab-fuzz-" + std::to_string(::getpid()) + "-" + name;
+}
+
+/// Writes `size` bytes to `path`, replacing it.
+inline void writeScratch(const std::string& path, const void* data, std::size_t size) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  require(file != nullptr, "cannot write the scratch file");
+  if (size) std::fwrite(data, 1, size, file);
+  std::fclose(file);
+}
+
+}  // namespace fuzzing
