@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Writes the checked-in seed corpora of the fuzz harnesses (tests/fuzz/corpus/<harness>/):
+real files cut small, plus the broken kinds the engine must reject. Standard library only.
+Usage: python3 tests/fuzz/make_corpus.py [FASHION_MNIST_DIR] [RUN_DIR]
+(FuzzCheckpoint's seeds come from the harness itself: ENSEMBLELAB_FUZZ_WRITE_SEEDS=DIR.)"""
+import gzip
+import json
+import os
+import struct
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+fashion = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/datasets/fashion-mnist"
+run = sys.argv[2] if len(sys.argv) > 2 else None
+
+
+def write(harness, name, data):
+    folder = os.path.join(here, "corpus", harness)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as out:
+        out.write(data if isinstance(data, bytes) else data.encode())
+
+
+def idx(dims, payload, type_code=0x08):
+    return bytes([0, 0, type_code, len(dims)]) + b"".join(struct.pack(">I", d) for d in dims) + payload
+
+
+# IDX: the real Fashion-MNIST files cut to a few items, raw and gzip, and the broken kinds.
+with gzip.open(os.path.join(fashion, "train-images-idx3-ubyte.gz")) as f:
+    images = f.read(16 + 3 * 784)
+with gzip.open(os.path.join(fashion, "train-labels-idx1-ubyte.gz")) as f:
+    labels = f.read(8 + 3)
+images = images[:4] + struct.pack(">I", 3) + images[8:]
+labels = labels[:4] + struct.pack(">I", 3) + labels[8:]
+write("FuzzIdx", "images-3", images)
+write("FuzzIdx", "labels-3", labels)
+write("FuzzIdx", "images-3.gz", gzip.compress(images, mtime=0))
+write("FuzzIdx", "labels-3.gz", gzip.compress(labels, mtime=0))
+write("FuzzIdx", "wrong-magic", b"\x01\x02" + images[2:])
+write("FuzzIdx", "truncated", images[:-100])
+write("FuzzIdx", "trailing-bytes", images + b"\x00" * 7)
+write("FuzzIdx", "claims-billions", idx([4_000_000_000, 28, 28], b"\x00" * 64))
+write("FuzzIdx", "zero-dims", idx([], b""))
+write("FuzzIdx", "float-type", idx([2, 2], b"\x00" * 16, 0x0D))
+write("FuzzIdx", "gzip-truncated", gzip.compress(images, mtime=0)[:-20])
+write("FuzzIdx", "gzip-claims-billions", gzip.compress(idx([4_000_000_000], b"\x00" * 256), mtime=0))
+
+# Experiment configs: what config.json holds, and each kind of mistake.
+config = {"dataset": "fashion-mnist", "model": "cnn", "mode": "ensemble", "devices": "cpu*4", "lr": 0.1,
+          "momentum": 0.9, "batch_size": 128, "epochs": 10, "seed": 0, "train_limit": 0, "test_limit": 0,
+          "checkpoint_every": 0, "log_every": 10, "eval_batch_size": 1000, "memory_budget_mb": 0,
+          "version": "0.1.0"}
+write("FuzzExperimentConfig", "config", json.dumps(config, indent=2))
+write("FuzzExperimentConfig", "minimal", '{"lr": 0.05}')
+write("FuzzExperimentConfig", "truncated", json.dumps(config)[:70])
+write("FuzzExperimentConfig", "wrong-type", '{"batch_size": "big"}')
+write("FuzzExperimentConfig", "unknown-key", '{"learning_rate": 0.1}')
+write("FuzzExperimentConfig", "negative", '{"epochs": -3, "lr": -1e308}')
+write("FuzzExperimentConfig", "not-an-object", "[1, 2, 3]")
+write("FuzzExperimentConfig", "huge-seed", '{"seed": 18446744073709551615, "batch_size": 9223372036854775807}')
+write("FuzzExperimentConfig", "run-state", json.dumps({
+    "epoch": 1, "step_in_epoch": 3, "global_step": 471, "train_seconds": 12.5, "samples_trained": 60000,
+    "metrics_bytes": 4096, "window": [], "epoch_totals": []}))
+
+# Device specs as people type them.
+for name, spec in [("cpu", "cpu"), ("cpu4", "cpu*4"), ("cuda-list", "cuda:0,cuda:1"), ("cuda2", "cuda*2"),
+                   ("all", "all"), ("cuda", "cuda"), ("zero", "cpu*0"), ("spaces", " cpu , cuda:1 "),
+                   ("overflow", "cpu*99999999999999999999"), ("negative", "cuda:-1"), ("empty-item", "cpu,,cpu")]:
+    write("FuzzDeviceSpec", name, spec)
+
+# Run folders: config.json NUL summary.json NUL metrics.csv, real and damaged.
+if run:
+    parts = [open(os.path.join(run, f), "rb").read() for f in ("config.json", "summary.json", "metrics.csv")]
+    write("FuzzRunFolder", "real-run", b"\0".join(parts))
+    write("FuzzRunFolder", "torn-metrics", b"\0".join(parts[:2] + [parts[2][:-9]]))
+    write("FuzzRunFolder", "no-header", b"\0".join(parts[:2] + [parts[2].split(b"\n", 1)[1]]))
+    write("FuzzRunFolder", "summary-wrong-types", b"\0".join(
+        [parts[0], b'{"status": 3, "ensemble": [], "members": "x", "epochs_completed": "a"}', parts[2]]))
+write("FuzzRunFolder", "empty", b"\0\0")
