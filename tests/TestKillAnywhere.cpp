@@ -69,16 +69,24 @@ class TestKillAnywhere final : public QObject {
         const int delayMs = 300 + int(random.bounded(1500));
         QElapsedTimer clock;
         clock.start();
-        while (cli.state() == QProcess::Running &&
-               (inCheckpoint ? !checkpointBeingWritten(run) && clock.elapsed() < 20000 : clock.elapsed() < delayMs)) {
-          QThread::usleep(200);
+        if (inCheckpoint) {
+          // A resumed run first clears what an earlier kill left mid-write; then wait for
+          // its own next checkpoint write to begin.
+          while (cli.state() == QProcess::Running && checkpointBeingWritten(run) && clock.elapsed() < 20000) {
+            QThread::usleep(500);
+          }
+          while (cli.state() == QProcess::Running && !checkpointBeingWritten(run) && clock.elapsed() < 20000) {
+            QThread::usleep(100);
+          }
+        } else {
+          while (cli.state() == QProcess::Running && clock.elapsed() < delayMs) QThread::msleep(5);
         }
         if (cli.state() == QProcess::Running) {
           const bool duringWrite = checkpointBeingWritten(run);
           ::kill(pid_t(cli.processId()), SIGKILL);
           QVERIFY(cli.waitForFinished(10000));
           ++killed;
-          killedInCheckpoint += duringWrite ? 1 : 0;
+          killedInCheckpoint += duringWrite && inCheckpoint ? 1 : 0;
           expectEveryCheckpointLoads(run);
           continue;
         }
@@ -91,6 +99,8 @@ class TestKillAnywhere final : public QObject {
     QVERIFY(killed >= kills / 2);
     QVERIFY(killedInCheckpoint >= 1);
     QVERIFY(testing::identical(testing::latestWeights(reference.toStdString()), testing::latestWeights(run.toStdString())));
+    // The finished run holds only whole checkpoints.
+    QVERIFY(!checkpointBeingWritten(run));
     const QStringList rows = testing::readLines(run + "/metrics.csv");
     QCOMPARE(rows, testing::readLines(reference + "/metrics.csv"));
     QCOMPARE(QSet<QString>(rows.begin(), rows.end()).size(), rows.size());  // no row twice

@@ -57,6 +57,13 @@ TensorDict unpickle(const std::string& bytes, const std::string& origin) {
 
 }  // namespace
 
+void removeIncompleteCheckpoints(const std::string& checkpointsDir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(checkpointsDir, ec)) {
+    if (entry.path().filename().string().rfind(".incomplete-", 0) == 0) fs::remove_all(entry.path(), ec);
+  }
+}
+
 std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalStep,
                             const CheckpointData& data, int keep) {
   std::error_code ec;
@@ -65,7 +72,7 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
   const std::string name = stepFolderName(globalStep);
   const fs::path staging = fs::path(checkpointsDir) / (".incomplete-" + name);
   const fs::path final = fs::path(checkpointsDir) / name;
-  fs::remove_all(staging, ec);
+  removeIncompleteCheckpoints(checkpointsDir);
   fs::create_directories(staging, ec);
   if (ec) throw IoError(describeIoFailure("cannot create", staging.string(), ec.value()));
 

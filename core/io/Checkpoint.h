@@ -26,6 +26,10 @@ struct CheckpointData {
 std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalStep,
                             const CheckpointData& data, int keep = 2);
 
+/// Removes what a process killed mid-write left behind (staging folders); a run does this
+/// when it resumes, so the folder holds only whole checkpoints.
+void removeIncompleteCheckpoints(const std::string& checkpointsDir);
+
 /// The folder checkpoints/latest points to. Throws CheckpointError when there is none.
 std::string latestCheckpoint(const std::string& checkpointsDir);
 

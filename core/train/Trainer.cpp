@@ -563,6 +563,7 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   try {
     if (d.leader()) {
       d.directory.create();
+      if (d.resumed) removeIncompleteCheckpoints(d.directory.checkpointsPath());
       if (!d.resumed) RunDirectory::writeJson(d.directory.configPath(), d.config.toJson());
       // A resumed run keeps the rows its checkpoint had seen (dropping any written after
       // it, or torn by a crash); a new run starts an empty file.
