@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/comm/LocalCommunicator.h"
+#include "core/comm/NcclCommunicator.h"
 #include "core/comm/ProcessGroupCommunicator.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
@@ -51,6 +52,17 @@ struct StepScore {
   int64_t correct = 0;
   int64_t samples = 0;
 };
+
+/// The CUDA indices of `devices` when each replica has a GPU of its own (what NCCL needs);
+/// empty otherwise.
+std::vector<int> distinctGpus(const std::vector<DeviceRef>& devices) {
+  std::vector<int> gpus;
+  for (const DeviceRef& device : devices) {
+    if (device.kind != DeviceRef::Kind::Cuda || std::count(gpus.begin(), gpus.end(), device.index)) return {};
+    gpus.push_back(device.index);
+  }
+  return gpus;
+}
 
 }  // namespace
 
@@ -169,6 +181,8 @@ void Trainer::Impl::prepare() {
     nlohmann::json shared = config.toJson();
     shared.erase("devices");
     communicator = connectProcessGroup(group, int(devices.size()), shared);
+  } else if (std::vector<int> gpus = distinctGpus(devices); ncclAvailable() && gpus.size() > 1) {
+    communicator = makeNcclCommunicator(gpus, group.timeoutSeconds);  // like pmap's pmean
   } else {
     communicator = std::make_unique<LocalCommunicator>(int(devices.size()));
   }
