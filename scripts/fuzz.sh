@@ -15,7 +15,7 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENSEMBLELAB_FUZZ=ON >/dev/null
 cmake --build build-fuzz -j "${JOBS:-2}" --target "${harnesses[@]}"
 mkdir -p build-fuzz/findings
-export ASAN_OPTIONS="detect_leaks=0"  # libFuzzer's own leak check runs per input instead
+export ASAN_OPTIONS="detect_leaks=0 quarantine_size_mb=64"  # small quarantine: freed blocks count against -rss_limit_mb
 export UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1"
 export QT_QPA_PLATFORM=offscreen
 status=0

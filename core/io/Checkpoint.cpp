@@ -10,6 +10,7 @@
 
 #include "core/common/Error.h"
 #include "core/io/AtomicFile.h"
+#include "core/io/TensorArchiveCheck.h"
 
 namespace ensemble {
 namespace fs = std::filesystem;
@@ -42,6 +43,7 @@ std::string pickle(const TensorDict& dict) {
 }
 
 TensorDict unpickle(const std::string& bytes, const std::string& origin) {
+  checkTensorArchive(bytes, origin);
   try {
     const c10::IValue value = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
     TensorDict dict;

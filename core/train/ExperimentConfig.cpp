@@ -165,6 +165,9 @@ ExperimentConfig ExperimentConfig::fromFile(const std::string& path) {
   } catch (const json::parse_error& e) {
     throw ConfigError("config file " + path + " is not valid JSON (at byte " +
                       std::to_string(e.byte) + "); fix it or write it again with `train`");
+  } catch (const json::exception& e) {  // found by fuzzing: a number too large for a double
+    throw ConfigError("config file " + path + " holds a value JSON cannot represent (" + e.what() +
+                      "); fix it or write it again with `train`");
   }
   return fromJson(object, path);
 }

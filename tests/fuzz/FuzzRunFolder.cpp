@@ -5,7 +5,10 @@
 #include <QFile>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/io/MetricsCsvReader.h"
+#include "core/metrics/EvaluationJson.h"
 #include "tests/fuzz/FuzzContract.h"
 #include "ui/RunsModel.h"
 
@@ -40,6 +43,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     QString error;
     model.record(row).ensureCurves(&error);  // an unreadable file is an error message, never a crash
+  }
+  // The ensemble breakdown the window draws from summary.json.
+  if (first != std::string::npos) {
+    const nlohmann::json summary =
+        nlohmann::json::parse(input.substr(first + 1, second - first - 1), nullptr, /*allow_exceptions=*/false);
+    if (!summary.is_discarded()) fuzzing::expectParsedOrRejected([&] { ensemble::evaluationFromJson(summary, "fuzz"); });
   }
   fuzzing::expectParsedOrRejected([&] {
     for (const ensemble::MetricsRow& row : ensemble::parseMetricsCsv(input.substr(second == std::string::npos ? 0 : second + 1), "fuzz"))
