@@ -106,6 +106,8 @@ class TestCheckpointResume final : public QObject {
     QTest::newRow("flipped byte") << "flip" << "is corrupt";
     QTest::newRow("missing manifest") << "manifest" << "has no manifest.json";
     QTest::newRow("no checkpoint at all") << "all" << "no checkpoint in";
+    QTest::newRow("state of another run") << "state" << "does not fit this run";
+    QTest::newRow("step as a huge float") << "float" << "must be an integer";
   }
   void damagedCheckpointsAreRefused() {
     QFETCH(QString, damage);
@@ -127,6 +129,16 @@ class TestCheckpointResume final : public QObject {
     }
     if (damage == "manifest") QVERIFY(QFile::remove(checkpoint + "/manifest.json"));
     if (damage == "all") QVERIFY(QDir(dir.filePath("checkpoints")).removeRecursively());
+    if (damage == "state" || damage == "float") {  // the manifest parses, its numbers do not fit
+      QFile file(checkpoint + "/manifest.json");
+      QVERIFY(file.open(QIODevice::ReadWrite));
+      QByteArray text = file.readAll();
+      const QByteArray step = R"("global_step": 4)";
+      QVERIFY(text.contains(step));
+      text.replace(step, damage == "state" ? R"("global_step": 999)" : R"("global_step": 1e30)");
+      file.resize(0);
+      file.write(text);
+    }
     try {
       Trainer::open(dir.path().toStdString(), {}, testing::syntheticData());
       QFAIL("a damaged checkpoint was accepted");

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "core/common/Error.h"
+#include "core/common/JsonInteger.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/TensorArchiveCheck.h"
 
@@ -153,14 +154,14 @@ CheckpointData readCheckpoint(const std::string& checkpointDir) {
   }
   CheckpointData data;
   try {
-    if (manifest.at("format").get<int>() != kFormatVersion) {
+    if (!fitsInteger<int>(manifest.at("format")) || manifest.at("format").get<int>() != kFormatVersion) {
       throw CheckpointError(manifestPath + " has checkpoint format " +
                             manifest.at("format").dump() + "; this EnsembleLab reads format " +
                             std::to_string(kFormatVersion));
     }
     data.config = manifest.at("config");
     data.state = manifest.at("state");
-    const auto models = manifest.at("models").get<std::size_t>();
+    const auto models = integerOrThrow<std::size_t, CheckpointError>(manifest.at("models"), manifestPath + ": models");
     const auto& files = manifest.at("files");
     const auto load = [&](const std::string& file) {
       const std::string path = (fs::path(checkpointDir) / file).string();
@@ -171,12 +172,14 @@ CheckpointData readCheckpoint(const std::string& checkpointDir) {
       } catch (const IoError& e) {
         throw CheckpointError(std::string(e.what()) + "; the checkpoint is incomplete");
       }
-      const auto expectedBytes = files[file].at("bytes").get<std::size_t>();
+      const auto expectedBytes =
+          integerOrThrow<std::size_t, CheckpointError>(files[file].at("bytes"), manifestPath + ": bytes of " + file);
       if (bytes.size() != expectedBytes) {
         throw CheckpointError(path + " is truncated: " + std::to_string(bytes.size()) +
                               " bytes, the manifest says " + std::to_string(expectedBytes));
       }
-      if (crc32Of(bytes) != files[file].at("crc32").get<std::uint32_t>()) {
+      if (crc32Of(bytes) !=
+          integerOrThrow<std::uint32_t, CheckpointError>(files[file].at("crc32"), manifestPath + ": crc32 of " + file)) {
         throw CheckpointError(path + " is corrupt: its CRC-32 does not match the manifest");
       }
       return unpickle(bytes, path);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/Error.h"
+#include "core/common/JsonInteger.h"
 
 namespace ensemble {
 
@@ -35,7 +36,7 @@ EvaluationResult evaluationFromJson(const nlohmann::json& json, const std::strin
     result.ensemble.ece = e.at("test_ece").get<double>();
     result.ensemble.disagreement = e.at("disagreement").get<double>();
     result.accuracyVsSize = json.at("accuracy_vs_ensemble_size").get<std::vector<double>>();
-    result.samples = json.at("test_samples").get<int64_t>();
+    result.samples = integerOrThrow<int64_t, ConfigError>(json.at("test_samples"), origin + ": test_samples");
     return result;
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(origin + ": malformed evaluation record (" + e.what() + ")");

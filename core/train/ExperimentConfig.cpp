@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/common/Error.h"
+#include "core/common/JsonInteger.h"
 #include "core/models/ModelRegistry.h"
 
 namespace ensemble {
@@ -21,6 +22,10 @@ void read(const json& object, const char* key, T& value, const std::string& orig
   const auto it = object.find(key);
   if (it == object.end()) return;
   try {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (!fitsInteger<T>(*it)) throw ConfigError(origin + ": \"" + key + "\" must be " + expected +
+                                                  " in range, got " + it->dump());
+    }
     value = it->get<T>();
   } catch (const json::exception&) {
     throw ConfigError(origin + ": \"" + key + "\" must be " + expected + ", got " + it->dump());

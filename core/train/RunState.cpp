@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/Error.h"
+#include "core/common/JsonInteger.h"
 #include "core/metrics/EvaluationJson.h"
 
 namespace ensemble {
@@ -17,8 +18,9 @@ nlohmann::json accumulatorsToJson(const std::vector<ScoreAccumulator>& list) {
 std::vector<ScoreAccumulator> accumulatorsFromJson(const nlohmann::json& array) {
   std::vector<ScoreAccumulator> list;
   for (const auto& item : array) {
-    list.push_back({item.at(0).get<double>(), item.at(1).get<int64_t>(),
-                    item.at(2).get<int64_t>(), item.at(3).get<int64_t>()});
+    list.push_back({item.at(0).get<double>(), integerOrThrow<int64_t, CheckpointError>(item.at(1), "a score count"),
+                    integerOrThrow<int64_t, CheckpointError>(item.at(2), "a score count"),
+                    integerOrThrow<int64_t, CheckpointError>(item.at(3), "a score count")});
   }
   return list;
 }
@@ -52,12 +54,15 @@ nlohmann::json RunState::toJson() const {
 RunState RunState::fromJson(const nlohmann::json& json, const std::string& origin) {
   try {
     RunState state;
-    state.epoch = json.at("epoch").get<int64_t>();
-    state.stepInEpoch = json.at("step_in_epoch").get<int64_t>();
-    state.globalStep = json.at("global_step").get<int64_t>();
+    const auto count = [&](const char* key) {
+      return integerOrThrow<int64_t, CheckpointError>(json.at(key), origin + ": " + key);
+    };
+    state.epoch = count("epoch");
+    state.stepInEpoch = count("step_in_epoch");
+    state.globalStep = count("global_step");
     state.trainSeconds = json.at("train_seconds").get<double>();
-    state.samplesTrained = json.at("samples_trained").get<int64_t>();
-    state.metricsBytes = json.at("metrics_bytes").get<std::uint64_t>();
+    state.samplesTrained = count("samples_trained");
+    state.metricsBytes = integerOrThrow<std::uint64_t, CheckpointError>(json.at("metrics_bytes"), origin + ": metrics_bytes");
     state.window = accumulatorsFromJson(json.at("window"));
     state.epochTotals = accumulatorsFromJson(json.at("epoch_totals"));
     if (json.contains("last_evaluation")) {

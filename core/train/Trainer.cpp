@@ -555,6 +555,21 @@ std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory,
   impl->group = group;
   impl->prepare();
   impl->state = RunState::fromJson(saved.state, checkpointDir);
+  // A manifest that parses can still describe another run (or be damaged): its position
+  // must fit this run's epochs and steps, its running means this run's models.
+  const RunState& state = impl->state;
+  const int64_t steps = impl->sampler->stepsPerEpoch();
+  const std::size_t slots = impl->memberCount() + 1;
+  const bool positionFits = !datasetOverride.empty() ||
+                            (state.epoch >= 0 && state.epoch <= config.epochs && state.stepInEpoch >= 0 &&
+                             state.stepInEpoch < steps && state.globalStep == state.epoch * steps + state.stepInEpoch);
+  if (!positionFits || state.window.size() != slots || state.epochTotals.size() != slots) {
+    throw CheckpointError(checkpointDir + "/manifest.json holds a run state that does not fit this run (epoch " +
+                          std::to_string(state.epoch) + ", step " + std::to_string(state.stepInEpoch) + " of " +
+                          std::to_string(steps) + " per epoch, global step " + std::to_string(state.globalStep) +
+                          ", " + std::to_string(state.window.size()) + " score slots for " + std::to_string(slots) +
+                          "); the checkpoint is damaged or belongs to another run");
+  }
   if (saved.weights.size() != impl->memberCount()) {
     throw CheckpointError(checkpointDir + " holds " + std::to_string(saved.weights.size()) +
                           " models but the run has " + std::to_string(impl->memberCount()));
