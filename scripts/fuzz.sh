@@ -10,6 +10,9 @@ seconds="${1:-60}"
 shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(FuzzIdx FuzzExperimentConfig FuzzDeviceSpec FuzzCheckpoint FuzzRunFolder)
+if ! command -v clang++-14 >/dev/null || ! ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  apt-get install -y --no-install-recommends clang-14 libclang-rt-14-dev
+fi
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENSEMBLELAB_FUZZ=ON >/dev/null

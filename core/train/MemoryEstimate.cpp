@@ -75,10 +75,11 @@ std::uint64_t extend(int64_t atSmall, int64_t atLarge, int64_t small, int64_t la
 }  // namespace
 
 MemoryEstimate estimateCpuMemory(const std::string& modelName, const ModelInput& input, int64_t batchPerReplica,
-                                 int64_t evalBatch, int replicas, std::uint64_t datasetBytes) {
+                                 int64_t evalBatch, int replicas, std::uint64_t datasetBytes, int concurrent) {
   MemoryEstimate estimate;
   estimate.datasetBytes = datasetBytes;
   estimate.replicas = replicas;
+  estimate.concurrent = std::max(1, std::min(concurrent, replicas));
   auto counter = std::make_shared<AllocationPeak>();
   c10::DebugInfoGuard guard(c10::DebugInfoKind::PROFILER_STATE, counter);
   const int64_t before = counter->current();

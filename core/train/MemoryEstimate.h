@@ -18,16 +18,19 @@ struct MemoryEstimate {
   std::uint64_t stepBytes = 0;        ///< one training step's activations and temporaries
   std::uint64_t evaluationBytes = 0;  ///< one evaluation batch, without gradients
   int replicas = 0;
-  /// Replicas keep their state all run long; the steps of a process's replicas and its
-  /// evaluations run one at a time, so only the largest of those is live at once.
+  int concurrent = 1;  ///< replicas that step (or evaluate) at the same time
+  /// Replicas keep their state all run long; steps and evaluations come and go, at most
+  /// `concurrent` of them at once.
   std::uint64_t totalBytes() const {
-    return datasetBytes + modelStateBytes * std::uint64_t(replicas) + std::max(stepBytes, evaluationBytes);
+    return datasetBytes + modelStateBytes * std::uint64_t(replicas) +
+           std::uint64_t(concurrent) * std::max(stepBytes, evaluationBytes);
   }
 };
 
-/// Measures `model` on `input` and scales to `batchPerReplica` and `evalBatch`.
+/// Measures `model` on `input` and scales to `batchPerReplica` and `evalBatch`, for
+/// `replicas` of which `concurrent` run at once.
 MemoryEstimate estimateCpuMemory(const std::string& model, const ModelInput& input, int64_t batchPerReplica,
-                                 int64_t evalBatch, int replicas, std::uint64_t datasetBytes);
+                                 int64_t evalBatch, int replicas, std::uint64_t datasetBytes, int concurrent = 1);
 
 /// "1.2 GiB", "350 MiB": sizes as a person reads them.
 std::string formatBytes(std::uint64_t bytes);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <thread>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -24,6 +26,7 @@
 #include "core/train/Evaluator.h"
 #include "core/train/MemoryEstimate.h"
 #include "core/train/Replica.h"
+#include "core/train/ReplicaWorkers.h"
 #include "core/train/RunControl.h"
 #include "core/train/RunState.h"
 #include "core/train/TrainingObserver.h"
@@ -55,6 +58,19 @@ struct StepScore {
 
 /// The CUDA indices of `devices` when each replica has a GPU of its own (what NCCL needs);
 /// empty otherwise.
+/// Threads for a step's replicas: one per core for CPU replicas (each runs on one
+/// intra-op thread), unless ENSEMBLELAB_REPLICA_THREADS says otherwise; GPUs queue their
+/// work asynchronously, so one thread drives them.
+int replicaThreads(const std::vector<DeviceRef>& devices) {
+  const bool allCpu = std::all_of(devices.begin(), devices.end(),
+                                  [](const DeviceRef& d) { return d.kind == DeviceRef::Kind::Cpu; });
+  if (const char* forced = std::getenv("ENSEMBLELAB_REPLICA_THREADS"); forced && std::atoi(forced) > 0) {
+    return std::atoi(forced);
+  }
+  if (!allCpu) return 1;
+  return int(std::max<std::size_t>(1, std::min<std::size_t>(devices.size(), std::thread::hardware_concurrency())));
+}
+
 std::vector<int> distinctGpus(const std::vector<DeviceRef>& devices) {
   std::vector<int> gpus;
   for (const DeviceRef& device : devices) {
@@ -74,6 +90,7 @@ struct Trainer::Impl {
   std::vector<DeviceRef> devices;
   std::vector<Replica> replicas;
   std::unique_ptr<Communicator> communicator;
+  std::unique_ptr<ReplicaWorkers> workers;  ///< runs a step's CPU replicas side by side
   LocalCommunicator soloCommunicator{1};
   std::map<std::string, DeviceCopy> trainCopies, testCopies;
   std::unique_ptr<EpochSampler> sampler;
@@ -195,6 +212,7 @@ void Trainer::Impl::prepare() {
                                    deriveSeed(config.seed, SeedStream::Member, index),
                                    config.learningRate, config.momentum));
   }
+  workers = std::make_unique<ReplicaWorkers>(replicaThreads(devices));
   resetAccumulators(state.window);
   resetAccumulators(state.epochTotals);
 }
@@ -210,8 +228,9 @@ void Trainer::Impl::checkMemoryBudget(const ModelInput& input) const {
   };
   const int64_t batchPerReplica =
       dataParallel() ? config.batchSize / (int64_t(devices.size()) * group.worldSize) : config.batchSize;
-  const MemoryEstimate estimate = estimateCpuMemory(config.model, input, batchPerReplica, config.evalBatchSize,
-                                                    cpuReplicas, bytesOf(data->train) + bytesOf(data->test));
+  const MemoryEstimate estimate =
+      estimateCpuMemory(config.model, input, batchPerReplica, config.evalBatchSize, cpuReplicas,
+                        bytesOf(data->train) + bytesOf(data->test), replicaThreads(devices));
   const std::uint64_t budget = std::uint64_t(config.memoryBudgetMb) << 20;
   if (estimate.totalBytes() <= budget) return;
   throw ConfigError("this run needs about " + formatBytes(estimate.totalBytes()) + " of memory (dataset " +
@@ -284,8 +303,6 @@ std::vector<StepScore> Trainer::Impl::ensembleStep(const torch::Tensor& indices,
                                                    StepScore& ensembleScore) {
   // Every member sees the same batch, drawn once per device.
   std::map<std::string, Batch> batches;
-  std::vector<StepScore> scores;
-  std::vector<torch::Tensor> probabilities;
   for (auto& replica : replicas) {
     const std::string key = replica.device.str();
     if (!batches.count(key)) {
@@ -294,16 +311,20 @@ std::vector<StepScore> Trainer::Impl::ensembleStep(const torch::Tensor& indices,
       batches[key] = {toModelInput(copy.images.index_select(0, local)),
                       copy.labels.index_select(0, local)};
     }
-    const Batch& batch = batches[key];
+  }
+  std::vector<StepScore> scores(replicas.size());
+  std::vector<torch::Tensor> probabilities(replicas.size());
+  workers->forEach(replicas.size(), [&](std::size_t r) {
+    Replica& replica = replicas[r];
+    const Batch& batch = batches.at(replica.device.str());
     replica.optimizer->zeroGrad();
     const torch::Tensor logits = replica.model->forward(batch.inputs);
     const torch::Tensor loss = F::cross_entropy(logits, batch.labels);
     loss.backward();
     replica.optimizer->step();
-    probabilities.push_back(torch::softmax(logits.detach(), 1));
-    scores.push_back({loss.item<double>(), logits.argmax(1).eq(batch.labels).sum().item<int64_t>(),
-                      config.batchSize});
-  }
+    probabilities[r] = torch::softmax(logits.detach(), 1);
+    scores[r] = {loss.item<double>(), logits.argmax(1).eq(batch.labels).sum().item<int64_t>(), config.batchSize};
+  });
   if (worldReplicas() == 1) {
     ensembleScore = scores.front();
     return scores;
@@ -319,11 +340,13 @@ std::vector<StepScore> Trainer::Impl::ensembleStep(const torch::Tensor& indices,
 
 std::vector<StepScore> Trainer::Impl::dataParallelStep(const torch::Tensor& indices) {
   const int64_t shard = config.batchSize / int64_t(worldReplicas());
-  std::vector<StepScore> scores;
-  std::vector<torch::Tensor> flatGradients;
-  for (std::size_t r = 0; r < replicas.size(); ++r) {
+  std::vector<StepScore> scores(replicas.size());
+  std::vector<torch::Tensor> flatGradients(replicas.size());
+  std::vector<const DeviceCopy*> copies;
+  for (const Replica& replica : replicas) copies.push_back(&onDevice(trainCopies, data->train, replica.device));
+  workers->forEach(replicas.size(), [&](std::size_t r) {
     Replica& replica = replicas[r];
-    const DeviceCopy& copy = onDevice(trainCopies, data->train, replica.device);
+    const DeviceCopy& copy = *copies[r];
     const int64_t globalIndex = communicator->firstReplica() + int64_t(r);
     const torch::Tensor local = indices.narrow(0, globalIndex * shard, shard).to(replica.device);
     const torch::Tensor labels = copy.labels.index_select(0, local);
@@ -333,28 +356,29 @@ std::vector<StepScore> Trainer::Impl::dataParallelStep(const torch::Tensor& indi
     loss.backward();
     std::vector<torch::Tensor> grads;
     for (const auto& p : replica.model->parameters()) grads.push_back(p.grad().flatten());
-    flatGradients.push_back(torch::cat(grads));  // one all-reduce per step, not per tensor
-    scores.push_back({loss.item<double>(), logits.argmax(1).eq(labels).sum().item<int64_t>(), shard});
-  }
+    flatGradients[r] = torch::cat(grads);  // one all-reduce per step, not per tensor
+    scores[r] = {loss.item<double>(), logits.argmax(1).eq(labels).sum().item<int64_t>(), shard};
+  });
   communicator->allReduceMean(flatGradients);
-  for (std::size_t r = 0; r < replicas.size(); ++r) {
+  workers->forEach(replicas.size(), [&](std::size_t r) {
     int64_t offset = 0;
     for (auto& p : replicas[r].model->parameters()) {
       p.mutable_grad().copy_(flatGradients[r].narrow(0, offset, p.numel()).view_as(p));
       offset += p.numel();
     }
     replicas[r].optimizer->step();
-  }
+  });
   return scores;
 }
 
 EvaluationResult Trainer::Impl::evaluate() {
-  std::vector<torch::Tensor> probabilities;
   const std::size_t models = dataParallel() ? 1 : replicas.size();  // data-parallel replicas are one model
-  for (std::size_t r = 0; r < models; ++r) {
-    const DeviceCopy& copy = onDevice(testCopies, data->test, replicas[r].device);
-    probabilities.push_back(predictProbabilities(*replicas[r].model, copy.images, config.evalBatchSize));
-  }
+  std::vector<const DeviceCopy*> copies;
+  for (std::size_t r = 0; r < models; ++r) copies.push_back(&onDevice(testCopies, data->test, replicas[r].device));
+  std::vector<torch::Tensor> probabilities(models);
+  workers->forEach(models, [&](std::size_t r) {
+    probabilities[r] = predictProbabilities(*replicas[r].model, copies[r]->images, config.evalBatchSize);
+  });
   if (dataParallel()) return evaluateMembers(probabilities, data->test.labels, soloCommunicator);
   // Every process scores every member (cheap next to training), so all agree on the result.
   const std::vector<torch::Tensor> everyMember = communicator->allGather(probabilities);
