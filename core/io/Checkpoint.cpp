@@ -55,6 +55,9 @@ TensorDict unpickle(const std::string& bytes, const std::string& origin) {
   } catch (const c10::Error& e) {
     throw CheckpointError(origin + " cannot be read as a tensor dictionary (" +
                           e.what_without_backtrace() + "); the checkpoint is damaged");
+  } catch (const std::exception& e) {  // found by fuzzing: the unpickler's own range checks
+    throw CheckpointError(origin + " cannot be read as a tensor dictionary (" + e.what() +
+                          "); the checkpoint is damaged");
   }
 }
 
