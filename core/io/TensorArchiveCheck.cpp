@@ -1,6 +1,7 @@
 #include "core/io/TensorArchiveCheck.h"
 
 #include <cstdint>
+#include <cstdlib>
 
 #include "core/common/Error.h"
 
@@ -65,13 +66,29 @@ void checkPickle(const std::string& bytes, std::size_t begin, std::size_t size, 
       case Argument::None: break;
       case Argument::Fixed1: need(1); at += 1; break;
       case Argument::Fixed2: need(2); at += 2; break;
-      case Argument::Fixed4: need(4); at += 4; break;
+      case Argument::Fixed4:
+        need(4);
+        // LONG_BINPUT / LONG_BINGET: LibTorch grows its memo table to the index it is given
+        // (found by fuzzing: an index of 1.7 billion asked for 28 GB). A pickler numbers
+        // its memo entries from 0, so no index can reach the pickle's own size.
+        if ((opcode == 'r' || opcode == 'j') && littleEndian(bytes, at, 4) >= size) {
+          throw damaged(origin, "data.pkl refers to memo entry " + std::to_string(littleEndian(bytes, at, 4)));
+        }
+        at += 4;
+        break;
       case Argument::Fixed8: need(8); at += 8; break;
       case Argument::Length1: need(1); length = littleEndian(bytes, at, 1); at += 1; need(length); at += length; break;
       case Argument::Length4: need(4); length = littleEndian(bytes, at, 4); at += 4; need(length); at += length; break;
       case Argument::Length8: need(8); length = littleEndian(bytes, at, 8); at += 8; need(length); at += length; break;
       case Argument::TwoLines:
       case Argument::Line:
+        if (opcode == 'p' || opcode == 'g') {  // text PUT / GET: the same memo bound
+          const std::size_t newline = bytes.find('\n', at);
+          if (newline == std::string::npos || newline >= end || newline - at > 9 ||
+              std::strtoull(bytes.substr(at, newline - at).c_str(), nullptr, 10) >= size) {
+            throw damaged(origin, "data.pkl refers to a memo entry beyond its size");
+          }
+        }
         for (int lines = argumentOf(opcode) == Argument::TwoLines ? 2 : 1; lines > 0; --lines) {
           const std::size_t newline = bytes.find('\n', at);
           if (newline == std::string::npos || newline >= end) throw damaged(origin, "data.pkl ends inside a line");
