@@ -56,8 +56,6 @@ struct StepScore {
   int64_t samples = 0;
 };
 
-/// The CUDA indices of `devices` when each replica has a GPU of its own (what NCCL needs);
-/// empty otherwise.
 /// Threads for a step's replicas: one per core for CPU replicas (each runs on one
 /// intra-op thread), unless ENSEMBLELAB_REPLICA_THREADS says otherwise; GPUs queue their
 /// work asynchronously, so one thread drives them.
@@ -71,6 +69,8 @@ int replicaThreads(const std::vector<DeviceRef>& devices) {
   return int(std::max<std::size_t>(1, std::min<std::size_t>(devices.size(), std::thread::hardware_concurrency())));
 }
 
+/// The CUDA indices of `devices` when each replica has a GPU of its own (what NCCL needs);
+/// empty otherwise.
 std::vector<int> distinctGpus(const std::vector<DeviceRef>& devices) {
   std::vector<int> gpus;
   for (const DeviceRef& device : devices) {
