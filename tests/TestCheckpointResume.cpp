@@ -16,19 +16,6 @@ using namespace ensemble;
 
 namespace {
 
-/// Asks for a stop once the run reaches `step`.
-class StopAtStep final : public TrainingObserver {
- public:
-  StopAtStep(RunControl& control, int64_t step) : m_control(control), m_step(step) {}
-  void onStep(const StepEvent& event) override {
-    if (event.globalStep == m_step) m_control.requestStop();
-  }
-
- private:
-  RunControl& m_control;
-  int64_t m_step;
-};
-
 ExperimentConfig resumableConfig() {
   ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
   config.epochs = 2;
@@ -78,7 +65,7 @@ class TestCheckpointResume final : public QObject {
     const std::string path = dir.path().toStdString();
     {
       RunControl control;
-      StopAtStep stopper(control, stopAt);
+      testing::StopAtStep stopper(control, stopAt);
       auto trainer = Trainer::create(resumableConfig(), path, testing::syntheticData());
       const RunFinishedEvent finished = trainer->run(&stopper, &control);
       QCOMPARE(int(finished.status), int(RunStatus::Stopped));

@@ -24,6 +24,7 @@ class TestDeviceSpec final : public QObject {
     QTest::newRow("all gpus") << "all" << 3 << "cuda:0,cuda:1,cuda:2";
     QTest::newRow("all without gpus") << "all" << 0 << "cpu";
     QTest::newRow("mixed") << "cpu,cuda:1" << 2 << "cpu,cuda:1";
+    QTest::newRow("three members on gpu 1") << "cuda:1*3" << 2 << "cuda:1,cuda:1,cuda:1";
   }
   void parsesValidSpecs() {
     QFETCH(QString, spec);
@@ -40,6 +41,8 @@ class TestDeviceSpec final : public QObject {
     QTest::addColumn<QString>("expected");
     QTest::newRow("gpu that does not exist") << "cuda:0" << true << "does not exist";
     QTest::newRow("too many gpus") << "cuda*2" << true << "asks for 2 GPUs";
+    QTest::newRow("members on a gpu that does not exist") << "cuda:0*4" << true << "cuda:0 does not exist";
+    QTest::newRow("bad index before the count") << "cuda:x*4" << false << "bad device index";
     QTest::newRow("unknown kind") << "tpu:0" << false << "unknown device";
     QTest::newRow("empty") << "" << false << "empty item";
     QTest::newRow("trailing comma") << "cpu," << false << "empty item";
@@ -69,6 +72,9 @@ class TestDeviceSpec final : public QObject {
   void formatsCanonically() {
     QCOMPARE(QString::fromStdString(formatDevices(parseDeviceSpec("cpu*3", 0))), QString("cpu*3"));
     QCOMPARE(QString::fromStdString(formatDevices(parseDeviceSpec("cuda*2", 2))), QString("cuda:0,cuda:1"));
+    // Several members on one GPU read back as the spec that makes them.
+    QCOMPARE(QString::fromStdString(formatDevices(parseDeviceSpec("cuda:1*4,cuda:0", 2))), QString("cuda:1*4,cuda:0"));
+    QCOMPARE(int(parseDeviceSpec(formatDevices(parseDeviceSpec("cuda:0*8", 1)), 1).size()), 8);
   }
 
   void inventoryListsTheCpuFirst() {

@@ -142,6 +142,25 @@ class TestDistributed final : public QObject {
     QVERIFY_THROWS_EXCEPTION(ensemble::ConfigError, broken.validate());
   }
 
+  void theBackendFollowsTheDevices() {
+    // Gloo for CPU replicas; NCCL for GPUs where this build has c10d's NCCL group.
+    QCOMPARE(QString::fromStdString(ensemble::chooseBackend("", "cpu")), QString("gloo"));
+    QCOMPARE(QString::fromStdString(ensemble::chooseBackend("gloo", "cuda:0")), QString("gloo"));
+    try {
+      ensemble::chooseBackend("nccl", "cpu");
+      QFAIL("NCCL for a CPU replica was accepted");
+    } catch (const ensemble::ConfigError& error) {
+      QVERIFY2(QString(error.what()).contains("--backend gloo"), error.what());
+    }
+    // The CLI says so before anything is written.
+    const QString out = m_dir.filePath("nccl-on-cpu");
+    Rank rank0;
+    rank0.start(kSmallRun + QStringList{"--out", out, "--backend", "nccl"} + groupFlags(2, 0, freePort()));
+    QVERIFY(rank0.finish(30000) != 0);
+    QVERIFY2(rank0.errors().contains("--backend gloo"), qPrintable(rank0.errors()));
+    QVERIFY(!QFile::exists(out));
+  }
+
   void ensembleOfTwoProcessesMatchesOneProcess() {
     const QString alone = m_dir.filePath("alone2"), group = m_dir.filePath("group2");
     QCOMPARE(runAlone(kSmallRun + QStringList{"--devices", "cpu*2", "--out", alone}), 0);

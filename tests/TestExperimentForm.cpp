@@ -81,6 +81,22 @@ class TestExperimentForm final : public QObject {
     QVERIFY(form.errors().value("devices").contains("pick at least one device"));
   }
 
+  void memberFormAndPrecisionAreChecked() {
+    ExperimentForm form;  // ensemble of cnn on cpu*4
+    form.memberFormBox()->setCurrentIndex(form.memberFormBox()->findData("stacked"));
+    QVERIFY(form.isValid());
+    QCOMPARE(QString::fromStdString(form.config().memberForm), QString("stacked"));
+    form.modelBox()->setCurrentText("lenet");  // stacking is built for the cnn
+    QVERIFY(form.errors().value("member_form").contains("built for the cnn model"));
+    form.modelBox()->setCurrentText("cnn");
+    QVERIFY(form.isValid());
+    form.precisionBox()->setCurrentIndex(form.precisionBox()->findData("tf32"));  // no GPU picked
+    QVERIFY(form.errors().value("precision").contains("pick a GPU"));
+    form.precisionBox()->setCurrentIndex(form.precisionBox()->findData("bf16"));
+    QVERIFY(form.isValid());
+    QCOMPARE(QString::fromStdString(form.config().precision), QString("bf16"));
+  }
+
   void setupSurvivesARestart() {
     QSettings settings;
     settings.clear();
@@ -94,6 +110,7 @@ class TestExperimentForm final : public QObject {
       form.epochsBox()->setValue(3);
       form.seedBox()->setValue(17);
       form.cpuReplicasBox()->setValue(2);
+      form.precisionBox()->setCurrentIndex(form.precisionBox()->findData("bf16"));
       form.addDatasetFolder("/data/kmnist");
       form.save(settings);
     }
@@ -107,6 +124,7 @@ class TestExperimentForm final : public QObject {
     QCOMPARE(config.batchSize, int64_t(32));
     QCOMPARE(config.epochs, int64_t(3));
     QCOMPARE(config.seed, std::uint64_t(17));
+    QCOMPARE(QString::fromStdString(config.precision), QString("bf16"));
     QCOMPARE(QString::fromStdString(config.devices), QString("cpu*2"));
   }
 };

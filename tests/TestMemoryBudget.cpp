@@ -85,8 +85,9 @@ class TestMemoryBudget final : public QObject {
              0);
     const std::uint64_t used = childrenPeakRss() - baseline;
     // Fashion-MNIST as loaded (all 70,000 images stay in memory: the limit is a view),
-    // four CNN members at batch 256, evaluation batch 1000.
-    const MemoryEstimate estimate = estimateCpuMemory("cnn", fashionInput(), 256, 1000, 4, 70000ull * (784 + 8),
+    // four CNN members at batch 256, the default evaluation batch.
+    const MemoryEstimate estimate = estimateCpuMemory("cnn", fashionInput(), 256, ExperimentConfig{}.evalBatchSize, 4,
+                                                      70000ull * (784 + 8),
                                                       int(std::min(4u, std::thread::hardware_concurrency())));
     const double ratio = double(estimate.totalBytes()) / double(used);
     qInfo("estimate %s, measured %s above the baseline: ratio %.2f", formatBytes(estimate.totalBytes()).c_str(),

@@ -7,6 +7,7 @@
 #include "core/common/SeedSequence.h"
 #include "core/models/Classifier.h"
 #include "core/models/ModelRegistry.h"
+#include "core/models/ReluAvgPool.h"
 #include "core/train/Replica.h"
 #include "tests/TestSupport.h"
 
@@ -57,6 +58,41 @@ class TestModels final : public QObject {
     QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("cnn", tiny));
     QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("lenet", tiny));
     QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("no-such-model", ModelInput{}));
+  }
+
+  void fusedReluPoolMatchesTheUnfusedOpsBitForBit_data() {
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("threads");
+    QTest::newRow("28x28 (the CNN's first layer)") << 28 << 28 << 1;
+    QTest::newRow("14x14, two intra-op threads") << 14 << 14 << 2;
+    QTest::newRow("odd 33x21: last row and column outside every window") << 33 << 21 << 1;
+    QTest::newRow("2x3") << 2 << 3 << 2;
+  }
+  void fusedReluPoolMatchesTheUnfusedOpsBitForBit() {
+    QFETCH(int, height);
+    QFETCH(int, width);
+    QFETCH(int, threads);
+    const int previousThreads = at::get_num_threads();
+    at::set_num_threads(threads);
+    torch::manual_seed(3);
+    // Negative, zero, positive and NaN inputs: relu's edge cases, which decide the gradient.
+    torch::Tensor values = torch::randn({5, 40, height, width});
+    values.view(-1).index_put_({torch::arange(0, values.numel(), 7)}, 0.0);
+    values.view(-1)[values.numel() / 2] = std::nanf("");
+    const torch::Tensor fusedInput = values.clone().requires_grad_(true);
+    const torch::Tensor plainInput = values.clone().requires_grad_(true);
+    const torch::Tensor fused = reluAvgPool2x2(fusedInput);
+    const torch::Tensor plain = torch::avg_pool2d(torch::relu(plainInput), 2);
+    const torch::Tensor gradOutput = torch::randn_like(plain);
+    fused.backward(gradOutput);
+    plain.backward(gradOutput);
+    at::set_num_threads(previousThreads);
+    QCOMPARE(fused.sizes().vec(), plain.sizes().vec());
+    QVERIFY(fused.isnan().sum().item<int64_t>() == 1);  // NaN propagates, like relu's
+    QVERIFY(torch::equal(torch::nan_to_num(fused), torch::nan_to_num(plain)));
+    QVERIFY(torch::equal(fusedInput.grad(), plainInput.grad()));
+    QVERIFY(fusedInput.grad().ne(0).any().item<bool>());
   }
 
   void seedsDecideInitialisation() {

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/train/Replica.h"
+#include "core/train/RunControl.h"
+#include "core/train/TrainingObserver.h"
 
 namespace ensemble {
 struct DatasetPair;
@@ -48,5 +50,18 @@ void writeMnistFolder(const QString& dir, int train, int test, int rows, int col
 
 /// The lines of a text file.
 QStringList readLines(const QString& path);
+
+/// Asks `control` for a stop once the run reaches `step` (the run then checkpoints there).
+class StopAtStep final : public ensemble::TrainingObserver {
+ public:
+  StopAtStep(ensemble::RunControl& control, int64_t step) : m_control(control), m_step(step) {}
+  void onStep(const ensemble::StepEvent& event) override {
+    if (event.globalStep == m_step) m_control.requestStop();
+  }
+
+ private:
+  ensemble::RunControl& m_control;
+  int64_t m_step;
+};
 
 }  // namespace testing

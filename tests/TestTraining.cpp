@@ -80,6 +80,61 @@ class TestTraining final : public QObject {
     }
   }
 
+  void scoresReadBackInBulkNameTheStepThatDiverged() {
+    // Step numbers stay on the device until a logged row, a checkpoint or the epoch's end
+    // needs them; read back 1 or 1000 steps late, the divergence is named at the same step.
+    const auto failure = [](int64_t logEvery) {
+      QTemporaryDir dir;
+      ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+      config.learningRate = 50;
+      config.logEvery = logEvery;
+      const RunFinishedEvent finished =
+          Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+      return QString::fromStdString(finished.message);
+    };
+    const QString everyStep = failure(1), inBulk = failure(1000);
+    const QRegularExpression step("became (NaN|infinite) at step (\\d+)");
+    const QRegularExpressionMatch a = step.match(everyStep), b = step.match(inBulk);
+    QVERIFY2(a.hasMatch(), qPrintable(everyStep));
+    QVERIFY2(b.hasMatch(), qPrintable(inBulk));
+    QCOMPARE(b.captured(2), a.captured(2));
+    QVERIFY(a.captured(2).toInt() > 1);  // diverged after some steps, not at the first
+  }
+
+  void bf16AutocastTrainsEveryMemberInBfloat16() {
+    // bf16 autocast is per thread: every member runs under it, whichever thread steps it.
+    QTemporaryDir fp32Dir, bf16Dir;
+    ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+    config.epochs = 2;
+    Trainer::create(config, fp32Dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    config.precision = "bf16";
+    auto trainer = Trainer::create(config, bf16Dir.path().toStdString(), testing::syntheticData());
+    QCOMPARE(int(trainer->run(nullptr, nullptr).status), int(RunStatus::Completed));
+    QVERIFY(summaryOf(bf16Dir).at("ensemble").at("test_accuracy").get<double>() > 0.8);  // it learns
+    const auto fp32 = testing::latestWeights(fp32Dir.path().toStdString());
+    const auto bf16 = testing::latestWeights(bf16Dir.path().toStdString());
+    for (std::size_t m = 0; m < fp32.size(); ++m) {
+      // bfloat16 keeps 8 bits of mantissa: every member's weights drift from the fp32 run's.
+      const double drift = testing::maxDifference({fp32[m]}, {bf16[m]});
+      QVERIFY2(drift > 1e-3, qPrintable(QString("member %1: %2").arg(m).arg(drift)));
+      QCOMPARE(bf16[m].at("conv1.weight").scalar_type(), torch::kFloat32);  // weights stay float32
+    }
+  }
+
+  void precisionIsCheckedBeforeTraining() {
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("single", "cpu");
+    config.precision = "fp16";
+    QVERIFY_THROWS_EXCEPTION(ConfigError, config.validate());
+    config.precision = "tf32";  // a GPU setting: refused on a CPU-only run, with what to use
+    try {
+      Trainer::create(config, dir.path().toStdString() + "/run", testing::syntheticData());
+      QFAIL("tf32 on the CPU was accepted");
+    } catch (const ConfigError& error) {
+      QVERIFY2(QString(error.what()).contains("--precision fp32, or bf16"), error.what());
+    }
+  }
+
   void batchLargerThanTrainingSetIsRefusedBeforeWriting() {
     QTemporaryDir dir;
     ExperimentConfig config = testing::smallConfig("single", "cpu");

@@ -55,7 +55,9 @@ ExperimentForm::ExperimentForm(QWidget* parent)
       m_batchSize(new QSpinBox),
       m_epochs(new QSpinBox),
       m_seed(new QSpinBox),
-      m_trainLimit(new QSpinBox) {
+      m_trainLimit(new QSpinBox),
+      m_memberForm(new QComboBox),
+      m_precision(new QComboBox) {
   m_dataset->addItem(tr("Fashion-MNIST"), "fashion-mnist");
   m_dataset->addItem(tr("Synthetic (small, generated)"), "synthetic");
   auto* openFolder = new QPushButton(tr("Open folder…"));
@@ -91,6 +93,16 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_trainLimit->setRange(0, std::numeric_limits<int>::max());
   m_trainLimit->setSpecialValueText(tr("all"));
   m_trainLimit->setToolTip(tr("Train on the first N samples only (quick experiments)"));
+  m_memberForm->addItem(tr("separate networks"), "separate");
+  m_memberForm->addItem(tr("stacked into one network"), "stacked");
+  m_memberForm->setToolTip(tr("How ensemble members that share a device train: each on its own "
+                              "(side by side on the CPU cores), or as one network of stacked weights "
+                              "(cnn only; for many members on one GPU)"));
+  m_precision->addItem(tr("fp32"), "fp32");
+  m_precision->addItem(tr("tf32 (NVIDIA GPUs)"), "tf32");
+  m_precision->addItem(tr("bf16 autocast"), "bf16");
+  m_precision->setToolTip(tr("fp32: exact and reproducible. tf32: GPU matrix products in TensorFloat-32. "
+                             "bf16: convolutions and matrix products in bfloat16, weights in float32"));
 
   auto* form = new QFormLayout;
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -124,10 +136,12 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   addRow(tr("Epochs"), m_epochs, nullptr, "epochs");
   addRow(tr("Seed"), m_seed, nullptr, "seed");
   addRow(tr("Train samples"), m_trainLimit, nullptr, "train_limit");
+  addRow(tr("Members"), m_memberForm, nullptr, "member_form");
+  addRow(tr("Precision"), m_precision, nullptr, "precision");
   setLayout(form);
 
   connect(openFolder, &QPushButton::clicked, this, &ExperimentForm::chooseFolder);
-  for (QComboBox* box : {m_dataset, m_model, m_mode}) {
+  for (QComboBox* box : {m_dataset, m_model, m_mode, m_memberForm, m_precision}) {
     connect(box, &QComboBox::currentIndexChanged, this, &ExperimentForm::revalidate);
   }
   connect(m_devices, &QListWidget::itemChanged, this, &ExperimentForm::revalidate);
@@ -177,6 +191,8 @@ ExperimentConfig ExperimentForm::config() const {
   config.epochs = m_epochs->value();
   config.seed = std::uint64_t(m_seed->value());
   config.trainLimit = m_trainLimit->value();
+  config.memberForm = m_memberForm->currentData().toString().toStdString();
+  config.precision = m_precision->currentData().toString().toStdString();
   return config;
 }
 
@@ -223,6 +239,17 @@ void ExperimentForm::revalidate() {
     }
   }
   mark("devices", m_devices, deviceError);
+  mark("member_form", m_memberForm,
+       engineError([&](ExperimentConfig& c) {
+         c.mode = current.mode;
+         c.model = current.model;
+         c.memberForm = current.memberForm;
+       }));
+  const bool gpuPicked = current.devices.find("cuda") != std::string::npos;
+  mark("precision", m_precision,
+       current.precision == "tf32" && !gpuPicked
+           ? tr("tf32 changes how NVIDIA GPUs multiply matrices: pick a GPU, or use fp32 or bf16")
+           : QString());
   if (isValid() != m_wasValid) {
     m_wasValid = isValid();
     emit validityChanged(m_wasValid);
@@ -249,6 +276,8 @@ void ExperimentForm::load(const QSettings& settings) {
   m_epochs->setValue(settings.value("setup/epochs", 10).toInt());
   m_seed->setValue(settings.value("setup/seed", 0).toInt());
   m_trainLimit->setValue(settings.value("setup/trainLimit", 0).toInt());
+  m_memberForm->setCurrentIndex(std::max(0, m_memberForm->findData(settings.value("setup/memberForm", "separate"))));
+  m_precision->setCurrentIndex(std::max(0, m_precision->findData(settings.value("setup/precision", "fp32"))));
   revalidate();
 }
 
@@ -268,6 +297,8 @@ void ExperimentForm::save(QSettings& settings) const {
   settings.setValue("setup/epochs", m_epochs->value());
   settings.setValue("setup/seed", m_seed->value());
   settings.setValue("setup/trainLimit", m_trainLimit->value());
+  settings.setValue("setup/memberForm", m_memberForm->currentData());
+  settings.setValue("setup/precision", m_precision->currentData());
 }
 
 }  // namespace ensemble::ui

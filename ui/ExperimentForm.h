@@ -47,6 +47,8 @@ class ExperimentForm final : public QWidget {
   QSpinBox* epochsBox() const { return m_epochs; }
   QSpinBox* seedBox() const { return m_seed; }
   QSpinBox* trainLimitBox() const { return m_trainLimit; }
+  QComboBox* memberFormBox() const { return m_memberForm; }
+  QComboBox* precisionBox() const { return m_precision; }
 
  signals:
   void validityChanged(bool valid);
@@ -68,6 +70,8 @@ class ExperimentForm final : public QWidget {
   QSpinBox* m_epochs;
   QSpinBox* m_seed;
   QSpinBox* m_trainLimit;
+  QComboBox* m_memberForm;
+  QComboBox* m_precision;
   QHash<QString, QLabel*> m_errorLabels;
   QHash<QString, QString> m_errors;
   bool m_wasValid = true;

@@ -83,6 +83,8 @@ ExperimentConfig configFromOptions(const CliOptions& options) {
   if (options.has("log-every")) config.logEvery = parseInteger(options, "log-every");
   if (options.has("eval-batch-size")) config.evalBatchSize = parseInteger(options, "eval-batch-size");
   if (options.has("memory-budget")) config.memoryBudgetMb = parseInteger(options, "memory-budget");
+  if (options.has("member-form")) config.memberForm = options.value("member-form");
+  if (options.has("precision")) config.precision = options.value("precision");
   return config;
 }
 

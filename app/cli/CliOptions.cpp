@@ -12,7 +12,7 @@ const std::map<std::string, std::set<std::string>>& flagsByCommand() {
       {"train",
        {"config", "dataset", "model", "mode", "devices", "lr", "momentum", "batch-size", "epochs",
         "seed", "train-limit", "test-limit", "checkpoint-every", "log-every", "eval-batch-size",
-        "memory-budget", "out", "world-size", "rank", "master-addr", "master-port", "backend", "timeout"}},
+        "memory-budget", "member-form", "precision", "out", "world-size", "rank", "master-addr", "master-port", "backend", "timeout"}},
       {"resume", {"run", "world-size", "rank", "master-addr", "master-port", "backend", "timeout"}},
       {"eval", {"run", "dataset", "test-limit"}},
       {"help", {}},
@@ -34,7 +34,7 @@ Usage:
                               MNIST-format files (raw or .gz)
       --model NAME            cnn (default), lenet, resnet18
       --mode MODE             ensemble (default), single, data-parallel
-      --devices SPEC          cpu, cpu*4, cuda:0,cuda:1, cuda*2 or all
+      --devices SPEC          cpu, cpu*4, cuda:0,cuda:1, cuda*2, cuda:0*8 or all
                               (default: cpu*4 for ensemble, cpu for single, cpu*2 for
                               data-parallel; every GPU when there are several)
       --lr X                  learning rate (default 0.1)
@@ -46,9 +46,13 @@ Usage:
       --test-limit N          use the first N test samples (default: all)
       --checkpoint-every N    also checkpoint every N steps (default: epoch ends only)
       --log-every N           write a metrics row every N steps (default 10)
-      --eval-batch-size N     images per evaluation batch (default 1000)
+      --eval-batch-size N     images per evaluation batch (default 256)
       --memory-budget MB      refuse to start when the run's measured memory need
                               (dataset, replicas, evaluation) exceeds MB MiB
+      --member-form FORM      separate (default) or stacked: ensemble members that share
+                              a device trained as one network of stacked weights (cnn)
+      --precision P           fp32 (default), tf32 (CUDA matmuls and convolutions in
+                              TensorFloat-32) or bf16 (autocast to bfloat16)
       --out DIR               run folder (default: ~/.local/share/ensemble-lab/runs/<name>)
     Several processes or hosts (c10d process group; torchrun's RANK, WORLD_SIZE,
     LOCAL_RANK, MASTER_ADDR and MASTER_PORT are read when the flags are absent):

@@ -9,6 +9,10 @@
 #ifdef ENSEMBLELAB_WITH_GLOO
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/version.h>
+#ifdef ENSEMBLELAB_WITH_C10D_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
 
 #include <cstdlib>
 
@@ -16,9 +20,41 @@
 #endif
 
 namespace ensemble {
+namespace {
+
+bool ncclGroupBuilt() {
+#ifdef ENSEMBLELAB_WITH_C10D_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+std::string chooseBackend(const std::string& requested, const std::string& device) {
+  const bool gpu = device.rfind("cuda", 0) == 0;
+  if (requested.empty()) return gpu && ncclGroupBuilt() ? "nccl" : "gloo";
+  if (requested == "nccl" && !ncclGroupBuilt()) {
+    throw ConfigError("this build of EnsembleLab has no NCCL process group (it needs a CUDA LibTorch and NCCL "
+                      "when it is built); use --backend gloo, or build on a machine with CUDA and NCCL");
+  }
+  if (requested == "nccl" && !gpu) {
+    throw ConfigError("--backend nccl averages on GPUs, but this process trains on " + device +
+                      "; use --backend gloo for CPU replicas, or --devices cuda:N");
+  }
+  return requested;
+}
 
 #ifdef ENSEMBLELAB_WITH_GLOO
 namespace {
+
+// What the backends derive from: c10d::ProcessGroup in LibTorch 1.x, c10d::Backend in 2.x.
+#if TORCH_VERSION_MAJOR >= 2
+using GroupBackend = c10d::Backend;
+#else
+using GroupBackend = c10d::ProcessGroup;
+#endif
 
 bool isLoopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
@@ -36,17 +72,25 @@ std::shared_ptr<::gloo::transport::Device> glooDevice(const ProcessGroupOptions&
 
 class ProcessGroupCommunicator final : public Communicator {
  public:
-  ProcessGroupCommunicator(const ProcessGroupOptions& options, int localReplicas, const nlohmann::json& config)
-      : m_options(options), m_localReplicas(localReplicas) {
+  /// `backend` is "gloo" (collectives on CPU tensors) or "nccl" (on `device`, this
+  /// process's first GPU).
+  ProcessGroupCommunicator(const ProcessGroupOptions& options, const std::string& backend, int localReplicas,
+                           const torch::Device& device, const nlohmann::json& config)
+      : m_options(options), m_backend(backend), m_localReplicas(localReplicas),
+        m_device(backend == "nccl" ? device : torch::Device(torch::kCPU)) {
     m_rendezvous = std::make_unique<Rendezvous>(
-        options, nlohmann::json{{"replicas", localReplicas}, {"config", config}});
+        options, nlohmann::json{{"replicas", localReplicas}, {"backend", backend}, {"config", config}});
     const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
-    auto glooOptions = c10d::ProcessGroupGloo::Options::create(timeout);
-    glooOptions->devices.push_back(glooDevice(options));
-    collective("connect the Gloo process group", [&] {
-      auto store = c10::make_intrusive<c10d::PrefixStore>("gloo", m_rendezvous->store());
-      m_group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, options.rank, options.worldSize, glooOptions);
-    });
+    auto store = c10::make_intrusive<c10d::PrefixStore>(backend, m_rendezvous->store());
+    if (backend == "gloo") {
+      auto glooOptions = c10d::ProcessGroupGloo::Options::create(timeout);
+      glooOptions->devices.push_back(glooDevice(options));
+      collective("connect the Gloo process group", [&] {
+        m_group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, options.rank, options.worldSize, glooOptions);
+      });
+    } else {
+      connectNccl(store, timeout);
+    }
   }
 
   void allReduceMean(std::vector<at::Tensor>& perReplica) override {
@@ -55,19 +99,19 @@ class ProcessGroupCommunicator final : public Communicator {
     torch::NoGradGuard noGrad;
     // This process's sum first (replica order, as the local communicator), then the sum
     // across processes; the division by every replica makes it the group's mean.
-    torch::Tensor sum = perReplica.front().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true).contiguous();
-    for (std::size_t i = 1; i < perReplica.size(); ++i) sum.add_(perReplica[i].cpu());
+    torch::Tensor sum = perReplica.front().to(m_device, /*non_blocking=*/false, /*copy=*/true).contiguous();
+    for (std::size_t i = 1; i < perReplica.size(); ++i) sum.add_(perReplica[i].to(m_device));
     std::vector<at::Tensor> buffer{sum};
     collective("all-reduce", [&] { m_group->allreduce(buffer)->wait(); });
     sum.div_(double(worldReplicas()));
-    for (auto& tensor : perReplica) tensor.copy_(sum);
+    for (auto& tensor : perReplica) tensor.copy_(sum);  // copy_ moves it to each replica's device
   }
 
   std::vector<at::Tensor> allGather(const std::vector<at::Tensor>& perReplica) override {
     checkCount(perReplica);
     checkUsable();
     std::vector<at::Tensor> local;
-    for (const auto& tensor : perReplica) local.push_back(tensor.cpu());
+    for (const auto& tensor : perReplica) local.push_back(tensor.to(m_device));
     std::vector<at::Tensor> input{torch::stack(local).contiguous()};
     std::vector<std::vector<at::Tensor>> output(1);
     for (int rank = 0; rank < m_options.worldSize; ++rank) output[0].push_back(torch::empty_like(input[0]));
@@ -83,7 +127,7 @@ class ProcessGroupCommunicator final : public Communicator {
   int firstReplica() const override { return m_localReplicas * m_options.rank; }
   int processRank() const override { return m_options.rank; }
   int processCount() const override { return m_options.worldSize; }
-  std::string name() const override { return "gloo"; }
+  std::string name() const override { return m_backend; }
   void announceFailure(const std::string& message) override { m_rendezvous->announceFailure(message); }
   void finish() override { m_rendezvous->finish(); }
 
@@ -111,31 +155,50 @@ class ProcessGroupCommunicator final : public Communicator {
     }
   }
 
+  void connectNccl(const c10::intrusive_ptr<c10d::PrefixStore>& store, std::chrono::milliseconds timeout) {
+#ifdef ENSEMBLELAB_WITH_C10D_NCCL
+    // A failed or timed-out collective must throw from wait() (and reach collective()'s
+    // diagnosis), not abort the process from NCCL's watchdog thread.
+    ::setenv("TORCH_NCCL_BLOCKING_WAIT", "1", /*overwrite=*/0);
+    ::setenv("NCCL_BLOCKING_WAIT", "1", /*overwrite=*/0);
+    auto ncclOptions = c10d::ProcessGroupNCCL::Options::create();
+    ncclOptions->timeout = timeout;
+    collective("connect the NCCL process group", [&] {
+      m_group = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, m_options.rank, m_options.worldSize, ncclOptions);
+    });
+#else
+    (void)store;
+    (void)timeout;
+    throw ConfigError("this build of EnsembleLab has no NCCL process group");
+#endif
+  }
+
   ProcessGroupOptions m_options;
+  std::string m_backend;
   int m_localReplicas;
+  torch::Device m_device;  ///< where collectives run: the CPU for Gloo, this rank's GPU for NCCL
   std::unique_ptr<Rendezvous> m_rendezvous;
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> m_group;
+  c10::intrusive_ptr<GroupBackend> m_group;
 };
 
 }  // namespace
 
 bool processGroupsAvailable() { return true; }
 
+
 std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions& options, int localReplicas,
-                                                  const nlohmann::json& config) {
+                                                  const std::string& device, const nlohmann::json& config) {
   options.validate();
-  if (options.backend == "nccl") {
-    throw ConfigError("this build of EnsembleLab has no NCCL process group (NCCL was not found when it was "
-                      "built); use --backend gloo, or build on a machine with CUDA and NCCL");
-  }
-  return std::make_unique<ProcessGroupCommunicator>(options, localReplicas, config);
+  const std::string backend = chooseBackend(options.backend, device);
+  return std::make_unique<ProcessGroupCommunicator>(options, backend, localReplicas, torch::Device(device), config);
 }
 
 #else
 
 bool processGroupsAvailable() { return false; }
 
-std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions&, int, const nlohmann::json&) {
+std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions&, int, const std::string&,
+                                                  const nlohmann::json&) {
   throw ConfigError("this build of EnsembleLab has no c10d process groups (LibTorch's distributed part or "
                     "Gloo's headers were missing when it was built); run with one process, or rebuild "
                     "with libgloo-dev installed");

@@ -1,8 +1,8 @@
 #pragma once
 // The Communicator across processes and hosts, on torch's own c10d process groups: a
-// TCPStore rendezvous served by rank 0 and a Gloo process group (CPU tensors). Every
-// collective that fails is turned into a DistributedError that names the rank that is
-// gone, so no rank hangs or dies with only "connection closed".
+// TCPStore rendezvous served by rank 0 and a Gloo (CPU tensors) or NCCL (GPU tensors)
+// process group. Every collective that fails is turned into a DistributedError that names
+// the rank that is gone, so no rank hangs or dies with only "connection closed".
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 
@@ -14,11 +14,17 @@ namespace ensemble {
 /// True when this build has c10d with Gloo (LibTorch's distributed part and Gloo's headers).
 bool processGroupsAvailable();
 
+/// The backend a process whose first replica is on `device` ("cpu", "cuda:1") uses:
+/// `requested`, or when empty NCCL for a GPU (where this build has it) and Gloo otherwise.
+/// Throws ConfigError for NCCL on the CPU or in a build without it.
+std::string chooseBackend(const std::string& requested, const std::string& device);
+
 /// Joins the group `options` describes, with `localReplicas` replicas in this process
-/// (the same on every rank) and `config` (the run's settings, which every rank must
-/// share). Blocks until every rank has arrived, or throws DistributedError naming the
-/// missing or mismatched rank, or ConfigError for a backend this build lacks.
+/// (the same on every rank), the first on `device`, and `config` (the run's settings,
+/// which every rank must share). Blocks until every rank has arrived, or throws
+/// DistributedError naming the missing or mismatched rank, or ConfigError for a backend
+/// this build lacks.
 std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions& options, int localReplicas,
-                                                  const nlohmann::json& config);
+                                                  const std::string& device, const nlohmann::json& config);
 
 }  // namespace ensemble

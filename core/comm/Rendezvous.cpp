@@ -130,6 +130,10 @@ void Rendezvous::checkPeer(int rank, const nlohmann::json& mine, const nlohmann:
              std::to_string(m_options.rank) + " drives " + mine.at("replicas").dump() +
              "; give every rank the same number of devices");
   }
+  if (theirs.value("backend", "") != mine.value("backend", "")) {
+    abortRun(who + " uses the " + theirs.value("backend", "") + " backend but rank " + std::to_string(m_options.rank) +
+             " uses " + mine.value("backend", "") + "; give every rank the same --backend and devices of one kind");
+  }
   const nlohmann::json& a = mine.at("config");
   const nlohmann::json& b = theirs.at("config");
   for (auto it = a.begin(); it != a.end(); ++it) {

@@ -60,6 +60,17 @@ void appendItem(const std::string& item, int cudaCount, std::vector<DeviceRef>& 
     out.insert(out.end(), std::size_t(replicas), DeviceRef{DeviceRef::Kind::Cpu, -1});
     return;
   }
+  const std::size_t colon = item.find(':');
+  if (star != std::string::npos && colon != std::string::npos && colon < star) {
+    // cuda:I*N: N replicas on GPU I (several ensemble members sharing one GPU)
+    const int shared = parseCount(trim(item.substr(colon + 1, star - colon - 1)));
+    if (shared < 0) throw ConfigError("bad device index in '" + item + "'" + usage);
+    if (shared >= cudaCount) {
+      throw DeviceError("device cuda:" + std::to_string(shared) + " does not exist; " + available(cudaCount));
+    }
+    out.insert(out.end(), std::size_t(replicas), DeviceRef{DeviceRef::Kind::Cuda, shared});
+    return;
+  }
   if (star != std::string::npos) {  // cuda*N: the first N GPUs
     if (replicas > cudaCount) {
       throw DeviceError("device '" + item + "' asks for " + std::to_string(replicas) +
@@ -69,7 +80,6 @@ void appendItem(const std::string& item, int cudaCount, std::vector<DeviceRef>& 
     return;
   }
   int index = 0;
-  const std::size_t colon = item.find(':');
   if (colon != std::string::npos) {
     index = parseCount(trim(item.substr(colon + 1)));
     if (index < 0) throw ConfigError("bad device index in '" + item + "'" + usage);
@@ -95,7 +105,7 @@ std::vector<DeviceRef> parseDeviceSpec(const std::string& spec, int cudaCount) {
     const std::string item = trim(spec.substr(start, comma - start));
     if (item.empty()) {
       throw ConfigError("empty item in device spec '" + spec +
-                        "'; a device spec is cpu, cpu*N, cuda, cuda:I, cuda*N or all");
+                        "'; a device spec is cpu, cpu*N, cuda, cuda:I, cuda:I*N, cuda*N or all");
     }
     appendItem(item, cudaCount, devices);
     if (devices.size() > std::size_t(kMaxCpuReplicas)) {
@@ -111,8 +121,14 @@ std::string formatDevices(const std::vector<DeviceRef>& devices) {
   bool allCpu = !devices.empty();
   for (const auto& d : devices) allCpu = allCpu && !d.isCuda();
   if (allCpu) return devices.size() == 1 ? "cpu" : "cpu*" + std::to_string(devices.size());
+  // Runs of one GPU read as cuda:I*N, the form the parser takes back.
   std::string text;
-  for (const auto& d : devices) text += (text.empty() ? "" : ",") + d.str();
+  for (std::size_t i = 0; i < devices.size();) {
+    std::size_t run = 1;
+    while (i + run < devices.size() && devices[i + run] == devices[i]) ++run;
+    text += (text.empty() ? "" : ",") + devices[i].str() + (run > 1 ? "*" + std::to_string(run) : "");
+    i += run;
+  }
   return text;
 }
 

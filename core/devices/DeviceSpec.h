@@ -1,7 +1,8 @@
 #pragma once
 // Device specs as users type them: "cpu", "cpu*4" (four replicas on the host),
-// "cuda:0,cuda:1", "cuda*2" (the first two GPUs), "cuda" (cuda:0) or "all" (every GPU, or
-// the CPU when there is none). Items combine with commas. Torch-free.
+// "cuda:0,cuda:1", "cuda*2" (the first two GPUs), "cuda:0*8" (eight replicas on GPU 0),
+// "cuda" (cuda:0) or "all" (every GPU, or the CPU when there is none). Items combine with
+// commas. Torch-free.
 #include <string>
 #include <vector>
 
@@ -29,7 +30,7 @@ constexpr int kMaxCpuReplicas = 64;
 /// exist; both messages say what the machine has.
 std::vector<DeviceRef> parseDeviceSpec(const std::string& spec, int cudaCount);
 
-/// The canonical text of a device list, e.g. "cpu*4" or "cuda:0,cuda:1".
+/// The canonical text of a device list, e.g. "cpu*4", "cuda:0,cuda:1" or "cuda:0*8".
 std::string formatDevices(const std::vector<DeviceRef>& devices);
 
 }  // namespace ensemble

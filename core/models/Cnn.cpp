@@ -3,9 +3,9 @@
 #include <torch/torch.h>
 
 #include "core/common/Error.h"
+#include "core/models/ReluAvgPool.h"
 
 namespace ensemble {
-namespace F = torch::nn::functional;
 
 CnnImpl::CnnImpl(const ModelInput& input) {
   const int64_t pooledHeight = input.height / 4, pooledWidth = input.width / 4;
@@ -22,8 +22,8 @@ CnnImpl::CnnImpl(const ModelInput& input) {
 }
 
 torch::Tensor CnnImpl::forward(torch::Tensor x) {
-  x = F::avg_pool2d(torch::relu(m_conv1(x)), F::AvgPool2dFuncOptions(2));
-  x = F::avg_pool2d(torch::relu(m_conv2(x)), F::AvgPool2dFuncOptions(2));
+  x = reluAvgPool2x2(m_conv1(x));
+  x = reluAvgPool2x2(m_conv2(x));
   x = torch::relu(m_dense1(x.flatten(1)));
   return m_dense2(x);
 }

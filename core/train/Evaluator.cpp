@@ -20,7 +20,9 @@ torch::Tensor predictProbabilities(ClassifierImpl& model, const torch::Tensor& i
   std::vector<torch::Tensor> chunks;
   for (int64_t start = 0; start < images.size(0); start += batchSize) {
     const int64_t count = std::min(batchSize, images.size(0) - start);
-    chunks.push_back(torch::softmax(model.forward(toModelInput(images.narrow(0, start, count))), 1));
+    // float32 whatever precision the forward ran in (bf16 autocast gives bfloat16 logits)
+    const torch::Tensor logits = model.forward(toModelInput(images.narrow(0, start, count))).to(torch::kFloat32);
+    chunks.push_back(torch::softmax(logits, 1));
   }
   model.train(wasTraining);
   return torch::cat(chunks);

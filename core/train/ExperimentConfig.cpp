@@ -10,6 +10,7 @@
 #include "core/common/Error.h"
 #include "core/common/JsonInteger.h"
 #include "core/models/ModelRegistry.h"
+#include "core/train/Precision.h"
 
 namespace ensemble {
 namespace {
@@ -35,7 +36,7 @@ void read(const json& object, const char* key, T& value, const std::string& orig
 const char* const kKnownKeys[] = {"dataset",        "model",      "mode",          "devices",
                                   "lr",             "momentum",   "batch_size",    "epochs",
                                   "seed",           "train_limit", "test_limit",   "checkpoint_every",
-                                  "log_every",      "eval_batch_size", "memory_budget_mb", "version"};
+                                  "log_every",      "eval_batch_size", "memory_budget_mb", "member_form", "precision", "version"};
 
 }  // namespace
 
@@ -87,6 +88,18 @@ void ExperimentConfig::validate() const {
     throw ConfigError("memory budget (memory_budget_mb) must be 0 (none) or a positive number of MiB, got " +
                       std::to_string(memoryBudgetMb));
   }
+  validatePrecision(precision);
+  if (memberForm != "separate" && memberForm != "stacked") {
+    throw ConfigError("unknown member form '" + memberForm + "'; choose separate or stacked");
+  }
+  if (memberForm == "stacked" && mode != TrainingMode::Ensemble) {
+    throw ConfigError("member form 'stacked' trains ensemble members as one network; it needs mode "
+                      "ensemble, not " + modeName(mode));
+  }
+  if (memberForm == "stacked" && model != "cnn") {
+    throw ConfigError("member form 'stacked' is built for the cnn model; train " + model +
+                      " members with member form 'separate'");
+  }
   if (checkpointEvery < 0) {
     throw ConfigError("checkpoint_every must be 0 (epoch ends only) or positive, got " +
                       std::to_string(checkpointEvery));
@@ -119,6 +132,8 @@ nlohmann::json ExperimentConfig::toJson() const {
               {"log_every", logEvery},
               {"eval_batch_size", evalBatchSize},
               {"memory_budget_mb", memoryBudgetMb},
+              {"member_form", memberForm},
+              {"precision", precision},
               {"version", ENSEMBLELAB_VERSION}};
 }
 
@@ -152,6 +167,8 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   read(object, "log_every", logEvery, origin, "an integer");
   read(object, "eval_batch_size", evalBatchSize, origin, "an integer");
   read(object, "memory_budget_mb", memoryBudgetMb, origin, "an integer");
+  read(object, "member_form", memberForm, origin, "a string");
+  read(object, "precision", precision, origin, "a string");
   mode = parseMode(modeText);
 }
 

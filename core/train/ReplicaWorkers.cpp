@@ -1,5 +1,7 @@
 #include "core/train/ReplicaWorkers.h"
 
+#include "core/train/CpuThreads.h"
+
 namespace ensemble {
 
 ReplicaWorkers::ReplicaWorkers(int threads) {
@@ -56,6 +58,8 @@ void ReplicaWorkers::drain() {
 }
 
 void ReplicaWorkers::work() {
+  nameCurrentThread("replica");
+  const IntraOpThreads oneThread(1);  // each replica on one core; the workers are the parallelism
   std::size_t seen = 0;
   std::unique_lock<std::mutex> lock(m_mutex);
   for (;;) {

@@ -23,8 +23,11 @@
 #include "core/io/MetricsCsvWriter.h"
 #include "core/io/RunDirectory.h"
 #include "core/metrics/EvaluationJson.h"
+#include "core/models/StackedCnn.h"
+#include "core/train/CpuThreads.h"
 #include "core/train/Evaluator.h"
 #include "core/train/MemoryEstimate.h"
+#include "core/train/Precision.h"
 #include "core/train/Replica.h"
 #include "core/train/ReplicaWorkers.h"
 #include "core/train/RunControl.h"
@@ -56,6 +59,22 @@ struct StepScore {
   int64_t samples = 0;
 };
 
+/// A trained step's numbers, left on the device until they are needed (a logged row, a
+/// checkpoint, the epoch's end, or kMaxPendingSteps of them): reading them every step
+/// would make the host wait for a GPU after each step.
+struct PendingStep {
+  torch::Tensor rows;  ///< float64 [rows, 3]: loss, correct, samples
+  int64_t globalStep = 0;
+  int64_t epoch = 0;
+};
+constexpr std::size_t kMaxPendingSteps = 64;
+
+/// A score row on `device`: the mean loss, the number of correct predictions, the samples.
+torch::Tensor scoreRow(const torch::Tensor& loss, const torch::Tensor& correct, int64_t samples) {
+  return torch::stack({loss.detach().to(torch::kFloat64).reshape({}), correct.to(torch::kFloat64).reshape({}),
+                       torch::full({}, double(samples), loss.options().dtype(torch::kFloat64))});
+}
+
 /// Threads for a step's replicas: one per core for CPU replicas (each runs on one
 /// intra-op thread), unless ENSEMBLELAB_REPLICA_THREADS says otherwise; GPUs queue their
 /// work asynchronously, so one thread drives them.
@@ -67,6 +86,15 @@ int replicaThreads(const std::vector<DeviceRef>& devices) {
   }
   if (!allCpu) return 1;
   return int(std::max<std::size_t>(1, std::min<std::size_t>(devices.size(), std::thread::hardware_concurrency())));
+}
+
+/// LibTorch intra-op threads for the thread that drives the run: every core when one CPU
+/// replica has the machine to itself, one when replicas share the cores (side by side, or
+/// with other processes of a group on this host), unchanged for GPUs.
+int intraOpThreads(const std::vector<DeviceRef>& devices, bool distributed, bool stacked) {
+  if (devices.empty() || devices.front().kind != DeviceRef::Kind::Cpu) return 0;
+  if ((devices.size() > 1 && !stacked) || distributed) return 1;
+  return int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 /// The CUDA indices of `devices` when each replica has a GPU of its own (what NCCL needs);
@@ -89,6 +117,10 @@ struct Trainer::Impl {
   std::shared_ptr<const DatasetPair> data;
   std::vector<DeviceRef> devices;
   std::vector<Replica> replicas;
+  /// With member form "stacked": the members as one network (their parameters are views
+  /// of its stacks) and its optimizer (their momentum buffers are views of its buffers).
+  StackedCnn stacked{nullptr};
+  std::unique_ptr<SgdMomentum> stackedOptimizer;
   std::unique_ptr<Communicator> communicator;
   std::unique_ptr<ReplicaWorkers> workers;  ///< runs a step's CPU replicas side by side
   LocalCommunicator soloCommunicator{1};
@@ -100,9 +132,11 @@ struct Trainer::Impl {
   int64_t lastCheckpointStep = -1;
   bool localStopRequest = false;  ///< this process was asked to stop (signal, UI)
   bool stopAgreed = false;        ///< some process of the group was; all stop together
+  std::vector<PendingStep> pending;  ///< trained steps whose numbers are still on the device
 
   bool dataParallel() const { return config.mode == TrainingMode::DataParallel; }
   bool ensembleMode() const { return config.mode == TrainingMode::Ensemble; }
+  int intraOpThreadCount() const { return intraOpThreads(devices, distributed(), bool(stacked)); }
   bool distributed() const { return communicator->processCount() > 1; }
   /// Rank 0 alone writes the run folder; the other ranks only train.
   bool leader() const { return communicator->processRank() == 0; }
@@ -117,9 +151,20 @@ struct Trainer::Impl {
   void checkMemoryBudget(const ModelInput& input) const;
   const DeviceCopy& onDevice(std::map<std::string, DeviceCopy>& copies, const Dataset& split,
                              const torch::Device& device);
-  std::vector<StepScore> trainStep(const std::vector<int64_t>& permutation, StepScore& ensembleScore);
-  std::vector<StepScore> ensembleStep(const torch::Tensor& indices, StepScore& ensembleScore);
-  std::vector<StepScore> dataParallelStep(const torch::Tensor& indices);
+  /// Trains one step and queues its numbers (see PendingStep).
+  void trainStep(const std::vector<int64_t>& permutation);
+  /// Rows (loss, correct, samples) per member, then the ensemble's when there are several.
+  torch::Tensor ensembleStep(const torch::Tensor& indices);
+  /// Trains every member on its device's batch (separately or stacked), leaves each
+  /// member's softmax probabilities in `probabilities` and returns its score row.
+  std::vector<torch::Tensor> trainMembers(const std::map<std::string, Batch>& batches,
+                                          std::vector<torch::Tensor>& probabilities);
+  std::vector<torch::Tensor> trainStacked(const Batch& batch, std::vector<torch::Tensor>& probabilities);
+  void stackMembers();
+  /// Rows (loss, correct, samples) per replica's shard.
+  torch::Tensor dataParallelStep(const torch::Tensor& indices);
+  /// Reads every queued step's numbers back in one transfer and records them in order.
+  void flushScores();
   /// Every replica's step score from every process, and whether any process asked to
   /// stop (one small all-gather; nothing to do in a single process).
   std::vector<StepScore> exchangeScores(const std::vector<StepScore>& local);
@@ -138,9 +183,12 @@ struct Trainer::Impl {
                double sessionSeconds);
   /// Evaluates, writes the epoch's metrics rows and moves the state to the next epoch.
   EpochEvent finishEpoch(double epochSeconds);
-  /// Adds one step's scores to the running means and its time to the clock. Throws
-  /// DivergenceError for a non-finite loss (before anything of the step is recorded).
-  void recordStep(const std::vector<StepScore>& scores, const StepScore& ensembleScore, double seconds);
+  /// Adds one step's scores to the running means. Throws DivergenceError naming the step
+  /// for a non-finite loss (before anything of the step is recorded).
+  void recordScores(const std::vector<StepScore>& scores, const StepScore& ensembleScore,
+                    const PendingStep& step);
+  /// Moves the position on by one step of `seconds`.
+  void advance(double seconds);
   /// Ends the run at a step boundary on request: checkpoint, summary, event.
   RunFinishedEvent stop(TrainingObserver* observer);
   void checkpoint(TrainingObserver* observer);
@@ -166,6 +214,12 @@ void Trainer::Impl::prepare() {
                       config.effectiveDevices(cudaCount) + "' names " +
                       std::to_string(devices.size()) +
                       " replicas; use --mode ensemble or data-parallel, or one device");
+  }
+  if (config.precision == "tf32" && std::none_of(devices.begin(), devices.end(), [](const DeviceRef& d) {
+        return d.kind == DeviceRef::Kind::Cuda;
+      })) {
+    throw ConfigError("precision tf32 changes how NVIDIA GPUs multiply matrices; this run has no CUDA device (" +
+                      formatDevices(devices) + "). Use --precision fp32, or bf16 (autocast, also on the CPU)");
   }
   const int64_t groupReplicas = int64_t(devices.size()) * group.worldSize;
   if (dataParallel() && config.batchSize % groupReplicas != 0) {
@@ -197,7 +251,7 @@ void Trainer::Impl::prepare() {
     // Every rank must train the same experiment; only the devices are its own.
     nlohmann::json shared = config.toJson();
     shared.erase("devices");
-    communicator = connectProcessGroup(group, int(devices.size()), shared);
+    communicator = connectProcessGroup(group, int(devices.size()), devices.front().str(), shared);
   } else if (std::vector<int> gpus = distinctGpus(devices); ncclAvailable() && gpus.size() > 1) {
     communicator = makeNcclCommunicator(gpus, group.timeoutSeconds);  // like pmap's pmean
   } else {
@@ -212,7 +266,9 @@ void Trainer::Impl::prepare() {
                                    deriveSeed(config.seed, SeedStream::Member, index),
                                    config.learningRate, config.momentum));
   }
-  workers = std::make_unique<ReplicaWorkers>(replicaThreads(devices));
+  if (config.memberForm == "stacked") stackMembers();
+  workers = std::make_unique<ReplicaWorkers>(stacked ? 1 : replicaThreads(devices));
+  useCallerThreadForBlas();
   resetAccumulators(state.window);
   resetAccumulators(state.epochTotals);
 }
@@ -230,7 +286,9 @@ void Trainer::Impl::checkMemoryBudget(const ModelInput& input) const {
       dataParallel() ? config.batchSize / (int64_t(devices.size()) * group.worldSize) : config.batchSize;
   const MemoryEstimate estimate =
       estimateCpuMemory(config.model, input, batchPerReplica, config.evalBatchSize, cpuReplicas,
-                        bytesOf(data->train) + bytesOf(data->test), replicaThreads(devices));
+                        bytesOf(data->train) + bytesOf(data->test),
+                        // stacked members step as one network: all their activations at once
+                        config.memberForm == "stacked" ? cpuReplicas : replicaThreads(devices));
   const std::uint64_t budget = std::uint64_t(config.memoryBudgetMb) << 20;
   if (estimate.totalBytes() <= budget) return;
   throw ConfigError("this run needs about " + formatBytes(estimate.totalBytes()) + " of memory (dataset " +
@@ -252,22 +310,49 @@ const DeviceCopy& Trainer::Impl::onDevice(std::map<std::string, DeviceCopy>& cop
   return it->second;
 }
 
-std::vector<StepScore> Trainer::Impl::trainStep(const std::vector<int64_t>& permutation,
-                                                StepScore& ensembleScore) {
+void Trainer::Impl::trainStep(const std::vector<int64_t>& permutation) {
   const int64_t begin = state.stepInEpoch * config.batchSize;
   const torch::Tensor indices =
       torch::from_blob(const_cast<int64_t*>(permutation.data()) + begin, {config.batchSize},
                        torch::kInt64);
-  if (!dataParallel()) return exchangeScores(ensembleStep(indices, ensembleScore));
-  // One model: its loss is the mean over the equal shards, its hits their sum.
-  const std::vector<StepScore> shards = exchangeScores(dataParallelStep(indices));
-  StepScore total{0, 0, config.batchSize};
-  for (const StepScore& shard : shards) {
-    total.loss += shard.loss / double(shards.size());
-    total.correct += shard.correct;
+  pending.push_back({dataParallel() ? dataParallelStep(indices) : ensembleStep(indices),
+                     state.globalStep + 1, state.epoch + 1});
+}
+
+void Trainer::Impl::flushScores() {
+  if (pending.empty()) return;
+  std::vector<torch::Tensor> rows;
+  for (const PendingStep& step : pending) rows.push_back(step.rows.to(pending.front().rows.device()));
+  const torch::Tensor values = torch::stack(rows).cpu();  // the one wait for the device
+  const auto table = values.accessor<double, 3>();
+  const std::vector<PendingStep> steps = std::move(pending);
+  pending.clear();
+  const std::size_t localRows = replicas.size();
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    std::vector<StepScore> local;
+    for (std::size_t r = 0; r < localRows; ++r) {
+      local.push_back({table[int64_t(s)][int64_t(r)][0], int64_t(table[int64_t(s)][int64_t(r)][1]),
+                       int64_t(table[int64_t(s)][int64_t(r)][2])});
+    }
+    if (!dataParallel()) {
+      const std::vector<StepScore> scores = exchangeScores(local);
+      const int64_t ensembleRow = int64_t(localRows);
+      const StepScore ensembleScore =
+          worldReplicas() == 1 ? scores.front()
+                               : StepScore{table[int64_t(s)][ensembleRow][0], int64_t(table[int64_t(s)][ensembleRow][1]),
+                                           int64_t(table[int64_t(s)][ensembleRow][2])};
+      recordScores(scores, ensembleScore, steps[s]);
+      continue;
+    }
+    // One model: its loss is the mean over the equal shards, its hits their sum.
+    const std::vector<StepScore> shards = exchangeScores(local);
+    StepScore total{0, 0, config.batchSize};
+    for (const StepScore& shard : shards) {
+      total.loss += shard.loss / double(shards.size());
+      total.correct += shard.correct;
+    }
+    recordScores({total}, total, steps[s]);
   }
-  ensembleScore = total;
-  return {total};
 }
 
 std::vector<StepScore> Trainer::Impl::exchangeScores(const std::vector<StepScore>& local) {
@@ -299,8 +384,7 @@ std::vector<TensorDict> Trainer::Impl::gatherMembers(const std::vector<TensorDic
   return all;
 }
 
-std::vector<StepScore> Trainer::Impl::ensembleStep(const torch::Tensor& indices,
-                                                   StepScore& ensembleScore) {
+torch::Tensor Trainer::Impl::ensembleStep(const torch::Tensor& indices) {
   // Every member sees the same batch, drawn once per device.
   std::map<std::string, Batch> batches;
   for (auto& replica : replicas) {
@@ -312,35 +396,86 @@ std::vector<StepScore> Trainer::Impl::ensembleStep(const torch::Tensor& indices,
                       copy.labels.index_select(0, local)};
     }
   }
-  std::vector<StepScore> scores(replicas.size());
   std::vector<torch::Tensor> probabilities(replicas.size());
+  std::vector<torch::Tensor> rows = trainMembers(batches, probabilities);
+  const torch::Device first = replicas.front().device;
+  for (torch::Tensor& row : rows) row = row.to(first);
+  if (worldReplicas() > 1) {
+    communicator->allReduceMean(probabilities);  // the ensemble's prediction on this batch
+    const torch::Tensor& labels = batches[first.str()].labels;
+    const torch::Tensor& mean = probabilities.front();
+    const torch::Tensor trueClass = mean.gather(1, labels.unsqueeze(1)).squeeze(1);
+    rows.push_back(scoreRow(-trueClass.clamp_min(1e-12).log().mean(), mean.argmax(1).eq(labels).sum(),
+                            config.batchSize));
+  }
+  return torch::stack(rows);
+}
+
+std::vector<torch::Tensor> Trainer::Impl::trainMembers(const std::map<std::string, Batch>& batches,
+                                                       std::vector<torch::Tensor>& probabilities) {
+  if (stacked) return trainStacked(batches.begin()->second, probabilities);
+  std::vector<torch::Tensor> rows(replicas.size());
   workers->forEach(replicas.size(), [&](std::size_t r) {
     Replica& replica = replicas[r];
     const Batch& batch = batches.at(replica.device.str());
+    const AutocastScope autocast(config.precision, replica.device.is_cuda());
     replica.optimizer->zeroGrad();
-    const torch::Tensor logits = replica.model->forward(batch.inputs);
+    const torch::Tensor logits = replica.model->forward(batch.inputs).to(torch::kFloat32);
     const torch::Tensor loss = F::cross_entropy(logits, batch.labels);
     loss.backward();
     replica.optimizer->step();
     probabilities[r] = torch::softmax(logits.detach(), 1);
-    scores[r] = {loss.item<double>(), logits.argmax(1).eq(batch.labels).sum().item<int64_t>(), config.batchSize};
+    rows[r] = scoreRow(loss, logits.argmax(1).eq(batch.labels).sum(), config.batchSize);
   });
-  if (worldReplicas() == 1) {
-    ensembleScore = scores.front();
-    return scores;
-  }
-  communicator->allReduceMean(probabilities);  // the ensemble's prediction on this batch
-  const torch::Tensor& labels = batches[replicas.front().device.str()].labels;
-  const torch::Tensor& mean = probabilities.front();
-  const torch::Tensor trueClass = mean.gather(1, labels.unsqueeze(1)).squeeze(1);
-  ensembleScore = {-trueClass.clamp_min(1e-12).log().mean().item<double>(),
-                   mean.argmax(1).eq(labels).sum().item<int64_t>(), config.batchSize};
-  return scores;
+  return rows;
 }
 
-std::vector<StepScore> Trainer::Impl::dataParallelStep(const torch::Tensor& indices) {
+std::vector<torch::Tensor> Trainer::Impl::trainStacked(const Batch& batch,
+                                                       std::vector<torch::Tensor>& probabilities) {
+  const AutocastScope autocast(config.precision, batch.inputs.is_cuda());
+  stackedOptimizer->zeroGrad();
+  const torch::Tensor logits = stacked->forward(batch.inputs).to(torch::kFloat32);  // [members, batch, classes]
+  const int64_t members = logits.size(0);
+  // Each member's mean loss; their sum's gradient is each member's own.
+  const torch::Tensor losses =
+      F::cross_entropy(logits.flatten(0, 1), batch.labels.repeat({members}),
+                       F::CrossEntropyFuncOptions().reduction(torch::kNone))
+          .view({members, -1})
+          .mean(1);
+  losses.sum().backward();
+  stackedOptimizer->step();
+  const torch::Tensor softmax = torch::softmax(logits.detach(), 2);
+  const torch::Tensor hits = logits.argmax(2).eq(batch.labels.unsqueeze(0)).sum(1);
+  std::vector<torch::Tensor> rows;
+  for (int64_t m = 0; m < members; ++m) {
+    probabilities[std::size_t(m)] = softmax[m];
+    rows.push_back(scoreRow(losses[m], hits[m], config.batchSize));
+  }
+  return rows;
+}
+
+void Trainer::Impl::stackMembers() {
+  for (const DeviceRef& device : devices) {
+    if (device.str() != devices.front().str()) {
+      throw ConfigError("member form 'stacked' trains the members of one device as one network, but these "
+                        "members are spread over " + formatDevices(devices) +
+                        "; give them one device (e.g. --devices cpu*4 or cuda:0*4) or use --member-form separate");
+    }
+  }
+  std::vector<std::shared_ptr<ClassifierImpl>> models;
+  std::vector<SgdMomentum*> optimizers;
+  for (Replica& replica : replicas) {
+    models.push_back(replica.model);
+    optimizers.push_back(replica.optimizer.get());
+  }
+  stacked = StackedCnn(models);
+  stackedOptimizer = std::make_unique<SgdMomentum>(stacked->parameters(), config.learningRate, config.momentum);
+  stacked->shareMomentum(*stackedOptimizer, optimizers);
+}
+
+torch::Tensor Trainer::Impl::dataParallelStep(const torch::Tensor& indices) {
   const int64_t shard = config.batchSize / int64_t(worldReplicas());
-  std::vector<StepScore> scores(replicas.size());
+  std::vector<torch::Tensor> rows(replicas.size());
   std::vector<torch::Tensor> flatGradients(replicas.size());
   std::vector<const DeviceCopy*> copies;
   for (const Replica& replica : replicas) copies.push_back(&onDevice(trainCopies, data->train, replica.device));
@@ -350,14 +485,16 @@ std::vector<StepScore> Trainer::Impl::dataParallelStep(const torch::Tensor& indi
     const int64_t globalIndex = communicator->firstReplica() + int64_t(r);
     const torch::Tensor local = indices.narrow(0, globalIndex * shard, shard).to(replica.device);
     const torch::Tensor labels = copy.labels.index_select(0, local);
+    const AutocastScope autocast(config.precision, replica.device.is_cuda());
     replica.optimizer->zeroGrad();
-    const torch::Tensor logits = replica.model->forward(toModelInput(copy.images.index_select(0, local)));
+    const torch::Tensor logits =
+        replica.model->forward(toModelInput(copy.images.index_select(0, local))).to(torch::kFloat32);
     const torch::Tensor loss = F::cross_entropy(logits, labels);
     loss.backward();
     std::vector<torch::Tensor> grads;
     for (const auto& p : replica.model->parameters()) grads.push_back(p.grad().flatten());
     flatGradients[r] = torch::cat(grads);  // one all-reduce per step, not per tensor
-    scores[r] = {loss.item<double>(), logits.argmax(1).eq(labels).sum().item<int64_t>(), shard};
+    rows[r] = scoreRow(loss, logits.argmax(1).eq(labels).sum(), shard);
   });
   communicator->allReduceMean(flatGradients);
   workers->forEach(replicas.size(), [&](std::size_t r) {
@@ -368,7 +505,8 @@ std::vector<StepScore> Trainer::Impl::dataParallelStep(const torch::Tensor& indi
     }
     replicas[r].optimizer->step();
   });
-  return scores;
+  for (torch::Tensor& row : rows) row = row.to(replicas.front().device);
+  return torch::stack(rows);
 }
 
 EvaluationResult Trainer::Impl::evaluate() {
@@ -376,7 +514,10 @@ EvaluationResult Trainer::Impl::evaluate() {
   std::vector<const DeviceCopy*> copies;
   for (std::size_t r = 0; r < models; ++r) copies.push_back(&onDevice(testCopies, data->test, replicas[r].device));
   std::vector<torch::Tensor> probabilities(models);
+  // Each model at --eval-batch-size whatever runs beside it, so the scores do not depend
+  // on the machine's core count (LibTorch's kernels may round differently per batch size).
   workers->forEach(models, [&](std::size_t r) {
+    const AutocastScope autocast(config.precision, replicas[r].device.is_cuda());
     probabilities[r] = predictProbabilities(*replicas[r].model, copies[r]->images, config.evalBatchSize);
   });
   if (dataParallel()) return evaluateMembers(probabilities, data->test.labels, soloCommunicator);
@@ -440,8 +581,8 @@ EpochEvent Trainer::Impl::finishEpoch(double epochSeconds) {
   return event;
 }
 
-void Trainer::Impl::recordStep(const std::vector<StepScore>& scores, const StepScore& ensembleScore,
-                               double seconds) {
+void Trainer::Impl::recordScores(const std::vector<StepScore>& scores, const StepScore& ensembleScore,
+                                 const PendingStep& step) {
   for (std::size_t m = 0; m < scores.size(); ++m) {
     if (std::isfinite(scores[m].loss)) continue;
     std::ostringstream lr;
@@ -449,7 +590,7 @@ void Trainer::Impl::recordStep(const std::vector<StepScore>& scores, const StepS
     throw DivergenceError(
         "the training loss of " + (memberCount() > 1 ? "member " + std::to_string(m) : std::string("the model")) +
         " became " + (std::isnan(scores[m].loss) ? "NaN" : "infinite") + " at step " +
-        std::to_string(state.globalStep + 1) + " (epoch " + std::to_string(state.epoch + 1) +
+        std::to_string(step.globalStep) + " (epoch " + std::to_string(step.epoch) +
         "); the learning rate " + lr.str() + " is probably too high, try a smaller --lr. The metrics so "
         "far and the last good checkpoint are kept in " + directory.path());
   }
@@ -459,6 +600,9 @@ void Trainer::Impl::recordStep(const std::vector<StepScore>& scores, const StepS
   }
   state.window.back().add(ensembleScore.loss, ensembleScore.correct, ensembleScore.samples);
   state.epochTotals.back().add(ensembleScore.loss, ensembleScore.correct, ensembleScore.samples);
+}
+
+void Trainer::Impl::advance(double seconds) {
   state.stepInEpoch += 1;
   state.globalStep += 1;
   state.trainSeconds += seconds;
@@ -479,6 +623,7 @@ RunFinishedEvent Trainer::Impl::stop(TrainingObserver* observer) {
 }
 
 void Trainer::Impl::checkpoint(TrainingObserver* observer) {
+  flushScores();  // a checkpoint holds every step's numbers, and no diverged weights
   if (lastCheckpointStep == state.globalStep) return;
   CheckpointData checkpointData;
   checkpointData.config = config.toJson();
@@ -611,6 +756,8 @@ std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory,
 
 RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   Impl& d = *m_impl;
+  const IntraOpThreads threads(d.intraOpThreadCount());
+  const Tf32Scope tf32(d.config.precision);
   RunFinishedEvent finished;
   finished.runDirectory = d.directory.path();
   try {
@@ -645,16 +792,19 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
         // rank stops at the same step and checkpoints together.
         if (d.distributed() ? d.stopAgreed : d.localStopRequest) return d.stop(observer);
         const auto stepStart = Clock::now();
-        StepScore ensembleScore;
-        const std::vector<StepScore> scores = d.trainStep(permutation, ensembleScore);
+        d.trainStep(permutation);
+        const int64_t step = d.state.globalStep + 1;
+        const bool endOfEpoch = d.state.stepInEpoch + 1 == d.sampler->stepsPerEpoch();
+        const bool logged = endOfEpoch || step % d.config.logEvery == 0;
+        const bool checkpointDue = d.config.checkpointEvery > 0 && step % d.config.checkpointEvery == 0;
+        // Across processes the scores (and an agreed stop) are exchanged every step.
+        if (logged || checkpointDue || d.distributed() || d.pending.size() >= kMaxPendingSteps) d.flushScores();
         const double seconds = std::chrono::duration<double>(Clock::now() - stepStart).count();
-        d.recordStep(scores, ensembleScore, seconds);
+        d.advance(seconds);
         epochSeconds += seconds;
         sessionSteps += 1;
         sessionSeconds += seconds;
-        const bool endOfEpoch = d.state.stepInEpoch == d.sampler->stepsPerEpoch();
-        d.logStep(observer, endOfEpoch || d.state.globalStep % d.config.logEvery == 0,
-                  sessionSteps, sessionSeconds);
+        d.logStep(observer, logged, sessionSteps, sessionSeconds);
         if (endOfEpoch) {
           const EpochEvent epoch = d.finishEpoch(epochSeconds);
           d.checkpoint(observer);
@@ -662,7 +812,7 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
           // Observers hear of the epoch once its checkpoint and summary are on disk.
           if (observer) observer->onEpoch(epoch);
           break;  // finishEpoch moved the state on to the next epoch
-        } else if (d.config.checkpointEvery > 0 && d.state.globalStep % d.config.checkpointEvery == 0) {
+        } else if (checkpointDue) {
           d.checkpoint(observer);
         }
       }
@@ -689,7 +839,10 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   return finished;
 }
 
-EvaluationResult Trainer::evaluate() { return m_impl->evaluate(); }
+EvaluationResult Trainer::evaluate() {
+  const IntraOpThreads threads(m_impl->intraOpThreadCount());
+  return m_impl->evaluate();
+}
 const ExperimentConfig& Trainer::config() const { return m_impl->config; }
 const std::string& Trainer::runDirectory() const { return m_impl->directory.path(); }
 std::string Trainer::devices() const { return formatDevices(m_impl->devices); }

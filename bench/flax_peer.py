@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""The seed recipe's own program: Flax's "Ensembling on multiple devices" HOWTO (its
+ensemble side, ../shared/references/001_*), timed like bench/peer.py. The CNN, SGD with
+lr 0.1 and momentum 0.9, batch 128, one member per split RNG key, every member on the same
+batches, lax.pmean of the members' losses and softmax probabilities.
+
+With one member per device it runs the HOWTO's jax.pmap as written. With more members than
+devices (an ensemble of 8 on one GPU) it maps the same functions with jax.vmap over the
+member axis, named 'ensemble' so that lax.pmean means what it means under pmap.
+Prints one JSON line: member-images per second after warm-up. Usage (on the GPU machine,
+where jax, flax and optax are installed):
+    python3 bench/flax_peer.py --members 8 --steps 200 --warmup 20
+"""
+import argparse, gzip, json, time
+
+import numpy as np
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+import optax
+from flax import jax_utils
+from flax.training import train_state
+
+
+class CNN(nn.Module):  # the HOWTO's model, as core/models/Cnn
+    @nn.compact
+    def __call__(self, x):
+        x = nn.avg_pool(nn.relu(nn.Conv(features=32, kernel_size=(3, 3))(x)), window_shape=(2, 2), strides=(2, 2))
+        x = nn.avg_pool(nn.relu(nn.Conv(features=64, kernel_size=(3, 3))(x)), window_shape=(2, 2), strides=(2, 2))
+        x = x.reshape((x.shape[0], -1))
+        x = nn.relu(nn.Dense(features=256)(x))
+        return nn.Dense(features=10)(x)
+
+
+def idx(path, header):
+    with gzip.open(path) as f:
+        return np.frombuffer(f.read(), np.uint8)[header:]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--members", type=int, default=8)
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--data", default="/usr/share/datasets/fashion-mnist/")
+    a = p.parse_args()
+    cnn = CNN()
+
+    def create_train_state(rng):
+        params = cnn.init(rng, jnp.ones([1, 28, 28, 1]))["params"]
+        return train_state.TrainState.create(apply_fn=cnn.apply, params=params, tx=optax.sgd(0.1, 0.9))
+
+    def apply_model(state, images, labels):
+        def loss_fn(params):
+            logits = cnn.apply({"params": params}, images)
+            loss = optax.softmax_cross_entropy(logits=logits, labels=jax.nn.one_hot(labels, 10)).mean()
+            return loss, logits
+
+        (loss, logits), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
+        loss = jax.lax.pmean(loss, axis_name="ensemble")
+        probs = jax.lax.pmean(jax.nn.softmax(logits), axis_name="ensemble")
+        return grads, loss, jnp.mean(jnp.argmax(probs, -1) == labels)
+
+    def update_model(state, grads):
+        return state.apply_gradients(grads=grads)
+
+    pmapped = a.members == jax.local_device_count()
+    if pmapped:  # the HOWTO as written: one member per device
+        create = jax.pmap(create_train_state)
+        step_grads = jax.pmap(apply_model, axis_name="ensemble")
+        update = jax.pmap(update_model)
+        feed = jax_utils.replicate
+    else:  # several members per device: the same functions mapped over the member axis
+        create = jax.jit(jax.vmap(create_train_state))
+        step_grads = jax.jit(jax.vmap(apply_model, in_axes=(0, None, None), axis_name="ensemble"))
+        update = jax.jit(jax.vmap(update_model))
+        feed = lambda x: x
+
+    images = jnp.asarray(idx(a.data + "train-images-idx3-ubyte.gz", 16).reshape(-1, 28, 28, 1) / np.float32(255))
+    labels = jnp.asarray(idx(a.data + "train-labels-idx1-ubyte.gz", 8).astype(np.int32))
+    rng, init_rng, input_rng = jax.random.split(jax.random.key(0), 3)
+    state = create(jax.random.split(init_rng, a.members))
+    perms = jax.random.permutation(input_rng, images.shape[0])
+    steps_per_epoch = images.shape[0] // a.batch_size
+
+    def run(first, count, state):
+        losses = []
+        for i in range(first, first + count):
+            perm = perms[(i % steps_per_epoch) * a.batch_size:(i % steps_per_epoch + 1) * a.batch_size]
+            grads, loss, accuracy = step_grads(state, feed(images[perm]), feed(labels[perm]))
+            state = update(state, grads)
+            losses.append(loss)  # kept on the device, as the HOWTO's epoch_loss list
+        jax.block_until_ready(state)
+        return state, losses
+
+    state, _ = run(0, a.warmup, state)
+    start = time.perf_counter()
+    state, losses = run(a.warmup, a.steps, state)
+    seconds = time.perf_counter() - start
+    print(json.dumps({"side": "flax", "mapping": "pmap" if pmapped else "vmap", "members": a.members,
+                      "devices": [str(d) for d in jax.local_devices()], "batch_size": a.batch_size, "steps": a.steps,
+                      "images_per_second": a.steps * a.batch_size * a.members / seconds,
+                      "last_loss": float(np.asarray(losses[-1]).ravel()[0])}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+#include "core/models/StackedCnn.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+
+#include "core/common/Error.h"
+#include "core/models/Classifier.h"
+#include "core/models/ReluAvgPool.h"
+#include "core/train/SgdMomentum.h"
+
+namespace ensemble {
+namespace {
+
+// The CNN's parameters in registration order (core/models/Cnn.cpp).
+enum Parameter { kConv1Weight, kConv1Bias, kConv2Weight, kConv2Bias, kDense1Weight, kDense1Bias,
+                 kDense2Weight, kDense2Bias, kParameterCount };
+
+}  // namespace
+
+bool canStack(const std::string& model) { return model == "cnn"; }
+
+StackedCnnImpl::StackedCnnImpl(const std::vector<std::shared_ptr<ClassifierImpl>>& members)
+    : m_members(int64_t(members.size())) {
+  if (members.empty()) throw ConfigError("stacking members needs at least one member");
+  const auto names = members.front()->named_parameters();
+  if (names.size() != kParameterCount) throw ConfigError("only the cnn model's members can be stacked");
+  torch::NoGradGuard noGrad;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::vector<torch::Tensor> slices;
+    for (const auto& member : members) slices.push_back(member->parameters()[i]);
+    std::string name = names[i].key();
+    std::replace(name.begin(), name.end(), '.', '_');
+    m_stacks.push_back(register_parameter(name, torch::stack(slices)));
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      members[m]->parameters()[i].set_data(m_stacks.back().select(0, int64_t(m)));
+    }
+  }
+}
+
+void StackedCnnImpl::shareMomentum(SgdMomentum& stackedOptimizer,
+                                   const std::vector<SgdMomentum*>& memberOptimizers) {
+  torch::NoGradGuard noGrad;
+  for (std::size_t i = 0; i < m_stacks.size(); ++i) {
+    torch::Tensor& stacked = stackedOptimizer.momentumBuffers()[i];
+    for (std::size_t m = 0; m < memberOptimizers.size(); ++m) {
+      stacked.select(0, int64_t(m)).copy_(memberOptimizers[m]->momentumBuffers()[i]);
+    }
+    for (std::size_t m = 0; m < memberOptimizers.size(); ++m) {
+      memberOptimizers[m]->momentumBuffers()[i] = stacked.select(0, int64_t(m));
+    }
+  }
+}
+
+torch::Tensor StackedCnnImpl::forward(const torch::Tensor& images) {
+  namespace F = torch::nn::functional;
+  const auto flatFilters = [&](const torch::Tensor& stack) {  // [M, out, in, k, k] -> [M*out, in, k, k]
+    return stack.flatten(0, 1);
+  };
+  // Every member sees the same images: one convolution with all members' filters.
+  torch::Tensor x = F::conv2d(images, flatFilters(m_stacks[kConv1Weight]),
+                              F::Conv2dFuncOptions().bias(m_stacks[kConv1Bias].flatten()).padding(1));
+  x = reluAvgPool2x2(x);
+  // Member m's channels feed only member m's filters: one group each.
+  x = F::conv2d(x, flatFilters(m_stacks[kConv2Weight]),
+                F::Conv2dFuncOptions().bias(m_stacks[kConv2Bias].flatten()).padding(1).groups(m_members));
+  x = reluAvgPool2x2(x);
+  const int64_t batch = x.size(0);
+  x = x.reshape({batch, m_members, -1}).transpose(0, 1);  // [M, B, features]
+  x = torch::baddbmm(m_stacks[kDense1Bias].unsqueeze(1), x, m_stacks[kDense1Weight].transpose(1, 2));
+  x = torch::relu(x);
+  return torch::baddbmm(m_stacks[kDense2Bias].unsqueeze(1), x, m_stacks[kDense2Weight].transpose(1, 2));
+}
+
+}  // namespace ensemble

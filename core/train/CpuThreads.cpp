@@ -1,0 +1,61 @@
+#include "core/train/CpuThreads.h"
+
+#include <ATen/Parallel.h>
+#include <dlfcn.h>
+
+#ifdef __linux__
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#include <cerrno>
+#include <mutex>
+
+namespace ensemble {
+
+void useCallerThreadForBlas() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Looked up at run time: libtorch links the generic libblas.so.3, which is OpenBLAS
+    // only where the system's alternative points there.
+    using SetThreads = void (*)(int);
+    if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
+  });
+}
+
+#ifdef __linux__
+namespace {
+// On Linux nice is a per-thread attribute, addressed by the thread id (not the process id).
+id_t currentThreadId() { return static_cast<id_t>(::syscall(SYS_gettid)); }
+}  // namespace
+
+void runAtBackgroundPriority() {
+  if (currentThreadNiceness() >= kBackgroundNiceness) return;
+  // Failure leaves the thread at its priority: training is then only as polite as before.
+  ::setpriority(PRIO_PROCESS, currentThreadId(), kBackgroundNiceness);
+}
+
+int currentThreadNiceness() {
+  errno = 0;  // -1 is also a valid nice value
+  const int nice = ::getpriority(PRIO_PROCESS, currentThreadId());
+  return errno == 0 ? nice : 0;
+}
+
+void nameCurrentThread(const char* name) { ::pthread_setname_np(::pthread_self(), name); }
+#else
+void runAtBackgroundPriority() {}
+int currentThreadNiceness() { return 0; }
+void nameCurrentThread(const char*) {}
+#endif
+
+IntraOpThreads::IntraOpThreads(int threads) : m_previous(at::get_num_threads()) {
+  if (threads > 0 && threads != m_previous) at::set_num_threads(threads);
+}
+
+IntraOpThreads::~IntraOpThreads() {
+  if (at::get_num_threads() != m_previous) at::set_num_threads(m_previous);
+}
+
+}  // namespace ensemble

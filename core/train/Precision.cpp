@@ -1,0 +1,82 @@
+#include "core/train/Precision.h"
+
+#include <ATen/Context.h>
+#include <ATen/autocast_mode.h>
+#include <torch/version.h>
+
+#include "core/common/Error.h"
+
+namespace ensemble {
+namespace {
+
+// LibTorch 2.4 replaced the per-backend autocast functions with ones taking the device type.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+bool autocastEnabled(bool cuda) { return at::autocast::is_autocast_enabled(cuda ? at::kCUDA : at::kCPU); }
+void setAutocastEnabled(bool cuda, bool on) { at::autocast::set_autocast_enabled(cuda ? at::kCUDA : at::kCPU, on); }
+at::ScalarType autocastDtype(bool cuda) { return at::autocast::get_autocast_dtype(cuda ? at::kCUDA : at::kCPU); }
+void setAutocastDtype(bool cuda, at::ScalarType type) {
+  at::autocast::set_autocast_dtype(cuda ? at::kCUDA : at::kCPU, type);
+}
+#else
+bool autocastEnabled(bool cuda) { return cuda ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled(); }
+void setAutocastEnabled(bool cuda, bool on) {
+  if (cuda) {
+    at::autocast::set_enabled(on);
+  } else {
+    at::autocast::set_cpu_enabled(on);
+  }
+}
+at::ScalarType autocastDtype(bool cuda) {
+  return cuda ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
+}
+void setAutocastDtype(bool cuda, at::ScalarType type) {
+  if (cuda) {
+    at::autocast::set_autocast_gpu_dtype(type);
+  } else {
+    at::autocast::set_autocast_cpu_dtype(type);
+  }
+}
+#endif
+
+}  // namespace
+
+void validatePrecision(const std::string& precision) {
+  if (precision != "fp32" && precision != "tf32" && precision != "bf16") {
+    throw ConfigError("unknown precision '" + precision + "'; choose fp32 (default), tf32 (CUDA) or bf16");
+  }
+}
+
+Tf32Scope::Tf32Scope(const std::string& precision) : m_active(precision == "tf32") {
+  if (!m_active) return;
+  auto& context = at::globalContext();
+  m_previousCublas = context.allowTF32CuBLAS();
+  m_previousCudnn = context.allowTF32CuDNN();
+  context.setAllowTF32CuBLAS(true);
+  context.setAllowTF32CuDNN(true);
+}
+
+Tf32Scope::~Tf32Scope() {
+  if (!m_active) return;
+  at::globalContext().setAllowTF32CuBLAS(m_previousCublas);
+  at::globalContext().setAllowTF32CuDNN(m_previousCudnn);
+}
+
+AutocastScope::AutocastScope(const std::string& precision, bool cuda)
+    : m_active(precision == "bf16"), m_cuda(cuda) {
+  if (!m_active) return;
+  m_previousEnabled = autocastEnabled(cuda);
+  m_previousDtype = int(autocastDtype(cuda));
+  setAutocastDtype(cuda, at::kBFloat16);
+  setAutocastEnabled(cuda, true);
+}
+
+AutocastScope::~AutocastScope() {
+  if (!m_active) return;
+  setAutocastEnabled(m_cuda, m_previousEnabled);
+  setAutocastDtype(m_cuda, at::ScalarType(m_previousDtype));
+  // Casts of the weights are cached while autocast is on; drop them with the scope so a
+  // later step casts the updated weights.
+  at::autocast::clear_cache();
+}
+
+}  // namespace ensemble

@@ -1,0 +1,45 @@
+#pragma once
+// Reduced-precision options of a run ("precision" in the config, --precision):
+//   fp32  every operation in float32 (the default; bit-reproducible on the CPU);
+//   tf32  float32 tensors, but NVIDIA GPUs (Ampere and newer) multiply matrices and
+//         convolve in TensorFloat-32: CUDA runs only;
+//   bf16  autocast: convolutions and matrix products run in bfloat16, losses, softmax and
+//         the weights stay float32 (on GPUs and on the CPU).
+#include <string>
+
+namespace ensemble {
+
+/// Throws ConfigError for a name that is none of the above.
+void validatePrecision(const std::string& precision);
+
+/// TF32 for cuBLAS and cuDNN while it lives, when `precision` is "tf32" (process-wide
+/// LibTorch settings: one per run, on the thread that drives it).
+class Tf32Scope final {
+ public:
+  explicit Tf32Scope(const std::string& precision);
+  ~Tf32Scope();
+  Tf32Scope(const Tf32Scope&) = delete;
+  Tf32Scope& operator=(const Tf32Scope&) = delete;
+
+ private:
+  bool m_active = false;
+  bool m_previousCublas = false, m_previousCudnn = false;
+};
+
+/// bfloat16 autocast for the device kind `cuda` (or the CPU) on the calling thread while it
+/// lives, when `precision` is "bf16". Autocast is per thread: each replica thread opens one.
+class AutocastScope final {
+ public:
+  AutocastScope(const std::string& precision, bool cuda);
+  ~AutocastScope();
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool m_active = false;
+  bool m_cuda = false;
+  bool m_previousEnabled = false;
+  int m_previousDtype = 0;
+};
+
+}  // namespace ensemble

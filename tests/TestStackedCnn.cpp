@@ -1,0 +1,162 @@
+// Ensemble members stacked into one network (member form "stacked") train like separate
+// members with the same seeds and batches, and keep working with checkpoints and resume.
+#include <torch/torch.h>
+
+#include <QTemporaryDir>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+#include "core/common/Error.h"
+#include "core/common/SeedSequence.h"
+#include "core/io/RunDirectory.h"
+#include "core/models/StackedCnn.h"
+#include "core/train/ExperimentConfig.h"
+#include "core/train/Replica.h"
+#include "core/train/RunControl.h"
+#include "core/train/Trainer.h"
+#include "core/train/TrainingObserver.h"
+#include "tests/TestSupport.h"
+
+using namespace ensemble;
+
+namespace {
+
+constexpr int kMembers = 3;
+
+std::vector<Replica> membersFromSeeds(const ModelInput& input) {
+  std::vector<Replica> members;
+  for (int m = 0; m < kMembers; ++m) {
+    members.push_back(makeReplica("cnn", input, DeviceRef{}, deriveSeed(7, SeedStream::Member, m), 0.1, 0.9));
+  }
+  return members;
+}
+
+std::vector<TensorDict> weightsOf(const std::vector<Replica>& members) {
+  std::vector<TensorDict> weights;
+  for (const Replica& member : members) weights.push_back(member.weights());
+  return weights;
+}
+
+ExperimentConfig stackedConfig() {
+  ExperimentConfig config = testing::smallConfig("ensemble", "cpu*3");
+  config.memberForm = "stacked";
+  config.epochs = 2;
+  config.trainLimit = 640;  // 10 steps per epoch
+  config.checkpointEvery = 4;
+  return config;
+}
+
+}  // namespace
+
+class TestStackedCnn final : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void stackedStepsMatchSeparateMembers() {
+    ModelInput input;  // 1 channel, 10 classes
+    input.height = 20;
+    input.width = 24;  // not square: the dense layer's feature order must still match
+    std::vector<Replica> separate = membersFromSeeds(input);
+    std::vector<Replica> stackedMembers = membersFromSeeds(input);
+    std::vector<std::shared_ptr<ClassifierImpl>> models;
+    std::vector<SgdMomentum*> optimizers;
+    for (Replica& member : stackedMembers) {
+      models.push_back(member.model);
+      optimizers.push_back(member.optimizer.get());
+    }
+    StackedCnn stacked(models);
+    SgdMomentum stackedOptimizer(stacked->parameters(), 0.1, 0.9);
+    stacked->shareMomentum(stackedOptimizer, optimizers);
+    QVERIFY(testing::identical(weightsOf(separate), weightsOf(stackedMembers)));  // stacking changes nothing
+
+    torch::manual_seed(11);
+    for (int step = 0; step < 6; ++step) {
+      const torch::Tensor images = torch::rand({16, 1, input.height, input.width});
+      const torch::Tensor labels = torch::randint(0, 10, {16}, torch::kInt64);
+      const torch::Tensor logits = stacked->forward(images);
+      QCOMPARE(logits.sizes().vec(), (std::vector<int64_t>{kMembers, 16, 10}));
+      for (int m = 0; m < kMembers; ++m) {
+        Replica& member = separate[std::size_t(m)];
+        member.optimizer->zeroGrad();
+        const torch::Tensor own = member.model->forward(images);
+        QVERIFY2(torch::allclose(own, logits[m].detach(), 1e-4, 1e-5), qPrintable(QString("step %1 member %2").arg(step).arg(m)));
+        torch::nn::functional::cross_entropy(own, labels).backward();
+        member.optimizer->step();
+      }
+      stackedOptimizer.zeroGrad();
+      torch::Tensor loss;
+      for (int m = 0; m < kMembers; ++m) {
+        const torch::Tensor memberLoss = torch::nn::functional::cross_entropy(logits[m], labels);
+        loss = loss.defined() ? loss + memberLoss : memberLoss;
+      }
+      loss.backward();
+      stackedOptimizer.step();
+    }
+    // Six momentum steps later the members (views of the stacks) match their separate twins
+    // to float rounding, and still differ from each other.
+    const double difference = testing::maxDifference(weightsOf(separate), weightsOf(stackedMembers));
+    QVERIFY2(difference < 1e-5, qPrintable(QString::number(difference)));
+    const std::vector<TensorDict> before = weightsOf(membersFromSeeds(input));
+    QVERIFY(testing::maxDifference(before, weightsOf(stackedMembers)) > 1e-3);  // they did train
+    // The members' momentum buffers are the stacked optimizer's.
+    for (int m = 0; m < kMembers; ++m) {
+      const TensorDict own = separate[std::size_t(m)].optimizerState();
+      const TensorDict shared = stackedMembers[std::size_t(m)].optimizerState();
+      QVERIFY(testing::maxDifference({own}, {shared}) < 1e-5);
+      QVERIFY(shared.at("conv1.weight").abs().sum().item<double>() > 0);
+    }
+  }
+
+  void stackedRunMatchesSeparateRun() {
+    QTemporaryDir separateDir, stackedDir;
+    ExperimentConfig config = stackedConfig();
+    config.epochs = 1;
+    Trainer::create(config, stackedDir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    config.memberForm = "separate";
+    Trainer::create(config, separateDir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    const auto stackedWeights = testing::latestWeights(stackedDir.path().toStdString());
+    const auto separateWeights = testing::latestWeights(separateDir.path().toStdString());
+    QCOMPARE(int(stackedWeights.size()), kMembers);
+    const double difference = testing::maxDifference(stackedWeights, separateWeights);
+    QVERIFY2(difference < 1e-4, qPrintable(QString::number(difference)));
+    QVERIFY(!testing::identical({stackedWeights[0]}, {stackedWeights[1]}));
+    const auto accuracy = [](const QTemporaryDir& dir) {
+      return RunDirectory::readJson(RunDirectory(dir.path().toStdString()).summaryPath())
+          .at("ensemble").at("test_accuracy").get<double>();
+    };
+    QVERIFY(std::abs(accuracy(stackedDir) - accuracy(separateDir)) < 0.01);
+  }
+
+  void stackedRunResumesExactly() {
+    QTemporaryDir reference, resumed;
+    QCOMPARE(int(Trainer::create(stackedConfig(), reference.path().toStdString(), testing::syntheticData())
+                     ->run(nullptr, nullptr).status),
+             int(RunStatus::Completed));
+    RunControl control;
+    testing::StopAtStep stopper(control, 13);
+    QCOMPARE(int(Trainer::create(stackedConfig(), resumed.path().toStdString(), testing::syntheticData())
+                     ->run(&stopper, &control).status),
+             int(RunStatus::Stopped));
+    auto trainer = Trainer::open(resumed.path().toStdString(), {}, testing::syntheticData());
+    QCOMPARE(int(trainer->run(nullptr, nullptr).status), int(RunStatus::Completed));
+    // The checkpoint restored weights and momentum through the members' views.
+    QVERIFY(testing::identical(testing::latestWeights(reference.path().toStdString()),
+                               testing::latestWeights(resumed.path().toStdString())));
+  }
+
+  void stackedNeedsAnEnsembleOfCnns() {
+    ExperimentConfig config = stackedConfig();
+    config.mode = TrainingMode::DataParallel;
+    QVERIFY_THROWS_EXCEPTION(ConfigError, config.validate());
+    config = stackedConfig();
+    config.model = "resnet18";
+    QVERIFY_THROWS_EXCEPTION(ConfigError, config.validate());
+    config = stackedConfig();
+    config.memberForm = "stacks";
+    QVERIFY_THROWS_EXCEPTION(ConfigError, config.validate());
+    QVERIFY(!canStack("lenet"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestStackedCnn)
+#include "TestStackedCnn.moc"
