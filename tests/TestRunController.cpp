@@ -5,6 +5,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <thread>
+
 #include "ui/RunController.h"
 
 using namespace ensemble;
@@ -22,6 +24,26 @@ ExperimentConfig quickConfig(int epochs) {
   config.trainLimit = 640;  // 20 steps per epoch
   config.logEvery = 1;
   return config;
+}
+
+struct OsThread {
+  QString name;
+  int niceness = 0;
+};
+
+// This process's threads as the kernel sees them: /proc/self/task/<tid>/stat holds the
+// name in parentheses, and the nice value is the 17th field after it (proc(5), field 19).
+QMap<qint64, OsThread> osThreads() {
+  QMap<qint64, OsThread> threads;
+  for (const QString& tid : QDir("/proc/self/task").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    QFile file("/proc/self/task/" + tid + "/stat");
+    if (!file.open(QIODevice::ReadOnly)) continue;  // the thread ended meanwhile
+    const QString stat = QString::fromUtf8(file.readAll());
+    const int open = stat.indexOf('('), close = stat.lastIndexOf(')');
+    const QStringList fields = stat.mid(close + 2).split(' ');
+    threads[tid.toLongLong()] = {stat.mid(open + 1, close - open - 1), fields.value(16).toInt()};
+  }
+  return threads;
 }
 
 }  // namespace
@@ -81,6 +103,38 @@ class TestRunController final : public QObject {
     QVERIFY(finished.wait(30000));
     QCOMPARE(int(finished.first().first().value<RunFinishedEvent>().status), int(RunStatus::Stopped));
     QVERIFY(QFileInfo::exists(dir.filePath("run/checkpoints/latest")));
+  }
+
+  void trainingRunsBelowTheGuiThreadsPriority() {
+#ifndef __linux__
+    QSKIP("per-thread nice values are Linux's");
+#endif
+    QTemporaryDir dir;
+    RunController controller;
+    QSignalSpy steps(&controller, &RunController::stepsReady);
+    QSignalSpy finished(&controller, &RunController::runFinished);
+    ExperimentConfig config = quickConfig(100);
+    config.devices = "cpu*3";
+    controller.start(config, dir.filePath("run"));
+    QVERIFY(steps.wait(60000));
+    const QMap<qint64, OsThread> threads = osThreads();
+    controller.stop();
+    QVERIFY(finished.wait(30000));
+
+    int training = 0, replicas = 0;
+    for (auto it = threads.begin(); it != threads.end(); ++it) {
+      const QString what = QString("%1 (tid %2) nice %3").arg(it->name).arg(it.key()).arg(it->niceness);
+      if (it.key() == QCoreApplication::applicationPid()) {
+        QVERIFY2(it->niceness == 0, qPrintable("the GUI thread must keep its priority: " + what));
+      } else if (it->name == "training" || it->name == "replica") {
+        QVERIFY2(it->niceness == 10, qPrintable("a training thread must yield to the GUI: " + what));
+        ++(it->name == "training" ? training : replicas);
+      }
+    }
+    QCOMPARE(training, 1);
+    // One replica thread per core beside the training thread, at most one per replica.
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    QCOMPARE(replicas, std::min(3, cores) - 1);
   }
 
   void aRunThatCannotStartFailsAndTheNextStarts() {

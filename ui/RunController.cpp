@@ -2,6 +2,7 @@
 
 #include <QEventLoop>
 
+#include "core/train/CpuThreads.h"
 #include "core/train/RunControl.h"
 #include "ui/TrainingWorker.h"
 
@@ -29,6 +30,10 @@ RunController::RunController(QObject* parent) : QObject(parent), m_thread(new QT
   m_worker = new TrainingWorker;
   m_worker->moveToThread(m_thread.get());
   connect(m_thread.get(), &QThread::finished, m_worker, &QObject::deleteLater);
+  // Training keeps every core busy; at a lower priority it cannot starve the event loop
+  // (and the replica threads it starts inherit that). Direct: runs in the new thread.
+  connect(m_thread.get(), &QThread::started, m_thread.get(), [] { runAtBackgroundPriority(); },
+          Qt::DirectConnection);
   connect(m_worker, &TrainingWorker::runStarted, this, &RunController::runStarted);
   connect(m_worker, &TrainingWorker::stepsReady, this, &RunController::stepsReady);
   connect(m_worker, &TrainingWorker::epochFinished, this, &RunController::epochFinished);
