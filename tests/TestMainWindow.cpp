@@ -50,6 +50,14 @@ void quickSetup(ExperimentForm* form) {
   form->trainLimitBox()->setValue(1024);
 }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// Sanitized code runs several times slower and CI runs two tests at once; the 100 ms bound
+// is the normal build's (measured there: 13-17 ms, also with both cores busy elsewhere).
+constexpr qint64 kMaxTickGapMs = 250;
+#else
+constexpr qint64 kMaxTickGapMs = 100;
+#endif
+
 }  // namespace
 
 class TestMainWindow final : public QObject {
@@ -109,7 +117,7 @@ class TestMainWindow final : public QObject {
     window.smoothingSlider()->setValue(0);  // the plots then hold the engine's values as they are
 
     // The GUI thread must keep answering while the engine trains: a 10 ms timer may
-    // never see a gap of 100 ms or more.
+    // never see a gap of kMaxTickGapMs or more.
     QElapsedTimer sinceTick;
     qint64 worstGap = 0;
     QTimer ticker;
@@ -128,7 +136,7 @@ class TestMainWindow final : public QObject {
     ticker.stop();
     QVERIFY(steps.count() > 0);
     qInfo("longest gap between 10 ms ticks while training: %lld ms", worstGap);
-    QVERIFY2(worstGap < 100, qPrintable(QString("event loop stalled for %1 ms").arg(worstGap)));
+    QVERIFY2(worstGap < kMaxTickGapMs, qPrintable(QString("event loop stalled for %1 ms").arg(worstGap)));
     QCOMPARE(int(finished.first().first().value<RunFinishedEvent>().status), int(RunStatus::Completed));
     QTRY_VERIFY(window.startAction()->isEnabled());
     QCOMPARE(window.runsModel()->rowCount(), 2);
