@@ -105,7 +105,7 @@ class TestTraining final : public QObject {
     // bf16 autocast is per thread: every member runs under it, whichever thread steps it.
     QTemporaryDir fp32Dir, bf16Dir;
     ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
-    config.epochs = 2;
+    config.epochs = 3;
     Trainer::create(config, fp32Dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
     config.precision = "bf16";
     auto trainer = Trainer::create(config, bf16Dir.path().toStdString(), testing::syntheticData());
