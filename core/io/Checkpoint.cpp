@@ -12,6 +12,9 @@
 #include "core/common/JsonInteger.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/TensorArchiveCheck.h"
+#include "core/io/WriteFaults.h"
+
+#include <fcntl.h>  // AT_FDCWD for renameat2
 
 namespace ensemble {
 namespace fs = std::filesystem;
@@ -20,6 +23,9 @@ namespace {
 constexpr int kFormatVersion = 1;
 constexpr const char* kLatestName = "latest";
 constexpr const char* kManifestName = "manifest.json";
+/// Hidden names, never step-*: a checkpoint being written, and one being deleted.
+constexpr const char* kStagingPrefix = ".incomplete-";
+constexpr const char* kRetiredPrefix = ".removing-";
 
 std::string stepFolderName(int64_t step) {
   char name[32];
@@ -61,12 +67,55 @@ TensorDict unpickle(const std::string& bytes, const std::string& origin) {
   }
 }
 
+/// Deletes a folder that no longer carries a step-* name, entry by entry.
+void deleteRetired(const fs::path& folder) {
+  std::error_code ec;
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) entries.push_back(entry.path());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    fs::remove_all(entries[i], ec);
+    if (i == 0) crashPoint("checkpoint-removal");  // a kill here must cost no checkpoint
+  }
+  fs::remove_all(folder, ec);
+}
+
+/// Removes a whole checkpoint so that a kill at any moment leaves it either whole under its
+/// step-* name or gone from it: renamed away first (atomic), then deleted. Deleting in place
+/// could leave a step-* folder without its manifest (a kill found that).
+void retireCheckpoint(const fs::path& folder) {
+  const fs::path retired = folder.parent_path() / (kRetiredPrefix + folder.filename().string());
+  std::error_code ec;
+  fs::remove_all(retired, ec);
+  fs::rename(folder, retired, ec);
+  if (!ec) deleteRetired(retired);  // if it cannot be renamed it stays, whole
+}
+
+/// Gives the finished staging folder its step-* name. A folder already there (left by a
+/// run killed after this point but before `latest` moved on) is swapped out in one atomic
+/// exchange where the file system offers it, so the name never stops holding a whole
+/// checkpoint; elsewhere it is retired first.
+void publish(const fs::path& staging, const fs::path& final) {
+  std::error_code ec;
+  if (fs::exists(final, ec)) {
+#ifdef RENAME_EXCHANGE
+    if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, final.c_str(), RENAME_EXCHANGE) == 0) {
+      deleteRetired(staging);  // the old checkpoint, now under the staging name
+      return;
+    }
+#endif
+    retireCheckpoint(final);
+  }
+  fs::rename(staging, final, ec);
+  if (ec) throw IoError(describeIoFailure("cannot move checkpoint to", final.string(), ec.value()));
+}
+
 }  // namespace
 
 void removeIncompleteCheckpoints(const std::string& checkpointsDir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(checkpointsDir, ec)) {
-    if (entry.path().filename().string().rfind(".incomplete-", 0) == 0) fs::remove_all(entry.path(), ec);
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kStagingPrefix, 0) == 0 || name.rfind(kRetiredPrefix, 0) == 0) fs::remove_all(entry.path(), ec);
   }
 }
 
@@ -76,7 +125,7 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
   fs::create_directories(checkpointsDir, ec);
   if (ec) throw IoError(describeIoFailure("cannot create", checkpointsDir, ec.value()));
   const std::string name = stepFolderName(globalStep);
-  const fs::path staging = fs::path(checkpointsDir) / (".incomplete-" + name);
+  const fs::path staging = fs::path(checkpointsDir) / (kStagingPrefix + name);
   const fs::path final = fs::path(checkpointsDir) / name;
   removeIncompleteCheckpoints(checkpointsDir);
   fs::create_directories(staging, ec);
@@ -100,10 +149,9 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
                                   {"state", data.state},
                                   {"files", files}};
     writeFileAtomically((staging / kManifestName).string(), manifest.dump(2));
-    fs::remove_all(final, ec);  // a stale one from a run that crashed after this point
-    fs::rename(staging, final, ec);
-    if (ec) throw IoError(describeIoFailure("cannot move checkpoint to", final.string(), ec.value()));
+    publish(staging, final);
     syncDirectory(checkpointsDir);
+    crashPoint("checkpoint-published");  // whole, but `latest` still names the previous one
     writeFileAtomically((fs::path(checkpointsDir) / kLatestName).string(), name + "\n");
   } catch (...) {
     fs::remove_all(staging, ec);
@@ -118,7 +166,7 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
   }
   std::sort(folders.begin(), folders.end());
   for (std::size_t i = 0; i + std::size_t(keep) < folders.size(); ++i) {
-    if (folders[i] != name) fs::remove_all(fs::path(checkpointsDir) / folders[i], ec);
+    if (folders[i] != name) retireCheckpoint(fs::path(checkpointsDir) / folders[i]);
   }
   return final.string();
 }

@@ -26,8 +26,9 @@ struct CheckpointData {
 std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalStep,
                             const CheckpointData& data, int keep = 2);
 
-/// Removes what a process killed mid-write left behind (staging folders); a run does this
-/// when it resumes, so the folder holds only whole checkpoints.
+/// Removes what a process killed mid-write or mid-removal left behind (hidden staging and
+/// retired folders); a run does this when it resumes, so the folder holds only whole
+/// checkpoints. A step-* folder is never half-written nor half-deleted.
 void removeIncompleteCheckpoints(const std::string& checkpointsDir);
 
 /// The folder checkpoints/latest points to. Throws CheckpointError when there is none.

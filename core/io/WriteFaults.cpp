@@ -1,6 +1,8 @@
 #include "core/io/WriteFaults.h"
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <mutex>
 
@@ -65,6 +67,17 @@ int takeWriteFault(const std::string& path) {
     return 0;
   }
   return g_plan.error;
+}
+
+void crashPoint(const char* point) {
+  static const std::string plan = [] {
+    const char* value = std::getenv("ENSEMBLELAB_CRASH_AT");
+    return std::string(value ? value : "");
+  }();
+  const std::size_t colon = plan.rfind(':');
+  if (colon == std::string::npos || plan.compare(0, colon, point) != 0) return;
+  static std::atomic<int> reached{0};
+  if (++reached == std::atoi(plan.c_str() + colon + 1)) ::raise(SIGKILL);
 }
 
 }  // namespace ensemble

@@ -17,4 +17,10 @@ void clearWriteFaults();
 /// Called before each write to `path`: the errno to fail with, or 0 to go ahead.
 int takeWriteFault(const std::string& path);
 
+/// The crash seam beside the write faults: with ENSEMBLELAB_CRASH_AT="<point>:<n>" the
+/// process SIGKILLs itself the nth time it reaches `point`, as the OOM killer or a user
+/// would. End-to-end tests use it to stop a real process inside windows too short to hit
+/// from outside (between two renames, halfway through deleting a folder). No plan, no effect.
+void crashPoint(const char* point);
+
 }  // namespace ensemble
