@@ -58,6 +58,16 @@ struct Rank {
   QString errors() { return QString::fromUtf8(process->readAllStandardError()); }
 };
 
+/// Waits for `rank` to exit; when the code is not `expected`, the failure shows its stderr
+/// (read only then: a passing test may still read it).
+#define EXPECT_EXIT(rank, expected, ...)                                                               \
+  do {                                                                                                 \
+    const int code_ = (rank).finish(__VA_ARGS__);                                                      \
+    if (code_ != (expected)) {                                                                         \
+      QFAIL(qPrintable(QString("exit code %1, expected %2; it printed:\n%3").arg(code_).arg(expected).arg((rank).errors()))); \
+    }                                                                                                  \
+  } while (false)
+
 QStringList groupFlags(int worldSize, int rank, int port) {
   return {"--world-size", QString::number(worldSize), "--rank", QString::number(rank), "--master-addr",
           "127.0.0.1", "--master-port", QString::number(port)};
@@ -165,7 +175,7 @@ class TestDistributed final : public QObject {
     const QString alone = m_dir.filePath("alone2"), group = m_dir.filePath("group2");
     QCOMPARE(runAlone(kSmallRun + QStringList{"--devices", "cpu*2", "--out", alone}), 0);
     auto ranks = startGroup(2, kSmallRun, group, freePort());
-    for (auto& rank : ranks) QCOMPARE(rank->finish(), 0);
+    for (auto& rank : ranks) EXPECT_EXIT(*rank, 0);
     // Member i of the group has member i's seed and batches: the same weights, bit for bit.
     QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
                                testing::latestWeights(group.toStdString())));
@@ -192,7 +202,7 @@ class TestDistributed final : public QObject {
       ranks.push_back(std::make_unique<Rank>());
       ranks.back()->start(kSmallRun + (r == 0 ? QStringList{"--out", group} : QStringList{}), environment);
     }
-    for (auto& rank : ranks) QCOMPARE(rank->finish(), 0);
+    for (auto& rank : ranks) EXPECT_EXIT(*rank, 0);
     QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
                                testing::latestWeights(group.toStdString())));
     expectSameTestMetrics(alone, group);
@@ -235,7 +245,7 @@ class TestDistributed final : public QObject {
     const QStringList run = kSmallRun + QStringList{"--batch-size", "128"};
     QCOMPARE(runAlone(run + QStringList{"--mode", "single", "--devices", "cpu", "--out", alone}), 0);
     auto ranks = startGroup(2, run + QStringList{"--mode", "data-parallel"}, group, freePort());
-    for (auto& rank : ranks) QCOMPARE(rank->finish(), 0);
+    for (auto& rank : ranks) EXPECT_EXIT(*rank, 0);
     const double difference = testing::maxDifference(testing::latestWeights(alone.toStdString()),
                                                      testing::latestWeights(group.toStdString()));
     QVERIFY2(difference < 1e-4, qPrintable(QString::number(difference)));
@@ -257,8 +267,8 @@ class TestDistributed final : public QObject {
     // Interrupt rank 1 only, once training is under way.
     QTRY_VERIFY_WITH_TIMEOUT(testing::readLines(group + "/metrics.csv").size() > 3, 60000);
     ::kill(pid_t(rank1.process->processId()), SIGINT);
-    QCOMPARE(rank1.finish(), 130);
-    QCOMPARE(rank0.finish(), 130);  // the stop is agreed: rank 0 stops at the same step
+    EXPECT_EXIT(rank1, 130);
+    EXPECT_EXIT(rank0, 130);  // the stop is agreed: rank 0 stops at the same step
     QVERIFY(!QFile::exists(elsewhere));
     const QJsonObject stopped = readJson(group + "/summary.json");
     QCOMPARE(stopped["status"].toString(), QString("stopped"));
@@ -269,8 +279,8 @@ class TestDistributed final : public QObject {
     Rank resume0, resume1;
     resume0.start(QStringList{"resume", "--run", group} + groupFlags(2, 0, resumePort));
     resume1.start(QStringList{"resume", "--run", group} + groupFlags(2, 1, resumePort));
-    QCOMPARE(resume0.finish(), 0);
-    QCOMPARE(resume1.finish(), 0);
+    EXPECT_EXIT(resume0, 0);
+    EXPECT_EXIT(resume1, 0);
     QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
                                testing::latestWeights(group.toStdString())));
     expectSameTestMetrics(alone, group);
@@ -285,9 +295,10 @@ class TestDistributed final : public QObject {
     QElapsedTimer clock;
     clock.start();
     for (int r : {0, 2}) {
-      QCOMPARE(ranks[std::size_t(r)]->finish(), 1);
+      const int code = ranks[std::size_t(r)]->finish();
       const QString errors = ranks[std::size_t(r)]->errors();
-      QVERIFY2(errors.contains("rank 1 of 3 stopped responding"), qPrintable(errors));
+      QVERIFY2(code == 1 && errors.contains("rank 1 of 3 stopped responding"),
+               qPrintable(QString("rank %1: exit code %2; it printed:\n%3").arg(r).arg(code).arg(errors)));
     }
     QVERIFY2(clock.elapsed() < 30000, qPrintable(QString::number(clock.elapsed())));
     // What rank 0 kept is a whole, loadable checkpoint and a failed summary.
@@ -299,7 +310,7 @@ class TestDistributed final : public QObject {
     const QString out = m_dir.filePath("never");
     Rank rank0;
     rank0.start(kSmallRun + QStringList{"--timeout", "3", "--out", out} + groupFlags(2, 0, freePort()));
-    QCOMPARE(rank0.finish(30000), 1);
+    EXPECT_EXIT(rank0, 1, 30000);
     const QString errors = rank0.errors();
     QVERIFY2(errors.contains("rank 1 of 2 did not join"), qPrintable(errors));
     QVERIFY(!QFile::exists(out));
@@ -310,8 +321,8 @@ class TestDistributed final : public QObject {
     Rank rank0, rank1;
     rank0.start(kSmallRun + QStringList{"--out", m_dir.filePath("mismatch")} + groupFlags(2, 0, port));
     rank1.start(kSmallRun + groupFlags(3, 1, port));
-    QCOMPARE(rank0.finish(30000), 1);
-    QCOMPARE(rank1.finish(30000), 1);
+    EXPECT_EXIT(rank0, 1, 30000);
+    EXPECT_EXIT(rank1, 1, 30000);
     const QString errors = rank0.errors() + rank1.errors();
     QVERIFY2(errors.contains("world size 2 but rank 1 with 3"), qPrintable(errors));
   }
