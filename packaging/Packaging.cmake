@@ -58,7 +58,10 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 include(CPack)
 
 # The package test (ctest -L package): cpack in this build folder, then packaging/check-deb.sh.
-if(ENSEMBLELAB_BUILD_TESTS AND TARGET ensemble-lab AND TARGET ensemble-lab-cli)
+# The .deb depends on Debian's LibTorch packages, so only a build against them makes it
+# (the CUDA build's LibTorch lives in a virtual environment, not in a package).
+string(FIND "${TORCH_INSTALL_PREFIX}" "/usr" torch_under_usr)
+if(ENSEMBLELAB_BUILD_TESTS AND TARGET ensemble-lab AND TARGET ensemble-lab-cli AND torch_under_usr EQUAL 0)
   add_test(NAME PackageDeb
     COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/check-deb.sh --build ${CMAKE_BINARY_DIR} ${PROJECT_VERSION})
   set_tests_properties(PackageDeb PROPERTIES LABELS package TIMEOUT 900)

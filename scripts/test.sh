@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
-# The second command of the README (and what CI runs): install, build, and run the whole
-# Qt Test suite through CTest.
+# The second command of the README (and what CI runs): installs, builds and runs the whole
+# Qt Test suite through CTest, in both supported builds, one after the other:
+#   build/       Debian's LibTorch 1.13 (CPU), the default build and the .deb
+#   build-cuda/  the PyPI torch wheel's CUDA LibTorch with NCCL (scripts/build-cuda.sh)
+# Both run their checkpoints through the wheel's PyTorch and their ranks under its torchrun.
+#   bash scripts/test.sh [CTEST_ARGS...]        BUILDS="debian" or BUILDS="cuda" for one
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-bash scripts/build.sh
-cd build
-ctest --output-on-failure -j "${JOBS:-2}" "$@"
+venv="$(bash scripts/torch-venv.sh)"
+wheel_tools=(-DENSEMBLELAB_TEST_PYTHON="$venv/bin/python" -DENSEMBLELAB_TORCHRUN="$venv/bin/torchrun")
+for kind in ${BUILDS:-debian cuda}; do
+  case "$kind" in
+    debian) dir=build; bash scripts/build.sh "${wheel_tools[@]}" ;;
+    cuda) dir=build-cuda; bash scripts/build-cuda.sh ;;
+    *) echo "test.sh: unknown build '$kind' in BUILDS; the builds are debian and cuda" >&2; exit 2 ;;
+  esac
+  echo "== test.sh: the whole suite in $dir/"
+  (cd "$dir" && ctest --output-on-failure -j "${JOBS:-2}" "$@")
+done

@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "core/devices/DeviceInventory.h"
 #include "tests/TestSupport.h"
 
 namespace {
@@ -32,6 +33,18 @@ Result runCli(const QStringList& arguments, int timeoutMs = 300000) {
   result.out = QString::fromUtf8(process.readAllStandardOutput());
   result.err = QString::fromUtf8(process.readAllStandardError());
   return result;
+}
+
+/// Where a CUDA build finds no GPU, the reason is the CUDA runtime's own text for its error
+/// (no driver, or a driver but no device); a CPU build says it has no CUDA.
+void expectCudasOwnWords(const QString& why) {
+#ifdef ENSEMBLELAB_WITH_CUDA
+  static const QStringList cudasWords{"CUDA says: CUDA driver version is insufficient for CUDA runtime version",
+                                      "CUDA says: no CUDA-capable device is detected"};
+  QVERIFY2(cudasWords.contains(why), qPrintable(why));
+#else
+  QVERIFY2(why.contains("has no CUDA"), qPrintable(why));
+#endif
 }
 
 QJsonObject readJson(const QString& path) {
@@ -102,7 +115,7 @@ class TestCli final : public QObject {
     const QString weights = m_realRun + "/checkpoints/step-000000010/member-1.pt";
     QVERIFY(QFileInfo::exists(weights));
     QProcess python;
-    python.start("/usr/bin/python3", {"-c",
+    python.start(ENSEMBLELAB_TEST_PYTHON, {"-c",
                              "import sys, torch\n"
                              "d = torch.load(sys.argv[1])\n"
                              "assert isinstance(d, dict), type(d)\n"
@@ -113,6 +126,32 @@ class TestCli final : public QObject {
     QVERIFY(python.waitForFinished(120000));
     QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
     QCOMPARE(QString(python.readAllStandardOutput()).trimmed(), QString("8"));
+  }
+
+  void currentPyTorchScoresTheMembersAsTheRunDid() {
+    // Plain PyTorch (ENSEMBLELAB_TEST_PYTHON: the wheel's, 2.6 or later reads with
+    // weights_only=True) loads every member and scores it on the run's test images.
+    QProcess python;
+    python.start(ENSEMBLELAB_TEST_PYTHON, {ENSEMBLELAB_SOURCE_DIR "/scripts/pytorch_evaluate.py", m_realRun});
+    QVERIFY(python.waitForFinished(120000));
+    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+    const QJsonObject scored = QJsonDocument::fromJson(python.readAllStandardOutput()).object();
+    qInfo("read by torch %s", qPrintable(scored["torch"].toString()));
+    const QJsonObject summary = readJson(m_realRun + "/summary.json");
+    const QJsonArray ours = summary["members"].toArray(), theirs = scored["members"].toArray();
+    QCOMPARE(theirs.size(), ours.size());
+    QCOMPARE(scored["test_samples"].toInt(), 500);
+    // The same weights through another LibTorch's kernels: logits can differ in the last
+    // bits, which flips an image only where its two best classes tie to rounding. One image
+    // in 500 per model is allowed; a wrong layer or key order misses by far more.
+    const double oneImage = 1.0 / 500 + 1e-9;
+    for (int i = 0; i < ours.size(); ++i) {
+      const double a = ours[i].toObject()["test_accuracy"].toDouble(), b = theirs[i].toObject()["test_accuracy"].toDouble();
+      QVERIFY2(std::abs(a - b) <= oneImage, qPrintable(QString("member %1: %2 here, %3 in PyTorch").arg(i).arg(a).arg(b)));
+    }
+    const double a = summary["ensemble"].toObject()["test_accuracy"].toDouble();
+    const double b = scored["ensemble"].toObject()["test_accuracy"].toDouble();
+    QVERIFY2(std::abs(a - b) <= oneImage, qPrintable(QString("ensemble: %1 here, %2 in PyTorch").arg(a).arg(b)));
   }
 
   void evalReproducesTheSummary() {
@@ -129,6 +168,34 @@ class TestCli final : public QObject {
     const Result r = runCli({"devices"});
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.contains(QRegularExpression("\\n-\\s+cpu\\s+.+GiB")), qPrintable(r.out));
+    if (ensemble::cudaDeviceCount() > 0) return;
+    // No GPU: the listing says why, in CUDA's own words where this build has CUDA.
+    const QString why = QString::fromStdString(ensemble::whyNoCudaDevice());
+    QVERIFY2(r.out.contains("no CUDA device: " + why + "\n"), qPrintable(r.out));
+    expectCudasOwnWords(why);
+  }
+
+  void gpusAreRefusedWhereThereIsNone_data() {
+    QTest::addColumn<QString>("devices");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("cuda:0") << "cuda:0" << "device cuda:0 does not exist";
+    QTest::newRow("cuda*2") << "cuda*2" << "device 'cuda*2' asks for 2 GPUs";
+    QTest::newRow("all") << "all" << "device 'all' means every GPU";
+    QTest::newRow("cpu and cuda:1") << "cpu,cuda:1" << "device cuda:1 does not exist";
+  }
+  void gpusAreRefusedWhereThereIsNone() {
+    if (ensemble::cudaDeviceCount() > 0) QSKIP("this machine has a GPU");
+    QFETCH(QString, devices);
+    QFETCH(QString, named);
+    const QString out = m_dir.filePath("refused-" + QString::number(qHash(devices)));
+    const Result r = runCli({"train", "--dataset", "synthetic", "--epochs", "1", "--devices", devices, "--out", out});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(named), qPrintable(r.err));
+    const QString why = QString::fromStdString(ensemble::whyNoCudaDevice());
+    QVERIFY2(r.err.contains(why), qPrintable(r.err));
+    expectCudasOwnWords(why);
+    QCOMPARE(r.err.trimmed().count('\n'), 0);  // one line
+    QVERIFY2(!QFileInfo::exists(out), "a refused device must not leave a run folder behind");
   }
 
   void badInputFailsWithAClearMessage_data() {

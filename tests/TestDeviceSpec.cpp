@@ -22,7 +22,6 @@ class TestDeviceSpec final : public QObject {
     QTest::newRow("cuda*2") << "cuda*2" << 3 << "cuda:0,cuda:1";
     QTest::newRow("cuda") << "cuda" << 1 << "cuda:0";
     QTest::newRow("all gpus") << "all" << 3 << "cuda:0,cuda:1,cuda:2";
-    QTest::newRow("all without gpus") << "all" << 0 << "cpu";
     QTest::newRow("mixed") << "cpu,cuda:1" << 2 << "cpu,cuda:1";
     QTest::newRow("three members on gpu 1") << "cuda:1*3" << 2 << "cuda:1,cuda:1,cuda:1";
   }
@@ -42,6 +41,7 @@ class TestDeviceSpec final : public QObject {
     QTest::newRow("gpu that does not exist") << "cuda:0" << true << "does not exist";
     QTest::newRow("too many gpus") << "cuda*2" << true << "asks for 2 GPUs";
     QTest::newRow("members on a gpu that does not exist") << "cuda:0*4" << true << "cuda:0 does not exist";
+    QTest::newRow("all without gpus") << "all" << true << "device 'all' means every GPU";
     QTest::newRow("bad index before the count") << "cuda:x*4" << false << "bad device index";
     QTest::newRow("unknown kind") << "tpu:0" << false << "unknown device";
     QTest::newRow("empty") << "" << false << "empty item";
@@ -57,12 +57,14 @@ class TestDeviceSpec final : public QObject {
     QFETCH(bool, missingDevice);
     QFETCH(QString, expected);
     try {
-      parseDeviceSpec(spec.toStdString(), 0);
+      parseDeviceSpec(spec.toStdString(), 0, "CUDA says: no CUDA-capable device is detected");
       QFAIL("a bad device spec was accepted");
     } catch (const DeviceError& e) {
       QVERIFY2(missingDevice, e.what());
       QVERIFY2(QString(e.what()).contains(expected), e.what());
-      QVERIFY2(QString(e.what()).contains("ensemble-lab-cli devices"), e.what());
+      // What the machine has, why it has no GPU, and what to use instead.
+      QVERIFY2(QString(e.what()).contains("no usable CUDA device (CUDA says: no CUDA-capable device is detected); "
+                                          "use cpu or cpu*N"), e.what());
     } catch (const ConfigError& e) {
       QVERIFY2(!missingDevice, e.what());
       QVERIFY2(QString(e.what()).contains(expected), e.what());

@@ -8,7 +8,10 @@
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -114,6 +117,50 @@ void expectSameTestMetrics(const QString& a, const QString& b) {
 
 const QStringList kSmallRun{"train", "--dataset", "synthetic", "--epochs", "1", "--seed", "11", "--timeout", "60"};
 
+/// torchrun from the torch wheel's environment (CMake's ENSEMBLELAB_TORCHRUN), or empty.
+QString torchrunPath() {
+  const QString path = ENSEMBLELAB_TORCHRUN;
+  return !path.isEmpty() && QFileInfo(path).isExecutable() ? path : QString();
+}
+
+/// torchrun starting `nproc` ensemble-lab-cli ranks with `cliArguments` (each rank gets the
+/// same command line, as torchrun gives it); stdout and stderr merged.
+std::unique_ptr<QProcess> startTorchrun(int nproc, const QStringList& launcherFlags, const QStringList& cliArguments) {
+  auto process = std::make_unique<QProcess>();
+  process->setProcessChannelMode(QProcess::MergedChannels);
+  process->start(torchrunPath(), QStringList{"--nproc-per-node", QString::number(nproc)} + launcherFlags +
+                                     QStringList{"--no-python", ENSEMBLELAB_CLI_PATH} + cliArguments);
+  return process;
+}
+
+/// Ends `process` if still running and returns everything it printed.
+QString finishTorchrun(QProcess& process, int timeoutMs = 180000) {
+  if (!process.waitForFinished(timeoutMs)) {
+    process.kill();
+    process.waitForFinished();
+  }
+  return QString::fromUtf8(process.readAll());
+}
+
+/// The pid of the child of `parent` whose environment holds `RANK=<rank>` (torchrun's worker
+/// for that rank), or 0.
+pid_t childWithRank(qint64 parent, int rank) {
+  const QByteArray wanted = "RANK=" + QByteArray::number(rank);
+  for (const QString& entry : QDir("/proc").entryList(QDir::Dirs)) {
+    bool isPid = false;
+    const qint64 pid = entry.toLongLong(&isPid);
+    if (!isPid) continue;
+    QFile stat("/proc/" + entry + "/stat");
+    if (!stat.open(QIODevice::ReadOnly)) continue;
+    const QByteArray text = stat.readAll();
+    const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
+    if (fields.size() < 2 || fields[1].toLongLong() != parent) continue;
+    QFile environ("/proc/" + entry + "/environ");
+    if (environ.open(QIODevice::ReadOnly) && environ.readAll().split('\0').contains(wanted)) return pid_t(pid);
+  }
+  return 0;
+}
+
 }  // namespace
 
 class TestDistributed final : public QObject {
@@ -162,6 +209,16 @@ class TestDistributed final : public QObject {
     } catch (const ensemble::ConfigError& error) {
       QVERIFY2(QString(error.what()).contains("--backend gloo"), error.what());
     }
+#ifndef ENSEMBLELAB_WITH_CUDA
+    // A CPU LibTorch has no NCCL at all: the message says so and what to use instead.
+    try {
+      ensemble::chooseBackend("nccl", "cuda:0");
+      QFAIL("NCCL was accepted by a CPU LibTorch build");
+    } catch (const ensemble::ConfigError& error) {
+      QVERIFY2(QString(error.what()).contains("has no CUDA, so it has no NCCL process group; use --backend gloo"),
+               error.what());
+    }
+#endif
     // The CLI says so before anything is written.
     const QString out = m_dir.filePath("nccl-on-cpu");
     Rank rank0;
@@ -238,6 +295,75 @@ class TestDistributed final : public QObject {
       QVERIFY2(code == 0, qPrintable(rank->errors()));
     }
     QCOMPARE(readJson(group + "/summary.json")["processes"].toInt(), 2);
+  }
+
+  void torchrunsRanksMatchOneProcess_data() {
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<QString>("launch");
+    for (int ranks : {2, 4}) {
+      QTest::addRow("%d ranks, torchrun's own store (--standalone)", ranks) << ranks << "standalone";
+      QTest::addRow("%d ranks, static master address", ranks) << ranks << "static";
+    }
+    QTest::addRow("2 ranks, rank 0 serves the store (TORCH_DISABLE_SHARE_RDZV_TCP_STORE)") << 2 << "unshared";
+  }
+  void torchrunsRanksMatchOneProcess() {
+    if (torchrunPath().isEmpty()) QSKIP("no torchrun: configure with -DENSEMBLELAB_TORCHRUN=<the torch wheel's>");
+    QFETCH(int, ranks);
+    QFETCH(QString, launch);
+    const QString alone = m_dir.filePath(QString("torchrun-alone-%1").arg(ranks));
+    if (!QFile::exists(alone + "/summary.json")) {
+      QCOMPARE(runAlone(kSmallRun + QStringList{"--devices", QString("cpu*%1").arg(ranks), "--out", alone}), 0);
+    }
+    const QString group = m_dir.filePath(QString("torchrun-%1-%2").arg(launch).arg(ranks));
+    QStringList flags{"--standalone"};
+    if (launch == "static") flags = QStringList{"--master-addr", "127.0.0.1", "--master-port", QString::number(freePort())};
+    qputenv("TORCH_DISABLE_SHARE_RDZV_TCP_STORE", launch == "unshared" ? "1" : "0");
+    auto torchrun = startTorchrun(ranks, flags, kSmallRun + QStringList{"--out", group});
+    qunsetenv("TORCH_DISABLE_SHARE_RDZV_TCP_STORE");
+    const QString printed = finishTorchrun(*torchrun);
+    QVERIFY2(torchrun->exitStatus() == QProcess::NormalExit && torchrun->exitCode() == 0, qPrintable(printed));
+    QCOMPARE(readJson(group + "/summary.json")["processes"].toInt(), ranks);
+    QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
+                               testing::latestWeights(group.toStdString())));
+    expectSameTestMetrics(alone, group);
+  }
+
+  void aRankKilledUnderTorchrunEndsTheGroupNamingIt() {
+    if (torchrunPath().isEmpty()) QSKIP("no torchrun: configure with -DENSEMBLELAB_TORCHRUN=<the torch wheel's>");
+    const QString group = m_dir.filePath("torchrun-killed");
+    auto torchrun = startTorchrun(2, {"--standalone"}, {"train", "--dataset", "synthetic", "--epochs", "100",
+                                                        "--timeout", "30", "--checkpoint-every", "8", "--out", group});
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(group + "/checkpoints/latest"), 90000);
+    const pid_t rank1 = childWithRank(torchrun->processId(), 1);
+    QVERIFY2(rank1 > 0, "torchrun has no child with RANK=1");
+    ::kill(rank1, SIGKILL);
+    const QString printed = finishTorchrun(*torchrun, 60000);
+    QVERIFY2(torchrun->exitStatus() == QProcess::NormalExit && torchrun->exitCode() != 0, qPrintable(printed));
+    // torchrun's report names the first failure: the killed rank, by its signal.
+    QVERIFY2(printed.contains(QRegularExpression("rank\\s*:\\s*1 \\(local_rank: 1\\)\\s*\\n\\s*exitcode\\s*:\\s*-9")),
+             qPrintable(printed));
+    QCOMPARE(readJson(group + "/summary.json")["status"].toString(), QString("failed"));
+    QVERIFY(!testing::latestWeights(group.toStdString()).empty());  // the last whole checkpoint
+  }
+
+  void torchrunRestartsTheGroupWhichResumesAndEndsAsAnUninterruptedRun() {
+    if (torchrunPath().isEmpty()) QSKIP("no torchrun: configure with -DENSEMBLELAB_TORCHRUN=<the torch wheel's>");
+    const QStringList run{"train", "--dataset", "synthetic", "--epochs", "30", "--seed", "7", "--train-limit", "512",
+                          "--checkpoint-every", "4", "--timeout", "30"};
+    const QString alone = m_dir.filePath("torchrun-restart-alone"), group = m_dir.filePath("torchrun-restart");
+    QCOMPARE(runAlone(run + QStringList{"--devices", "cpu*2", "--out", alone}), 0);
+    auto torchrun = startTorchrun(2, {"--standalone", "--max-restarts", "1"}, run + QStringList{"--out", group});
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(group + "/checkpoints/latest"), 90000);
+    const pid_t rank1 = childWithRank(torchrun->processId(), 1);
+    QVERIFY2(rank1 > 0, "torchrun has no child with RANK=1");
+    ::kill(rank1, SIGKILL);
+    const QString printed = finishTorchrun(*torchrun);
+    QVERIFY2(torchrun->exitStatus() == QProcess::NormalExit && torchrun->exitCode() == 0, qPrintable(printed));
+    QVERIFY2(printed.contains("torchrun restart 1: resuming"), qPrintable(printed));
+    QCOMPARE(readJson(group + "/summary.json")["status"].toString(), QString("completed"));
+    QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
+                               testing::latestWeights(group.toStdString())));
+    expectSameTestMetrics(alone, group);
   }
 
   void dataParallelOverTwoProcessesMatchesOneModelAtTheGlobalBatch() {

@@ -11,6 +11,7 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "core/devices/DeviceInventory.h"
 #include "ui/ExperimentForm.h"
 
 using ensemble::ui::ExperimentForm;
@@ -28,6 +29,25 @@ class TestExperimentForm final : public QObject {
     QCOMPARE(QString::fromStdString(config.devices), QString("cpu*4"));
     QCOMPARE(config.learningRate, 0.1);
     QCOMPARE(config.batchSize, int64_t(128));
+  }
+
+  void withoutAGpuThePickerShowsTheCpuAndSaysWhy() {
+    ExperimentForm form;
+    QStringList ids;
+    for (int i = 0; i < form.deviceList()->count(); ++i) ids << form.deviceList()->item(i)->data(Qt::UserRole).toString();
+    auto* note = form.findChild<QLabel*>("noGpuNote");
+    if (ensemble::cudaDeviceCount() > 0) {
+      QVERIFY2(!note, "a machine with a GPU needs no note");
+      QSKIP("this machine has a GPU");
+    }
+    QCOMPARE(ids, QStringList{"cpu"});
+    QVERIFY(note && !note->isHidden());
+    const QString why = QString::fromStdString(ensemble::whyNoCudaDevice());
+    QCOMPARE(note->text(), "No GPU: " + why);
+#ifdef ENSEMBLELAB_WITH_CUDA
+    QVERIFY2(why.startsWith("CUDA says: "), qPrintable(why));  // the runtime's own words
+#endif
+    QCOMPARE(note->text().count('\n'), 0);
   }
 
   void invalidFieldsAreMarkedWithTheReason_data() {

@@ -129,6 +129,14 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   replicasRow->addWidget(new QLabel(tr("CPU replicas")));
   replicasRow->addWidget(m_cpuReplicas);
   devicesBox->addLayout(replicasRow);
+  // Without a usable GPU the picker holds the CPU alone; one line says why, in CUDA's words.
+  if (const std::string why = whyNoCudaDevice(); !why.empty()) {
+    auto* note = new QLabel(tr("No GPU: %1").arg(QString::fromStdString(why)));
+    note->setObjectName("noGpuNote");
+    note->setWordWrap(true);
+    note->setStyleSheet("color: #757575; font-size: small;");
+    devicesBox->addWidget(note);
+  }
   addRow(tr("Devices"), nullptr, devicesBox, "devices");
   addRow(tr("Learning rate"), m_learningRate, nullptr, "lr");
   addRow(tr("Momentum"), m_momentum, nullptr, "momentum");
@@ -227,7 +235,7 @@ void ExperimentForm::revalidate() {
     deviceError = tr("pick at least one device");
   } else {
     try {
-      const auto devices = parseDeviceSpec(current.devices, cudaDeviceCount());
+      const auto devices = parseDeviceSpec(current.devices, cudaDeviceCount(), whyNoCudaDevice());
       if (current.mode == TrainingMode::Single && devices.size() != 1) {
         deviceError = tr("single mode trains one model: pick one device with one replica");
       } else if (current.mode == TrainingMode::DataParallel && current.batchSize % int64_t(devices.size()) != 0) {

@@ -169,8 +169,11 @@ int commandDevices() {
     std::printf("%-6s %-8s %-44s %.1f GiB\n", index.c_str(), device.id.c_str(), name.c_str(),
                 double(device.memoryBytes) / double(1ull << 30));
   }
+  if (const std::string why = whyNoCudaDevice(); !why.empty()) std::printf("no CUDA device: %s\n", why.c_str());
   return 0;
 }
+
+int resumeRun(const std::string& run, const ProcessGroupOptions& group);
 
 int commandTrain(const CliOptions& options) {
   const ExperimentConfig config = configFromOptions(options);
@@ -180,7 +183,15 @@ int commandTrain(const CliOptions& options) {
                          : RunDirectory::defaultRunsRoot() + "/" +
                                RunDirectory::newRunName(modeName(config.mode), config.model);
   std::error_code ec;
-  if (group.rank == 0 && std::filesystem::exists(RunDirectory(out).configPath(), ec)) {
+  const bool outHoldsARun = std::filesystem::exists(RunDirectory(out).configPath(), ec);
+  if (group.restartCount > 0 && options.has("out") && outHoldsARun) {
+    // torchrun restarts every rank with the same command line after one failed: the run the
+    // failed attempt began goes on from its last checkpoint, as `resume` would.
+    std::fprintf(stderr, "ensemble-lab-cli: torchrun restart %d: resuming %s from its last checkpoint\n",
+                 group.restartCount, out.c_str());
+    return resumeRun(out, group);
+  }
+  if (group.rank == 0 && outHoldsARun) {
     throw ConfigError("run folder " + out + " already holds a run; choose another --out, or " +
                       "continue it with `ensemble-lab-cli resume --run " + out + "`");
   }
@@ -188,10 +199,8 @@ int commandTrain(const CliOptions& options) {
   return runTraining(*trainer);
 }
 
-int commandResume(const CliOptions& options) {
-  if (!options.has("run")) throw ConfigError("resume needs --run DIR, the run folder to continue");
-  const std::string& run = options.value("run");
-  const ProcessGroupOptions group = groupFromOptions(options);
+/// Continues `run` from its last checkpoint (from step 0 when it has none yet).
+int resumeRun(const std::string& run, const ProcessGroupOptions& group) {
   if (auto config = configOfRunWithoutCheckpoint(run)) {
     // Killed before its first checkpoint: nothing to lose, so start it again as it was.
     std::fprintf(stderr, "ensemble-lab-cli: %s has no checkpoint yet; starting it again from step 0\n", run.c_str());
@@ -201,10 +210,15 @@ int commandResume(const CliOptions& options) {
   auto trainer = Trainer::open(run, {}, nullptr, group);
   if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
     std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epochs; nothing to resume\n",
-                 options.value("run").c_str(), static_cast<long long>(trainer->config().epochs));
+                 run.c_str(), static_cast<long long>(trainer->config().epochs));
     return 0;
   }
   return runTraining(*trainer);
+}
+
+int commandResume(const CliOptions& options) {
+  if (!options.has("run")) throw ConfigError("resume needs --run DIR, the run folder to continue");
+  return resumeRun(options.value("run"), groupFromOptions(options));
 }
 
 int commandEval(const CliOptions& options) {

@@ -36,8 +36,13 @@ std::string chooseBackend(const std::string& requested, const std::string& devic
   const bool gpu = device.rfind("cuda", 0) == 0;
   if (requested.empty()) return gpu && ncclGroupBuilt() ? "nccl" : "gloo";
   if (requested == "nccl" && !ncclGroupBuilt()) {
-    throw ConfigError("this build of EnsembleLab has no NCCL process group (it needs a CUDA LibTorch and NCCL "
-                      "when it is built); use --backend gloo, or build on a machine with CUDA and NCCL");
+#ifdef ENSEMBLELAB_WITH_CUDA
+    throw ConfigError("this build of EnsembleLab has no NCCL process group (NCCL or c10d's ProcessGroupNCCL was "
+                      "missing when it was built); use --backend gloo, or rebuild with NCCL (docs/GPU.md)");
+#else
+    throw ConfigError("this build's LibTorch has no CUDA, so it has no NCCL process group; use --backend gloo, "
+                      "or the CUDA build (scripts/build-cuda.sh, docs/GPU.md) on a machine with GPUs");
+#endif
   }
   if (requested == "nccl" && !gpu) {
     throw ConfigError("--backend nccl averages on GPUs, but this process trains on " + device +

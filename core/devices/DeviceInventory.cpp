@@ -8,6 +8,7 @@
 
 #ifdef ENSEMBLELAB_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
+#include <cuda_runtime_api.h>
 #endif
 
 namespace ensemble {
@@ -28,6 +29,23 @@ std::string cpuModelName() {
 }  // namespace
 
 int cudaDeviceCount() { return torch::cuda::is_available() ? int(torch::cuda::device_count()) : 0; }
+
+std::string whyNoCudaDevice() {
+#ifdef ENSEMBLELAB_WITH_CUDA
+  // LibTorch only says "0 devices"; the runtime says whether the driver or the device is
+  // missing. Asked once: the answer does not change while the process runs.
+  static const std::string reason = [] {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) return std::string("CUDA says: ") + cudaGetErrorString(status);
+    return count == 0 ? std::string("CUDA found no device") : std::string();
+  }();
+  return reason;
+#else
+  return cudaDeviceCount() > 0 ? std::string()
+                               : std::string("this build's LibTorch has no CUDA; docs/GPU.md says how to build with it");
+#endif
+}
 
 std::vector<DeviceInfo> listDevices() {
   std::vector<DeviceInfo> devices;

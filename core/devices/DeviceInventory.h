@@ -16,6 +16,12 @@ struct DeviceInfo {
 /// Number of usable CUDA devices (0 on a CPU-only LibTorch).
 int cudaDeviceCount();
 
+/// Why this machine has no usable CUDA device: in a CUDA build, CUDA's own words
+/// ("CUDA says: no CUDA-capable device is detected", "... CUDA driver version is
+/// insufficient for CUDA runtime version"); in a CPU build, that LibTorch has no CUDA.
+/// Empty when there is a device.
+std::string whyNoCudaDevice();
+
 /// The CPU first, then every CUDA device in ordinal order.
 std::vector<DeviceInfo> listDevices();
 

@@ -25,16 +25,23 @@ int parseCount(const std::string& text) {
   return value;
 }
 
-std::string available(int cudaCount) {
+/// What the machine has, for a message refusing a GPU: with none, why (CUDA's own words).
+std::string available(int cudaCount, const std::string& whyNoCuda) {
+  if (cudaCount == 0) {
+    return "this machine has the cpu and no usable CUDA device" +
+           (whyNoCuda.empty() ? std::string() : " (" + whyNoCuda + ")") + "; use cpu or cpu*N";
+  }
   return "this machine has the cpu and " + std::to_string(cudaCount) +
          " CUDA device(s); `ensemble-lab-cli devices` lists them";
 }
 
-void appendItem(const std::string& item, int cudaCount, std::vector<DeviceRef>& out) {
+void appendItem(const std::string& item, int cudaCount, const std::string& whyNoCuda,
+                std::vector<DeviceRef>& out) {
   const std::string usage =
       "; a device spec is cpu, cpu*N, cuda, cuda:I, cuda*N or all, joined by commas";
   if (item == "all") {
-    if (cudaCount == 0) out.push_back({DeviceRef::Kind::Cpu, -1});
+    // "all" asks for the GPUs; training on the CPU instead would be a silent surprise.
+    if (cudaCount == 0) throw DeviceError("device 'all' means every GPU, and " + available(0, whyNoCuda));
     for (int i = 0; i < cudaCount; ++i) out.push_back({DeviceRef::Kind::Cuda, i});
     return;
   }
@@ -66,7 +73,7 @@ void appendItem(const std::string& item, int cudaCount, std::vector<DeviceRef>& 
     const int shared = parseCount(trim(item.substr(colon + 1, star - colon - 1)));
     if (shared < 0) throw ConfigError("bad device index in '" + item + "'" + usage);
     if (shared >= cudaCount) {
-      throw DeviceError("device cuda:" + std::to_string(shared) + " does not exist; " + available(cudaCount));
+      throw DeviceError("device cuda:" + std::to_string(shared) + " does not exist; " + available(cudaCount, whyNoCuda));
     }
     out.insert(out.end(), std::size_t(replicas), DeviceRef{DeviceRef::Kind::Cuda, shared});
     return;
@@ -74,7 +81,7 @@ void appendItem(const std::string& item, int cudaCount, std::vector<DeviceRef>& 
   if (star != std::string::npos) {  // cuda*N: the first N GPUs
     if (replicas > cudaCount) {
       throw DeviceError("device '" + item + "' asks for " + std::to_string(replicas) +
-                        " GPUs; " + available(cudaCount));
+                        " GPUs; " + available(cudaCount, whyNoCuda));
     }
     for (int i = 0; i < replicas; ++i) out.push_back({DeviceRef::Kind::Cuda, i});
     return;
@@ -86,7 +93,7 @@ void appendItem(const std::string& item, int cudaCount, std::vector<DeviceRef>& 
   }
   if (index >= cudaCount) {
     throw DeviceError("device cuda:" + std::to_string(index) + " does not exist; " +
-                      available(cudaCount));
+                      available(cudaCount, whyNoCuda));
   }
   out.push_back({DeviceRef::Kind::Cuda, index});
 }
@@ -97,7 +104,7 @@ std::string DeviceRef::str() const {
   return kind == Kind::Cpu ? "cpu" : "cuda:" + std::to_string(index);
 }
 
-std::vector<DeviceRef> parseDeviceSpec(const std::string& spec, int cudaCount) {
+std::vector<DeviceRef> parseDeviceSpec(const std::string& spec, int cudaCount, const std::string& whyNoCuda) {
   std::vector<DeviceRef> devices;
   std::size_t start = 0;
   while (start <= spec.size()) {
@@ -107,7 +114,7 @@ std::vector<DeviceRef> parseDeviceSpec(const std::string& spec, int cudaCount) {
       throw ConfigError("empty item in device spec '" + spec +
                         "'; a device spec is cpu, cpu*N, cuda, cuda:I, cuda:I*N, cuda*N or all");
     }
-    appendItem(item, cudaCount, devices);
+    appendItem(item, cudaCount, whyNoCuda, devices);
     if (devices.size() > std::size_t(kMaxCpuReplicas)) {
       throw ConfigError("device spec '" + spec + "' names more than " +
                         std::to_string(kMaxCpuReplicas) + " replicas");
@@ -126,7 +133,9 @@ std::string formatDevices(const std::vector<DeviceRef>& devices) {
   for (std::size_t i = 0; i < devices.size();) {
     std::size_t run = 1;
     while (i + run < devices.size() && devices[i + run] == devices[i]) ++run;
-    text += (text.empty() ? "" : ",") + devices[i].str() + (run > 1 ? "*" + std::to_string(run) : "");
+    if (!text.empty()) text.push_back(',');
+    text.append(devices[i].str());
+    if (run > 1) text.append("*").append(std::to_string(run));
     i += run;
   }
   return text;

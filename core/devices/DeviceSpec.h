@@ -27,8 +27,9 @@ constexpr int kMaxCpuReplicas = 64;
 
 /// The replica devices `spec` names, given `cudaCount` CUDA devices on this machine.
 /// Throws ConfigError for a malformed spec and DeviceError for a device that does not
-/// exist; both messages say what the machine has.
-std::vector<DeviceRef> parseDeviceSpec(const std::string& spec, int cudaCount);
+/// exist (also "all" where there is no GPU); the message names the device and says what
+/// the machine has, with `whyNoCuda` (whyNoCudaDevice()) where it has no GPU.
+std::vector<DeviceRef> parseDeviceSpec(const std::string& spec, int cudaCount, const std::string& whyNoCuda = {});
 
 /// The canonical text of a device list, e.g. "cpu*4", "cuda:0,cuda:1" or "cuda:0*8".
 std::string formatDevices(const std::vector<DeviceRef>& devices);

@@ -1,7 +1,10 @@
 #include "core/io/Checkpoint.h"
 
 #include <torch/torch.h>
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/csrc/jit/serialization/pickler.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -44,9 +47,28 @@ std::uint32_t crc32Of(const std::string& bytes) {
   return std::uint32_t(crc);
 }
 
+/// A state dict as Python's torch.save writes one: a zip archive of data.pkl (a plain dict
+/// of name -> tensor) and one record per tensor. torch::pickle_save would tag the dict with
+/// its TorchScript type (a torch.jit._pickle.restore_type_tag call), which torch.load
+/// refuses at its default weights_only=True since PyTorch 2.6; untagged, it loads there
+/// and in LibTorch alike.
 std::string pickle(const TensorDict& dict) {
-  const std::vector<char> bytes = torch::pickle_save(c10::IValue(dict));
-  return std::string(bytes.begin(), bytes.end());
+  std::vector<char> pickled;
+  torch::jit::Pickler pickler(
+      [&](const char* data, std::size_t size) { pickled.insert(pickled.end(), data, data + size); },
+      /*tensor_table=*/nullptr, /*type_renamer=*/nullptr, /*memoized_class_types=*/nullptr,
+      /*get_tensor_id=*/nullptr, /*tag_aggregates=*/false);
+  pickler.protocol();
+  pickler.pushIValue(c10::IValue(dict));
+  pickler.stop();
+  std::string archive;
+  caffe2::serialize::PyTorchStreamWriter writer([&](const void* data, std::size_t size) {
+    archive.append(static_cast<const char*>(data), size);
+    return size;
+  });
+  torch::jit::writeArchiveAndTensors("data", pickled.data(), pickled.size(), pickler.tensorData(), writer);
+  writer.writeEndOfFile();
+  return archive;
 }
 
 TensorDict unpickle(const std::string& bytes, const std::string& origin) {

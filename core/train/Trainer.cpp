@@ -208,7 +208,7 @@ void Trainer::Impl::prepare() {
     throw ConfigError("single mode trains one model in one process; across " + std::to_string(group.worldSize) +
                       " processes use --mode ensemble or data-parallel");
   }
-  devices = parseDeviceSpec(config.effectiveDevices(cudaCount), cudaCount);
+  devices = parseDeviceSpec(config.effectiveDevices(cudaCount), cudaCount, whyNoCudaDevice());
   if (config.mode == TrainingMode::Single && devices.size() != 1) {
     throw ConfigError("single mode trains one model on one device, but the device spec '" +
                       config.effectiveDevices(cudaCount) + "' names " +

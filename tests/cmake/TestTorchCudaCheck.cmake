@@ -1,0 +1,22 @@
+# cmake -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch> -P TestTorchCudaCheck.cmake
+# Reads the CUDA version of fake LibTorch trees laid out as the wheel and the libtorch zip
+# lay them out, then asks for a toolkit of another major version: the last step must stop
+# the configuration with the message a user sees (CTest matches it).
+include(${SOURCE_DIR}/cmake/TorchCuda.cmake)
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(WRITE "${WORK_DIR}/wheel/version.py"
+     "__version__ = '2.15.0+cu132'\ndebug = False\ncuda: Optional[str] = '13.2'\n")
+file(WRITE "${WORK_DIR}/zip/build-version" "2.15.0+cu128\n")
+file(MAKE_DIRECTORY "${WORK_DIR}/cpu")
+
+ensemblelab_torch_cuda_version("${WORK_DIR}/wheel" wheel)
+ensemblelab_torch_cuda_version("${WORK_DIR}/zip" zip)
+ensemblelab_torch_cuda_version("${WORK_DIR}/cpu" cpu)
+if(NOT wheel STREQUAL "13.2" OR NOT zip STREQUAL "12.8" OR NOT cpu STREQUAL "")
+  message(FATAL_ERROR "read wheel '${wheel}' (13.2), zip '${zip}' (12.8), cpu '${cpu}' ('')")
+endif()
+ensemblelab_require_matching_cuda("13.2" "13.0.88" "/usr/local/cuda")  # minor versions may differ
+message(STATUS "TorchCuda: versions read right")
+ensemblelab_require_matching_cuda("${zip}" "13.0.88" "/usr/local/cuda")
+message(STATUS "TorchCuda: a CUDA 12 LibTorch with the CUDA 13 toolkit was let through")
