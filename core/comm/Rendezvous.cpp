@@ -2,6 +2,7 @@
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/version.h>
 
 #include <chrono>
 #include <sstream>
@@ -53,10 +54,30 @@ c10::intrusive_ptr<c10d::Store> connectStore(const ProcessGroupOptions& options,
 
 std::string key(const char* kind, int rank) { return std::string(kind) + "/" + std::to_string(rank); }
 
+/// Where this run's store is and who serves it. Under torchrun the agent serves one on
+/// MASTER_PORT and every rank joins it as a client. LibTorch 1.x's TCPStore client cannot
+/// speak the store protocol of torchrun 2.x (the agent drops the connection: "Invalid string
+/// size"), so a 1.x build keeps its own store beside the agent's: rank 0 serves it on
+/// MASTER_PORT + 1, which every rank derives the same way.
+ProcessGroupOptions storeEndpoint(ProcessGroupOptions options) {
+#if TORCH_VERSION_MAJOR < 2
+  if (options.agentServesStore) {
+    if (options.masterPort >= 65535) {
+      throw ConfigError("torchrun's MASTER_PORT is 65535, and this build serves its own store on the port above "
+                        "it; give torchrun a lower --master-port");
+    }
+    options.agentServesStore = false;
+    options.masterPort += 1;
+  }
+#endif
+  return options;
+}
+
 }  // namespace
 
-Rendezvous::Rendezvous(const ProcessGroupOptions& options, const nlohmann::json& hello)
-    : m_options(options) {
+Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::json& hello)
+    : m_options(storeEndpoint(requested)) {
+  const ProcessGroupOptions& options = m_options;
   const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
   try {
     m_store = connectStore(options, options.rank == 0 && !options.agentServesStore, timeout);
