@@ -14,22 +14,11 @@ ensemblelab_torch_cuda_version("${TORCH_INSTALL_PREFIX}" ENSEMBLELAB_TORCH_CUDA_
 ensemblelab_require_matching_cuda("${ENSEMBLELAB_TORCH_CUDA_VERSION}" "${CUDAToolkit_VERSION}"
                                   "${CUDAToolkit_BIN_DIR}/..")
 target_compile_definitions(ensemble_core PUBLIC ENSEMBLELAB_WITH_CUDA=1)
-# cudaGetDeviceCount's own error text says why a machine has no usable GPU. The runtime we
-# link must be the one libtorch_cuda loads: the wheel carries its own (nvidia/cu<major>/lib),
-# and linking the toolkit's instead would load that one in its place (same soname), a
-# runtime older than the one LibTorch was built against.
-file(GLOB ENSEMBLELAB_WHEEL_CUDART "${TORCH_INSTALL_PREFIX}/../nvidia/cu*/lib/libcudart.so.*"
-                                   "${TORCH_INSTALL_PREFIX}/../nvidia/cuda_runtime/lib/libcudart.so.*")
-if(ENSEMBLELAB_WHEEL_CUDART)
-  list(GET ENSEMBLELAB_WHEEL_CUDART 0 ENSEMBLELAB_CUDART)
-  get_filename_component(ENSEMBLELAB_CUDART "${ENSEMBLELAB_CUDART}" ABSOLUTE)
-  target_link_libraries(ensemble_core PRIVATE "${ENSEMBLELAB_CUDART}")
-else()
-  set(ENSEMBLELAB_CUDART "the toolkit's")
-  target_link_libraries(ensemble_core PRIVATE CUDA::cudart)
-endif()
+# cudaGetDeviceCount's own error text says why a machine has no usable GPU; CUDA::cudart is
+# the runtime libtorch_cuda loads (the wheel's own: see cmake/TorchLibraries.cmake).
+target_link_libraries(ensemble_core PRIVATE CUDA::cudart)
 message(STATUS "EnsembleLab: LibTorch ${Torch_VERSION} for CUDA ${ENSEMBLELAB_TORCH_CUDA_VERSION}, "
-               "CUDA toolkit ${CUDAToolkit_VERSION}, CUDA runtime ${ENSEMBLELAB_CUDART}")
+               "CUDA toolkit ${CUDAToolkit_VERSION}, CUDA libraries of ${ENSEMBLELAB_TORCH_CUDA_LIBS}")
 
 # NCCL, looked for in this order; the first place holding both nccl.h and libnccl wins:
 #   1. NCCL_ROOT (CMake variable or environment), and only there when it is set;

@@ -43,10 +43,17 @@ class TestExperimentForm final : public QObject {
     QCOMPARE(ids, QStringList{"cpu"});
     QVERIFY(note && !note->isHidden());
     const QString why = QString::fromStdString(ensemble::whyNoCudaDevice());
-    QCOMPARE(note->text(), "No GPU: " + why);
 #ifdef ENSEMBLELAB_WITH_CUDA
     QVERIFY2(why.startsWith("CUDA says: "), qPrintable(why));  // the runtime's own words
 #endif
+    // One line at the panel's width, the whole reason in its tooltip.
+    form.resize(300, 700);
+    form.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&form));
+    QCOMPARE(note->toolTip(), "No GPU: " + why);
+    QVERIFY2(note->height() < 2 * note->fontMetrics().height(), qPrintable(QString::number(note->height())));
+    QVERIFY2(note->fontMetrics().horizontalAdvance(note->text()) <= note->contentsRect().width(), qPrintable(note->text()));
+    QVERIFY(note->text().startsWith("No GPU: "));
     QCOMPARE(note->text().count('\n'), 0);
   }
 

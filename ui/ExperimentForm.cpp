@@ -17,6 +17,7 @@
 #include "core/devices/DeviceInventory.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/models/ModelRegistry.h"
+#include "ui/ElidedLabel.h"
 
 namespace ensemble::ui {
 namespace {
@@ -131,9 +132,8 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   devicesBox->addLayout(replicasRow);
   // Without a usable GPU the picker holds the CPU alone; one line says why, in CUDA's words.
   if (const std::string why = whyNoCudaDevice(); !why.empty()) {
-    auto* note = new QLabel(tr("No GPU: %1").arg(QString::fromStdString(why)));
+    auto* note = new ElidedLabel(tr("No GPU: %1").arg(QString::fromStdString(why)));
     note->setObjectName("noGpuNote");
-    note->setWordWrap(true);
     note->setStyleSheet("color: #757575; font-size: small;");
     devicesBox->addWidget(note);
   }
