@@ -30,7 +30,7 @@ fi
   echo "# GPU check, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
   echo "- commit: \`$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\`"
-  echo "- GPUs: $( (nvidia-smi -L 2>&1 || echo 'nvidia-smi: not found') | paste -sd ';' -)"
+  echo "- GPUs: $( (command -v nvidia-smi >/dev/null && nvidia-smi -L 2>&1 || echo 'nvidia-smi: not found') | paste -sd ';' -)"
   echo "- torch: $("$python" -c 'import torch; print(torch.__version__, "CUDA", torch.version.cuda)' 2>&1 | tail -1) ($python)"
   echo "- nvcc: $(nvcc --version 2>&1 | tail -1)"
   echo
