@@ -130,14 +130,15 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   replicasRow->addWidget(new QLabel(tr("CPU replicas")));
   replicasRow->addWidget(m_cpuReplicas);
   devicesBox->addLayout(replicasRow);
-  // Without a usable GPU the picker holds the CPU alone; one line says why, in CUDA's words.
+  addRow(tr("Devices"), nullptr, devicesBox, "devices");
+  // Without a usable GPU the picker holds the CPU alone; one line under it, across the
+  // whole form for room, says why in CUDA's words.
   if (const std::string why = whyNoCudaDevice(); !why.empty()) {
     auto* note = new ElidedLabel(tr("No GPU: %1").arg(QString::fromStdString(why)));
     note->setObjectName("noGpuNote");
     note->setStyleSheet("color: #757575; font-size: small;");
-    devicesBox->addWidget(note);
+    form->addRow(note);
   }
-  addRow(tr("Devices"), nullptr, devicesBox, "devices");
   addRow(tr("Learning rate"), m_learningRate, nullptr, "lr");
   addRow(tr("Momentum"), m_momentum, nullptr, "momentum");
   addRow(tr("Batch size"), m_batchSize, nullptr, "batch_size");
