@@ -173,7 +173,22 @@ int commandDevices() {
   return 0;
 }
 
-int resumeRun(const std::string& run, const ProcessGroupOptions& group);
+/// Continues `run` from its last checkpoint (from step 0 when it has none yet).
+int resumeRun(const std::string& run, const ProcessGroupOptions& group) {
+  if (auto config = configOfRunWithoutCheckpoint(run)) {
+    // Killed before its first checkpoint: nothing to lose, so start it again as it was.
+    std::fprintf(stderr, "ensemble-lab-cli: %s has no checkpoint yet; starting it again from step 0\n", run.c_str());
+    auto trainer = Trainer::create(*config, run, nullptr, group);
+    return runTraining(*trainer);
+  }
+  auto trainer = Trainer::open(run, {}, nullptr, group);
+  if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
+    std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epochs; nothing to resume\n",
+                 run.c_str(), static_cast<long long>(trainer->config().epochs));
+    return 0;
+  }
+  return runTraining(*trainer);
+}
 
 int commandTrain(const CliOptions& options) {
   const ExperimentConfig config = configFromOptions(options);
@@ -196,23 +211,6 @@ int commandTrain(const CliOptions& options) {
                       "continue it with `ensemble-lab-cli resume --run " + out + "`");
   }
   auto trainer = Trainer::create(config, out, nullptr, group);
-  return runTraining(*trainer);
-}
-
-/// Continues `run` from its last checkpoint (from step 0 when it has none yet).
-int resumeRun(const std::string& run, const ProcessGroupOptions& group) {
-  if (auto config = configOfRunWithoutCheckpoint(run)) {
-    // Killed before its first checkpoint: nothing to lose, so start it again as it was.
-    std::fprintf(stderr, "ensemble-lab-cli: %s has no checkpoint yet; starting it again from step 0\n", run.c_str());
-    auto trainer = Trainer::create(*config, run, nullptr, group);
-    return runTraining(*trainer);
-  }
-  auto trainer = Trainer::open(run, {}, nullptr, group);
-  if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
-    std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epochs; nothing to resume\n",
-                 run.c_str(), static_cast<long long>(trainer->config().epochs));
-    return 0;
-  }
   return runTraining(*trainer);
 }
 
