@@ -450,7 +450,7 @@ class TestDistributed final : public QObject {
     EXPECT_EXIT(rank0, 1, 30000);
     EXPECT_EXIT(rank1, 1, 30000);
     const QString errors = rank0.errors() + rank1.errors();
-    QVERIFY2(errors.contains("world size 2 but rank 1 with 3"), qPrintable(errors));
+    QVERIFY2(errors.contains("rank 0 was started with world size 2 but rank 1 with 3"), qPrintable(errors));
   }
 
   void aPortInUseIsNamed() {

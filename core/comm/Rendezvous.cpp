@@ -139,30 +139,43 @@ void Rendezvous::abortRun(const std::string& message) {
   throw DistributedError(message);
 }
 
+namespace {
+// Either rank of a mismatched pair may notice it first, so the message names the lower rank
+// first: both ranks, and every run of the same mistake, print the same words.
+std::string disagreement(int rankA, std::string valueA, int rankB, std::string valueB, const std::string& what,
+                         const std::string& advice) {
+  if (rankB < rankA) {
+    std::swap(rankA, rankB);
+    std::swap(valueA, valueB);
+  }
+  return "rank " + std::to_string(rankA) + " was started with " + what + valueA + " but rank " +
+         std::to_string(rankB) + " with " + valueB + "; " + advice;
+}
+}  // namespace
+
 void Rendezvous::checkPeer(int rank, const nlohmann::json& mine, const nlohmann::json& theirs) {
-  const std::string who = "rank " + std::to_string(rank);
+  const auto differ = [&](const std::string& what, const std::string& their, const std::string& my,
+                          const std::string& advice) {
+    abortRun(disagreement(rank, their, m_options.rank, my, what, advice));
+  };
   if (theirs.at("world_size") != mine.at("world_size")) {
-    abortRun(who + " was started with world size " + theirs.at("world_size").dump() + " but rank " +
-             std::to_string(m_options.rank) + " with " + mine.at("world_size").dump() +
-             "; start every rank with the same --world-size");
+    differ("world size ", theirs.at("world_size").dump(), mine.at("world_size").dump(),
+           "start every rank with the same --world-size");
   }
   if (theirs.at("replicas") != mine.at("replicas")) {
-    abortRun(who + " drives " + theirs.at("replicas").dump() + " replicas but rank " +
-             std::to_string(m_options.rank) + " drives " + mine.at("replicas").dump() +
-             "; give every rank the same number of devices");
+    differ("replicas = ", theirs.at("replicas").dump(), mine.at("replicas").dump(),
+           "give every rank the same number of devices");
   }
   if (theirs.value("backend", "") != mine.value("backend", "")) {
-    abortRun(who + " uses the " + theirs.value("backend", "") + " backend but rank " + std::to_string(m_options.rank) +
-             " uses " + mine.value("backend", "") + "; give every rank the same --backend and devices of one kind");
+    differ("backend ", theirs.value("backend", ""), mine.value("backend", ""),
+           "give every rank the same --backend and devices of one kind");
   }
   const nlohmann::json& a = mine.at("config");
   const nlohmann::json& b = theirs.at("config");
   for (auto it = a.begin(); it != a.end(); ++it) {
     if (!b.contains(it.key()) || b.at(it.key()) != it.value()) {
-      abortRun(who + " was started with " + it.key() + " = " +
-               (b.contains(it.key()) ? b.at(it.key()).dump() : "(unset)") + " but rank " +
-               std::to_string(m_options.rank) + " with " + it.value().dump() +
-               "; every rank must train the same experiment");
+      differ(it.key() + " = ", b.contains(it.key()) ? b.at(it.key()).dump() : "(unset)", it.value().dump(),
+             "every rank must train the same experiment");
     }
   }
 }
