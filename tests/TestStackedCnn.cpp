@@ -66,7 +66,7 @@ class TestStackedCnn final : public QObject {
     }
     StackedCnn stacked(models);
     SgdMomentum stackedOptimizer(stacked->parameters(), 0.1, 0.9);
-    stacked->shareMomentum(stackedOptimizer, optimizers);
+    SgdMomentum::shareStackedBuffers(stackedOptimizer, optimizers);
     QVERIFY(testing::identical(weightsOf(separate), weightsOf(stackedMembers)));  // stacking changes nothing
 
     torch::manual_seed(11);

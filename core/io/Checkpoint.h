@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/train/Replica.h"
+#include "core/common/TensorDict.h"
 
 namespace ensemble {
 

@@ -7,7 +7,6 @@
 #include "core/common/Error.h"
 #include "core/models/Classifier.h"
 #include "core/models/ReluAvgPool.h"
-#include "core/train/SgdMomentum.h"
 
 namespace ensemble {
 namespace {
@@ -34,20 +33,6 @@ StackedCnnImpl::StackedCnnImpl(const std::vector<std::shared_ptr<ClassifierImpl>
     m_stacks.push_back(register_parameter(name, torch::stack(slices)));
     for (std::size_t m = 0; m < members.size(); ++m) {
       members[m]->parameters()[i].set_data(m_stacks.back().select(0, int64_t(m)));
-    }
-  }
-}
-
-void StackedCnnImpl::shareMomentum(SgdMomentum& stackedOptimizer,
-                                   const std::vector<SgdMomentum*>& memberOptimizers) {
-  torch::NoGradGuard noGrad;
-  for (std::size_t i = 0; i < m_stacks.size(); ++i) {
-    torch::Tensor& stacked = stackedOptimizer.momentumBuffers()[i];
-    for (std::size_t m = 0; m < memberOptimizers.size(); ++m) {
-      stacked.select(0, int64_t(m)).copy_(memberOptimizers[m]->momentumBuffers()[i]);
-    }
-    for (std::size_t m = 0; m < memberOptimizers.size(); ++m) {
-      memberOptimizers[m]->momentumBuffers()[i] = stacked.select(0, int64_t(m));
     }
   }
 }

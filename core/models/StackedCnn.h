@@ -17,7 +17,6 @@
 namespace ensemble {
 
 class ClassifierImpl;
-class SgdMomentum;
 
 class StackedCnnImpl final : public torch::nn::Module {
  public:
@@ -26,10 +25,6 @@ class StackedCnnImpl final : public torch::nn::Module {
 
   /// Logits [members, batch, classes] for one batch every member sees.
   torch::Tensor forward(const torch::Tensor& images);
-
-  /// Points each member's momentum buffers at its slice of `stackedOptimizer`'s, so a
-  /// checkpoint of a member saves (and a resume restores) what the stacked step uses.
-  void shareMomentum(SgdMomentum& stackedOptimizer, const std::vector<SgdMomentum*>& memberOptimizers);
 
   int64_t members() const { return m_members; }
 

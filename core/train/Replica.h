@@ -1,18 +1,16 @@
 #pragma once
 // One trained copy of a model on one device, with its optimizer.
 #include <torch/types.h>
-#include <ATen/core/Dict.h>
 
 #include <memory>
 #include <string>
 
+#include "core/common/TensorDict.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/models/Classifier.h"
 #include "core/train/SgdMomentum.h"
 
 namespace ensemble {
-
-using TensorDict = c10::Dict<std::string, torch::Tensor>;
 
 struct Replica {
   DeviceRef deviceRef;

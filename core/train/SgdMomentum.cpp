@@ -27,4 +27,13 @@ void SgdMomentum::step() {
   }
 }
 
+void SgdMomentum::shareStackedBuffers(SgdMomentum& stacked, const std::vector<SgdMomentum*>& members) {
+  torch::NoGradGuard noGrad;
+  for (std::size_t i = 0; i < stacked.m_buffers.size(); ++i) {
+    torch::Tensor& slices = stacked.m_buffers[i];
+    for (std::size_t m = 0; m < members.size(); ++m) slices.select(0, int64_t(m)).copy_(members[m]->m_buffers[i]);
+    for (std::size_t m = 0; m < members.size(); ++m) members[m]->m_buffers[i] = slices.select(0, int64_t(m));
+  }
+}
+
 }  // namespace ensemble

@@ -21,6 +21,11 @@ class SgdMomentum final {
   std::vector<torch::Tensor>& momentumBuffers() { return m_buffers; }
   const std::vector<torch::Tensor>& momentumBuffers() const { return m_buffers; }
 
+  /// For members trained as one stacked network (StackedCnn): copies each member's buffers
+  /// into its slice of `stacked`'s, then points the member's buffers at those slices, so a
+  /// checkpoint of a member saves (and a resume restores) what the stacked step uses.
+  static void shareStackedBuffers(SgdMomentum& stacked, const std::vector<SgdMomentum*>& members);
+
  private:
   std::vector<torch::Tensor> m_parameters;
   std::vector<torch::Tensor> m_buffers;
