@@ -1,3 +1,4 @@
+#include "core/common/Environment.h"
 #include "core/comm/ProcessGroupCommunicator.h"
 
 #include <torch/torch.h>
@@ -68,7 +69,7 @@ bool isLoopback(const std::string& host) {
 /// Gloo's transport: on loopback for a single-host run; GLOO_SOCKET_IFNAME (torch's own
 /// variable) for a chosen interface; otherwise the address this host's name resolves to.
 std::shared_ptr<::gloo::transport::Device> glooDevice(const ProcessGroupOptions& options) {
-  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface && *interface) {
+  if (const char* interface = environment::read(environment::kGlooSocketInterface)) {
     return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
   }
   if (isLoopback(options.masterAddr)) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");

@@ -1,3 +1,4 @@
+#include "core/common/Environment.h"
 #include "core/comm/ProcessGroupOptions.h"
 
 #include <cstdlib>
@@ -47,19 +48,20 @@ void ProcessGroupOptions::validate() const {
 
 void ProcessGroupOptions::mergeEnvironment(const std::function<const char*(const char*)>& lookup) {
   const auto get = [&](const char* name) -> const char* {
-    const char* value = lookup ? lookup(name) : std::getenv(name);
+    if (!lookup) return environment::read(name);
+    const char* value = lookup(name);
     return value && *value ? value : nullptr;
   };
-  if (const char* value = get("WORLD_SIZE")) worldSize = parseEnvironmentInteger("WORLD_SIZE", value);
-  if (const char* value = get("RANK")) rank = parseEnvironmentInteger("RANK", value);
-  if (const char* value = get("LOCAL_RANK")) localRank = parseEnvironmentInteger("LOCAL_RANK", value);
-  if (const char* value = get("MASTER_ADDR")) masterAddr = value;
-  if (const char* value = get("MASTER_PORT")) masterPort = parseEnvironmentInteger("MASTER_PORT", value);
-  if (const char* value = get("TORCHELASTIC_USE_AGENT_STORE")) {
+  if (const char* value = get(environment::kWorldSize)) worldSize = parseEnvironmentInteger(environment::kWorldSize, value);
+  if (const char* value = get(environment::kRank)) rank = parseEnvironmentInteger(environment::kRank, value);
+  if (const char* value = get(environment::kLocalRank)) localRank = parseEnvironmentInteger(environment::kLocalRank, value);
+  if (const char* value = get(environment::kMasterAddr)) masterAddr = value;
+  if (const char* value = get(environment::kMasterPort)) masterPort = parseEnvironmentInteger(environment::kMasterPort, value);
+  if (const char* value = get(environment::kUseAgentStore)) {
     agentServesStore = std::string(value) == "True" || std::string(value) == "1";
   }
-  if (const char* value = get("TORCHELASTIC_RESTART_COUNT")) {
-    restartCount = parseEnvironmentInteger("TORCHELASTIC_RESTART_COUNT", value);
+  if (const char* value = get(environment::kRestartCount)) {
+    restartCount = parseEnvironmentInteger(environment::kRestartCount, value);
   }
 }
 

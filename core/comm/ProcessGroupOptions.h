@@ -29,7 +29,7 @@ struct ProcessGroupOptions {
 
   /// Overlays RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT,
   /// TORCHELASTIC_USE_AGENT_STORE and TORCHELASTIC_RESTART_COUNT (torchrun's names) read
-  /// through `lookup` (getenv by default). Throws ConfigError for a value that
+  /// through `lookup` (environment::read by default). Throws ConfigError for a value that
   /// is not a number.
   void mergeEnvironment(const std::function<const char*(const char*)>& lookup = nullptr);
 };

@@ -1,3 +1,4 @@
+#include "core/common/Environment.h"
 #include "core/io/RunDirectory.h"
 
 #include <chrono>
@@ -13,11 +14,11 @@ namespace ensemble {
 namespace fs = std::filesystem;
 
 std::string RunDirectory::defaultRunsRoot() {
-  if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data) {
+  if (const char* data = environment::read(environment::kXdgDataHome)) {
     return std::string(data) + "/ensemble-lab/runs";
   }
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : ".") + "/.local/share/ensemble-lab/runs";
+  const char* home = environment::read(environment::kHome);
+  return std::string(home ? home : ".") + "/.local/share/ensemble-lab/runs";
 }
 
 std::string RunDirectory::newRunName(const std::string& mode, const std::string& model) {

@@ -1,3 +1,4 @@
+#include "core/common/Environment.h"
 #include "core/io/WriteFaults.h"
 
 #include <atomic>
@@ -26,19 +27,19 @@ int parseErrno(const std::string& name) {
   if (name == "ENOSPC") return ENOSPC;
   if (name == "EACCES") return EACCES;
   if (name == "EIO") return EIO;
-  throw ConfigError("ENSEMBLELAB_WRITE_FAULT: unknown error '" + name + "' (use ENOSPC, EACCES or EIO)");
+  throw ConfigError(std::string(environment::kWriteFault) + ": unknown error '" + name + "' (use ENOSPC, EACCES or EIO)");
 }
 
 /// "<path part>:<n>:<errno name>", e.g. "metrics.csv:3:ENOSPC".
 void readEnvironmentOnce() {
   if (g_environmentRead) return;
   g_environmentRead = true;
-  const char* value = std::getenv("ENSEMBLELAB_WRITE_FAULT");
-  if (!value || !*value) return;
+  const char* value = environment::read(environment::kWriteFault);
+  if (!value) return;
   const std::string spec(value);
   const std::size_t first = spec.find(':'), second = spec.rfind(':');
   if (first == std::string::npos || second == first) {
-    throw ConfigError("ENSEMBLELAB_WRITE_FAULT='" + spec + "' is not <path part>:<n>:<ENOSPC|EACCES|EIO>");
+    throw ConfigError(std::string(environment::kWriteFault) + "='" + spec + "' is not <path part>:<n>:<ENOSPC|EACCES|EIO>");
   }
   g_plan = {true, spec.substr(0, first), std::atoi(spec.substr(first + 1, second - first - 1).c_str()) - 1,
             parseErrno(spec.substr(second + 1))};
@@ -71,7 +72,7 @@ int takeWriteFault(const std::string& path) {
 
 void crashPoint(const char* point) {
   static const std::string plan = [] {
-    const char* value = std::getenv("ENSEMBLELAB_CRASH_AT");
+    const char* value = environment::read(environment::kCrashAt);
     return std::string(value ? value : "");
   }();
   const std::size_t colon = plan.rfind(':');

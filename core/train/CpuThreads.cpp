@@ -10,10 +10,33 @@
 #include <unistd.h>
 #endif
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <mutex>
+#include <thread>
+
+#include "core/common/Environment.h"
+#include "core/devices/DeviceSpec.h"
 
 namespace ensemble {
+
+int replicaThreadCount(const std::vector<DeviceRef>& devices, bool stacked) {
+  if (stacked) return 1;
+  if (const char* forced = environment::read(environment::kReplicaThreads); forced && std::atoi(forced) > 0) {
+    return std::atoi(forced);
+  }
+  const bool allCpu = std::all_of(devices.begin(), devices.end(),
+                                  [](const DeviceRef& d) { return d.kind == DeviceRef::Kind::Cpu; });
+  if (!allCpu) return 1;
+  return int(std::max<std::size_t>(1, std::min<std::size_t>(devices.size(), std::thread::hardware_concurrency())));
+}
+
+int intraOpThreadCount(const std::vector<DeviceRef>& devices, bool distributed, bool stacked) {
+  if (devices.empty() || devices.front().kind != DeviceRef::Kind::Cpu) return 0;
+  if ((devices.size() > 1 && !stacked) || distributed) return 1;
+  return int(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 void useCallerThreadForBlas() {
   static std::once_flag once;

@@ -5,7 +5,23 @@
 // own: measured here, its idle threads spinning against ours cost the CNN ensemble about
 // 30% (docs/BENCHMARKS.md).
 
+#include <vector>
+
 namespace ensemble {
+
+struct DeviceRef;
+
+/// Threads for a step's replicas (ReplicaWorkers): one per core for CPU replicas, each on
+/// one intra-op thread, unless environment::kReplicaThreads says otherwise; GPUs queue
+/// their work asynchronously, so one thread drives them. Stacked members are one network:
+/// one thread.
+int replicaThreadCount(const std::vector<DeviceRef>& devices, bool stacked);
+
+/// LibTorch intra-op threads for the thread that drives the run: every core when one CPU
+/// replica (or one stacked network) has the machine to itself, one when replicas share the
+/// cores (side by side, or with other processes of a group on this host); 0 (unchanged)
+/// for GPUs.
+int intraOpThreadCount(const std::vector<DeviceRef>& devices, bool distributed, bool stacked);
 
 /// Tells OpenBLAS (when it is the loaded BLAS) to run each call on its caller's thread.
 /// Idempotent; does nothing with another BLAS.

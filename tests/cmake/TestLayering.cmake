@@ -1,5 +1,6 @@
 # Layers point down only: each folder of core/ may include only the folders below it, and
-# nothing in core/ includes the front ends (app/, ui/) or Qt. A new include that points up
+# nothing in core/ includes the front ends (app/, ui/) or Qt; and only
+# core/common/Environment.cpp calls getenv. A new include that points up
 # fails here with the file, the line and the rule it breaks.
 #   cmake -DSOURCE_DIR=<repo> -P TestLayering.cmake
 cmake_minimum_required(VERSION 3.16)
@@ -29,6 +30,19 @@ foreach(layer common data devices models metrics io comm train)
     endforeach()
   endforeach()
 endforeach()
+# The engine's environment is read in one place (core/common/Environment.cpp), by the
+# names declared there.
+file(GLOB_RECURSE engine_sources ${SOURCE_DIR}/core/*.h ${SOURCE_DIR}/core/*.cpp)
+foreach(source IN LISTS engine_sources)
+  if(source MATCHES "core/common/Environment\\.cpp$")
+    continue()
+  endif()
+  file(STRINGS ${source} reads REGEX "getenv[ ]*\\(")
+  foreach(line IN LISTS reads)
+    string(APPEND violations "\n  ${source}: ${line} (read the environment through environment::read)")
+  endforeach()
+endforeach()
+
 if(violations)
   message(FATAL_ERROR "includes that point up a layer:${violations}")
 endif()

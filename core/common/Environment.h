@@ -1,0 +1,33 @@
+#pragma once
+// Every environment variable the engine reads, by name, and the one function that reads
+// them: `grep environment::k` lists what a user (or torchrun) can set. Torch-free.
+namespace ensemble::environment {
+
+// EnsembleLab's own.
+/// Threads that run a step's CPU replicas side by side (default: one per core).
+inline constexpr char kReplicaThreads[] = "ENSEMBLELAB_REPLICA_THREADS";
+/// Test seam: "<path part>:<n>:<ENOSPC|EACCES|EIO>" fails the nth write to a matching file.
+inline constexpr char kWriteFault[] = "ENSEMBLELAB_WRITE_FAULT";
+/// Test seam: "<point>:<n>" SIGKILLs the process the nth time it reaches a crash point.
+inline constexpr char kCrashAt[] = "ENSEMBLELAB_CRASH_AT";
+
+// torchrun's (torch.distributed.run), read when the CLI's group flags are absent.
+inline constexpr char kWorldSize[] = "WORLD_SIZE";
+inline constexpr char kRank[] = "RANK";
+inline constexpr char kLocalRank[] = "LOCAL_RANK";
+inline constexpr char kMasterAddr[] = "MASTER_ADDR";
+inline constexpr char kMasterPort[] = "MASTER_PORT";
+inline constexpr char kUseAgentStore[] = "TORCHELASTIC_USE_AGENT_STORE";
+inline constexpr char kRestartCount[] = "TORCHELASTIC_RESTART_COUNT";
+
+// torch's and the desktop's.
+/// Gloo's network interface, as in PyTorch.
+inline constexpr char kGlooSocketInterface[] = "GLOO_SOCKET_IFNAME";
+/// Where the default runs folder lives (XDG base directories).
+inline constexpr char kXdgDataHome[] = "XDG_DATA_HOME";
+inline constexpr char kHome[] = "HOME";
+
+/// The value of `name`, or nullptr when it is unset or empty (an empty variable means unset).
+const char* read(const char* name);
+
+}  // namespace ensemble::environment

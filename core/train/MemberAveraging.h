@@ -1,0 +1,24 @@
+#pragma once
+// Where the members' probabilities are averaged during training: the ensemble's
+// prediction on a training batch is the mean of every member's softmax probabilities
+// across the whole group (Flax's `pmean`, an all-reduce through the Communicator), and
+// the ensemble's training loss and accuracy (the "ensemble" rows of metrics.csv and the
+// bold live curve) are scored on that mean, never on one member's output.
+// (Evaluation averages the same way: Evaluator.h, evaluateMembers.)
+#include <torch/types.h>
+
+#include <vector>
+
+namespace ensemble {
+
+class Communicator;
+
+/// Replaces each of `probabilities` (this process's members' softmax outputs [B, K], each
+/// on its member's device) with the mean over every member of the group, and returns the
+/// ensemble's score row (mean negative log-likelihood of the true class under the mean,
+/// its correct predictions, `labels.size(0)` samples) on the first member's device.
+/// `labels` [B] is on that device. Every process of the group must call it (a collective).
+torch::Tensor averageMembersAndScore(Communicator& communicator, std::vector<torch::Tensor>& probabilities,
+                                     const torch::Tensor& labels);
+
+}  // namespace ensemble

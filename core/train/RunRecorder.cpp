@@ -1,0 +1,158 @@
+#include "core/train/RunRecorder.h"
+
+#include <torch/torch.h>
+
+#include "core/comm/Communicator.h"
+#include "core/common/Error.h"
+#include "core/io/Checkpoint.h"
+#include "core/io/MetricsCsvWriter.h"
+#include "core/metrics/EvaluationJson.h"
+#include "core/train/ExperimentConfig.h"
+#include "core/train/Replica.h"
+#include "core/train/RunState.h"
+
+namespace ensemble {
+namespace {
+
+/// Each member's `dict` (weights or optimizer state) from every process, in member order.
+std::vector<TensorDict> gatherMembers(Communicator& communicator, const std::vector<TensorDict>& local) {
+  if (communicator.processCount() <= 1) return local;
+  std::vector<TensorDict> all(std::size_t(communicator.worldReplicas()));
+  for (const auto& entry : local.front()) {
+    std::vector<torch::Tensor> values;
+    for (const TensorDict& dict : local) values.push_back(dict.at(entry.key()));
+    const std::vector<torch::Tensor> gathered = communicator.allGather(values);
+    for (std::size_t m = 0; m < all.size(); ++m) all[m].insert(entry.key(), gathered[m]);
+  }
+  return all;
+}
+
+}  // namespace
+
+RunRecorder::RunRecorder(const ExperimentConfig& config, RunDirectory directory, Communicator& communicator,
+                         std::vector<Replica>& replicas, std::string devices)
+    : m_config(config),
+      m_directory(std::move(directory)),
+      m_communicator(communicator),
+      m_replicas(replicas),
+      m_devices(std::move(devices)) {}
+
+RunRecorder::~RunRecorder() = default;
+
+bool RunRecorder::leader() const { return m_communicator.processRank() == 0; }
+
+std::size_t RunRecorder::memberCount() const {
+  return m_config.mode == TrainingMode::DataParallel ? 1 : std::size_t(m_communicator.worldReplicas());
+}
+
+std::size_t RunRecorder::reportedRows() const {
+  return memberCount() + (m_config.mode == TrainingMode::Ensemble ? 1 : 0);
+}
+
+std::string RunRecorder::modelName(std::size_t slot) const {
+  return slot < memberCount() ? std::to_string(slot) : "ensemble";
+}
+
+void RunRecorder::open(bool resumed, RunState& state) {
+  if (!leader()) return;
+  m_directory.create();
+  if (resumed) removeIncompleteCheckpoints(m_directory.checkpointsPath());
+  if (!resumed) RunDirectory::writeJson(m_directory.configPath(), m_config.toJson());
+  // A resumed run keeps the rows its checkpoint had seen (dropping any written after it,
+  // or torn by a crash); a new run starts an empty file.
+  m_metrics = std::make_unique<MetricsCsvWriter>(m_directory.metricsPath(),
+                                                 std::uint64_t(resumed ? state.metricsBytes : 0));
+  state.metricsBytes = m_metrics->flush();
+}
+
+void RunRecorder::writeTrainingRows(RunState& state) {
+  if (!m_metrics) return;
+  for (std::size_t row = 0; row < reportedRows(); ++row) {
+    const std::size_t slot = row < memberCount() ? row : memberCount();
+    const ModelScore score = state.window[slot].mean();
+    m_metrics->write({state.globalStep, state.epoch + 1, modelName(slot), score.loss, score.accuracy, std::nullopt,
+                      std::nullopt});
+  }
+  state.metricsBytes = m_metrics->flush();
+}
+
+void RunRecorder::writeEpochRows(const EpochEvent& epoch, RunState& state) {
+  if (!m_metrics) return;
+  for (std::size_t row = 0; row < reportedRows(); ++row) {
+    const bool member = row < memberCount();
+    const ModelScore train = member ? epoch.train[row] : epoch.ensembleTrain;
+    const ModelScore test = member ? epoch.test.members[row]
+                                   : ModelScore{epoch.test.ensemble.nll, epoch.test.ensemble.accuracy};
+    m_metrics->write({state.globalStep, state.epoch + 1, modelName(member ? row : memberCount()), train.loss,
+                      train.accuracy, test.loss, test.accuracy});
+  }
+  state.metricsBytes = m_metrics->flush();
+}
+
+std::optional<CheckpointEvent> RunRecorder::checkpoint(const RunState& state) {
+  if (m_lastCheckpointStep == state.globalStep) return std::nullopt;
+  CheckpointData data;
+  data.config = m_config.toJson();
+  data.state = state.toJson();
+  if (m_config.mode == TrainingMode::DataParallel) {  // the replicas are one model: replica 0 holds it
+    data.weights.push_back(m_replicas.front().weights());
+    data.optimizer.push_back(m_replicas.front().optimizerState());
+  } else {
+    std::vector<TensorDict> weights, optimizer;
+    for (const Replica& replica : m_replicas) {
+      weights.push_back(replica.weights());
+      optimizer.push_back(replica.optimizerState());
+    }
+    data.weights = gatherMembers(m_communicator, weights);
+    data.optimizer = gatherMembers(m_communicator, optimizer);
+  }
+  const int64_t previous = m_lastCheckpointStep;
+  m_lastCheckpointStep = state.globalStep;
+  if (!leader()) return std::nullopt;
+  try {
+    return CheckpointEvent{writeCheckpoint(m_directory.checkpointsPath(), state.globalStep, data), state.globalStep};
+  } catch (const IoError& error) {
+    throw IoError("the checkpoint of step " + std::to_string(state.globalStep) + " failed: " + error.what() +
+                  (previous >= 0 ? "; the checkpoint of step " + std::to_string(previous) +
+                                       " is intact, and `ensemble-lab-cli resume --run " + m_directory.path() +
+                                       "` continues from it"
+                                 : std::string("; no checkpoint had been written yet")));
+  }
+}
+
+nlohmann::json RunRecorder::summaryJson(RunStatus status, const std::string& message, const RunState& state) const {
+  nlohmann::json summary{{"version", ENSEMBLELAB_VERSION},
+                         {"status", runStatusName(status)},
+                         {"message", message},
+                         {"mode", modeName(m_config.mode)},
+                         {"model", m_config.model},
+                         {"dataset", m_config.dataset},
+                         {"devices", m_devices},
+                         {"replicas", std::size_t(m_communicator.worldReplicas())},
+                         {"processes", m_communicator.processCount()},
+                         {"lr", m_config.learningRate},
+                         {"momentum", m_config.momentum},
+                         {"batch_size", m_config.batchSize},
+                         {"epochs", m_config.epochs},
+                         {"seed", m_config.seed},
+                         {"epochs_completed", state.epoch},
+                         {"steps_completed", state.globalStep},
+                         {"train_seconds", state.trainSeconds},
+                         {"seconds_per_epoch", state.epoch > 0 ? state.trainSeconds / double(state.epoch) : 0.0},
+                         {"images_per_second",
+                          state.trainSeconds > 0 ? double(state.samplesTrained) / state.trainSeconds : 0.0}};
+  if (state.lastEvaluation) {
+    summary.update(toJson(*state.lastEvaluation));
+  } else {
+    summary["members"] = nlohmann::json::array();
+    summary["ensemble"] = nullptr;
+  }
+  return summary;
+}
+
+void RunRecorder::writeSummary(RunStatus status, const std::string& message, const RunState& state) const {
+  if (!leader()) return;
+  RunDirectory::writeJson(m_directory.summaryPath(), summaryJson(status, message, state));
+}
+
+}  // namespace ensemble

@@ -1,0 +1,77 @@
+#pragma once
+// What a run leaves on disk, and who writes it: metrics.csv rows, summary.json, the
+// checkpoint assembled from every process's members, and config.json. Only rank 0 writes
+// (the other ranks of a group only train); assembling a checkpoint is a collective that
+// every rank joins.
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/io/RunDirectory.h"
+#include "core/train/TrainingEvents.h"
+
+namespace ensemble {
+
+class Communicator;
+class MetricsCsvWriter;
+struct ExperimentConfig;
+struct Replica;
+struct RunState;
+
+class RunRecorder final {
+ public:
+  /// `devices` is this process's canonical device list (summary.json's "devices").
+  RunRecorder(const ExperimentConfig& config, RunDirectory directory, Communicator& communicator,
+              std::vector<Replica>& replicas, std::string devices);
+  ~RunRecorder();
+  RunRecorder(const RunRecorder&) = delete;
+  RunRecorder& operator=(const RunRecorder&) = delete;
+
+  const RunDirectory& directory() const { return m_directory; }
+  /// Rank 0 alone writes the run folder.
+  bool leader() const;
+
+  /// Rank 0: creates the run folder, writes config.json (a new run) or removes what a
+  /// killed checkpoint write left (a resumed one), and opens metrics.csv cut to the rows
+  /// `state` had seen. Throws IoError.
+  void open(bool resumed, RunState& state);
+  /// The checkpoint `state` came from: no need to write that step again.
+  void resumedFrom(int64_t globalStep) { m_lastCheckpointStep = globalStep; }
+
+  /// One training row per reported model from `state.window` (members, then the ensemble
+  /// in ensemble mode), at `state`'s step.
+  void writeTrainingRows(RunState& state);
+  /// One row per reported model with the epoch's training means and its test scores.
+  void writeEpochRows(const EpochEvent& epoch, RunState& state);
+
+  /// Gathers every member's weights and momentum from every process and, on rank 0,
+  /// writes them with `state` as the checkpoint of state.globalStep. Returns what was
+  /// written (nothing on other ranks, or when that step is already saved). Throws IoError
+  /// saying which earlier checkpoint is intact.
+  std::optional<CheckpointEvent> checkpoint(const RunState& state);
+
+  /// Rank 0: writes summary.json for `status`. Throws IoError.
+  void writeSummary(RunStatus status, const std::string& message, const RunState& state) const;
+
+ private:
+  nlohmann::json summaryJson(RunStatus status, const std::string& message, const RunState& state) const;
+  std::size_t memberCount() const;
+  /// Rows per epoch or logged step: the members, plus the ensemble in ensemble mode.
+  std::size_t reportedRows() const;
+  /// A member's index, or "ensemble" for the slot after the members.
+  std::string modelName(std::size_t slot) const;
+
+  const ExperimentConfig& m_config;
+  RunDirectory m_directory;
+  Communicator& m_communicator;
+  std::vector<Replica>& m_replicas;
+  std::string m_devices;
+  std::unique_ptr<MetricsCsvWriter> m_metrics;  ///< rank 0, once open
+  int64_t m_lastCheckpointStep = -1;
+};
+
+}  // namespace ensemble

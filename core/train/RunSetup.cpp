@@ -1,0 +1,161 @@
+#include "core/train/RunSetup.h"
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include <algorithm>
+
+#include "core/comm/LocalCommunicator.h"
+#include "core/comm/NcclCommunicator.h"
+#include "core/comm/ProcessGroupCommunicator.h"
+#include "core/comm/ProcessGroupOptions.h"
+#include "core/common/Error.h"
+#include "core/data/DatasetSource.h"
+#include "core/devices/DeviceInventory.h"
+#include "core/train/CpuThreads.h"
+#include "core/train/ExperimentConfig.h"
+#include "core/train/MemoryEstimate.h"
+#include "core/train/RunState.h"
+
+namespace ensemble {
+namespace {
+
+bool isCpu(const DeviceRef& device) { return device.kind == DeviceRef::Kind::Cpu; }
+
+/// The CUDA indices of `devices` when each replica has a GPU of its own (what NCCL needs);
+/// empty otherwise.
+std::vector<int> distinctGpus(const std::vector<DeviceRef>& devices) {
+  std::vector<int> gpus;
+  for (const DeviceRef& device : devices) {
+    if (device.kind != DeviceRef::Kind::Cuda || std::count(gpus.begin(), gpus.end(), device.index)) return {};
+    gpus.push_back(device.index);
+  }
+  return gpus;
+}
+
+}  // namespace
+
+std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const ProcessGroupOptions& group) {
+  config.validate();
+  group.validate();
+  const int cudaCount = cudaDeviceCount();
+  if (group.distributed() && config.devices.empty()) {
+    // One replica per process unless told otherwise: this host's GPU for the rank, or the CPU.
+    config.devices = cudaCount > 0 ? "cuda:" + std::to_string(group.localRank % cudaCount) : "cpu";
+  }
+  if (group.distributed() && config.mode == TrainingMode::Single) {
+    throw ConfigError("single mode trains one model in one process; across " + std::to_string(group.worldSize) +
+                      " processes use --mode ensemble or data-parallel");
+  }
+  const std::vector<DeviceRef> devices =
+      parseDeviceSpec(config.effectiveDevices(cudaCount), cudaCount, whyNoCudaDevice());
+  if (config.mode == TrainingMode::Single && devices.size() != 1) {
+    throw ConfigError("single mode trains one model on one device, but the device spec '" +
+                      config.effectiveDevices(cudaCount) + "' names " + std::to_string(devices.size()) +
+                      " replicas; use --mode ensemble or data-parallel, or one device");
+  }
+  if (config.precision == "tf32" && std::all_of(devices.begin(), devices.end(), isCpu)) {
+    throw ConfigError("precision tf32 changes how NVIDIA GPUs multiply matrices; this run has no CUDA device (" +
+                      formatDevices(devices) + "). Use --precision fp32, or bf16 (autocast, also on the CPU)");
+  }
+  const int64_t groupReplicas = int64_t(devices.size()) * group.worldSize;
+  if (config.mode == TrainingMode::DataParallel && config.batchSize % groupReplicas != 0) {
+    throw ConfigError("data-parallel splits the batch evenly: batch size " + std::to_string(config.batchSize) +
+                      " is not a multiple of the " + std::to_string(groupReplicas) + " replicas");
+  }
+  return devices;
+}
+
+std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
+                                               std::shared_ptr<const DatasetPair> given) {
+  std::shared_ptr<const DatasetPair> data = std::move(given);
+  if (!data) {
+    data = std::make_shared<DatasetPair>(loadDataset(config.dataset, config.trainLimit, config.testLimit));
+  } else if (config.trainLimit > 0 || config.testLimit > 0) {  // data handed in whole
+    auto limited = std::make_shared<DatasetPair>(*data);
+    limited->train = limited->train.firstSamples(config.trainLimit);
+    limited->test = limited->test.firstSamples(config.testLimit);
+    data = limited;
+  }
+  if (config.batchSize > data->train.size()) {
+    throw ConfigError("batch size " + std::to_string(config.batchSize) + " is larger than the " +
+                      std::to_string(data->train.size()) +
+                      " training samples; use a smaller --batch-size or a larger --train-limit");
+  }
+  return data;
+}
+
+ModelInput modelInputOf(const Dataset& train) {
+  ModelInput input;
+  input.channels = train.images.size(1);
+  input.height = train.height();
+  input.width = train.width();
+  input.classes = train.classes;
+  return input;
+}
+
+void checkMemoryBudget(const ExperimentConfig& config, const std::vector<DeviceRef>& devices, int worldSize,
+                       const DatasetPair& data, const ModelInput& input) {
+  if (config.memoryBudgetMb <= 0) return;
+  const int cpuReplicas = int(std::count_if(devices.begin(), devices.end(), isCpu));
+  if (cpuReplicas == 0) return;
+  // Storage, not element counts: a limited split is a view that keeps the whole file alive.
+  const auto bytesOf = [](const Dataset& split) {
+    return std::uint64_t(split.images.storage().nbytes()) + std::uint64_t(split.labels.storage().nbytes());
+  };
+  const int64_t batchPerReplica = config.mode == TrainingMode::DataParallel
+                                      ? config.batchSize / (int64_t(devices.size()) * worldSize)
+                                      : config.batchSize;
+  const bool stacked = config.memberForm == "stacked";
+  const MemoryEstimate estimate =
+      estimateCpuMemory(config.model, input, batchPerReplica, config.evalBatchSize, cpuReplicas,
+                        bytesOf(data.train) + bytesOf(data.test),
+                        // stacked members step as one network: all their activations at once
+                        stacked ? cpuReplicas : replicaThreadCount(devices, false));
+  const std::uint64_t budget = std::uint64_t(config.memoryBudgetMb) << 20;
+  if (estimate.totalBytes() <= budget) return;
+  throw ConfigError("this run needs about " + formatBytes(estimate.totalBytes()) + " of memory (dataset " +
+                    formatBytes(estimate.datasetBytes) + ", " + std::to_string(cpuReplicas) + " replica(s) of " +
+                    formatBytes(estimate.modelStateBytes) + ", a step at batch " + std::to_string(batchPerReplica) +
+                    " " + formatBytes(estimate.stepBytes) + ", evaluation " + formatBytes(estimate.evaluationBytes) +
+                    "), more than its memory budget of " + formatBytes(budget) +
+                    "; use a smaller --batch-size or --eval-batch-size, fewer --devices, or raise --memory-budget");
+}
+
+std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, const std::vector<DeviceRef>& devices,
+                                              const ProcessGroupOptions& group) {
+  if (group.distributed()) {
+    // Every rank must train the same experiment; only the devices are its own.
+    nlohmann::json shared = config.toJson();
+    shared.erase("devices");
+    return connectProcessGroup(group, int(devices.size()), devices.front().str(), shared);
+  }
+  if (std::vector<int> gpus = distinctGpus(devices); ncclAvailable() && gpus.size() > 1) {
+    return makeNcclCommunicator(gpus, group.timeoutSeconds);  // like pmap's pmean
+  }
+  return std::make_unique<LocalCommunicator>(int(devices.size()));
+}
+
+void checkResumable(const RunState& state, const ExperimentConfig& config, int64_t stepsPerEpoch,
+                    std::size_t models, std::size_t savedModels, bool otherDataset, const std::string& checkpointDir) {
+  // A manifest that parses can still describe another run (or be damaged): its position
+  // must fit this run's epochs and steps, its running means this run's models.
+  const std::size_t slots = models + 1;
+  const bool positionFits = otherDataset || (state.epoch >= 0 && state.epoch <= config.epochs &&
+                                             state.stepInEpoch >= 0 && state.stepInEpoch < stepsPerEpoch &&
+                                             state.globalStep == state.epoch * stepsPerEpoch + state.stepInEpoch);
+  if (!positionFits || state.window.size() != slots || state.epochTotals.size() != slots) {
+    throw CheckpointError(checkpointDir + "/manifest.json holds a run state that does not fit this run (epoch " +
+                          std::to_string(state.epoch) + ", step " + std::to_string(state.stepInEpoch) + " of " +
+                          std::to_string(stepsPerEpoch) + " per epoch, global step " +
+                          std::to_string(state.globalStep) + ", " + std::to_string(state.window.size()) +
+                          " score slots for " + std::to_string(slots) +
+                          "); the checkpoint is damaged or belongs to another run");
+  }
+  if (savedModels != models) {
+    throw CheckpointError(checkpointDir + " holds " + std::to_string(savedModels) + " models but the run has " +
+                          std::to_string(models));
+  }
+}
+
+}  // namespace ensemble

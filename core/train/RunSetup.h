@@ -1,0 +1,54 @@
+#pragma once
+// Everything a run checks and builds before it trains, so that bad input is refused
+// before anything is written: the settings against the devices and the process group, the
+// dataset, the memory budget, the communicator, and (on resume) the checkpoint against the
+// run it is meant to continue.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/devices/DeviceSpec.h"
+#include "core/models/Classifier.h"
+
+namespace ensemble {
+
+class Communicator;
+struct DatasetPair;
+struct Dataset;
+struct ExperimentConfig;
+struct ProcessGroupOptions;
+struct RunState;
+
+/// Validates `config` and `group`, gives a rank of a group without --devices its default
+/// device (this host's GPU for its local rank, or the CPU), and returns the replicas'
+/// devices. Throws ConfigError (a setting that contradicts the devices or the group) or
+/// DeviceError (a device that is not there, with the reason).
+std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const ProcessGroupOptions& group);
+
+/// The run's dataset: `given` cut to the config's sample limits, or loaded from
+/// config.dataset. Throws DatasetError, or ConfigError for a batch larger than the
+/// training split.
+std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
+                                               std::shared_ptr<const DatasetPair> given);
+
+/// The input shape and classes of `train`, which the models are built for.
+ModelInput modelInputOf(const Dataset& train);
+
+/// Throws ConfigError when the run's measured host-memory need (dataset, the CPU
+/// replicas, a step, evaluation) exceeds config.memoryBudgetMb; nothing without a budget.
+void checkMemoryBudget(const ExperimentConfig& config, const std::vector<DeviceRef>& devices, int worldSize,
+                       const DatasetPair& data, const ModelInput& input);
+
+/// How the replicas agree: a c10d process group across processes (after the rendezvous,
+/// which checks that every rank trains the same experiment), NCCL between several GPUs of
+/// this process, otherwise averages in memory.
+std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, const std::vector<DeviceRef>& devices,
+                                              const ProcessGroupOptions& group);
+
+/// Throws CheckpointError when the checkpoint at `checkpointDir` cannot continue this run:
+/// its position outside the run's epochs and steps (unless it is only evaluated on another
+/// dataset), running means or saved models for another number of models.
+void checkResumable(const RunState& state, const ExperimentConfig& config, int64_t stepsPerEpoch,
+                    std::size_t models, std::size_t savedModels, bool otherDataset, const std::string& checkpointDir);
+
+}  // namespace ensemble

@@ -1,0 +1,18 @@
+#include "core/train/TrainingStep.h"
+
+#include <torch/torch.h>
+
+#include "core/train/ExperimentConfig.h"
+
+namespace ensemble {
+
+std::unique_ptr<TrainingStep> makeTrainingStep(const TrainingStepParts& parts) {
+  return parts.config.mode == TrainingMode::DataParallel ? makeDataParallelStep(parts) : makeEnsembleStep(parts);
+}
+
+torch::Tensor scoreRow(const torch::Tensor& loss, const torch::Tensor& correct, int64_t samples) {
+  return torch::stack({loss.detach().to(torch::kFloat64).reshape({}), correct.to(torch::kFloat64).reshape({}),
+                       torch::full({}, double(samples), loss.options().dtype(torch::kFloat64))});
+}
+
+}  // namespace ensemble
