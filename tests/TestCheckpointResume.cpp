@@ -44,7 +44,7 @@ class TestCheckpointResume final : public QObject {
  private slots:
   void initTestCase() {
     auto trainer = Trainer::create(resumableConfig(), m_reference.path().toStdString(), testing::syntheticData());
-    QCOMPARE(int(trainer->run(nullptr, nullptr).status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(trainer->run(nullptr, nullptr));
   }
 
   void resumeEqualsUninterruptedRun_data() {
@@ -68,7 +68,7 @@ class TestCheckpointResume final : public QObject {
       testing::StopAtStep stopper(control, stopAt);
       auto trainer = Trainer::create(resumableConfig(), path, testing::syntheticData());
       const RunFinishedEvent finished = trainer->run(&stopper, &control);
-      QCOMPARE(int(finished.status), int(RunStatus::Stopped));
+      EXPECT_STATUS(finished, RunStatus::Stopped);
       QVERIFY(QString::fromStdString(finished.message).contains("ensemble-lab-cli resume --run"));
       QCOMPARE(trainer->globalStep(), int64_t(stopAt));
     }
@@ -79,7 +79,7 @@ class TestCheckpointResume final : public QObject {
     }
     auto resumed = Trainer::open(path, {}, testing::syntheticData());
     QCOMPARE(resumed->globalStep(), int64_t(rewindTo > 0 ? rewindTo : stopAt));
-    QCOMPARE(int(resumed->run(nullptr, nullptr).status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(resumed->run(nullptr, nullptr));
 
     QVERIFY(testing::identical(testing::latestWeights(path), testing::latestWeights(m_reference.path().toStdString())));
     QCOMPARE(fileBytes(dir.filePath("metrics.csv")), fileBytes(m_reference.filePath("metrics.csv")));
@@ -102,7 +102,8 @@ class TestCheckpointResume final : public QObject {
     QTemporaryDir dir;
     ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
     config.trainLimit = 256;
-    Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    REQUIRE_COMPLETED(Trainer::create(config, dir.path().toStdString(), testing::syntheticData())
+                          ->run(nullptr, nullptr));
     const QString checkpoint = dir.filePath("checkpoints/step-000000004");
     QVERIFY(QFileInfo::exists(checkpoint + "/member-0.pt"));
     if (damage == "truncate") QVERIFY(QFile::resize(checkpoint + "/member-0.pt", 100));

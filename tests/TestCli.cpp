@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include "core/devices/DeviceInventory.h"
+#include "core/io/MetricsCsvReader.h"
 #include "tests/TestSupport.h"
 
 namespace {
@@ -87,9 +88,9 @@ class TestCli final : public QObject {
     QCOMPARE(lines.size(), 1 + 3 * 3 + 3);
     QVERIFY(lines[1].startsWith("4,1,0,"));
     QVERIFY(lines[3].startsWith("4,1,ensemble,"));
-    const QStringList evaluation = lines.last().split(',');
-    QCOMPARE(evaluation[2], QString("ensemble"));
-    QVERIFY(evaluation[6].toDouble() > 0.3);  // real learning on real data (chance is 0.1)
+    const ensemble::MetricsRow evaluation = ensemble::readMetricsCsv((m_realRun + "/metrics.csv").toStdString()).back();
+    QCOMPARE(QString::fromStdString(evaluation.member), QString("ensemble"));
+    QVERIFY(evaluation.testAccuracy && *evaluation.testAccuracy > 0.3);  // real learning on real data (chance is 0.1)
 
     const QJsonObject summary = readJson(m_realRun + "/summary.json");
     QCOMPARE(summary["status"].toString(), QString("completed"));
@@ -107,7 +108,7 @@ class TestCli final : public QObject {
     for (const char* key : {"test_accuracy", "test_nll", "test_brier", "test_ece", "disagreement"}) {
       QVERIFY2(e.contains(key), key);
     }
-    QCOMPARE(e["test_accuracy"].toDouble(), evaluation[6].toDouble());
+    QCOMPARE(e["test_accuracy"].toDouble(), *evaluation.testAccuracy);
     QVERIFY(QFileInfo::exists(m_realRun + "/checkpoints/latest"));
   }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/comm/LocalCommunicator.h"
+#include "core/train/MemberAveraging.h"
 #include "core/data/Dataset.h"
 #include "core/io/RunDirectory.h"
 #include "core/metrics/EnsembleMetrics.h"
@@ -48,6 +49,24 @@ class TestEnsembleMetrics final : public QObject {
     QCOMPARE(curve[1], 0.75);  // mean: [.9 .1] [.6 .4] [.2 .8] [.35 .65]
   }
 
+  // The training step's ensemble row: the members' probabilities averaged (in place, for
+  // every member) and the mean scored against the labels.
+  void trainingStepScoresTheAverageOfTheMembers() {
+    LocalCommunicator comm(2);
+    std::vector<torch::Tensor> probabilities{
+        torch::tensor({{0.9, 0.1}, {0.9, 0.1}, {0.2, 0.8}, {0.6, 0.4}}, torch::kFloat64),
+        torch::tensor({{0.9, 0.1}, {0.3, 0.7}, {0.2, 0.8}, {0.1, 0.9}}, torch::kFloat64)};
+    const torch::Tensor labels = torch::tensor({0, 1, 1, 1}, torch::kInt64);
+    const torch::Tensor row = averageMembersAndScore(comm, probabilities, labels);
+    // mean: [.9 .1] [.6 .4] [.2 .8] [.35 .65]; true class .9 .4 .8 .65; argmax right 3 times
+    const torch::Tensor mean = torch::tensor({{0.9, 0.1}, {0.6, 0.4}, {0.2, 0.8}, {0.35, 0.65}}, torch::kFloat64);
+    for (const torch::Tensor& member : probabilities) QVERIFY(torch::allclose(member, mean));
+    const double nll = -(std::log(0.9) + std::log(0.4) + std::log(0.8) + std::log(0.65)) / 4;
+    QVERIFY2(std::abs(row[0].item<double>() - nll) < 1e-12, qPrintable(QString::number(row[0].item<double>())));
+    QCOMPARE(row[1].item<double>(), 3.0);
+    QCOMPARE(row[2].item<double>(), 4.0);
+  }
+
   void localCommunicatorAveragesInPlace() {
     LocalCommunicator comm(3);
     std::vector<torch::Tensor> tensors{torch::full({2}, 1.0), torch::full({2}, 2.0), torch::full({2}, 6.0)};
@@ -60,7 +79,7 @@ class TestEnsembleMetrics final : public QObject {
     ExperimentConfig config = testing::smallConfig("ensemble", "cpu*3");
     const auto data = testing::syntheticData();
     auto trainer = Trainer::create(config, dir.path().toStdString(), data);
-    QCOMPARE(int(trainer->run(nullptr, nullptr).status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(trainer->run(nullptr, nullptr));
 
     // Rebuild each member from its saved weights and compute its softmax on our own.
     const std::vector<TensorDict> weights = testing::latestWeights(dir.path().toStdString());

@@ -29,6 +29,7 @@
 #include "core/io/WriteFaults.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Trainer.h"
+#include "tests/RunStatusCheck.h"
 #include "ui/ExperimentForm.h"
 #include "ui/MainWindow.h"
 #include "ui/MetricPlot.h"
@@ -78,7 +79,7 @@ class TestMainWindow final : public QObject {
     config.epochs = 2;
     config.trainLimit = 1024;
     auto trainer = Trainer::create(config, m_root.filePath("20260101-000000000-single-cnn").toStdString());
-    QCOMPARE(int(trainer->run(nullptr, nullptr).status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(trainer->run(nullptr, nullptr));
   }
 
   void typingInvalidValuesDisablesStartWithTheReason() {
@@ -137,7 +138,7 @@ class TestMainWindow final : public QObject {
     QVERIFY(steps.count() > 0);
     qInfo("longest gap between 10 ms ticks while training: %lld ms", worstGap);
     QVERIFY2(worstGap < kMaxTickGapMs, qPrintable(QString("event loop stalled for %1 ms").arg(worstGap)));
-    QCOMPARE(int(finished.first().first().value<RunFinishedEvent>().status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(finished.first().first().value<RunFinishedEvent>());
     QTRY_VERIFY(window.startAction()->isEnabled());
     QCOMPARE(window.runsModel()->rowCount(), 2);
     QVERIFY(window.statusText().contains("Run finished"));
@@ -249,7 +250,7 @@ class TestMainWindow final : public QObject {
     window.form()->epochsBox()->setValue(1);
     window.startRun();
     QVERIFY(finished.wait(120000));
-    QCOMPARE(int(finished.last().first().value<RunFinishedEvent>().status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(finished.last().first().value<RunFinishedEvent>());
   }
 
   void failureMidRunShowsTheMessageKeepsTheCheckpointAndTheAppStaysUsable_data() {
@@ -276,7 +277,7 @@ class TestMainWindow final : public QObject {
     QVERIFY(finished.wait(120000));
     clearWriteFaults();
     const RunFinishedEvent event = finished.last().first().value<RunFinishedEvent>();
-    QCOMPARE(int(event.status), int(RunStatus::Failed));
+    EXPECT_STATUS(event, RunStatus::Failed);
     QVERIFY2(window.statusText().contains(expected), qPrintable(window.statusText()));
     QTRY_VERIFY(window.findChild<QWidget*>("errorMessage") != nullptr);
     if (faultPath == "member-") {
@@ -288,7 +289,7 @@ class TestMainWindow final : public QObject {
     window.form()->epochsBox()->setValue(1);
     window.startRun();
     QVERIFY(finished.wait(120000));
-    QCOMPARE(int(finished.last().first().value<RunFinishedEvent>().status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(finished.last().first().value<RunFinishedEvent>());
   }
 
   void stopThenResumeFinishesTheRunWithoutDuplicatePoints() {
@@ -301,7 +302,7 @@ class TestMainWindow final : public QObject {
     QVERIFY(steps.wait(60000));
     window.stopAction()->trigger();
     QVERIFY(finished.wait(60000));
-    QCOMPARE(int(finished.last().first().value<RunFinishedEvent>().status), int(RunStatus::Stopped));
+    EXPECT_STATUS(finished.last().first().value<RunFinishedEvent>(), RunStatus::Stopped);
     QCOMPARE(window.runsModel()->data(window.runsModel()->index(0, RunsModel::Status), Qt::DisplayRole).toString(),
              QString("stopped"));
     const QString directory = window.runsModel()->record(0).directory;
@@ -309,7 +310,7 @@ class TestMainWindow final : public QObject {
     window.runsView()->selectRow(0);
     window.findChild<QAction*>("resumeAction")->trigger();
     QVERIFY(finished.wait(180000));
-    QCOMPARE(int(finished.last().first().value<RunFinishedEvent>().status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(finished.last().first().value<RunFinishedEvent>());
     QCOMPARE(window.runsModel()->record(window.runsModel()->rowOf(directory)).summary["epochs_completed"].toInt(), 2);
     // Every logged step once: the plot holds exactly the ensemble rows of metrics.csv.
     int rows = 0;

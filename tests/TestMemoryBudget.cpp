@@ -106,10 +106,9 @@ class TestMemoryBudget final : public QObject {
       QVERIFY2(QString(error.what()).contains("more than its memory budget of 1 MiB"), error.what());
     }
     config.memoryBudgetMb = 4096;
-    QCOMPARE(int(Trainer::create(config, dir.filePath("fits").toStdString(), testing::syntheticData())
-                     ->run(nullptr, nullptr)
-                     .status),
-             int(RunStatus::Completed));
+    REQUIRE_COMPLETED(
+        Trainer::create(config, dir.filePath("fits").toStdString(), testing::syntheticData())
+            ->run(nullptr, nullptr));
 
     QString errors;
     QCOMPARE(runCli({"train", "--dataset", "synthetic", "--memory-budget", "1", "--out", dir.filePath("cli")}, &errors), 1);

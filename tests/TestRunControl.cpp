@@ -53,7 +53,7 @@ class TestRunControl final : public QObject {
     const int64_t atStop = counter.step.load();
     control.requestStop();
     worker.join();
-    QCOMPARE(int(finished.status), int(RunStatus::Stopped));
+    EXPECT_STATUS(finished, RunStatus::Stopped);
     QVERIFY2(trainer->globalStep() <= atStop + 1, qPrintable(QString("%1 -> %2").arg(atStop).arg(trainer->globalStep())));
     QVERIFY(trainer->globalStep() < config.epochs * trainer->stepsPerEpoch());
   }
@@ -72,7 +72,7 @@ class TestRunControl final : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(control.isParked(), 10000);
     control.requestStop();
     worker.join();
-    QCOMPARE(int(finished.status), int(RunStatus::Stopped));
+    EXPECT_STATUS(finished, RunStatus::Stopped);
     QVERIFY(QFileInfo::exists(dir.filePath("checkpoints/latest")));  // stopping checkpoints
   }
 

@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include "tests/RunStatusCheck.h"
 #include "ui/RunController.h"
 
 using namespace ensemble;
@@ -65,7 +66,7 @@ class TestRunController final : public QObject {
     QCOMPARE(started.count(), 1);
     QCOMPARE(epochs.count(), 2);
     const auto event = finished.first().first().value<RunFinishedEvent>();
-    QCOMPARE(int(event.status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(event);
     QVERIFY(!controller.isRunning());
     // Every logged step arrives exactly once, in order, however the batches were cut.
     int64_t expected = 1, batches = 0;
@@ -101,7 +102,7 @@ class TestRunController final : public QObject {
     QVERIFY(steps.count() > batchesWhilePaused);
     controller.stop();
     QVERIFY(finished.wait(30000));
-    QCOMPARE(int(finished.first().first().value<RunFinishedEvent>().status), int(RunStatus::Stopped));
+    EXPECT_STATUS(finished.first().first().value<RunFinishedEvent>(), RunStatus::Stopped);
     QVERIFY(QFileInfo::exists(dir.filePath("run/checkpoints/latest")));
   }
 
@@ -148,12 +149,12 @@ class TestRunController final : public QObject {
     controller.start(broken, dir.filePath("bad"));
     QVERIFY(finished.wait(30000));
     const auto failed = finished.first().first().value<RunFinishedEvent>();
-    QCOMPARE(int(failed.status), int(RunStatus::Failed));
+    EXPECT_STATUS(failed, RunStatus::Failed);
     QVERIFY2(QString::fromStdString(failed.message).contains("does not exist"), failed.message.c_str());
     QVERIFY(!QFileInfo::exists(dir.filePath("bad")));
     controller.start(quickConfig(1), dir.filePath("good"));
     QVERIFY(finished.wait(120000));
-    QCOMPARE(int(finished.last().first().value<RunFinishedEvent>().status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(finished.last().first().value<RunFinishedEvent>());
   }
 
   void destroyingTheControllerStopsTheRun() {

@@ -111,9 +111,13 @@ class TestStackedCnn final : public QObject {
     QTemporaryDir separateDir, stackedDir;
     ExperimentConfig config = stackedConfig();
     config.epochs = 1;
-    Trainer::create(config, stackedDir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    REQUIRE_COMPLETED(
+        Trainer::create(config, stackedDir.path().toStdString(), testing::syntheticData())
+            ->run(nullptr, nullptr));
     config.memberForm = "separate";
-    Trainer::create(config, separateDir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    REQUIRE_COMPLETED(
+        Trainer::create(config, separateDir.path().toStdString(), testing::syntheticData())
+            ->run(nullptr, nullptr));
     const auto stackedWeights = testing::latestWeights(stackedDir.path().toStdString());
     const auto separateWeights = testing::latestWeights(separateDir.path().toStdString());
     QCOMPARE(int(stackedWeights.size()), kMembers);
@@ -129,16 +133,17 @@ class TestStackedCnn final : public QObject {
 
   void stackedRunResumesExactly() {
     QTemporaryDir reference, resumed;
-    QCOMPARE(int(Trainer::create(stackedConfig(), reference.path().toStdString(), testing::syntheticData())
-                     ->run(nullptr, nullptr).status),
-             int(RunStatus::Completed));
+    REQUIRE_COMPLETED(
+        Trainer::create(stackedConfig(), reference.path().toStdString(), testing::syntheticData())
+            ->run(nullptr, nullptr));
     RunControl control;
     testing::StopAtStep stopper(control, 13);
-    QCOMPARE(int(Trainer::create(stackedConfig(), resumed.path().toStdString(), testing::syntheticData())
-                     ->run(&stopper, &control).status),
-             int(RunStatus::Stopped));
+    EXPECT_STATUS(
+        Trainer::create(stackedConfig(), resumed.path().toStdString(), testing::syntheticData())
+            ->run(&stopper, &control),
+        RunStatus::Stopped);
     auto trainer = Trainer::open(resumed.path().toStdString(), {}, testing::syntheticData());
-    QCOMPARE(int(trainer->run(nullptr, nullptr).status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(trainer->run(nullptr, nullptr));
     // The checkpoint restored weights and momentum through the members' views.
     QVERIFY(testing::identical(testing::latestWeights(reference.path().toStdString()),
                                testing::latestWeights(resumed.path().toStdString())));

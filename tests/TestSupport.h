@@ -12,6 +12,7 @@
 #include "core/train/Replica.h"
 #include "core/train/RunControl.h"
 #include "core/train/TrainingObserver.h"
+#include "tests/RunStatusCheck.h"
 
 namespace ensemble {
 struct DatasetPair;

@@ -6,9 +6,11 @@
 
 #include "core/common/Error.h"
 #include "core/data/Dataset.h"
+#include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Trainer.h"
+#include "core/train/TrainingObserver.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;
@@ -30,30 +32,72 @@ class TestTraining final : public QObject {
     ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
     config.epochs = 4;
     auto trainer = Trainer::create(config, dir.path().toStdString(), testing::syntheticData());
-    QCOMPARE(int(trainer->run(nullptr, nullptr).status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(trainer->run(nullptr, nullptr));
     // Epoch rows of the ensemble: test loss falls and accuracy rises from first to last.
-    QStringList epochRows;
-    for (const QString& line : testing::readLines(dir.filePath("metrics.csv"))) {
-      const QStringList cells = line.split(',');
-      if (cells.size() == 7 && cells[2] == "ensemble" && !cells[5].isEmpty()) epochRows << line;
+    std::vector<MetricsRow> epochRows;
+    for (const MetricsRow& row : readMetricsCsv(dir.filePath("metrics.csv").toStdString())) {
+      if (row.member == "ensemble" && row.testLoss) epochRows.push_back(row);
     }
-    QCOMPARE(epochRows.size(), 4);
-    const QStringList first = epochRows.first().split(','), last = epochRows.last().split(',');
-    QVERIFY2(last[5].toDouble() < 0.7 * first[5].toDouble(), qPrintable(epochRows.join(" | ")));
-    QVERIFY2(last[6].toDouble() > first[6].toDouble() + 0.3, qPrintable(epochRows.join(" | ")));
+    QCOMPARE(epochRows.size(), std::size_t(4));
+    const MetricsRow &first = epochRows.front(), &last = epochRows.back();
+    QVERIFY2(*last.testLoss < 0.7 * *first.testLoss, qPrintable(QString("%1 -> %2").arg(*first.testLoss).arg(*last.testLoss)));
+    QVERIFY2(*last.testAccuracy > *first.testAccuracy + 0.3,
+             qPrintable(QString("%1 -> %2").arg(*first.testAccuracy).arg(*last.testAccuracy)));
     const nlohmann::json summary = summaryOf(dir);
     QCOMPARE(summary.at("epochs_completed").get<int>(), 4);
     QVERIFY(summary.at("ensemble").at("test_accuracy").get<double>() > 0.8);
+  }
+
+  // The ensemble's training rows (metrics.csv and the bold live curve) score the mean of
+  // the members' probabilities (core/train/MemberAveraging.h), not one member's output:
+  // that is the Flax HOWTO's own slip, and the rows would then equal member 0's. The mean's
+  // NLL lies below the members' mean NLL (Jensen: -log is convex) and, with members that
+  // disagree, equals none of theirs.
+  void ensembleTrainingRowsScoreTheMeanOfTheMembersProbabilities() {
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("ensemble", "cpu*3");
+    config.epochs = 1;
+    config.logEvery = 1;
+    struct Steps final : TrainingObserver {
+      std::vector<StepEvent> logged;
+      void onStep(const StepEvent& event) override {
+        if (event.logged) logged.push_back(event);
+      }
+    } steps;
+    REQUIRE_COMPLETED(Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(&steps, nullptr));
+    QVERIFY(steps.logged.size() >= 8);
+    for (const StepEvent& step : steps.logged) {
+      double membersMean = 0;
+      for (const ModelScore& member : step.members) {
+        membersMean += member.loss / double(step.members.size());
+        QVERIFY2(std::abs(step.ensemble.loss - member.loss) > 1e-6,
+                 qPrintable(QString("step %1: the ensemble's loss %2 is a member's").arg(step.globalStep).arg(step.ensemble.loss)));
+      }
+      QVERIFY2(step.ensemble.loss < membersMean,
+               qPrintable(QString("step %1: ensemble %2, members' mean %3").arg(step.globalStep).arg(step.ensemble.loss).arg(membersMean)));
+    }
+    // metrics.csv's ensemble training rows are the same numbers.
+    std::vector<double> csvLosses;
+    for (const MetricsRow& row : readMetricsCsv(dir.filePath("metrics.csv").toStdString())) {
+      if (row.member == "ensemble" && !row.testLoss) csvLosses.push_back(*row.trainLoss);
+    }
+    QCOMPARE(csvLosses.size(), steps.logged.size());
+    for (std::size_t i = 0; i < csvLosses.size(); ++i) {
+      QVERIFY(std::abs(csvLosses[i] - steps.logged[i].ensemble.loss) <= 1e-9 * std::abs(csvLosses[i]));
+    }
   }
 
   void equalSeedsGiveEqualMembersAndDifferentSeedsDifferentOnes() {
     QTemporaryDir a, b, c;
     ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
     config.trainLimit = 512;
-    Trainer::create(config, a.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
-    Trainer::create(config, b.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    REQUIRE_COMPLETED(Trainer::create(config, a.path().toStdString(), testing::syntheticData())
+                          ->run(nullptr, nullptr));
+    REQUIRE_COMPLETED(Trainer::create(config, b.path().toStdString(), testing::syntheticData())
+                          ->run(nullptr, nullptr));
     config.seed = 1;
-    Trainer::create(config, c.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    REQUIRE_COMPLETED(Trainer::create(config, c.path().toStdString(), testing::syntheticData())
+                          ->run(nullptr, nullptr));
     const auto wa = testing::latestWeights(a.path().toStdString());
     const auto wb = testing::latestWeights(b.path().toStdString());
     const auto wc = testing::latestWeights(c.path().toStdString());
@@ -70,7 +114,7 @@ class TestTraining final : public QObject {
     config.logEvery = 1;
     const RunFinishedEvent finished =
         Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
-    QCOMPARE(int(finished.status), int(RunStatus::Failed));
+    EXPECT_STATUS(finished, RunStatus::Failed);
     QVERIFY2(QString::fromStdString(finished.message).contains("try a smaller --lr"), finished.message.c_str());
     QCOMPARE(QString::fromStdString(summaryOf(dir).at("status").get<std::string>()), QString("failed"));
     QVERIFY(testing::readLines(dir.filePath("metrics.csv")).size() >= 2);  // header + rows so far
@@ -106,10 +150,12 @@ class TestTraining final : public QObject {
     QTemporaryDir fp32Dir, bf16Dir;
     ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
     config.epochs = 3;
-    Trainer::create(config, fp32Dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    REQUIRE_COMPLETED(
+        Trainer::create(config, fp32Dir.path().toStdString(), testing::syntheticData())
+            ->run(nullptr, nullptr));
     config.precision = "bf16";
     auto trainer = Trainer::create(config, bf16Dir.path().toStdString(), testing::syntheticData());
-    QCOMPARE(int(trainer->run(nullptr, nullptr).status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(trainer->run(nullptr, nullptr));
     QVERIFY(summaryOf(bf16Dir).at("ensemble").at("test_accuracy").get<double>() > 0.8);  // it learns
     const auto fp32 = testing::latestWeights(fp32Dir.path().toStdString());
     const auto bf16 = testing::latestWeights(bf16Dir.path().toStdString());
@@ -156,7 +202,7 @@ class TestTraining final : public QObject {
     config.trainLimit = 12000;
     config.testLimit = 2000;
     auto trainer = Trainer::create(config, dir.path().toStdString());
-    QCOMPARE(int(trainer->run(nullptr, nullptr).status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(trainer->run(nullptr, nullptr));
     const double accuracy = summaryOf(dir).at("ensemble").at("test_accuracy").get<double>();
     QVERIFY2(accuracy > 0.70, qPrintable(QString::number(accuracy)));
   }

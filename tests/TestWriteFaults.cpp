@@ -43,7 +43,7 @@ class TestWriteFaults final : public QObject {
     // The first checkpoint writes four member files; the second fails at its first.
     planWriteFault("member-", 5, ENOSPC);
     const RunFinishedEvent failed = train(config, dir.path());
-    QCOMPARE(int(failed.status), int(RunStatus::Failed));
+    EXPECT_STATUS(failed, RunStatus::Failed);
     const QString message = QString::fromStdString(failed.message);
     QVERIFY2(message.contains("No space left on device") && message.contains("free some disk space") &&
                  message.contains("checkpoint of step 4 is intact"),
@@ -56,11 +56,11 @@ class TestWriteFaults final : public QObject {
     clearWriteFaults();
     auto resumed = Trainer::open(dir.path().toStdString(), {}, testing::syntheticData());
     QCOMPARE(resumed->globalStep(), int64_t(4));
-    QCOMPARE(int(resumed->run(nullptr, nullptr).status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(resumed->run(nullptr, nullptr));
 
     // And the result is the uninterrupted run's.
     QTemporaryDir reference;
-    QCOMPARE(int(train(config, reference.path()).status), int(RunStatus::Completed));
+    REQUIRE_COMPLETED(train(config, reference.path()));
     QVERIFY(testing::identical(testing::latestWeights(dir.path().toStdString()),
                                testing::latestWeights(reference.path().toStdString())));
     QCOMPARE(testing::readLines(dir.filePath("metrics.csv")), testing::readLines(reference.filePath("metrics.csv")));
@@ -72,7 +72,7 @@ class TestWriteFaults final : public QObject {
     config.logEvery = 1;
     planWriteFault("metrics.csv", 7, ENOSPC);  // 3 rows per step: steps 1 and 2 get through
     const RunFinishedEvent failed = train(config, dir.path());
-    QCOMPARE(int(failed.status), int(RunStatus::Failed));
+    EXPECT_STATUS(failed, RunStatus::Failed);
     QVERIFY2(QString::fromStdString(failed.message).contains("metrics.csv: No space left on device"),
              failed.message.c_str());
     const QStringList lines = testing::readLines(dir.filePath("metrics.csv"));
@@ -87,7 +87,7 @@ class TestWriteFaults final : public QObject {
     ExperimentConfig config = testing::smallConfig("single", "cpu");
     planWriteFault("summary.json", 1, EACCES);
     const RunFinishedEvent failed = train(config, dir.path());
-    QCOMPARE(int(failed.status), int(RunStatus::Failed));
+    EXPECT_STATUS(failed, RunStatus::Failed);
     QVERIFY2(QString::fromStdString(failed.message).contains("choose a folder you can write to"),
              failed.message.c_str());
     // The checkpoint of the epoch came before the summary and is whole.
