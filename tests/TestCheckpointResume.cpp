@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/Error.h"
+#include "core/data/Dataset.h"
 #include "core/io/RunDirectory.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/RunControl.h"
@@ -133,6 +134,24 @@ class TestCheckpointResume final : public QObject {
     } catch (const CheckpointError& e) {
       QVERIFY2(QString(e.what()).contains(expected), e.what());
     }
+  }
+
+  // Opened on another dataset (`eval --dataset`), a run evaluates there, on the test
+  // samples asked for, whatever the size of that dataset's training split; it never trains
+  // on it, and its folder is left as it was.
+  void aRunOpenedOnOtherDataEvaluatesButNeverTrains() {
+    const std::string run = m_reference.path().toStdString();
+    const QByteArray summary = fileBytes(m_reference.filePath("summary.json"));
+    const QByteArray metrics = fileBytes(m_reference.filePath("metrics.csv"));
+    auto small = std::make_shared<DatasetPair>(*testing::syntheticData());
+    small->train = small->train.firstSamples(10);  // fewer images than one batch
+    auto opened = Trainer::open(run, EvaluationData{"synthetic", 50}, small);
+    QCOMPARE(opened->evaluate().samples, int64_t(50));
+    const RunFinishedEvent finished = opened->run(nullptr, nullptr);
+    EXPECT_STATUS(finished, RunStatus::Failed);
+    QVERIFY2(QString::fromStdString(finished.message).contains("opened to evaluate"), finished.message.c_str());
+    QCOMPARE(fileBytes(m_reference.filePath("summary.json")), summary);
+    QCOMPARE(fileBytes(m_reference.filePath("metrics.csv")), metrics);
   }
 
   void onlyTheNewestCheckpointsAreKept() {

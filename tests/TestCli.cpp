@@ -2,6 +2,9 @@
 // processes and signals; every bad input exits non-zero with a message naming the problem.
 #include <signal.h>
 
+#include <QDir>
+#include <QSet>
+#include <QMap>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -163,6 +166,106 @@ class TestCli final : public QObject {
     QCOMPARE(result["ensemble"].toObject()["test_accuracy"].toDouble(),
              summary["ensemble"].toObject()["test_accuracy"].toDouble());
     QCOMPARE(result["members"].toArray().size(), 2);
+  }
+
+  // Every flag a command accepts (`--list-flags`, the same declarations the parser and
+  // --help use) does something a probe below can see: a value in config.json, a number in
+  // eval's output, a message naming the value. A flag that is accepted and ignored (as
+  // `eval --test-limit` once was) fails here, and so does a new flag without a probe.
+  void everyAcceptedFlagHasAnEffect() {
+    QMap<QString, QSet<QString>> shown;  // command -> flags whose effect a probe saw
+    const auto saw = [&](const QString& command, const QStringList& flags) {
+      for (const QString& flag : flags) shown[command].insert(flag);
+    };
+    const QString root = m_dir.filePath("flags");
+    QVERIFY(QDir().mkpath(root));
+
+    // train: every config field's flag, at a value other than its default, reaches
+    // config.json (in two runs: stacked members need the cnn in ensemble mode).
+    const QStringList tiny{"--epochs", "1", "--train-limit", "256", "--test-limit", "100"};
+    Result r = runCli(QStringList{"train", "--dataset", "synthetic", "--model", "lenet", "--mode", "data-parallel",
+                                  "--devices", "cpu*2", "--lr", "0.03", "--momentum", "0.5", "--batch-size", "32",
+                                  "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-batch-size",
+                                  "50", "--memory-budget", "4096", "--precision", "bf16", "--out", root + "/a"} +
+                      tiny);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject a = readJson(root + "/a/config.json");
+    const QMap<QString, QJsonValue> expectedA{
+        {"dataset", "synthetic"}, {"model", "lenet"}, {"mode", "data-parallel"}, {"devices", "cpu*2"},
+        {"lr", 0.03}, {"momentum", 0.5}, {"batch_size", 32}, {"seed", 5}, {"checkpoint_every", 3},
+        {"log_every", 2}, {"eval_batch_size", 50}, {"memory_budget_mb", 4096}, {"precision", "bf16"},
+        {"epochs", 1}, {"train_limit", 256}, {"test_limit", 100}};
+    for (auto it = expectedA.begin(); it != expectedA.end(); ++it) {
+      QVERIFY2(a[it.key()] == it.value(), qPrintable(it.key() + " in config.json: " + a[it.key()].toVariant().toString()));
+    }
+    QCOMPARE(readJson(root + "/a/summary.json")["test_samples"].toInt(), 100);  // the limit was applied
+    saw("train", {"--dataset", "--model", "--mode", "--devices", "--lr", "--momentum", "--batch-size", "--seed",
+                  "--checkpoint-every", "--log-every", "--eval-batch-size", "--memory-budget", "--precision",
+                  "--epochs", "--train-limit", "--test-limit", "--out"});
+    // --config sets what no flag overrides; --member-form stacked.
+    QVERIFY(testing::writeFile(root + "/b.json", R"({"lr": 0.07, "dataset": "synthetic"})"));
+    r = runCli(QStringList{"train", "--config", root + "/b.json", "--member-form", "stacked", "--devices", "cpu*2",
+                           "--out", root + "/b"} + tiny);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject b = readJson(root + "/b/config.json");
+    QCOMPARE(b["lr"].toDouble(), 0.07);
+    QCOMPARE(b["member_form"].toString(), QString("stacked"));
+    saw("train", {"--config", "--member-form"});
+
+    // The group's flags, on train and on resume: rank 0 waits for rank 1 at the given
+    // address and port for the given time, and names all of them; rank 1 looks for rank 0;
+    // nccl is refused for CPU replicas.
+    for (const QString command : {"train", "resume"}) {
+      const QStringList what = command == "train" ? QStringList{"train", "--dataset", "synthetic", "--out", root + "/g"}
+                                                  : QStringList{"resume", "--run", root + "/a"};
+      const int port = testing::freePort();
+      r = runCli(what + QStringList{"--world-size", "2", "--master-addr", "127.0.0.2", "--master-port",
+                                    QString::number(port), "--timeout", "1.5"});
+      const QString joined = QString("rank 1 of 2 did not join the run at 127.0.0.2:%1 within 1.5 s").arg(port);
+      QVERIFY2(r.exitCode == 1 && r.err.contains(joined), qPrintable(command + ": " + r.err));
+      r = runCli(what + QStringList{"--world-size", "2", "--rank", "1", "--master-port", QString::number(port),
+                                    "--timeout", "1"});
+      QVERIFY2(r.exitCode == 1 && r.err.contains("rank 1 could not reach rank 0 at 127.0.0.1:" + QString::number(port)),
+               qPrintable(command + ": " + r.err));
+      r = runCli(what + QStringList{"--world-size", "2", "--backend", "nccl", "--master-port",
+                                    QString::number(port), "--timeout", "1"});
+      QVERIFY2(r.exitCode == 1 && r.err.contains("nccl", Qt::CaseInsensitive) && !r.err.contains("did not join"),
+               qPrintable(command + ": " + r.err));
+      saw(command, {"--world-size", "--master-addr", "--master-port", "--timeout", "--rank", "--backend"});
+    }
+    saw("resume", {"--run"});
+
+    // eval: its own test samples and another dataset, each changing what is scored.
+    r = runCli({"eval", "--run", root + "/b"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject whole = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(whole["test_samples"].toInt(), 100);  // the run's own limit
+    r = runCli({"eval", "--run", root + "/b", "--test-limit", "40"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["test_samples"].toInt(), 40);
+    r = runCli({"eval", "--run", root + "/b", "--test-limit", "0"});  // 0: every test sample
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(QJsonDocument::fromJson(r.out.toUtf8()).object()["test_samples"].toInt() > 100);
+    QVERIFY(QDir().mkpath(root + "/mnist"));
+    // the synthetic images are 16 x 16: another dataset of that shape (fewer images than a batch)
+    testing::writeMnistFolder(root + "/mnist", 64, 30, 16, 16, false);
+    r = runCli({"eval", "--run", root + "/b", "--dataset", root + "/mnist", "--test-limit", "0"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject other = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(other["test_samples"].toInt(), 30);
+    QCOMPARE(other["dataset"].toString(), root + "/mnist");
+    saw("eval", {"--run", "--test-limit", "--dataset"});
+
+    for (const QString command : {"devices", "train", "resume", "eval"}) {
+      r = runCli({"--list-flags", command});
+      QCOMPARE(r.exitCode, 0);
+      QSet<QString> accepted;
+      for (const QString& flag : r.out.split('\n', Qt::SkipEmptyParts)) accepted.insert(flag);
+      const QSet<QString> unseen = accepted - shown.value(command);
+      QVERIFY2(unseen.isEmpty(), qPrintable(command + " accepts flags no probe shows an effect of: " +
+                                            QStringList(unseen.values()).join(", ")));
+      if (command != "devices") QVERIFY(!accepted.isEmpty());
+    }
   }
 
   void listsDevices() {

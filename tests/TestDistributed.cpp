@@ -28,18 +28,6 @@
 namespace {
 
 /// A port nobody listens on right now (the kernel's pick for an ephemeral bind).
-int freePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
 /// One CLI process of a run; killed and reaped if a test leaves early.
 struct Rank {
   std::unique_ptr<QProcess> process = std::make_unique<QProcess>();
@@ -222,7 +210,7 @@ class TestDistributed final : public QObject {
     // The CLI says so before anything is written.
     const QString out = m_dir.filePath("nccl-on-cpu");
     Rank rank0;
-    rank0.start(kSmallRun + QStringList{"--out", out, "--backend", "nccl"} + groupFlags(2, 0, freePort()));
+    rank0.start(kSmallRun + QStringList{"--out", out, "--backend", "nccl"} + groupFlags(2, 0, testing::freePort()));
     QVERIFY(rank0.finish(30000) != 0);
     QVERIFY2(rank0.errors().contains("--backend gloo"), qPrintable(rank0.errors()));
     QVERIFY(!QFile::exists(out));
@@ -231,7 +219,7 @@ class TestDistributed final : public QObject {
   void ensembleOfTwoProcessesMatchesOneProcess() {
     const QString alone = m_dir.filePath("alone2"), group = m_dir.filePath("group2");
     QCOMPARE(runAlone(kSmallRun + QStringList{"--devices", "cpu*2", "--out", alone}), 0);
-    auto ranks = startGroup(2, kSmallRun, group, freePort());
+    auto ranks = startGroup(2, kSmallRun, group, testing::freePort());
     for (auto& rank : ranks) EXPECT_EXIT(*rank, 0);
     // Member i of the group has member i's seed and batches: the same weights, bit for bit.
     QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
@@ -247,7 +235,7 @@ class TestDistributed final : public QObject {
   void fourProcessesFromTorchrunsEnvironmentMatchCpuTimesFour() {
     const QString alone = m_dir.filePath("alone4"), group = m_dir.filePath("group4");
     QCOMPARE(runAlone(kSmallRun + QStringList{"--devices", "cpu*4", "--out", alone}), 0);
-    const int port = freePort();
+    const int port = testing::freePort();
     std::vector<std::unique_ptr<Rank>> ranks;
     for (int r = 0; r < 4; ++r) {
       QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
@@ -268,7 +256,7 @@ class TestDistributed final : public QObject {
   void joinsTheStoreOfTorchrunsAgentOnARestart() {
     // torchrun's agent serves the TCPStore on MASTER_PORT itself and tells the workers so;
     // after a restart its store still holds the keys of the failed attempt.
-    const int port = freePort();
+    const int port = testing::freePort();
     c10d::TCPStoreOptions options;
     options.port = std::uint16_t(port);
     options.isServer = true;
@@ -316,7 +304,7 @@ class TestDistributed final : public QObject {
     }
     const QString group = m_dir.filePath(QString("torchrun-%1-%2").arg(launch).arg(ranks));
     QStringList flags{"--standalone"};
-    if (launch == "static") flags = QStringList{"--master-addr", "127.0.0.1", "--master-port", QString::number(freePort())};
+    if (launch == "static") flags = QStringList{"--master-addr", "127.0.0.1", "--master-port", QString::number(testing::freePort())};
     qputenv("TORCH_DISABLE_SHARE_RDZV_TCP_STORE", launch == "unshared" ? "1" : "0");
     auto torchrun = startTorchrun(ranks, flags, kSmallRun + QStringList{"--out", group});
     qunsetenv("TORCH_DISABLE_SHARE_RDZV_TCP_STORE");
@@ -370,7 +358,7 @@ class TestDistributed final : public QObject {
     const QString alone = m_dir.filePath("single"), group = m_dir.filePath("dp2");
     const QStringList run = kSmallRun + QStringList{"--batch-size", "128"};
     QCOMPARE(runAlone(run + QStringList{"--mode", "single", "--devices", "cpu", "--out", alone}), 0);
-    auto ranks = startGroup(2, run + QStringList{"--mode", "data-parallel"}, group, freePort());
+    auto ranks = startGroup(2, run + QStringList{"--mode", "data-parallel"}, group, testing::freePort());
     for (auto& rank : ranks) EXPECT_EXIT(*rank, 0);
     const double difference = testing::maxDifference(testing::latestWeights(alone.toStdString()),
                                                      testing::latestWeights(group.toStdString()));
@@ -386,7 +374,7 @@ class TestDistributed final : public QObject {
     QCOMPARE(runAlone(run + QStringList{"--devices", "cpu*2", "--out", alone}), 0);
 
     const QString elsewhere = m_dir.filePath("rank1-must-not-write");
-    const int port = freePort();
+    const int port = testing::freePort();
     Rank rank0, rank1;
     rank0.start(run + groupFlags(2, 0, port) + QStringList{"--out", group});
     rank1.start(run + groupFlags(2, 1, port) + QStringList{"--out", elsewhere});
@@ -401,7 +389,7 @@ class TestDistributed final : public QObject {
     const int stoppedAt = stopped["steps_completed"].toInt();
     QVERIFY(stoppedAt > 0 && stoppedAt < 48);
 
-    const int resumePort = freePort();
+    const int resumePort = testing::freePort();
     Rank resume0, resume1;
     resume0.start(QStringList{"resume", "--run", group} + groupFlags(2, 0, resumePort));
     resume1.start(QStringList{"resume", "--run", group} + groupFlags(2, 1, resumePort));
@@ -415,7 +403,7 @@ class TestDistributed final : public QObject {
   void aKilledRankIsNamedByTheOthersWithinTheTimeout() {
     const QString group = m_dir.filePath("killed");
     const QStringList run{"train", "--dataset", "synthetic", "--epochs", "100", "--timeout", "30", "--checkpoint-every", "8"};
-    auto ranks = startGroup(3, run, group, freePort());
+    auto ranks = startGroup(3, run, group, testing::freePort());
     QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(group + "/checkpoints/latest"), 60000);
     ranks[1]->process->kill();  // SIGKILL: no goodbye
     QElapsedTimer clock;
@@ -435,7 +423,7 @@ class TestDistributed final : public QObject {
   void aRankThatNeverArrivesIsNamed() {
     const QString out = m_dir.filePath("never");
     Rank rank0;
-    rank0.start(kSmallRun + QStringList{"--timeout", "3", "--out", out} + groupFlags(2, 0, freePort()));
+    rank0.start(kSmallRun + QStringList{"--timeout", "3", "--out", out} + groupFlags(2, 0, testing::freePort()));
     EXPECT_EXIT(rank0, 1, 30000);
     const QString errors = rank0.errors();
     QVERIFY2(errors.contains("rank 1 of 2 did not join"), qPrintable(errors));
@@ -443,7 +431,7 @@ class TestDistributed final : public QObject {
   }
 
   void mismatchedWorldSizesAreNamed() {
-    const int port = freePort();
+    const int port = testing::freePort();
     Rank rank0, rank1;
     rank0.start(kSmallRun + QStringList{"--out", m_dir.filePath("mismatch")} + groupFlags(2, 0, port));
     rank1.start(kSmallRun + groupFlags(3, 1, port));

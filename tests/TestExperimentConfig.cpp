@@ -2,9 +2,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "core/common/Error.h"
+#include "core/train/ConfigFields.h"
 #include "core/train/ExperimentConfig.h"
 
 using namespace ensemble;
@@ -40,6 +42,26 @@ class TestExperimentConfig final : public QObject {
     QCOMPARE(back.toJson().dump(), config.toJson().dump());
     QCOMPARE(back.learningRate, config.learningRate);
     QVERIFY(back.mode == TrainingMode::DataParallel);
+  }
+
+  // The field table (ConfigFields.h) and config.json hold the same fields: a field added to
+  // one and not the other fails here; each has its own flag and label, and its key is read back.
+  void theFieldTableDeclaresEveryConfigKeyOnce() {
+    const nlohmann::json json = ExperimentConfig{}.toJson();
+    std::set<std::string> keys, flags, labels;
+    for (const ConfigField& field : configFields()) {
+      QVERIFY2(json.contains(field.key), field.key);
+      QVERIFY2(keys.insert(field.key).second && flags.insert(field.flag).second && labels.insert(field.label).second,
+               field.key);
+      QVERIFY(std::string(field.help).size() > 0 && std::string(field.valueName).size() > 0);
+      QCOMPARE(configFieldByFlag(field.flag), &field);
+      nlohmann::json one = nlohmann::json::object();
+      one[field.key] = json.at(field.key);
+      ExperimentConfig::fromJson(one, "test");  // a known key
+    }
+    for (const auto& item : json.items()) {
+      QVERIFY2(item.key() == "version" || keys.count(item.key()), item.key().c_str());
+    }
   }
 
   void rejectsInvalidValues_data() {

@@ -48,7 +48,7 @@ class TestRunControl final : public QObject {
     QVERIFY(control.isParked());  // still parked: no step ran while paused
     QCOMPARE(counter.step.load(), parkedAt);
 
-    control.resume();
+    control.unpause();
     QTRY_VERIFY_WITH_TIMEOUT(counter.step.load() > parkedAt + 2, 60000);
     const int64_t atStop = counter.step.load();
     control.requestStop();

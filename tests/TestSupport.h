@@ -49,6 +49,9 @@ bool writeFile(const QString& path, const QByteArray& bytes);
 /// Writes the four MNIST-format files: `train`/`test` samples of rows x cols images.
 void writeMnistFolder(const QString& dir, int train, int test, int rows, int cols, bool gz);
 
+/// A TCP port on the loopback interface that nothing listens on (at the time of asking).
+int freePort();
+
 /// The lines of a text file.
 QStringList readLines(const QString& path);
 

@@ -1,6 +1,7 @@
 #include "ui/ExperimentForm.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -17,6 +18,7 @@
 #include "core/devices/DeviceInventory.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/models/ModelRegistry.h"
+#include "core/train/ConfigFields.h"
 #include "ui/ElidedLabel.h"
 
 namespace ensemble::ui {
@@ -40,6 +42,12 @@ bool parseDouble(const QString& text, double& value) {
   bool ok = false;
   value = text.trimmed().toDouble(&ok);
   return ok;
+}
+
+/// A config field's label (ConfigFields.h), translatable in the "ConfigFields" context.
+QString fieldLabel(const QString& key) {
+  const ConfigField* field = configFieldByKey(key.toStdString());
+  return field ? QCoreApplication::translate("ConfigFields", field->label) : key;
 }
 
 }  // namespace
@@ -107,7 +115,9 @@ ExperimentForm::ExperimentForm(QWidget* parent)
 
   auto* form = new QFormLayout;
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-  const auto addRow = [&](const QString& label, QWidget* field, QLayout* layout, const QString& name) {
+  // Each row is a config field, labelled as ConfigFields.h declares it (the CLI's flags
+  // and config.json's keys come from the same table); `name` is its config.json key.
+  const auto addRow = [&](QWidget* field, QLayout* layout, const QString& name) {
     auto* error = new QLabel;
     error->setWordWrap(true);
     error->setStyleSheet("color: #c62828; font-size: small;");
@@ -119,18 +129,18 @@ ExperimentForm::ExperimentForm(QWidget* parent)
     if (layout) cell->addLayout(layout);
     else cell->addWidget(field);
     cell->addWidget(error);
-    form->addRow(label, cell);
+    form->addRow(fieldLabel(name), cell);
   };
-  addRow(tr("Dataset"), nullptr, datasetRow, "dataset");
-  addRow(tr("Model"), m_model, nullptr, "model");
-  addRow(tr("Mode"), m_mode, nullptr, "mode");
+  addRow(nullptr, datasetRow, "dataset");
+  addRow(m_model, nullptr, "model");
+  addRow(m_mode, nullptr, "mode");
   auto* devicesBox = new QVBoxLayout;
   devicesBox->addWidget(m_devices);
   auto* replicasRow = new QHBoxLayout;
   replicasRow->addWidget(new QLabel(tr("CPU replicas")));
   replicasRow->addWidget(m_cpuReplicas);
   devicesBox->addLayout(replicasRow);
-  addRow(tr("Devices"), nullptr, devicesBox, "devices");
+  addRow(nullptr, devicesBox, "devices");
   // Without a usable GPU the picker holds the CPU alone; one line under it, across the
   // whole form for room, says why in CUDA's words.
   if (const std::string why = whyNoCudaDevice(); !why.empty()) {
@@ -139,14 +149,14 @@ ExperimentForm::ExperimentForm(QWidget* parent)
     note->setStyleSheet("color: #757575; font-size: small;");
     form->addRow(note);
   }
-  addRow(tr("Learning rate"), m_learningRate, nullptr, "lr");
-  addRow(tr("Momentum"), m_momentum, nullptr, "momentum");
-  addRow(tr("Batch size"), m_batchSize, nullptr, "batch_size");
-  addRow(tr("Epochs"), m_epochs, nullptr, "epochs");
-  addRow(tr("Seed"), m_seed, nullptr, "seed");
-  addRow(tr("Train samples"), m_trainLimit, nullptr, "train_limit");
-  addRow(tr("Members"), m_memberForm, nullptr, "member_form");
-  addRow(tr("Precision"), m_precision, nullptr, "precision");
+  addRow(m_learningRate, nullptr, "lr");
+  addRow(m_momentum, nullptr, "momentum");
+  addRow(m_batchSize, nullptr, "batch_size");
+  addRow(m_epochs, nullptr, "epochs");
+  addRow(m_seed, nullptr, "seed");
+  addRow(m_trainLimit, nullptr, "train_limit");
+  addRow(m_memberForm, nullptr, "member_form");
+  addRow(m_precision, nullptr, "precision");
   setLayout(form);
 
   connect(openFolder, &QPushButton::clicked, this, &ExperimentForm::chooseFolder);

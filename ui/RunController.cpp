@@ -95,7 +95,7 @@ void RunController::pause() {
 }
 
 void RunController::unpause() {
-  if (m_control) m_control->resume();
+  if (m_control) m_control->unpause();
 }
 
 void RunController::stop() {

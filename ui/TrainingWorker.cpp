@@ -20,7 +20,7 @@ void TrainingWorker::resumeRun(const QString& runDirectory, std::shared_ptr<RunC
 
 void TrainingWorker::evaluateRun(const QString& runDirectory, const QString& dataset) {
   try {
-    const auto trainer = Trainer::open(runDirectory.toStdString(), dataset.toStdString());
+    const auto trainer = Trainer::open(runDirectory.toStdString(), EvaluationData{dataset.toStdString(), std::nullopt});
     emit evaluationFinished(runDirectory, trainer->evaluate(), {});
   } catch (...) {
     emit evaluationFinished(runDirectory, {}, QString::fromStdString(describeCurrentException()));

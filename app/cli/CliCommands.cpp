@@ -13,6 +13,7 @@
 #include "core/devices/DeviceInventory.h"
 #include "core/io/RunDirectory.h"
 #include "core/metrics/EvaluationJson.h"
+#include "core/train/ConfigFields.h"
 #include "core/train/RunControl.h"
 #include "core/train/Trainer.h"
 
@@ -61,30 +62,33 @@ double parseNumber(const CliOptions& options, const std::string& flag) {
   throw ConfigError("--" + flag + " expects a number, got '" + text + "'");
 }
 
+/// The flag's text as the JSON value of its config field (ConfigFields.h).
+nlohmann::json flagValue(const CliOptions& options, const ConfigField& field) {
+  switch (field.kind) {
+    case ConfigField::Kind::Text: return options.value(field.flag);
+    case ConfigField::Kind::Number: return parseNumber(options, field.flag);
+    case ConfigField::Kind::Integer: return parseInteger(options, field.flag);
+    case ConfigField::Kind::NonNegativeInteger: {
+      const int64_t value = parseInteger(options, field.flag);
+      if (value < 0) {
+        throw ConfigError("--" + std::string(field.flag) + " must be a non-negative integer, got " +
+                          std::to_string(value));
+      }
+      return std::uint64_t(value);
+    }
+  }
+  return nullptr;
+}
+
+/// The config of --config (or the defaults) with every config field's flag laid over it.
 ExperimentConfig configFromOptions(const CliOptions& options) {
   ExperimentConfig config =
       options.has("config") ? ExperimentConfig::fromFile(options.value("config")) : ExperimentConfig{};
-  if (options.has("dataset")) config.dataset = options.value("dataset");
-  if (options.has("model")) config.model = options.value("model");
-  if (options.has("mode")) config.mode = parseMode(options.value("mode"));
-  if (options.has("devices")) config.devices = options.value("devices");
-  if (options.has("lr")) config.learningRate = parseNumber(options, "lr");
-  if (options.has("momentum")) config.momentum = parseNumber(options, "momentum");
-  if (options.has("batch-size")) config.batchSize = parseInteger(options, "batch-size");
-  if (options.has("epochs")) config.epochs = parseInteger(options, "epochs");
-  if (options.has("seed")) {
-    const int64_t seed = parseInteger(options, "seed");
-    if (seed < 0) throw ConfigError("--seed must be a non-negative integer, got " + std::to_string(seed));
-    config.seed = std::uint64_t(seed);
+  nlohmann::json flags = nlohmann::json::object();
+  for (const ConfigField& field : configFields()) {
+    if (options.has(field.flag)) flags[field.key] = flagValue(options, field);
   }
-  if (options.has("train-limit")) config.trainLimit = parseInteger(options, "train-limit");
-  if (options.has("test-limit")) config.testLimit = parseInteger(options, "test-limit");
-  if (options.has("checkpoint-every")) config.checkpointEvery = parseInteger(options, "checkpoint-every");
-  if (options.has("log-every")) config.logEvery = parseInteger(options, "log-every");
-  if (options.has("eval-batch-size")) config.evalBatchSize = parseInteger(options, "eval-batch-size");
-  if (options.has("memory-budget")) config.memoryBudgetMb = parseInteger(options, "memory-budget");
-  if (options.has("member-form")) config.memberForm = options.value("member-form");
-  if (options.has("precision")) config.precision = options.value("precision");
+  config.merge(flags, "the command line");
   return config;
 }
 
@@ -221,7 +225,10 @@ int commandResume(const CliOptions& options) {
 
 int commandEval(const CliOptions& options) {
   if (!options.has("run")) throw ConfigError("eval needs --run DIR, the run folder to evaluate");
-  auto trainer = Trainer::open(options.value("run"), options.has("dataset") ? options.value("dataset") : "");
+  EvaluationData evaluation;
+  if (options.has("dataset")) evaluation.dataset = options.value("dataset");
+  if (options.has("test-limit")) evaluation.testLimit = parseInteger(options, "test-limit");
+  auto trainer = Trainer::open(options.value("run"), evaluation);
   nlohmann::json result = toJson(trainer->evaluate());
   result["run"] = options.value("run");
   result["dataset"] = trainer->config().dataset;
@@ -240,6 +247,10 @@ int runCommand(const CliOptions& options) {
     }
     if (options.command == "version") {
       std::printf("ensemble-lab-cli %s\n", ENSEMBLELAB_VERSION);
+      return 0;
+    }
+    if (options.command == "list-flags") {
+      for (const std::string& flag : flagsOf(options.value("command"))) std::printf("--%s\n", flag.c_str());
       return 0;
     }
     if (options.command == "devices") return commandDevices();

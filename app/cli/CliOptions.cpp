@@ -3,73 +3,97 @@
 #include <algorithm>
 #include <set>
 
+#include "core/train/ConfigFields.h"
+
 namespace ensemble::cli {
 namespace {
 
-const std::map<std::string, std::set<std::string>>& flagsByCommand() {
-  static const std::map<std::string, std::set<std::string>> flags{
-      {"devices", {}},
-      {"train",
-       {"config", "dataset", "model", "mode", "devices", "lr", "momentum", "batch-size", "epochs",
-        "seed", "train-limit", "test-limit", "checkpoint-every", "log-every", "eval-batch-size",
-        "memory-budget", "member-form", "precision", "out", "world-size", "rank", "master-addr", "master-port", "backend", "timeout"}},
-      {"resume", {"run", "world-size", "rank", "master-addr", "master-port", "backend", "timeout"}},
-      {"eval", {"run", "dataset", "test-limit"}},
-      {"help", {}},
-      {"version", {}}};
+/// A flag of the CLI's own (not a config field): what it takes and what it does.
+struct CliFlag {
+  const char* name;
+  const char* valueName;
+  const char* help;
+};
+
+const CliFlag kConfigFile{"config", "FILE.json", "start from a config file (flags override it)"};
+const CliFlag kOut{"out", "DIR", "run folder (default: ~/.local/share/ensemble-lab/runs/<name>)"};
+const CliFlag kRun{"run", "DIR", "the run folder"};
+
+/// The process group's flags (train and resume).
+const std::vector<CliFlag>& groupFlags() {
+  static const std::vector<CliFlag> flags{
+      {"world-size", "N", "processes in the run (default 1)"},
+      {"rank", "R", "this process, 0..N-1; rank 0 writes the run folder"},
+      {"master-addr", "HOST", "host of rank 0 (default 127.0.0.1)"},
+      {"master-port", "P", "its rendezvous port (default 29500)"},
+      {"backend", "NAME", "gloo (CPU, default) or nccl (GPU builds with NCCL)"},
+      {"timeout", "SECONDS", "wait this long for a missing peer, then name it (300)"}};
   return flags;
 }
 
+/// The config fields `eval` may change: it evaluates a saved run on other test data.
+const char* const kEvalFields[] = {"dataset", "test-limit"};
+
+/// Each command's flags, from the declarations above and the config fields' table.
+const std::map<std::string, std::set<std::string>>& flagsByCommand() {
+  static const std::map<std::string, std::set<std::string>> flags = [] {
+    std::set<std::string> train{kConfigFile.name, kOut.name}, resume{kRun.name}, eval{kRun.name};
+    for (const ConfigField& field : configFields()) train.insert(field.flag);
+    for (const CliFlag& flag : groupFlags()) {
+      train.insert(flag.name);
+      resume.insert(flag.name);
+    }
+    for (const char* flag : kEvalFields) eval.insert(flag);
+    return std::map<std::string, std::set<std::string>>{
+        {"devices", {}}, {"train", train}, {"resume", resume}, {"eval", eval}, {"help", {}}, {"version", {}}};
+  }();
+  return flags;
+}
+
+/// One flag's help: "      --name VALUE" in a 30-column gutter, then its text, whose
+/// further lines continue under the first.
+std::string helpLine(const std::string& name, const std::string& valueName, const std::string& help) {
+  std::string line = "      --" + name + " " + valueName;
+  line += std::string(line.size() < 30 ? 30 - line.size() : 1, ' ');
+  for (const char c : help) line += c == '\n' ? "\n" + std::string(30, ' ') : std::string(1, c);
+  return line + "\n";
+}
+
+std::string helpLine(const CliFlag& flag) { return helpLine(flag.name, flag.valueName, flag.help); }
+
 }  // namespace
 
+std::vector<std::string> flagsOf(const std::string& command) {
+  const auto it = flagsByCommand().find(command);
+  return it == flagsByCommand().end() ? std::vector<std::string>{}
+                                      : std::vector<std::string>(it->second.begin(), it->second.end());
+}
+
 std::string usageText() {
+  std::string train = helpLine(kConfigFile);
+  for (const ConfigField& field : configFields()) train += helpLine(field.flag, field.valueName, field.help);
+  train += helpLine(kOut);
+  std::string group;
+  for (const CliFlag& flag : groupFlags()) group += helpLine(flag);
   return R"(ensemble-lab-cli: train and compare deep ensembles, headless
 
 Usage:
   ensemble-lab-cli devices
       List the CPU and every CUDA device: index, name, memory.
   ensemble-lab-cli train [flags]
-      --config FILE.json      start from a config file (flags override it)
-      --dataset NAME|DIR      fashion-mnist (default), synthetic, or a folder with the four
-                              MNIST-format files (raw or .gz)
-      --model NAME            cnn (default), lenet, resnet18
-      --mode MODE             ensemble (default), single, data-parallel
-      --devices SPEC          cpu, cpu*4, cuda:0,cuda:1, cuda*2, cuda:0*8 or all
-                              (default: cpu*4 for ensemble, cpu for single, cpu*2 for
-                              data-parallel; every GPU when there are several)
-      --lr X                  learning rate (default 0.1)
-      --momentum X            SGD momentum in [0, 1) (default 0.9)
-      --batch-size N          per-member batch; the global batch in data-parallel (128)
-      --epochs N              (default 10)
-      --seed N                run seed; member i's seed is split off it (default 0)
-      --train-limit N         use the first N training samples (default: all)
-      --test-limit N          use the first N test samples (default: all)
-      --checkpoint-every N    also checkpoint every N steps (default: epoch ends only)
-      --log-every N           write a metrics row every N steps (default 10)
-      --eval-batch-size N     images per evaluation batch (default 256)
-      --memory-budget MB      refuse to start when the run's measured memory need
-                              (dataset, replicas, evaluation) exceeds MB MiB
-      --member-form FORM      separate (default) or stacked: ensemble members that share
-                              a device trained as one network of stacked weights (cnn)
-      --precision P           fp32 (default), tf32 (CUDA matmuls and convolutions in
-                              TensorFloat-32) or bf16 (autocast to bfloat16)
-      --out DIR               run folder (default: ~/.local/share/ensemble-lab/runs/<name>)
-    Several processes or hosts (c10d process group; torchrun's RANK, WORLD_SIZE,
+)" + train + R"(    Several processes or hosts (c10d process group; torchrun's RANK, WORLD_SIZE,
     LOCAL_RANK, MASTER_ADDR and MASTER_PORT are read when the flags are absent):
-      --world-size N          processes in the run (default 1)
-      --rank R                this process, 0..N-1; rank 0 writes the run folder
-      --master-addr HOST      host of rank 0 (default 127.0.0.1)
-      --master-port P         its rendezvous port (default 29500)
-      --backend NAME          gloo (CPU, default) or nccl (GPU builds with NCCL)
-      --timeout SECONDS       wait this long for a missing peer, then name it (300)
-      Each rank trains the members (or the shard) of its own --devices (default: one,
+)" + group + R"(      Each rank trains the members (or the shard) of its own --devices (default: one,
       its GPU or the CPU); member i of the group gets seed i, as in one process.
   ensemble-lab-cli resume --run DIR [--world-size N --rank R ...]
       Continue an interrupted run from its last checkpoint (every rank of a
       multi-process run needs the run folder, e.g. on a shared filesystem).
   ensemble-lab-cli eval --run DIR [--dataset NAME|DIR] [--test-limit N]
-      Evaluate a run's latest checkpoint; prints the metrics as JSON.
+      Evaluate a run's latest checkpoint (on another dataset, or on its first N test
+      samples; 0 = all); prints the metrics as JSON.
   ensemble-lab-cli --version | --help
+  ensemble-lab-cli --list-flags COMMAND
+      The flags COMMAND accepts, one per line (for shell completion).
 
 Exit status: 0 success, 1 error, 2 usage error, 130 stopped by a signal (resumable).
 )";
@@ -81,6 +105,16 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
   options.command = arguments.front();
   if (options.command == "--help" || options.command == "-h") options.command = "help";
   if (options.command == "--version") options.command = "version";
+  if (options.command == "--list-flags") {
+    // For shell completion (and the test that every declared flag has an effect).
+    const std::string command = arguments.size() == 2 ? arguments[1] : "";
+    if (command == "help" || command == "version" || !flagsByCommand().count(command)) {
+      throw UsageError("--list-flags takes one command: devices, train, resume or eval");
+    }
+    options.command = "list-flags";
+    options.flags["command"] = command;
+    return options;
+  }
   const auto known = flagsByCommand().find(options.command);
   if (known == flagsByCommand().end()) {
     throw UsageError("unknown command '" + options.command +

@@ -14,7 +14,7 @@ class UsageError final : public std::runtime_error {
 };
 
 struct CliOptions {
-  std::string command;  ///< devices, train, resume, eval, help, version
+  std::string command;  ///< devices, train, resume, eval, help, version, list-flags
   std::map<std::string, std::string> flags;  ///< "--lr" -> "0.1", without the dashes
 
   bool has(const std::string& flag) const { return flags.count(flag) != 0; }
@@ -24,6 +24,9 @@ struct CliOptions {
 /// Parses argv. Accepts `--flag value` and `--flag=value`. Throws UsageError naming the
 /// offending argument.
 CliOptions parseCommandLine(const std::vector<std::string>& arguments);
+
+/// The flags `command` accepts, without dashes, sorted.
+std::vector<std::string> flagsOf(const std::string& command);
 
 /// The help text (all subcommands and flags).
 std::string usageText();

@@ -3,6 +3,19 @@
 // data-parallel's gradient average both go through allReduceMean. The local
 // implementation averages replicas of one process; NCCL (several GPUs in one process) and
 // c10d process groups (several processes or hosts) implement the same interface.
+//
+// The contract every implementation and every caller relies on:
+//   - allReduceMean and allGather are collectives. Every process of the group calls them
+//     the same number of times, in the same order, with tensors of the same shapes and
+//     dtypes; a process that skips or reorders one leaves the others waiting (or pairs
+//     their tensors with the wrong ones). So a collective is never called on one rank
+//     only: the trainer calls them from code every rank runs alike (a training step, the
+//     score exchange, checkpoint assembly, evaluation), and decisions that could differ
+//     between ranks (stop now, write a file) are agreed through a collective first or
+//     made without one (only rank 0 writes, after the collectives).
+//   - Within a process, the calls come from one thread (the trainer's), never two at once.
+//   - A broken group is reported as DistributedError naming the rank that went away,
+//     never as a silent hang: implementations wait at most their timeout.
 #include <ATen/core/Tensor.h>
 
 #include <string>

@@ -10,6 +10,7 @@
 #include "core/common/Error.h"
 #include "core/common/JsonInteger.h"
 #include "core/models/ModelRegistry.h"
+#include "core/train/ConfigFields.h"
 #include "core/train/Precision.h"
 
 namespace ensemble {
@@ -33,10 +34,14 @@ void read(const json& object, const char* key, T& value, const std::string& orig
   }
 }
 
-const char* const kKnownKeys[] = {"dataset",        "model",      "mode",          "devices",
-                                  "lr",             "momentum",   "batch_size",    "epochs",
-                                  "seed",           "train_limit", "test_limit",   "checkpoint_every",
-                                  "log_every",      "eval_batch_size", "memory_budget_mb", "member_form", "precision", "version"};
+/// config.json's keys: every field of the table (ConfigFields.h), and the version that wrote it.
+bool isKnownKey(const std::string& key) { return key == "version" || configFieldByKey(key) != nullptr; }
+
+std::string knownKeys() {
+  std::string list;
+  for (const ConfigField& field : configFields()) list += std::string(list.empty() ? "" : ", ") + field.key;
+  return list + ", version";
+}
 
 }  // namespace
 
@@ -143,12 +148,8 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
                       std::string(object.type_name()));
   }
   for (const auto& item : object.items()) {
-    bool known = false;
-    for (const char* key : kKnownKeys) known = known || item.key() == key;
-    if (!known) {
-      std::string list;
-      for (const char* key : kKnownKeys) list += std::string(list.empty() ? "" : ", ") + key;
-      throw ConfigError(origin + ": unknown key \"" + item.key() + "\"; known keys are " + list);
+    if (!isKnownKey(item.key())) {
+      throw ConfigError(origin + ": unknown key \"" + item.key() + "\"; known keys are " + knownKeys());
     }
   }
   std::string modeText = modeName(mode);

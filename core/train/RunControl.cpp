@@ -17,7 +17,7 @@ void RunControl::pause() {
   m_pause.store(true);
 }
 
-void RunControl::resume() {
+void RunControl::unpause() {
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_pause.store(false);

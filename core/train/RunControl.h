@@ -19,7 +19,8 @@ class RunControl final {
   /// its polling interval.
   void requestStopFromSignal() noexcept { m_stop.store(true); }
   void pause();
-  void resume();
+  /// Lets a paused run go on ("resume" is reserved for continuing from a checkpoint).
+  void unpause();
 
   bool stopRequested() const { return m_stop.load(); }
   bool pauseRequested() const { return m_pause.load(); }

@@ -67,7 +67,7 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
 }
 
 std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
-                                               std::shared_ptr<const DatasetPair> given) {
+                                               std::shared_ptr<const DatasetPair> given, bool forTraining) {
   std::shared_ptr<const DatasetPair> data = std::move(given);
   if (!data) {
     data = std::make_shared<DatasetPair>(loadDataset(config.dataset, config.trainLimit, config.testLimit));
@@ -77,7 +77,7 @@ std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
     limited->test = limited->test.firstSamples(config.testLimit);
     data = limited;
   }
-  if (config.batchSize > data->train.size()) {
+  if (forTraining && config.batchSize > data->train.size()) {
     throw ConfigError("batch size " + std::to_string(config.batchSize) + " is larger than the " +
                       std::to_string(data->train.size()) +
                       " training samples; use a smaller --batch-size or a larger --train-limit");

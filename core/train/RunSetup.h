@@ -26,10 +26,10 @@ struct RunState;
 std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const ProcessGroupOptions& group);
 
 /// The run's dataset: `given` cut to the config's sample limits, or loaded from
-/// config.dataset. Throws DatasetError, or ConfigError for a batch larger than the
-/// training split.
+/// config.dataset. Throws DatasetError, or (`forTraining`) ConfigError for a batch larger
+/// than the training split.
 std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
-                                               std::shared_ptr<const DatasetPair> given);
+                                               std::shared_ptr<const DatasetPair> given, bool forTraining);
 
 /// The input shape and classes of `train`, which the models are built for.
 ModelInput modelInputOf(const Dataset& train);

@@ -53,6 +53,9 @@ struct Trainer::Impl {
   std::unique_ptr<RunRecorder> recorder;
   RunState state;
   bool resumed = false;
+  /// Opened to evaluate on another dataset: its training split may be any size, and the
+  /// run cannot train on it.
+  bool evaluationOnly = false;
 
   bool dataParallel() const { return config.mode == TrainingMode::DataParallel; }
   bool distributed() const { return communicator->processCount() > 1; }
@@ -80,8 +83,8 @@ struct Trainer::Impl {
 
 void Trainer::Impl::prepare() {
   devices = resolveRunDevices(config, group);
-  data = loadRunData(config, std::move(data));
-  sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
+  data = loadRunData(config, std::move(data), !evaluationOnly);
+  if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
   const ModelInput input = modelInputOf(data->train);
   checkMemoryBudget(config, devices, group.worldSize, *data, input);
   communicator = connectReplicas(config, devices, group);
@@ -216,22 +219,24 @@ std::unique_ptr<Trainer> Trainer::create(ExperimentConfig config, std::string ru
   return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
 }
 
-std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory, const std::string& datasetOverride,
+std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory, const EvaluationData& evaluation,
                                        std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group) {
   const RunDirectory directory(runDirectory);
   const std::string checkpointDir = latestCheckpoint(directory.checkpointsPath());
   CheckpointData saved = readCheckpoint(checkpointDir);
   ExperimentConfig config = ExperimentConfig::fromJson(saved.config, checkpointDir + "/manifest.json");
-  if (!datasetOverride.empty()) config.dataset = datasetOverride;
+  if (!evaluation.dataset.empty()) config.dataset = evaluation.dataset;
+  if (evaluation.testLimit) config.testLimit = *evaluation.testLimit;
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   impl->runPath = directory.path();
   impl->data = std::move(data);
   impl->group = group;
+  impl->evaluationOnly = !evaluation.dataset.empty();
   impl->prepare();
   impl->state = RunState::fromJson(saved.state, checkpointDir);
-  checkResumable(impl->state, config, impl->sampler->stepsPerEpoch(), impl->memberCount(), saved.weights.size(),
-                 !datasetOverride.empty(), checkpointDir);
+  checkResumable(impl->state, config, impl->evaluationOnly ? 0 : impl->sampler->stepsPerEpoch(), impl->memberCount(),
+                 saved.weights.size(), impl->evaluationOnly, checkpointDir);
   for (std::size_t r = 0; r < impl->replicas.size(); ++r) {
     // Data-parallel saves one model; ensemble members sit at their index in the group.
     const std::size_t source = impl->dataParallel() ? 0 : std::size_t(impl->communicator->firstReplica()) + r;
@@ -249,6 +254,13 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   const Tf32Scope tf32(d.config.precision);
   RunFinishedEvent finished;
   finished.runDirectory = d.runPath;
+  if (d.evaluationOnly) {  // nothing is written: the run folder stays as it was
+    finished.status = RunStatus::Failed;
+    finished.message = "this run was opened to evaluate it on " + d.config.dataset +
+                       "; it trains only on its own dataset";
+    if (observer) observer->onRunFinished(finished);
+    return finished;
+  }
   try {
     d.recorder->open(d.resumed, d.state);
     if (observer) {
@@ -327,7 +339,7 @@ EvaluationResult Trainer::evaluate() {
 const ExperimentConfig& Trainer::config() const { return m_impl->config; }
 const std::string& Trainer::runDirectory() const { return m_impl->runPath; }
 std::string Trainer::devices() const { return formatDevices(m_impl->devices); }
-int64_t Trainer::stepsPerEpoch() const { return m_impl->sampler->stepsPerEpoch(); }
+int64_t Trainer::stepsPerEpoch() const { return m_impl->sampler ? m_impl->sampler->stepsPerEpoch() : 0; }
 int64_t Trainer::globalStep() const { return m_impl->state.globalStep; }
 int Trainer::processRank() const { return m_impl->communicator->processRank(); }
 

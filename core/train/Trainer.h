@@ -2,7 +2,9 @@
 // The engine's front door: trains one run (single, ensemble or data-parallel) on the
 // replicas its device spec names, writes the run folder, and reports progress through a
 // TrainingObserver. Torch-free header, so the CLI and the UI need no LibTorch headers.
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/comm/ProcessGroupOptions.h"
@@ -15,6 +17,12 @@ namespace ensemble {
 struct DatasetPair;
 class RunControl;
 class TrainingObserver;
+
+/// What Trainer::open may change in a saved run to evaluate it on other test data.
+struct EvaluationData {
+  std::string dataset;                ///< another dataset (name or folder); empty: the run's own
+  std::optional<int64_t> testLimit;   ///< its first N test samples (0: all); unset: the run's own limit
+};
 
 class Trainer final {
  public:
@@ -29,12 +37,12 @@ class Trainer final {
                                          std::shared_ptr<const DatasetPair> data = nullptr,
                                          const ProcessGroupOptions& group = {});
 
-  /// Reopens a run folder at its latest checkpoint, to resume it or to evaluate it
-  /// (on `datasetOverride` when not empty). Throws CheckpointError for a folder without a
+  /// Reopens a run folder at its latest checkpoint, to resume it or to evaluate it (on
+  /// `evaluation`'s data where it says so; opened on another dataset, it only evaluates). Throws CheckpointError for a folder without a
   /// usable checkpoint, and the errors of create(). In a multi-process run every rank
   /// reads the folder (a shared filesystem) and loads its own members.
   static std::unique_ptr<Trainer> open(const std::string& runDirectory,
-                                       const std::string& datasetOverride = {},
+                                       const EvaluationData& evaluation = {},
                                        std::shared_ptr<const DatasetPair> data = nullptr,
                                        const ProcessGroupOptions& group = {});
 
@@ -57,6 +65,7 @@ class Trainer final {
   std::string devices() const;
   /// This process's rank (0 when alone); only rank 0 writes the run folder.
   int processRank() const;
+  /// 0 when opened to evaluate on another dataset.
   int64_t stepsPerEpoch() const;
   int64_t globalStep() const;
 

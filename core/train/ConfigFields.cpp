@@ -1,0 +1,59 @@
+#include "core/train/ConfigFields.h"
+
+namespace ensemble {
+
+const std::vector<ConfigField>& configFields() {
+  using Kind = ConfigField::Kind;
+  static const std::vector<ConfigField> fields{
+      {"dataset", "dataset", "Dataset", "NAME|DIR",
+       "fashion-mnist (default), synthetic, or a folder with the four\nMNIST-format files (raw or .gz)", Kind::Text},
+      {"model", "model", "Model", "NAME", "cnn (default), lenet, resnet18", Kind::Text},
+      {"mode", "mode", "Mode", "MODE", "ensemble (default), single, data-parallel", Kind::Text},
+      {"devices", "devices", "Devices", "SPEC",
+       "cpu, cpu*4, cuda:0,cuda:1, cuda*2, cuda:0*8 or all\n(default: cpu*4 for ensemble, cpu for single, cpu*2 for\n"
+       "data-parallel; every GPU when there are several)",
+       Kind::Text},
+      {"lr", "lr", "Learning rate", "X", "learning rate (default 0.1)", Kind::Number},
+      {"momentum", "momentum", "Momentum", "X", "SGD momentum in [0, 1) (default 0.9)", Kind::Number},
+      {"batch_size", "batch-size", "Batch size", "N", "per-member batch; the global batch in data-parallel (128)",
+       Kind::Integer},
+      {"epochs", "epochs", "Epochs", "N", "(default 10)", Kind::Integer},
+      {"seed", "seed", "Seed", "N", "run seed; member i's seed is split off it (default 0)",
+       Kind::NonNegativeInteger},
+      {"train_limit", "train-limit", "Train samples", "N", "use the first N training samples (default: all)",
+       Kind::Integer},
+      {"test_limit", "test-limit", "Test samples", "N", "use the first N test samples (default: all)", Kind::Integer},
+      {"checkpoint_every", "checkpoint-every", "Checkpoint every", "N",
+       "also checkpoint every N steps (default: epoch ends only)", Kind::Integer},
+      {"log_every", "log-every", "Log every", "N", "write a metrics row every N steps (default 10)", Kind::Integer},
+      {"eval_batch_size", "eval-batch-size", "Evaluation batch", "N", "images per evaluation batch (default 256)",
+       Kind::Integer},
+      {"memory_budget_mb", "memory-budget", "Memory budget", "MB",
+       "refuse to start when the run's measured memory need\n(dataset, replicas, evaluation) exceeds MB MiB",
+       Kind::Integer},
+      {"member_form", "member-form", "Members", "FORM",
+       "separate (default) or stacked: ensemble members that share\na device trained as one network of stacked "
+       "weights (cnn)",
+       Kind::Text},
+      {"precision", "precision", "Precision", "P",
+       "fp32 (default), tf32 (CUDA matmuls and convolutions in\nTensorFloat-32) or bf16 (autocast to bfloat16)",
+       Kind::Text},
+  };
+  return fields;
+}
+
+const ConfigField* configFieldByKey(const std::string& key) {
+  for (const ConfigField& field : configFields()) {
+    if (key == field.key) return &field;
+  }
+  return nullptr;
+}
+
+const ConfigField* configFieldByFlag(const std::string& flag) {
+  for (const ConfigField& field : configFields()) {
+    if (flag == field.flag) return &field;
+  }
+  return nullptr;
+}
+
+}  // namespace ensemble
