@@ -7,6 +7,7 @@
 #include "core/common/Error.h"
 #include "core/data/Dataset.h"
 #include "core/io/RunDirectory.h"
+#include "core/train/ConfigFields.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/RunControl.h"
 #include "core/train/Trainer.h"
@@ -70,7 +71,7 @@ class TestCheckpointResume final : public QObject {
       auto trainer = Trainer::create(resumableConfig(), path, testing::syntheticData());
       const RunFinishedEvent finished = trainer->run(&stopper, &control);
       EXPECT_STATUS(finished, RunStatus::Stopped);
-      QVERIFY(QString::fromStdString(finished.message).contains("ensemble-lab-cli resume --run"));
+      QVERIFY(QString::fromStdString(phraseMessage(finished.message, FieldNaming::Flags)).contains("ensemble-lab-cli resume --run"));
       QCOMPARE(trainer->globalStep(), int64_t(stopAt));
     }
     if (rewindTo > 0) {

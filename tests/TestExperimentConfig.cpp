@@ -64,6 +64,26 @@ class TestExperimentConfig final : public QObject {
     }
   }
 
+  // The engine names settings; the CLI says flags, the window labels, files keys.
+  void messagesNameSettingsInEachFrontEndsWords() {
+    const std::string message = "try a smaller {{lr}} or {{batch_size}}; see {{out}}; {{resume:/r 1}}; {{nope}} {{";
+    QCOMPARE(phraseMessage(message, FieldNaming::Flags),
+             std::string("try a smaller --lr or --batch-size; see --out DIR; ensemble-lab-cli resume --run /r 1; nope {{"));
+    QCOMPARE(phraseMessage(message, FieldNaming::Labels),
+             std::string("try a smaller \"Learning rate\" or \"Batch size\"; see another runs folder; "
+                         "Run > Resume selected run; nope {{"));
+    QCOMPARE(phraseMessage(message, FieldNaming::Keys),
+             std::string("try a smaller lr or batch_size; see out; ensemble-lab-cli resume --run /r 1; nope {{"));
+    try {
+      ExperimentConfig config;
+      config.momentum = 1;
+      config.validate();
+      QFAIL("momentum 1 was accepted");
+    } catch (const ConfigError& error) {
+      QCOMPARE(error.field(), std::string("momentum"));  // the setting a front end can point at
+    }
+  }
+
   void rejectsInvalidValues_data() {
     QTest::addColumn<QString>("field");
     QTest::addColumn<double>("value");

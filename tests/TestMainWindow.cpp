@@ -259,7 +259,7 @@ class TestMainWindow final : public QObject {
     QTest::addColumn<QString>("expected");
     QTest::newRow("disk full at a checkpoint") << "0.05" << "member-" << "No space left on device";
     QTest::newRow("disk full in metrics.csv") << "0.05" << "metrics.csv" << "No space left on device";
-    QTest::newRow("NaN loss") << "1e9" << "" << "try a smaller --lr";
+    QTest::newRow("NaN loss") << "1e9" << "" << "try a smaller \"Learning rate\"";  // the form's words, no flags
   }
 
   void failureMidRunShowsTheMessageKeepsTheCheckpointAndTheAppStaysUsable() {
@@ -279,6 +279,9 @@ class TestMainWindow final : public QObject {
     const RunFinishedEvent event = finished.last().first().value<RunFinishedEvent>();
     EXPECT_STATUS(event, RunStatus::Failed);
     QVERIFY2(window.statusText().contains(expected), qPrintable(window.statusText()));
+    // The window speaks in its own words: no command-line flags, no CLI commands.
+    QVERIFY2(!window.statusText().contains("--") && !window.statusText().contains("ensemble-lab-cli"),
+             qPrintable(window.statusText()));
     QTRY_VERIFY(window.findChild<QWidget*>("errorMessage") != nullptr);
     if (faultPath == "member-") {
       // The epoch-1 checkpoint survives and the run can be resumed from it.

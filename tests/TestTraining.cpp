@@ -8,6 +8,7 @@
 #include "core/data/Dataset.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
+#include "core/train/ConfigFields.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"
@@ -115,7 +116,11 @@ class TestTraining final : public QObject {
     const RunFinishedEvent finished =
         Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
     EXPECT_STATUS(finished, RunStatus::Failed);
-    QVERIFY2(QString::fromStdString(finished.message).contains("try a smaller --lr"), finished.message.c_str());
+    // The engine names the setting; each front end says it in its words (Error.h).
+    QVERIFY2(QString::fromStdString(finished.message).contains("try a smaller {{lr}}"), finished.message.c_str());
+    QVERIFY(QString::fromStdString(phraseMessage(finished.message, FieldNaming::Flags)).contains("try a smaller --lr"));
+    QVERIFY2(QString::fromStdString(summaryOf(dir).at("message").get<std::string>()).contains("try a smaller lr."),
+             summaryOf(dir).dump().c_str());
     QCOMPARE(QString::fromStdString(summaryOf(dir).at("status").get<std::string>()), QString("failed"));
     QVERIFY(testing::readLines(dir.filePath("metrics.csv")).size() >= 2);  // header + rows so far
     // The last checkpoint holds finite weights: it was written before the loss went bad.
@@ -177,7 +182,9 @@ class TestTraining final : public QObject {
       Trainer::create(config, dir.path().toStdString() + "/run", testing::syntheticData());
       QFAIL("tf32 on the CPU was accepted");
     } catch (const ConfigError& error) {
-      QVERIFY2(QString(error.what()).contains("--precision fp32, or bf16"), error.what());
+      QVERIFY2(QString::fromStdString(phraseMessage(error.what(), FieldNaming::Flags)).contains("--precision fp32, or bf16"),
+               error.what());
+      QCOMPARE(QString::fromStdString(error.field()), QString("precision"));
     }
   }
 

@@ -20,6 +20,7 @@
 #include "core/models/ModelRegistry.h"
 #include "core/train/ConfigFields.h"
 #include "ui/ElidedLabel.h"
+#include "ui/EngineMessage.h"
 
 namespace ensemble::ui {
 namespace {
@@ -34,7 +35,7 @@ QString engineError(const std::function<void(ExperimentConfig&)>& change) {
     config.validate();
     return {};
   } catch (const Error& e) {
-    return QString::fromStdString(e.what());
+    return inLabels(e.what());
   }
 }
 
@@ -254,7 +255,7 @@ void ExperimentForm::revalidate() {
                           .arg(current.batchSize).arg(devices.size());
       }
     } catch (const Error& e) {
-      deviceError = QString::fromStdString(e.what());
+      deviceError = inLabels(e.what());
     }
   }
   mark("devices", m_devices, deviceError);

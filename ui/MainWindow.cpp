@@ -44,6 +44,7 @@
 #include "ui/RunController.h"
 #include "ui/RunCurves.h"
 #include "ui/RunsModel.h"
+#include "ui/EngineMessage.h"
 
 namespace ensemble::ui {
 namespace {
@@ -383,7 +384,7 @@ void MainWindow::onRunFinished(const RunFinishedEvent& event) {
     record.curves = m_liveCurves;
     showEnsembleBreakdown(m_runs->upsert(record));
   }
-  const QString message = QString::fromStdString(event.message);
+  const QString message = inLabels(event.message);
   switch (event.status) {
     case RunStatus::Completed: m_status->setText(tr("Run finished: %1").arg(QFileInfo(directory).fileName())); break;
     case RunStatus::Stopped: m_status->setText(tr("Stopped. %1").arg(message)); break;
@@ -426,7 +427,7 @@ void MainWindow::showEnsembleBreakdown(int row) {
     showBreakdown(evaluationFromJson(nlohmann::json::parse(QJsonDocument(summary).toJson().toStdString()),
                                      m_runs->record(row).directory.toStdString()));
   } catch (const std::exception& e) {
-    m_status->setText(tr("Cannot read the summary of %1: %2").arg(m_runs->record(row).name(), e.what()));
+    m_status->setText(tr("Cannot read the summary of %1: %2").arg(m_runs->record(row).name(), inLabels(e.what())));
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/common/Error.h"
 #include "core/io/MetricsCsvReader.h"
+#include "ui/EngineMessage.h"
 
 namespace ensemble::ui {
 namespace {
@@ -42,7 +43,7 @@ bool RunRecord::ensureCurves(QString* error) {
         readMetricsCsv((directory + "/metrics.csv").toStdString()), name()));
     return true;
   } catch (const Error& e) {
-    if (error) *error = QString::fromStdString(e.what());
+    if (error) *error = inLabels(e.what());
     return false;
   }
 }

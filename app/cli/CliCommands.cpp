@@ -40,6 +40,9 @@ void installStopHandlers(RunControl& control) {
   sigaction(SIGTERM, &action, nullptr);
 }
 
+/// An engine message in the CLI's words: the settings it names as flags (Error.h).
+std::string inFlags(const std::string& message) { return phraseMessage(message, FieldNaming::Flags); }
+
 int64_t parseInteger(const CliOptions& options, const std::string& flag) {
   const std::string& text = options.value(flag);
   try {
@@ -141,10 +144,10 @@ int runTraining(Trainer& trainer) {
       }
       return 0;
     case RunStatus::Stopped:
-      std::fprintf(stderr, "ensemble-lab-cli: %s%s\n", rank.c_str(), finished.message.c_str());
+      std::fprintf(stderr, "ensemble-lab-cli: %s%s\n", rank.c_str(), inFlags(finished.message).c_str());
       return kExitInterrupted;
     default:
-      std::fprintf(stderr, "ensemble-lab-cli: %serror: %s\n", rank.c_str(), finished.message.c_str());
+      std::fprintf(stderr, "ensemble-lab-cli: %serror: %s\n", rank.c_str(), inFlags(finished.message).c_str());
       return kExitError;
   }
 }
@@ -258,7 +261,7 @@ int runCommand(const CliOptions& options) {
     if (options.command == "resume") return commandResume(options);
     if (options.command == "eval") return commandEval(options);
   } catch (...) {
-    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", describeCurrentException().c_str());
+    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", inFlags(describeCurrentException()).c_str());
     return kExitError;
   }
   return kExitError;

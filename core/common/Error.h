@@ -8,9 +8,21 @@
 namespace ensemble {
 
 /// Base class of every error the engine reports to a user.
+///
+/// The engine says what is wrong; the front end says what to type. A message names a
+/// setting the user can change as `{{key}}` (its config.json key, see FieldMention.h) and
+/// the front end phrases it: the CLI as its flag (`--lr`), the window as its label
+/// ("Learning rate"), files as the key (phraseMessage in core/train/ConfigFields.h).
+/// `field()` is the setting the error is about, for a front end that points at it.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message, std::string field = {})
+      : std::runtime_error(message), m_field(std::move(field)) {}
+  /// The config.json key of the offending setting, or empty when the error is not about one.
+  const std::string& field() const { return m_field; }
+
+ private:
+  std::string m_field;
 };
 
 /// A dataset folder or file is missing, unreadable or malformed.

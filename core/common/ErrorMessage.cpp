@@ -1,3 +1,4 @@
+#include "core/common/FieldMention.h"
 #include "core/common/ErrorMessage.h"
 
 #include <c10/util/Exception.h>
@@ -18,15 +19,15 @@ std::string describeCurrentException() {
     std::string message = e.what_without_backtrace();
     if (message.find("out of memory") != std::string::npos) {
       message = "out of memory: " + message +
-                "; try a smaller --batch-size, a smaller model, or fewer replicas per device";
+                "; try a smaller " + mention::field("batch_size") + ", a smaller model, or fewer replicas per device";
     } else if (message.find("can't allocate memory") != std::string::npos) {
       message = "out of host memory: " + message +
-                "; try a smaller --batch-size or fewer replicas, and set --memory-budget so a run that "
-                "does not fit is refused before it starts";
+                "; try a smaller " + mention::field("batch_size") + " or fewer replicas, and set " +
+                mention::field("memory_budget_mb") + " so a run that does not fit is refused before it starts";
     }
     return message;
   } catch (const std::bad_alloc&) {
-    return "out of host memory; try a smaller --batch-size or fewer replicas";
+    return "out of host memory; try a smaller " + mention::field("batch_size") + " or fewer replicas";
   } catch (const std::exception& e) {
     return e.what();
   } catch (...) {

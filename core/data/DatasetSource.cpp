@@ -1,3 +1,4 @@
+#include "core/common/FieldMention.h"
 #include "core/data/DatasetSource.h"
 
 #include <filesystem>
@@ -35,8 +36,8 @@ DatasetPair loadFolder(const std::string& folder, const std::string& name) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
     throw DatasetError("dataset folder " + folder +
-                       " does not exist; pass --dataset fashion-mnist, synthetic, or a folder "
-                       "holding the four MNIST-format files");
+                       " does not exist; pass " + mention::field("dataset") +
+                       " fashion-mnist, synthetic, or a folder holding the four MNIST-format files", "dataset");
   }
   DatasetPair pair;
   pair.name = name;
@@ -65,8 +66,8 @@ DatasetPair loadDataset(const std::string& spec, int64_t trainLimit, int64_t tes
     std::error_code ec;
     if (!fs::is_directory(folder, ec)) {
       throw DatasetError("Fashion-MNIST is not installed at " + folder +
-                         "; install it with `apt install dataset-fashion-mnist`, or pass "
-                         "--dataset DIR for a folder of MNIST-format files");
+                         "; install it with `apt install dataset-fashion-mnist`, or pass " + mention::field("dataset") +
+                         " DIR for a folder of MNIST-format files", "dataset");
     }
     pair = loadFolder(folder, "fashion-mnist");
   } else {

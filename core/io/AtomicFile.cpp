@@ -1,3 +1,4 @@
+#include "core/common/FieldMention.h"
 #include "core/io/AtomicFile.h"
 
 #include <fcntl.h>
@@ -19,7 +20,7 @@ std::string describeIoFailure(const std::string& what, const std::string& path, 
   std::string message = what + " " + path + ": " + std::strerror(error);
   if (error == ENOSPC || error == EDQUOT) message += "; free some disk space and try again";
   if (error == EACCES || error == EPERM || error == EROFS) {
-    message += "; choose a folder you can write to (--out DIR)";
+    message += "; choose a folder you can write to (" + mention::outputFolder() + ")";
   }
   return message;
 }

@@ -56,4 +56,34 @@ const ConfigField* configFieldByFlag(const std::string& flag) {
   return nullptr;
 }
 
+namespace {
+
+std::string phraseMention(const std::string& mention, FieldNaming naming) {
+  const std::string resumePrefix = "resume:";
+  if (mention.rfind(resumePrefix, 0) == 0) {
+    const std::string run = mention.substr(resumePrefix.size());
+    return naming == FieldNaming::Labels ? "Run > Resume selected run" : "ensemble-lab-cli resume --run " + run;
+  }
+  if (mention == "out") {
+    return naming == FieldNaming::Flags ? "--out DIR" : naming == FieldNaming::Labels ? "another runs folder" : "out";
+  }
+  const ConfigField* field = configFieldByKey(mention);
+  if (!field || naming == FieldNaming::Keys) return mention;
+  return naming == FieldNaming::Flags ? "--" + std::string(field->flag) : "\"" + std::string(field->label) + "\"";
+}
+
+}  // namespace
+
+std::string phraseMessage(const std::string& message, FieldNaming naming) {
+  std::string out;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t open = message.find("{{", at);
+    const std::size_t close = open == std::string::npos ? open : message.find("}}", open + 2);
+    if (close == std::string::npos) return out + message.substr(at);
+    out += message.substr(at, open - at) + phraseMention(message.substr(open + 2, close - open - 2), naming);
+    at = close + 2;
+  }
+}
+
 }  // namespace ensemble

@@ -20,6 +20,16 @@ struct ConfigField {
   Kind kind;
 };
 
+/// How a front end names a setting in a message (Error.h, FieldMention.h).
+enum class FieldNaming {
+  Flags,   ///< the CLI: "--lr", "--out DIR", "ensemble-lab-cli resume --run DIR"
+  Labels,  ///< the window: "\"Learning rate\"", "another runs folder", "Run > Resume selected run"
+  Keys,    ///< files (summary.json): "lr", "out", and the CLI's resume command
+};
+
+/// `message` with its mentions (FieldMention.h) in `naming`'s words.
+std::string phraseMessage(const std::string& message, FieldNaming naming);
+
 /// Every field, in the order of the help text.
 const std::vector<ConfigField>& configFields();
 /// The field stored under config.json key `key`, or nullptr.

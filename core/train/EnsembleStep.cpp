@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "core/common/FieldMention.h"
 #include "core/comm/Communicator.h"
 #include "core/common/Error.h"
 #include "core/devices/DeviceSpec.h"
@@ -112,7 +113,8 @@ class EnsembleStep final : public TrainingStep {
         for (const Replica& r : replicas) devices.push_back(r.deviceRef);
         throw ConfigError("member form 'stacked' trains the members of one device as one network, but these "
                           "members are spread over " + formatDevices(devices) +
-                          "; give them one device (e.g. --devices cpu*4 or cuda:0*4) or use --member-form separate");
+                          "; give them one device (e.g. " + mention::field("devices") + " cpu*4 or cuda:0*4) or use " +
+                          mention::field("member_form") + " separate", "member_form");
       }
     }
     std::vector<std::shared_ptr<ClassifierImpl>> models;

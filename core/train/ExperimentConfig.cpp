@@ -62,52 +62,54 @@ TrainingMode parseMode(const std::string& name) {
 }
 
 void ExperimentConfig::validate() const {
-  if (dataset.empty()) throw ConfigError("dataset is empty; use fashion-mnist, synthetic or a folder");
+  if (dataset.empty()) throw ConfigError("dataset is empty; use fashion-mnist, synthetic or a folder", "dataset");
   if (!isKnownModel(model)) {
-    throw ConfigError("unknown model '" + model + "'; choose cnn, lenet or resnet18");
+    throw ConfigError("unknown model '" + model + "'; choose cnn, lenet or resnet18", "model");
   }
   if (!std::isfinite(learningRate) || learningRate <= 0) {
     std::ostringstream value;
     value << learningRate;
     throw ConfigError("learning rate (lr) must be a positive finite number, got " + value.str() +
-                      "; the default is 0.1");
+                      "; the default is 0.1",
+                      "lr");
   }
   if (!std::isfinite(momentum) || momentum < 0 || momentum >= 1) {
     std::ostringstream value;
     value << momentum;
-    throw ConfigError("momentum must be in [0, 1), got " + value.str() + "; the default is 0.9");
+    throw ConfigError("momentum must be in [0, 1), got " + value.str() + "; the default is 0.9", "momentum");
   }
-  const auto positive = [](int64_t value, const char* name, const char* hint) {
+  const auto positive = [](int64_t value, const char* name, const char* hint, const char* key) {
     if (value < 1) {
       throw ConfigError(std::string(name) + " must be at least 1, got " + std::to_string(value) +
-                        hint);
+                        hint, key);
     }
   };
-  positive(batchSize, "batch size (batch_size)", "; the default is 128");
-  positive(epochs, "epochs", "");
-  positive(logEvery, "log_every", "");
-  positive(evalBatchSize, "eval_batch_size", "");
-  if (trainLimit < 0) throw ConfigError("train_limit must be 0 (all) or positive, got " + std::to_string(trainLimit));
-  if (testLimit < 0) throw ConfigError("test_limit must be 0 (all) or positive, got " + std::to_string(testLimit));
+  positive(batchSize, "batch size (batch_size)", "; the default is 128", "batch_size");
+  positive(epochs, "epochs", "", "epochs");
+  positive(logEvery, "log_every", "", "log_every");
+  positive(evalBatchSize, "eval_batch_size", "", "eval_batch_size");
+  if (trainLimit < 0) throw ConfigError("train_limit must be 0 (all) or positive, got " + std::to_string(trainLimit), "train_limit");
+  if (testLimit < 0) throw ConfigError("test_limit must be 0 (all) or positive, got " + std::to_string(testLimit), "test_limit");
   if (memoryBudgetMb < 0) {
     throw ConfigError("memory budget (memory_budget_mb) must be 0 (none) or a positive number of MiB, got " +
-                      std::to_string(memoryBudgetMb));
+                      std::to_string(memoryBudgetMb),
+                      "memory_budget_mb");
   }
   validatePrecision(precision);
   if (memberForm != "separate" && memberForm != "stacked") {
-    throw ConfigError("unknown member form '" + memberForm + "'; choose separate or stacked");
+    throw ConfigError("unknown member form '" + memberForm + "'; choose separate or stacked", "member_form");
   }
   if (memberForm == "stacked" && mode != TrainingMode::Ensemble) {
     throw ConfigError("member form 'stacked' trains ensemble members as one network; it needs mode "
-                      "ensemble, not " + modeName(mode));
+                      "ensemble, not " + modeName(mode), "member_form");
   }
   if (memberForm == "stacked" && model != "cnn") {
     throw ConfigError("member form 'stacked' is built for the cnn model; train " + model +
-                      " members with member form 'separate'");
+                      " members with member form 'separate'", "member_form");
   }
   if (checkpointEvery < 0) {
     throw ConfigError("checkpoint_every must be 0 (epoch ends only) or positive, got " +
-                      std::to_string(checkpointEvery));
+                      std::to_string(checkpointEvery), "checkpoint_every");
   }
 }
 

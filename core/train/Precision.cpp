@@ -42,7 +42,7 @@ void setAutocastDtype(bool cuda, at::ScalarType type) {
 
 void validatePrecision(const std::string& precision) {
   if (precision != "fp32" && precision != "tf32" && precision != "bf16") {
-    throw ConfigError("unknown precision '" + precision + "'; choose fp32 (default), tf32 (CUDA) or bf16");
+    throw ConfigError("unknown precision '" + precision + "'; choose fp32 (default), tf32 (CUDA) or bf16", "precision");
   }
 }
 

@@ -1,3 +1,4 @@
+#include "core/common/FieldMention.h"
 #include "core/train/RunRecorder.h"
 
 #include <torch/torch.h>
@@ -7,6 +8,7 @@
 #include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvWriter.h"
 #include "core/metrics/EvaluationJson.h"
+#include "core/train/ConfigFields.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Replica.h"
 #include "core/train/RunState.h"
@@ -114,8 +116,8 @@ std::optional<CheckpointEvent> RunRecorder::checkpoint(const RunState& state) {
   } catch (const IoError& error) {
     throw IoError("the checkpoint of step " + std::to_string(state.globalStep) + " failed: " + error.what() +
                   (previous >= 0 ? "; the checkpoint of step " + std::to_string(previous) +
-                                       " is intact, and `ensemble-lab-cli resume --run " + m_directory.path() +
-                                       "` continues from it"
+                                       " is intact, and " + mention::resumeCommand(m_directory.path()) +
+                                       " continues from it"
                                  : std::string("; no checkpoint had been written yet")));
   }
 }
@@ -152,7 +154,9 @@ nlohmann::json RunRecorder::summaryJson(RunStatus status, const std::string& mes
 
 void RunRecorder::writeSummary(RunStatus status, const std::string& message, const RunState& state) const {
   if (!leader()) return;
-  RunDirectory::writeJson(m_directory.summaryPath(), summaryJson(status, message, state));
+  // Files name settings by their config.json keys (see Error.h).
+  RunDirectory::writeJson(m_directory.summaryPath(),
+                          summaryJson(status, phraseMessage(message, FieldNaming::Keys), state));
 }
 
 }  // namespace ensemble

@@ -1,3 +1,4 @@
+#include "core/common/FieldMention.h"
 #include "core/train/RunSetup.h"
 
 #include <nlohmann/json.hpp>
@@ -45,23 +46,25 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
   }
   if (group.distributed() && config.mode == TrainingMode::Single) {
     throw ConfigError("single mode trains one model in one process; across " + std::to_string(group.worldSize) +
-                      " processes use --mode ensemble or data-parallel");
+                      " processes use " + mention::field("mode") + " ensemble or data-parallel", "mode");
   }
   const std::vector<DeviceRef> devices =
       parseDeviceSpec(config.effectiveDevices(cudaCount), cudaCount, whyNoCudaDevice());
   if (config.mode == TrainingMode::Single && devices.size() != 1) {
     throw ConfigError("single mode trains one model on one device, but the device spec '" +
                       config.effectiveDevices(cudaCount) + "' names " + std::to_string(devices.size()) +
-                      " replicas; use --mode ensemble or data-parallel, or one device");
+                      " replicas; use " + mention::field("mode") + " ensemble or data-parallel, or one device", "devices");
   }
   if (config.precision == "tf32" && std::all_of(devices.begin(), devices.end(), isCpu)) {
     throw ConfigError("precision tf32 changes how NVIDIA GPUs multiply matrices; this run has no CUDA device (" +
-                      formatDevices(devices) + "). Use --precision fp32, or bf16 (autocast, also on the CPU)");
+                      formatDevices(devices) + "). Use " + mention::field("precision") + " fp32, or bf16 (autocast, also on the CPU)",
+                      "precision");
   }
   const int64_t groupReplicas = int64_t(devices.size()) * group.worldSize;
   if (config.mode == TrainingMode::DataParallel && config.batchSize % groupReplicas != 0) {
     throw ConfigError("data-parallel splits the batch evenly: batch size " + std::to_string(config.batchSize) +
-                      " is not a multiple of the " + std::to_string(groupReplicas) + " replicas");
+                      " is not a multiple of the " + std::to_string(groupReplicas) + " replicas",
+                      "batch_size");
   }
   return devices;
 }
@@ -80,7 +83,8 @@ std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
   if (forTraining && config.batchSize > data->train.size()) {
     throw ConfigError("batch size " + std::to_string(config.batchSize) + " is larger than the " +
                       std::to_string(data->train.size()) +
-                      " training samples; use a smaller --batch-size or a larger --train-limit");
+                      " training samples; use a smaller " + mention::field("batch_size") + " or a larger " +
+                      mention::field("train_limit"), "batch_size");
   }
   return data;
 }
@@ -119,7 +123,9 @@ void checkMemoryBudget(const ExperimentConfig& config, const std::vector<DeviceR
                     formatBytes(estimate.modelStateBytes) + ", a step at batch " + std::to_string(batchPerReplica) +
                     " " + formatBytes(estimate.stepBytes) + ", evaluation " + formatBytes(estimate.evaluationBytes) +
                     "), more than its memory budget of " + formatBytes(budget) +
-                    "; use a smaller --batch-size or --eval-batch-size, fewer --devices, or raise --memory-budget");
+                    "; use a smaller " + mention::field("batch_size") + " or " + mention::field("eval_batch_size") +
+                    ", fewer " + mention::field("devices") + ", or raise " + mention::field("memory_budget_mb"),
+                    "memory_budget_mb");
 }
 
 std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, const std::vector<DeviceRef>& devices,

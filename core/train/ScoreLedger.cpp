@@ -1,3 +1,4 @@
+#include "core/common/FieldMention.h"
 #include "core/train/ScoreLedger.h"
 
 #include <torch/torch.h>
@@ -80,7 +81,7 @@ void ScoreLedger::record(RunState& state, const std::vector<StepScore>& scores, 
         "the training loss of " + (memberCount() > 1 ? "member " + std::to_string(m) : std::string("the model")) +
         " became " + (std::isnan(scores[m].loss) ? "NaN" : "infinite") + " at step " +
         std::to_string(step.globalStep) + " (epoch " + std::to_string(step.epoch) + "); the learning rate " +
-        lr.str() + " is probably too high, try a smaller --lr. The metrics so far and the last good checkpoint "
+        lr.str() + " is probably too high, try a smaller " + mention::field("lr") + ". The metrics so far and the last good checkpoint "
         "are kept in " + m_setup.runPath);
   }
   for (std::size_t m = 0; m < scores.size(); ++m) {

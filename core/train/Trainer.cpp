@@ -5,6 +5,7 @@
 //   ScoreLedger     the steps' scores, from the device to the running means;
 //   RunRecorder     metrics.csv, summary.json and checkpoints (rank 0 writes);
 //   Evaluator       the members and their ensemble on the test split.
+#include "core/common/FieldMention.h"
 #include "core/train/Trainer.h"
 
 #include <torch/torch.h>
@@ -176,7 +177,7 @@ RunFinishedEvent Trainer::Impl::stop(TrainingObserver* observer) {
   finished.runDirectory = runPath;
   finished.status = RunStatus::Stopped;
   finished.message = "stopped at step " + std::to_string(state.globalStep) +
-                     "; resume with: ensemble-lab-cli resume --run " + runPath;
+                     "; resume with: " + mention::resumeCommand(runPath);
   recorder->writeSummary(finished.status, finished.message, state);
   if (observer) observer->onRunFinished(finished);
   return finished;
