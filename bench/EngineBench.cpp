@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   config.mode = ensemble::parseMode(args.value("mode", "ensemble"));
   config.devices = args.value("devices", "cpu*4");
   config.batchSize = std::stoll(args.value("batch-size", "128"));
-  config.memberForm = args.value("member-form", "separate");
+  config.memberForm = ensemble::parseMemberForm(args.value("member-form", "separate"));
   config.evalBatchSize = std::stoll(args.value("eval-batch-size", "256"));
   config.epochs = 1;
   config.trainLimit = (steps + warmup) * config.batchSize;
@@ -68,11 +68,11 @@ int main(int argc, char** argv) {
   // A logged step reads the step numbers back, which waits for a GPU: one at the end of the
   // warm-up makes the clock's start include all queued warm-up work.
   config.logEvery = std::max<int64_t>(1, warmup);
-  config.precision = args.value("precision", "fp32");
+  config.precision = ensemble::parsePrecision(args.value("precision", "fp32"));
   const auto runDir = std::filesystem::temp_directory_path() /
                       ("ensemble-lab-bench-" + std::to_string(::getpid()));
   nlohmann::json result{{"side", "ensemblelab"}, {"model", config.model},
-                        {"mode", ensemble::modeName(config.mode)}, {"devices", config.devices}, {"member_form", config.memberForm},
+                        {"mode", ensemble::modeName(config.mode)}, {"devices", config.devices}, {"member_form", ensemble::memberFormName(config.memberForm)},
                         {"batch_size", config.batchSize}, {"steps", steps}};
   try {
     auto trainer = ensemble::Trainer::create(config, runDir.string());

@@ -256,7 +256,19 @@ class TestCli final : public QObject {
     QCOMPARE(other["dataset"].toString(), root + "/mnist");
     saw("eval", {"--run", "--test-limit", "--dataset"});
 
-    for (const QString command : {"devices", "train", "resume", "eval"}) {
+    // export: --to names the file and its form; --run the run it describes.
+    r = runCli({"export", "--run", root + "/b", "--to", root + "/b-metrics.json"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject exported = readJson(root + "/b-metrics.json");
+    QCOMPARE(exported["run"].toString(), QString("b"));
+    QCOMPARE(exported["config"].toObject()["member_form"].toString(), QString("stacked"));
+    QCOMPARE(exported["curves"].toObject()["ensemble"].toObject()["test_accuracy"].toArray().size(), 1);
+    r = runCli({"export", "--run", root + "/a", "--to", root + "/a-metrics.csv"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(testing::readLines(root + "/a-metrics.csv"), testing::readLines(root + "/a/metrics.csv"));
+    saw("export", {"--run", "--to"});
+
+    for (const QString command : {"devices", "train", "resume", "eval", "export"}) {
       r = runCli({"--list-flags", command});
       QCOMPARE(r.exitCode, 0);
       QSet<QString> accepted;
@@ -325,6 +337,8 @@ class TestCli final : public QObject {
     QTest::newRow("resume truncated checkpoint") << QStringList{"resume", "--run", "@truncated-run"} << "is truncated" << 1;
     QTest::newRow("unknown flag") << QStringList{"train", "--learning-rate", "0.1"} << "unknown flag --learning-rate" << 2;
     QTest::newRow("unknown command") << QStringList{"fly"} << "unknown command 'fly'" << 2;
+    QTest::newRow("export to another kind of file") << QStringList{"export", "--run", "@broken", "--to", "m.txt"}
+                                                   << "name a .csv file" << 1;
   }
   void badInputFailsWithAClearMessage() {
     QFETCH(QStringList, arguments);

@@ -112,7 +112,7 @@ class TestExperimentForm final : public QObject {
     ExperimentForm form;  // ensemble of cnn on cpu*4
     form.memberFormBox()->setCurrentIndex(form.memberFormBox()->findData("stacked"));
     QVERIFY(form.isValid());
-    QCOMPARE(QString::fromStdString(form.config().memberForm), QString("stacked"));
+    QCOMPARE(form.config().memberForm, ensemble::MemberForm::Stacked);
     form.modelBox()->setCurrentText("lenet");  // stacking is built for the cnn
     QVERIFY(form.errors().value("member_form").contains("built for the cnn model"));
     form.modelBox()->setCurrentText("cnn");
@@ -121,7 +121,7 @@ class TestExperimentForm final : public QObject {
     QVERIFY(form.errors().value("precision").contains("pick a GPU"));
     form.precisionBox()->setCurrentIndex(form.precisionBox()->findData("bf16"));
     QVERIFY(form.isValid());
-    QCOMPARE(QString::fromStdString(form.config().precision), QString("bf16"));
+    QCOMPARE(form.config().precision, ensemble::Precision::Bf16);
   }
 
   void setupSurvivesARestart() {
@@ -151,7 +151,7 @@ class TestExperimentForm final : public QObject {
     QCOMPARE(config.batchSize, int64_t(32));
     QCOMPARE(config.epochs, int64_t(3));
     QCOMPARE(config.seed, std::uint64_t(17));
-    QCOMPARE(QString::fromStdString(config.precision), QString("bf16"));
+    QCOMPARE(config.precision, ensemble::Precision::Bf16);
     QCOMPARE(QString::fromStdString(config.devices), QString("cpu*2"));
   }
 };

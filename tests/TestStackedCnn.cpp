@@ -39,7 +39,7 @@ std::vector<TensorDict> weightsOf(const std::vector<Replica>& members) {
 
 ExperimentConfig stackedConfig() {
   ExperimentConfig config = testing::smallConfig("ensemble", "cpu*3");
-  config.memberForm = "stacked";
+  config.memberForm = MemberForm::Stacked;
   config.epochs = 2;
   config.trainLimit = 640;  // 10 steps per epoch
   config.checkpointEvery = 4;
@@ -114,7 +114,7 @@ class TestStackedCnn final : public QObject {
     REQUIRE_COMPLETED(
         Trainer::create(config, stackedDir.path().toStdString(), testing::syntheticData())
             ->run(nullptr, nullptr));
-    config.memberForm = "separate";
+    config.memberForm = MemberForm::Separate;
     REQUIRE_COMPLETED(
         Trainer::create(config, separateDir.path().toStdString(), testing::syntheticData())
             ->run(nullptr, nullptr));
@@ -156,9 +156,7 @@ class TestStackedCnn final : public QObject {
     config = stackedConfig();
     config.model = "resnet18";
     QVERIFY_THROWS_EXCEPTION(ConfigError, config.validate());
-    config = stackedConfig();
-    config.memberForm = "stacks";
-    QVERIFY_THROWS_EXCEPTION(ConfigError, config.validate());
+    QVERIFY_THROWS_EXCEPTION(ConfigError, parseMemberForm("stacks"));  // config.json or --member-form
     QVERIFY(!canStack("lenet"));
   }
 };

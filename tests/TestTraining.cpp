@@ -158,7 +158,7 @@ class TestTraining final : public QObject {
     REQUIRE_COMPLETED(
         Trainer::create(config, fp32Dir.path().toStdString(), testing::syntheticData())
             ->run(nullptr, nullptr));
-    config.precision = "bf16";
+    config.precision = Precision::Bf16;
     auto trainer = Trainer::create(config, bf16Dir.path().toStdString(), testing::syntheticData());
     REQUIRE_COMPLETED(trainer->run(nullptr, nullptr));
     QVERIFY(summaryOf(bf16Dir).at("ensemble").at("test_accuracy").get<double>() > 0.8);  // it learns
@@ -175,9 +175,8 @@ class TestTraining final : public QObject {
   void precisionIsCheckedBeforeTraining() {
     QTemporaryDir dir;
     ExperimentConfig config = testing::smallConfig("single", "cpu");
-    config.precision = "fp16";
-    QVERIFY_THROWS_EXCEPTION(ConfigError, config.validate());
-    config.precision = "tf32";  // a GPU setting: refused on a CPU-only run, with what to use
+    QVERIFY_THROWS_EXCEPTION(ConfigError, parsePrecision("fp16"));  // config.json or --precision
+    config.precision = Precision::Tf32;  // a GPU setting: refused on a CPU-only run, with what to use
     try {
       Trainer::create(config, dir.path().toStdString() + "/run", testing::syntheticData());
       QFAIL("tf32 on the CPU was accepted");

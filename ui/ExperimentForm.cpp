@@ -211,8 +211,8 @@ ExperimentConfig ExperimentForm::config() const {
   config.epochs = m_epochs->value();
   config.seed = std::uint64_t(m_seed->value());
   config.trainLimit = m_trainLimit->value();
-  config.memberForm = m_memberForm->currentData().toString().toStdString();
-  config.precision = m_precision->currentData().toString().toStdString();
+  config.memberForm = parseMemberForm(m_memberForm->currentData().toString().toStdString());
+  config.precision = parsePrecision(m_precision->currentData().toString().toStdString());
   return config;
 }
 
@@ -267,7 +267,7 @@ void ExperimentForm::revalidate() {
        }));
   const bool gpuPicked = current.devices.find("cuda") != std::string::npos;
   mark("precision", m_precision,
-       current.precision == "tf32" && !gpuPicked
+       current.precision == Precision::Tf32 && !gpuPicked
            ? tr("tf32 changes how NVIDIA GPUs multiply matrices: pick a GPU, or use fp32 or bf16")
            : QString());
   if (isValid() != m_wasValid) {

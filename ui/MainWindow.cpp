@@ -37,11 +37,15 @@
 #include "core/common/Error.h"
 #include "core/common/TextFormat.h"
 #include "core/io/RunDirectory.h"
+#include "core/io/RunExport.h"
 #include "core/metrics/EvaluationJson.h"
+#include "ui/EnsembleBreakdownView.h"
 #include "ui/ExperimentForm.h"
 #include "ui/MetricPlot.h"
 #include "ui/PlotExport.h"
+#include "ui/PlotPanel.h"
 #include "ui/RunController.h"
+#include "ui/RunFolderActions.h"
 #include "ui/RunCurves.h"
 #include "ui/RunsModel.h"
 #include "ui/EngineMessage.h"
@@ -49,19 +53,8 @@
 namespace ensemble::ui {
 namespace {
 
-constexpr int kRepaintIntervalMs = 100;  // at most 10 repaints a second, however fast steps come
-
 /// The desktop theme's icon where it has one, ours (compiled in) otherwise.
 QIcon themed(const char* name, const char* ours) { return QIcon::fromTheme(name, QIcon(ours)); }
-
-bool copyFolder(const QString& from, const QString& to) {
-  if (!QDir().mkpath(to)) return false;
-  for (const QFileInfo& entry : QDir(from).entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)) {
-    const QString target = to + "/" + entry.fileName();
-    if (entry.isDir() ? !copyFolder(entry.filePath(), target) : !QFile::copy(entry.filePath(), target)) return false;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -73,6 +66,11 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
       m_runs(new RunsModel(this)) {
   setWindowTitle(tr("EnsembleLab"));
   setWindowIcon(QIcon(":/icons/ensemble-lab.svg"));
+  m_folderActions = new RunFolderActions(this, *m_runs, [this](const QString& directory) {
+    return directory == m_liveDirectory && m_controller->isRunning();
+  });
+  connect(m_folderActions, &RunFolderActions::runsChanged, this, &MainWindow::showRunsOnPlots);
+  connect(m_folderActions, &RunFolderActions::failed, this, &MainWindow::showError);
   buildActions();
   buildLayout();
   m_runs->scan(m_runsRoot);
@@ -89,7 +87,7 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
               m_status->setText(tr("Evaluation failed: %1").arg(error));
               return showError(tr("Evaluation failed"), error);
             }
-            showBreakdown(result);
+            m_breakdown->showResult(result);
             m_tabs->setCurrentIndex(1);
             m_status->setText(tr("Evaluated %1 on %2 test images: accuracy %3, NLL %4")
                                   .arg(QFileInfo(directory).fileName()).arg(result.samples)
@@ -99,14 +97,6 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
     m_status->setText(paused ? tr("Paused") : tr("Training…"));
     updateActions();
   });
-  m_repaint = new QTimer(this);
-  m_repaint->setInterval(kRepaintIntervalMs);
-  connect(m_repaint, &QTimer::timeout, this, [this] {
-    if (!m_plotsDirty) return;
-    m_plotsDirty = false;
-    for (MetricPlot* plot : m_plots) plot->refresh();
-  });
-  m_repaint->start();
 
   QSettings settings;
   m_form->load(settings);
@@ -195,48 +185,7 @@ void MainWindow::buildLayout() {
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
 
-  // Plots and their controls.
-  auto* plotsPanel = new QWidget;
-  auto* grid = new QGridLayout;
-  const Metric metrics[] = {Metric::TrainLoss, Metric::TrainAccuracy, Metric::TestLoss, Metric::TestAccuracy};
-  for (int i = 0; i < 4; ++i) {
-    auto* plot = new MetricPlot(metrics[i]);
-    plot->setObjectName(QString("plot%1").arg(i));
-    m_plots.push_back(plot);
-    grid->addWidget(plot, i / 2, i % 2);
-    connect(plot->customPlot(), &QCustomPlot::mousePress, this, [this, plot] { m_activePlot = plot; });
-  }
-  m_activePlot = m_plots.back();
-  m_smoothing = new QSlider(Qt::Horizontal);
-  m_smoothing->setRange(0, 99);
-  m_smoothing->setValue(60);
-  m_smoothing->setMaximumWidth(220);
-  m_smoothing->setToolTip(tr("Exponential moving average of the training curves; the raw line stays faded beneath"));
-  m_logScale = new QCheckBox(tr("Log-scale loss"));
-  m_epochAxis = new QCheckBox(tr("Training curves by epoch"));
-  m_epochAxis->setToolTip(tr("Plot the training curves against epochs instead of steps (known after the first epoch)"));
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(tr("Smoothing")));
-  controls->addWidget(m_smoothing);
-  controls->addSpacing(16);
-  controls->addWidget(m_logScale);
-  controls->addSpacing(16);
-  controls->addWidget(m_epochAxis);
-  controls->addStretch();
-  controls->addWidget(new QLabel(tr("Drag to pan, wheel to zoom, double-click to follow the data")));
-  auto* plotsLayout = new QVBoxLayout(plotsPanel);
-  plotsLayout->addLayout(controls);
-  plotsLayout->addLayout(grid, 1);
-  connect(m_smoothing, &QSlider::valueChanged, this, [this](int value) {
-    for (MetricPlot* plot : m_plots) plot->setSmoothing(value / 100.0);
-  });
-  connect(m_epochAxis, &QCheckBox::toggled, this, [this](bool on) {
-    for (MetricPlot* plot : m_plots) plot->setEpochAxis(on);
-  });
-  connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
-    for (MetricPlot* plot : m_plots) plot->setLogScale(on);
-  });
-  for (MetricPlot* plot : m_plots) plot->setSmoothing(m_smoothing->value() / 100.0);
+  m_plotPanel = new PlotPanel;
 
   // Runs and the ensemble's breakdown.
   m_runsView = new QTableView;
@@ -262,28 +211,13 @@ void MainWindow::buildLayout() {
     if (!rows.isEmpty()) showEnsembleBreakdown(rows.front());
   });
 
-  m_memberTable = new QTableWidget(0, 3);
-  m_memberTable->setHorizontalHeaderLabels({tr("Model"), tr("Test accuracy"), tr("Test loss")});
-  m_memberTable->horizontalHeader()->setStretchLastSection(true);
-  m_memberTable->verticalHeader()->hide();
-  m_memberTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_sizePlot = new QCustomPlot;
-  m_sizePlot->plotLayout()->insertRow(0);
-  m_sizePlot->plotLayout()->addElement(0, 0, new QCPTextElement(m_sizePlot, tr("Accuracy vs. ensemble size"), QFont(font().family(), 10, QFont::Bold)));
-  m_sizePlot->xAxis->setLabel(tr("members k (first k averaged)"));
-  m_sizePlot->yAxis->setLabel(tr("test accuracy"));
-  auto* breakdown = new QSplitter(Qt::Horizontal);
-  breakdown->addWidget(m_memberTable);
-  breakdown->addWidget(m_sizePlot);
-  breakdown->setStretchFactor(1, 1);
-  breakdown->setSizes({420, 800});
-  m_memberTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  m_breakdown = new EnsembleBreakdownView;
 
   m_tabs = new QTabWidget;
   m_tabs->addTab(m_runsView, tr("Runs"));
-  m_tabs->addTab(breakdown, tr("Ensemble"));
+  m_tabs->addTab(m_breakdown, tr("Ensemble"));
   auto* splitter = new QSplitter(Qt::Vertical);
-  splitter->addWidget(plotsPanel);
+  splitter->addWidget(m_plotPanel);
   splitter->addWidget(m_tabs);
   splitter->setStretchFactor(0, 2);
   splitter->setStretchFactor(1, 1);
@@ -312,6 +246,11 @@ void MainWindow::updateActions() {
 }
 
 QString MainWindow::statusText() const { return m_status->text(); }
+const QVector<MetricPlot*>& MainWindow::plots() const { return m_plotPanel->plots(); }
+QTableWidget* MainWindow::memberTable() const { return m_breakdown->memberTable(); }
+QCustomPlot* MainWindow::sizePlot() const { return m_breakdown->sizePlot(); }
+QSlider* MainWindow::smoothingSlider() const { return m_plotPanel->smoothingSlider(); }
+QCheckBox* MainWindow::epochAxisBox() const { return m_plotPanel->epochAxisBox(); }
 
 void MainWindow::startRun() {
   if (m_controller->isRunning() || !m_form->isValid()) return;
@@ -365,12 +304,12 @@ void MainWindow::onSteps(const QVector<StepEvent>& steps) {
                           .arg(last.epoch).arg(last.epochs).arg(last.stepInEpoch).arg(last.stepsPerEpoch)
                           .arg(last.imagesPerSecond, 0, 'f', 0).arg(QString::fromStdString(formatDuration(last.etaSeconds))));
   }
-  m_plotsDirty = true;
+  m_plotPanel->markChanged();
 }
 
 void MainWindow::onEpoch(const EpochEvent& event) {
   m_liveCurves->addEpoch(event, m_liveEnsemble);
-  m_plotsDirty = true;
+  m_plotPanel->markChanged();
   RunRecord record = RunRecord::load(m_liveDirectory);
   record.training = true;
   const int row = m_runs->upsert(record);
@@ -392,7 +331,7 @@ void MainWindow::onRunFinished(const RunFinishedEvent& event) {
       m_status->setText(tr("Run failed: %1").arg(message));
       showError(tr("The run failed"), message);
   }
-  m_plotsDirty = true;
+  m_plotPanel->markChanged();
   updateActions();
 }
 
@@ -416,7 +355,7 @@ void MainWindow::showRunsOnPlots() {
     }
     if (record.curves != m_liveCurves) runs.push_back(record.curves);
   }
-  for (MetricPlot* plot : m_plots) plot->setRuns(runs);
+  m_plotPanel->setRuns(runs);
 }
 
 void MainWindow::showEnsembleBreakdown(int row) {
@@ -424,50 +363,11 @@ void MainWindow::showEnsembleBreakdown(int row) {
   const QJsonObject& summary = m_runs->record(row).summary;
   if (!summary.value("ensemble").isObject()) return;  // no epoch evaluated yet
   try {
-    showBreakdown(evaluationFromJson(nlohmann::json::parse(QJsonDocument(summary).toJson().toStdString()),
+    m_breakdown->showResult(evaluationFromJson(nlohmann::json::parse(QJsonDocument(summary).toJson().toStdString()),
                                      m_runs->record(row).directory.toStdString()));
   } catch (const std::exception& e) {
     m_status->setText(tr("Cannot read the summary of %1: %2").arg(m_runs->record(row).name(), inLabels(e.what())));
   }
-}
-
-void MainWindow::showBreakdown(const EvaluationResult& result) {
-  m_memberTable->setRowCount(0);
-  const auto addRow = [this](const QString& name, double accuracy, double loss, bool bold) {
-    const int r = m_memberTable->rowCount();
-    m_memberTable->insertRow(r);
-    const QStringList cells{name, QString::number(accuracy, 'f', 4), std::isnan(loss) ? QString() : QString::number(loss, 'f', 4)};
-    for (int c = 0; c < 3; ++c) {
-      auto* item = new QTableWidgetItem(cells[c]);
-      QFont f = item->font();
-      f.setBold(bold);
-      item->setFont(f);
-      m_memberTable->setItem(r, c, item);
-    }
-  };
-  double mean = 0;
-  for (std::size_t m = 0; m < result.members.size(); ++m) {
-    addRow(tr("member %1").arg(m), result.members[m].accuracy, result.members[m].loss, false);
-    mean += result.members[m].accuracy / double(result.members.size());
-  }
-  if (result.members.size() > 1) {
-    addRow(tr("mean of members"), mean, std::nan(""), false);
-    addRow(tr("ensemble"), result.ensemble.accuracy, result.ensemble.nll, true);
-  }
-  m_sizePlot->clearGraphs();
-  QCPGraph* graph = m_sizePlot->addGraph();
-  graph->setPen(QPen(QColor(31, 119, 180), 2));
-  graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
-  const auto& curve = result.accuracyVsSize;
-  for (std::size_t k = 0; k < curve.size(); ++k) graph->addData(double(k + 1), curve[k]);
-  QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
-  ticker->setTickStep(1.0);
-  m_sizePlot->xAxis->setTicker(ticker);
-  m_sizePlot->rescaleAxes();
-  m_sizePlot->xAxis->setRange(0.5, double(curve.size()) + 0.5);
-  const QCPRange y = m_sizePlot->yAxis->range();
-  m_sizePlot->yAxis->setRange(y.lower - 0.005, y.upper + 0.005);
-  m_sizePlot->replot();
 }
 
 void MainWindow::evaluateRun(int row) {
@@ -485,47 +385,28 @@ void MainWindow::evaluateSelected() {
 }
 
 QString MainWindow::exportMetrics(int row, const QString& path) {
-  RunRecord& record = m_runs->record(row);
-  if (path.endsWith(".csv", Qt::CaseInsensitive)) {
-    QFile::remove(path);
-    return QFile::copy(record.directory + "/metrics.csv", path) ? QString() : tr("could not copy metrics.csv to %1").arg(path);
+  try {
+    exportRunMetrics(m_runs->record(row).directory.toStdString(), path.toStdString());  // the format: core/io/RunExport.h
+    return {};
+  } catch (const std::exception& e) {
+    return inLabels(e.what());
   }
-  QString error;
-  if (!record.ensureCurves(&error)) return error;
-  QJsonObject curves;
-  const char* names[] = {"train_loss", "train_accuracy", "test_loss", "test_accuracy"};
-  for (const int member : record.curves->members()) {
-    QJsonObject series;
-    for (int m = 0; m < kMetricCount; ++m) {
-      const Series& s = record.curves->series(Metric(m), member);
-      QJsonArray points;
-      for (int i = 0; i < s.x.size(); ++i) points.append(QJsonArray{s.x[i], s.y[i]});
-      series[names[m]] = points;
-    }
-    curves[member == RunCurves::kEnsemble ? QString("ensemble") : QString::number(member)] = series;
-  }
-  const QJsonObject document{{"run", record.name()}, {"config", record.config}, {"summary", record.summary}, {"curves", curves}};
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(QJsonDocument(document).toJson()) < 0) {
-    return tr("could not write %1: %2").arg(path, file.errorString());
-  }
-  return {};
 }
 
 QString MainWindow::exportCheckpoint(int row, const QString& folder) {
-  const QString checkpoints = m_runs->record(row).directory + "/checkpoints";
-  QFile latest(checkpoints + "/latest");
-  if (!latest.open(QIODevice::ReadOnly)) return tr("the run has no checkpoint yet");
-  const QString name = QString::fromUtf8(latest.readAll()).trimmed();
-  const QString target = folder + "/" + m_runs->record(row).name() + "-" + name;
-  return copyFolder(checkpoints + "/" + name, target) ? QString() : tr("could not copy the checkpoint to %1").arg(target);
+  try {
+    exportLatestCheckpoint(m_runs->record(row).directory.toStdString(), folder.toStdString());
+    return {};
+  } catch (const std::exception& e) {
+    return inLabels(e.what());
+  }
 }
 
 void MainWindow::exportPlotInteractive() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), m_activePlot->title() + ".png",
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), m_plotPanel->activePlot()->title() + ".png",
                                                     tr("PNG image (*.png);;PDF document (*.pdf);;SVG image (*.svg)"));
   if (path.isEmpty()) return;
-  const QString error = exportPlot(m_activePlot->customPlot(), path);
+  const QString error = exportPlot(m_plotPanel->activePlot()->customPlot(), path);
   if (!error.isEmpty()) showError(tr("Export failed"), error);
   else m_status->setText(tr("Saved %1").arg(path));
 }
@@ -553,34 +434,12 @@ void MainWindow::exportCheckpointInteractive() {
 
 void MainWindow::renameSelected() {
   const QVector<int> rows = selectedRows();
-  if (rows.isEmpty()) return;
-  RunRecord& record = m_runs->record(rows.front());
-  if (record.directory == m_liveDirectory && m_controller->isRunning()) return showError(tr("Rename"), tr("Stop the run before renaming it."));
-  bool ok = false;
-  const QString name = QInputDialog::getText(this, tr("Rename run"), tr("New name:"), QLineEdit::Normal, record.name(), &ok).trimmed();
-  if (!ok || name.isEmpty() || name == record.name()) return;
-  if (name.contains('/')) return showError(tr("Rename"), tr("A run name cannot contain '/'."));
-  const QString target = QFileInfo(record.directory).absolutePath() + "/" + name;
-  if (QFileInfo::exists(target) || !QDir().rename(record.directory, target)) {
-    return showError(tr("Rename"), tr("Could not rename to %1 (does it exist already?)").arg(name));
-  }
-  m_runs->setDirectory(rows.front(), target);
+  if (!rows.isEmpty()) m_folderActions->rename(rows.front());
 }
 
 void MainWindow::deleteSelected() {
   const QVector<int> rows = selectedRows();
-  if (rows.isEmpty()) return;
-  for (const int row : rows) {
-    if (m_runs->record(row).directory == m_liveDirectory && m_controller->isRunning()) {
-      return showError(tr("Delete"), tr("Stop the run before deleting it."));
-    }
-  }
-  if (QMessageBox::question(this, tr("Delete runs"), tr("Delete %1 run folder(s) and their checkpoints from disk?").arg(rows.size())) != QMessageBox::Yes) return;
-  for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
-    QDir(m_runs->record(*it).directory).removeRecursively();
-    m_runs->remove(*it);
-  }
-  showRunsOnPlots();
+  if (!rows.isEmpty()) m_folderActions->remove(rows);
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {

@@ -20,9 +20,12 @@ class QTimer;
 
 namespace ensemble::ui {
 
+class EnsembleBreakdownView;
 class ExperimentForm;
 class MetricPlot;
+class PlotPanel;
 class RunController;
+class RunFolderActions;
 class RunCurves;
 class RunsModel;
 
@@ -40,14 +43,14 @@ class MainWindow final : public QMainWindow {
   RunController* controller() const { return m_controller; }
   RunsModel* runsModel() const { return m_runs; }
   QTableView* runsView() const { return m_runsView; }
-  const QVector<MetricPlot*>& plots() const { return m_plots; }
+  const QVector<MetricPlot*>& plots() const;
   QAction* startAction() const { return m_start; }
   QAction* pauseAction() const { return m_pause; }
   QAction* stopAction() const { return m_stop; }
-  QTableWidget* memberTable() const { return m_memberTable; }
-  QCustomPlot* sizePlot() const { return m_sizePlot; }
-  QSlider* smoothingSlider() const { return m_smoothing; }
-  QCheckBox* epochAxisBox() const { return m_epochAxis; }
+  QTableWidget* memberTable() const;
+  QCustomPlot* sizePlot() const;
+  QSlider* smoothingSlider() const;
+  QCheckBox* epochAxisBox() const;
   QString statusText() const;
   /// When false, closing during a run stops it without asking (tests).
   void setConfirmClose(bool confirm) { m_confirmClose = confirm; }
@@ -71,7 +74,6 @@ class MainWindow final : public QMainWindow {
   void updateActions();
   void showRunsOnPlots();
   void showEnsembleBreakdown(int row);
-  void showBreakdown(const ensemble::EvaluationResult& result);
   void evaluateSelected();
   void onRunStarted(const ensemble::RunStartedEvent& event);
   void onSteps(const QVector<ensemble::StepEvent>& steps);
@@ -90,17 +92,12 @@ class MainWindow final : public QMainWindow {
   ExperimentForm* m_form;
   RunController* m_controller;
   RunsModel* m_runs;
+  RunFolderActions* m_folderActions = nullptr;
   QTableView* m_runsView = nullptr;
-  QVector<MetricPlot*> m_plots;
-  MetricPlot* m_activePlot = nullptr;
-  QTableWidget* m_memberTable = nullptr;
-  QCustomPlot* m_sizePlot = nullptr;
-  QSlider* m_smoothing = nullptr;
-  QCheckBox* m_logScale = nullptr;
-  QCheckBox* m_epochAxis = nullptr;
+  PlotPanel* m_plotPanel = nullptr;
+  EnsembleBreakdownView* m_breakdown = nullptr;
   QProgressBar* m_progress = nullptr;
   QLabel* m_status = nullptr;
-  QTimer* m_repaint = nullptr;
   class QTabWidget* m_tabs = nullptr;
   QAction* m_start = nullptr;
   QAction* m_pause = nullptr;
@@ -108,7 +105,6 @@ class MainWindow final : public QMainWindow {
   std::shared_ptr<RunCurves> m_liveCurves;
   QString m_liveDirectory;
   bool m_liveEnsemble = false;
-  bool m_plotsDirty = false;
   bool m_confirmClose = true;
 };
 

@@ -12,6 +12,7 @@
 #include "core/common/ErrorMessage.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/io/RunDirectory.h"
+#include "core/io/RunExport.h"
 #include "core/metrics/EvaluationJson.h"
 #include "core/train/ConfigFields.h"
 #include "core/train/RunControl.h"
@@ -240,6 +241,14 @@ int commandEval(const CliOptions& options) {
   return 0;
 }
 
+int commandExport(const CliOptions& options) {
+  if (!options.has("run")) throw ConfigError("export needs --run DIR, the run folder whose metrics to write");
+  if (!options.has("to")) throw ConfigError("export needs --to FILE.json or FILE.csv, the file to write");
+  exportRunMetrics(options.value("run"), options.value("to"));
+  std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("to").c_str());
+  return 0;
+}
+
 }  // namespace
 
 int runCommand(const CliOptions& options) {
@@ -260,6 +269,7 @@ int runCommand(const CliOptions& options) {
     if (options.command == "train") return commandTrain(options);
     if (options.command == "resume") return commandResume(options);
     if (options.command == "eval") return commandEval(options);
+    if (options.command == "export") return commandExport(options);
   } catch (...) {
     std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", inFlags(describeCurrentException()).c_str());
     return kExitError;

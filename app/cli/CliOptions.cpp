@@ -38,6 +38,7 @@ const char* const kEvalFields[] = {"dataset", "test-limit"};
 const std::map<std::string, std::set<std::string>>& flagsByCommand() {
   static const std::map<std::string, std::set<std::string>> flags = [] {
     std::set<std::string> train{kConfigFile.name, kOut.name}, resume{kRun.name}, eval{kRun.name};
+    const std::set<std::string> exportFlags{kRun.name, "to"};
     for (const ConfigField& field : configFields()) train.insert(field.flag);
     for (const CliFlag& flag : groupFlags()) {
       train.insert(flag.name);
@@ -45,7 +46,8 @@ const std::map<std::string, std::set<std::string>>& flagsByCommand() {
     }
     for (const char* flag : kEvalFields) eval.insert(flag);
     return std::map<std::string, std::set<std::string>>{
-        {"devices", {}}, {"train", train}, {"resume", resume}, {"eval", eval}, {"help", {}}, {"version", {}}};
+        {"devices", {}}, {"train", train},   {"resume", resume}, {"eval", eval},
+        {"export", exportFlags}, {"help", {}}, {"version", {}}};
   }();
   return flags;
 }
@@ -91,6 +93,9 @@ Usage:
   ensemble-lab-cli eval --run DIR [--dataset NAME|DIR] [--test-limit N]
       Evaluate a run's latest checkpoint (on another dataset, or on its first N test
       samples; 0 = all); prints the metrics as JSON.
+  ensemble-lab-cli export --run DIR --to FILE.json|FILE.csv
+      Write a run's metrics for other tools: .csv is metrics.csv; .json holds its config,
+      summary and every curve (the window's Export writes the same).
   ensemble-lab-cli --version | --help
   ensemble-lab-cli --list-flags COMMAND
       The flags COMMAND accepts, one per line (for shell completion).
@@ -109,7 +114,7 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
     // For shell completion (and the test that every declared flag has an effect).
     const std::string command = arguments.size() == 2 ? arguments[1] : "";
     if (command == "help" || command == "version" || !flagsByCommand().count(command)) {
-      throw UsageError("--list-flags takes one command: devices, train, resume or eval");
+      throw UsageError("--list-flags takes one command: devices, train, resume, eval or export");
     }
     options.command = "list-flags";
     options.flags["command"] = command;
@@ -118,7 +123,7 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
   const auto known = flagsByCommand().find(options.command);
   if (known == flagsByCommand().end()) {
     throw UsageError("unknown command '" + options.command +
-                     "'; the commands are devices, train, resume and eval (see --help)");
+                     "'; the commands are devices, train, resume, eval and export (see --help)");
   }
   for (std::size_t i = 1; i < arguments.size(); ++i) {
     const std::string& argument = arguments[i];

@@ -35,7 +35,7 @@ struct Batch {
 class EnsembleStep final : public TrainingStep {
  public:
   explicit EnsembleStep(const TrainingStepParts& parts) : m_parts(parts) {
-    if (parts.config.memberForm == "stacked") stackMembers();
+    if (parts.config.memberForm == MemberForm::Stacked) stackMembers();
   }
 
   torch::Tensor train(const torch::Tensor& indices) override {

@@ -11,7 +11,6 @@
 #include "core/common/JsonInteger.h"
 #include "core/models/ModelRegistry.h"
 #include "core/train/ConfigFields.h"
-#include "core/train/Precision.h"
 
 namespace ensemble {
 namespace {
@@ -61,6 +60,30 @@ TrainingMode parseMode(const std::string& name) {
   throw ConfigError("unknown mode '" + name + "'; choose single, ensemble or data-parallel");
 }
 
+std::string memberFormName(MemberForm form) { return form == MemberForm::Stacked ? "stacked" : "separate"; }
+
+MemberForm parseMemberForm(const std::string& name) {
+  if (name == "separate") return MemberForm::Separate;
+  if (name == "stacked") return MemberForm::Stacked;
+  throw ConfigError("unknown member form '" + name + "'; choose separate or stacked", "member_form");
+}
+
+std::string precisionName(Precision precision) {
+  switch (precision) {
+    case Precision::Fp32: return "fp32";
+    case Precision::Tf32: return "tf32";
+    case Precision::Bf16: return "bf16";
+  }
+  return "fp32";
+}
+
+Precision parsePrecision(const std::string& name) {
+  if (name == "fp32") return Precision::Fp32;
+  if (name == "tf32") return Precision::Tf32;
+  if (name == "bf16") return Precision::Bf16;
+  throw ConfigError("unknown precision '" + name + "'; choose fp32 (default), tf32 (CUDA) or bf16", "precision");
+}
+
 void ExperimentConfig::validate() const {
   if (dataset.empty()) throw ConfigError("dataset is empty; use fashion-mnist, synthetic or a folder", "dataset");
   if (!isKnownModel(model)) {
@@ -95,15 +118,11 @@ void ExperimentConfig::validate() const {
                       std::to_string(memoryBudgetMb),
                       "memory_budget_mb");
   }
-  validatePrecision(precision);
-  if (memberForm != "separate" && memberForm != "stacked") {
-    throw ConfigError("unknown member form '" + memberForm + "'; choose separate or stacked", "member_form");
-  }
-  if (memberForm == "stacked" && mode != TrainingMode::Ensemble) {
+  if (memberForm == MemberForm::Stacked && mode != TrainingMode::Ensemble) {
     throw ConfigError("member form 'stacked' trains ensemble members as one network; it needs mode "
                       "ensemble, not " + modeName(mode), "member_form");
   }
-  if (memberForm == "stacked" && model != "cnn") {
+  if (memberForm == MemberForm::Stacked && model != "cnn") {
     throw ConfigError("member form 'stacked' is built for the cnn model; train " + model +
                       " members with member form 'separate'", "member_form");
   }
@@ -139,8 +158,8 @@ nlohmann::json ExperimentConfig::toJson() const {
               {"log_every", logEvery},
               {"eval_batch_size", evalBatchSize},
               {"memory_budget_mb", memoryBudgetMb},
-              {"member_form", memberForm},
-              {"precision", precision},
+              {"member_form", memberFormName(memberForm)},
+              {"precision", precisionName(precision)},
               {"version", ENSEMBLELAB_VERSION}};
 }
 
@@ -170,9 +189,12 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   read(object, "log_every", logEvery, origin, "an integer");
   read(object, "eval_batch_size", evalBatchSize, origin, "an integer");
   read(object, "memory_budget_mb", memoryBudgetMb, origin, "an integer");
-  read(object, "member_form", memberForm, origin, "a string");
-  read(object, "precision", precision, origin, "a string");
+  std::string memberFormText = memberFormName(memberForm), precisionText = precisionName(precision);
+  read(object, "member_form", memberFormText, origin, "a string");
+  read(object, "precision", precisionText, origin, "a string");
   mode = parseMode(modeText);
+  memberForm = parseMemberForm(memberFormText);
+  precision = parsePrecision(precisionText);
 }
 
 ExperimentConfig ExperimentConfig::fromJson(const nlohmann::json& object, const std::string& origin) {

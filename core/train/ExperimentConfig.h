@@ -16,6 +16,21 @@ std::string modeName(TrainingMode mode);
 /// Inverse of modeName; throws ConfigError naming the valid modes.
 TrainingMode parseMode(const std::string& name);
 
+/// How ensemble members that share one device train: one network each, side by side on
+/// the CPU cores, or one network of stacked weights (core/models/StackedCnn.h; cnn only).
+enum class MemberForm { Separate, Stacked };
+/// "separate" or "stacked".
+std::string memberFormName(MemberForm form);
+/// Inverse of memberFormName; throws ConfigError naming the choices.
+MemberForm parseMemberForm(const std::string& name);
+
+/// The arithmetic of a run: core/train/Precision.h says what each does.
+enum class Precision { Fp32, Tf32, Bf16 };
+/// "fp32", "tf32" or "bf16".
+std::string precisionName(Precision precision);
+/// Inverse of precisionName; throws ConfigError naming the choices.
+Precision parsePrecision(const std::string& name);
+
 struct ExperimentConfig {
   std::string dataset = "fashion-mnist";  ///< "fashion-mnist", "synthetic" or a folder
   std::string model = "cnn";
@@ -39,12 +54,9 @@ struct ExperimentConfig {
   /// Refuse to start a run whose measured host-memory need exceeds this many MiB; 0 = no
   /// budget. Checked for the replicas on the CPU.
   int64_t memoryBudgetMb = 0;
-  /// How ensemble members sharing one device train: "separate" (one network each, side by
-  /// side on the CPU cores) or "stacked" (one network of stacked weights, core/models/
-  /// StackedCnn; cnn only). Separate is the default: stacked measured slower on CPU.
-  std::string memberForm = "separate";
-  /// "fp32", "tf32" (CUDA) or "bf16" autocast: see core/train/Precision.h.
-  std::string precision = "fp32";
+  /// Separate is the default: stacked measured slower on CPU.
+  MemberForm memberForm = MemberForm::Separate;
+  Precision precision = Precision::Fp32;
 
   /// Throws ConfigError naming the first invalid field, its value and the valid range.
   /// Checks that need the data (batch size vs. training set) happen when training starts.

@@ -40,13 +40,7 @@ void setAutocastDtype(bool cuda, at::ScalarType type) {
 
 }  // namespace
 
-void validatePrecision(const std::string& precision) {
-  if (precision != "fp32" && precision != "tf32" && precision != "bf16") {
-    throw ConfigError("unknown precision '" + precision + "'; choose fp32 (default), tf32 (CUDA) or bf16", "precision");
-  }
-}
-
-Tf32Scope::Tf32Scope(const std::string& precision) : m_active(precision == "tf32") {
+Tf32Scope::Tf32Scope(Precision precision) : m_active(precision == Precision::Tf32) {
   if (!m_active) return;
   auto& context = at::globalContext();
   m_previousCublas = context.allowTF32CuBLAS();
@@ -61,8 +55,8 @@ Tf32Scope::~Tf32Scope() {
   at::globalContext().setAllowTF32CuDNN(m_previousCudnn);
 }
 
-AutocastScope::AutocastScope(const std::string& precision, bool cuda)
-    : m_active(precision == "bf16"), m_cuda(cuda) {
+AutocastScope::AutocastScope(Precision precision, bool cuda)
+    : m_active(precision == Precision::Bf16), m_cuda(cuda) {
   if (!m_active) return;
   m_previousEnabled = autocastEnabled(cuda);
   m_previousDtype = int(autocastDtype(cuda));

@@ -5,18 +5,15 @@
 //         convolve in TensorFloat-32: CUDA runs only;
 //   bf16  autocast: convolutions and matrix products run in bfloat16, losses, softmax and
 //         the weights stay float32 (on GPUs and on the CPU).
-#include <string>
+#include "core/train/ExperimentConfig.h"
 
 namespace ensemble {
 
-/// Throws ConfigError for a name that is none of the above.
-void validatePrecision(const std::string& precision);
-
-/// TF32 for cuBLAS and cuDNN while it lives, when `precision` is "tf32" (process-wide
+/// TF32 for cuBLAS and cuDNN while it lives, when `precision` is tf32 (process-wide
 /// LibTorch settings: one per run, on the thread that drives it).
 class Tf32Scope final {
  public:
-  explicit Tf32Scope(const std::string& precision);
+  explicit Tf32Scope(Precision precision);
   ~Tf32Scope();
   Tf32Scope(const Tf32Scope&) = delete;
   Tf32Scope& operator=(const Tf32Scope&) = delete;
@@ -27,10 +24,10 @@ class Tf32Scope final {
 };
 
 /// bfloat16 autocast for the device kind `cuda` (or the CPU) on the calling thread while it
-/// lives, when `precision` is "bf16". Autocast is per thread: each replica thread opens one.
+/// lives, when `precision` is bf16. Autocast is per thread: each replica thread opens one.
 class AutocastScope final {
  public:
-  AutocastScope(const std::string& precision, bool cuda);
+  AutocastScope(Precision precision, bool cuda);
   ~AutocastScope();
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;

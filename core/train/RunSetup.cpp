@@ -55,7 +55,7 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
                       config.effectiveDevices(cudaCount) + "' names " + std::to_string(devices.size()) +
                       " replicas; use " + mention::field("mode") + " ensemble or data-parallel, or one device", "devices");
   }
-  if (config.precision == "tf32" && std::all_of(devices.begin(), devices.end(), isCpu)) {
+  if (config.precision == Precision::Tf32 && std::all_of(devices.begin(), devices.end(), isCpu)) {
     throw ConfigError("precision tf32 changes how NVIDIA GPUs multiply matrices; this run has no CUDA device (" +
                       formatDevices(devices) + "). Use " + mention::field("precision") + " fp32, or bf16 (autocast, also on the CPU)",
                       "precision");
@@ -110,7 +110,7 @@ void checkMemoryBudget(const ExperimentConfig& config, const std::vector<DeviceR
   const int64_t batchPerReplica = config.mode == TrainingMode::DataParallel
                                       ? config.batchSize / (int64_t(devices.size()) * worldSize)
                                       : config.batchSize;
-  const bool stacked = config.memberForm == "stacked";
+  const bool stacked = config.memberForm == MemberForm::Stacked;
   const MemoryEstimate estimate =
       estimateCpuMemory(config.model, input, batchPerReplica, config.evalBatchSize, cpuReplicas,
                         bytesOf(data.train) + bytesOf(data.test),

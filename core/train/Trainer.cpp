@@ -60,7 +60,7 @@ struct Trainer::Impl {
 
   bool dataParallel() const { return config.mode == TrainingMode::DataParallel; }
   bool distributed() const { return communicator->processCount() > 1; }
-  bool stacked() const { return config.memberForm == "stacked"; }
+  bool stacked() const { return config.memberForm == MemberForm::Stacked; }
   /// Models whose metrics are reported: one per replica of the whole group, except
   /// data-parallel (one model).
   std::size_t memberCount() const { return dataParallel() ? 1 : std::size_t(communicator->worldReplicas()); }

@@ -1,0 +1,78 @@
+#include "core/io/RunExport.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <filesystem>
+
+#include "core/common/Error.h"
+#include "core/io/AtomicFile.h"
+#include "core/io/Checkpoint.h"
+#include "core/io/MetricsCsvReader.h"
+#include "core/io/RunDirectory.h"
+
+namespace ensemble {
+namespace {
+
+bool endsWith(const std::string& text, const std::string& suffix) {
+  if (text.size() < suffix.size()) return false;
+  for (std::size_t i = 0; i < suffix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[text.size() - suffix.size() + i])) != suffix[i]) return false;
+  }
+  return true;
+}
+
+/// The run's name: its folder's, whether or not the path ends with a slash.
+std::string folderName(const std::string& directory) {
+  std::filesystem::path path = std::filesystem::path(directory).lexically_normal();
+  if (path.filename().empty()) path = path.parent_path();
+  return path.filename().string();
+}
+
+}  // namespace
+
+nlohmann::json runMetricsDocument(const std::string& runDirectory) {
+  const RunDirectory run(runDirectory);
+  nlohmann::json curves = nlohmann::json::object();
+  for (const MetricsRow& row : readMetricsCsv(run.metricsPath())) {
+    nlohmann::json& series = curves[row.member];
+    if (row.testLoss && row.testAccuracy) {  // an epoch's evaluation, by epoch
+      series["test_loss"].push_back({double(row.epoch), *row.testLoss});
+      series["test_accuracy"].push_back({double(row.epoch), *row.testAccuracy});
+    } else if (row.trainLoss && row.trainAccuracy) {  // a logged step's training means, by step
+      series["train_loss"].push_back({double(row.step), *row.trainLoss});
+      series["train_accuracy"].push_back({double(row.step), *row.trainAccuracy});
+    }
+  }
+  return {{"run", folderName(runDirectory)},
+          {"config", RunDirectory::readJson(run.configPath())},
+          {"summary", RunDirectory::readJson(run.summaryPath())},
+          {"curves", curves}};
+}
+
+void exportRunMetrics(const std::string& runDirectory, const std::string& path) {
+  if (endsWith(path, ".csv")) {
+    writeFileAtomically(path, readWholeFile(RunDirectory(runDirectory).metricsPath()));
+  } else if (endsWith(path, ".json")) {
+    writeFileAtomically(path, runMetricsDocument(runDirectory).dump(2) + "\n");
+  } else {
+    throw ConfigError("cannot export to " + path + ": name a .csv file (metrics.csv as it is) or a .json file "
+                      "(config, summary and curves in one document)");
+  }
+}
+
+std::string exportLatestCheckpoint(const std::string& runDirectory, const std::string& folder) {
+  const std::string checkpoint = latestCheckpoint(RunDirectory(runDirectory).checkpointsPath());
+  const std::string target =
+      (std::filesystem::path(folder) / (folderName(runDirectory) + "-" + std::filesystem::path(checkpoint).filename().string()))
+          .string();
+  std::error_code error;
+  if (std::filesystem::exists(target, error)) {
+    throw IoError("cannot copy the checkpoint to " + target + ": it exists already; choose another folder");
+  }
+  std::filesystem::copy(checkpoint, target, std::filesystem::copy_options::recursive, error);
+  if (error) throw IoError("cannot copy the checkpoint to " + target + ": " + error.message());
+  return target;
+}
+
+}  // namespace ensemble

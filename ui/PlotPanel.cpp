@@ -1,0 +1,74 @@
+#include "ui/PlotPanel.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSlider>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "ui/MetricPlot.h"
+#include "ui/RunCurves.h"
+
+namespace ensemble::ui {
+
+PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
+  auto* grid = new QGridLayout;
+  const Metric metrics[] = {Metric::TrainLoss, Metric::TrainAccuracy, Metric::TestLoss, Metric::TestAccuracy};
+  for (int i = 0; i < 4; ++i) {
+    auto* plot = new MetricPlot(metrics[i]);
+    plot->setObjectName(QString("plot%1").arg(i));
+    m_plots.push_back(plot);
+    grid->addWidget(plot, i / 2, i % 2);
+    connect(plot->customPlot(), &QCustomPlot::mousePress, this, [this, plot] { m_activePlot = plot; });
+  }
+  m_activePlot = m_plots.back();
+  m_smoothing = new QSlider(Qt::Horizontal);
+  m_smoothing->setRange(0, 99);
+  m_smoothing->setValue(60);
+  m_smoothing->setMaximumWidth(220);
+  m_smoothing->setToolTip(tr("Exponential moving average of the training curves; the raw line stays faded beneath"));
+  m_logScale = new QCheckBox(tr("Log-scale loss"));
+  m_epochAxis = new QCheckBox(tr("Training curves by epoch"));
+  m_epochAxis->setToolTip(tr("Plot the training curves against epochs instead of steps (known after the first epoch)"));
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(tr("Smoothing")));
+  controls->addWidget(m_smoothing);
+  controls->addSpacing(16);
+  controls->addWidget(m_logScale);
+  controls->addSpacing(16);
+  controls->addWidget(m_epochAxis);
+  controls->addStretch();
+  controls->addWidget(new QLabel(tr("Drag to pan, wheel to zoom, double-click to follow the data")));
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(controls);
+  layout->addLayout(grid, 1);
+  connect(m_smoothing, &QSlider::valueChanged, this, [this](int value) {
+    for (MetricPlot* plot : m_plots) plot->setSmoothing(value / 100.0);
+  });
+  connect(m_epochAxis, &QCheckBox::toggled, this, [this](bool on) {
+    for (MetricPlot* plot : m_plots) plot->setEpochAxis(on);
+  });
+  connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
+    for (MetricPlot* plot : m_plots) plot->setLogScale(on);
+  });
+  for (MetricPlot* plot : m_plots) plot->setSmoothing(m_smoothing->value() / 100.0);
+
+  m_repaint = new QTimer(this);
+  m_repaint->setInterval(kRepaintIntervalMs);
+  connect(m_repaint, &QTimer::timeout, this, [this] {
+    if (!m_changed) return;
+    m_changed = false;
+    for (MetricPlot* plot : m_plots) plot->refresh();
+  });
+  m_repaint->start();
+}
+
+void PlotPanel::setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs) {
+  for (MetricPlot* plot : m_plots) plot->setRuns(runs);
+}
+
+}  // namespace ensemble::ui

@@ -1,0 +1,49 @@
+#pragma once
+// The four live plots (training and test loss and accuracy) with their controls
+// (smoothing, log-scale loss, epoch axis) and the timer that repaints them: points arrive
+// as fast as the engine steps, the plots repaint at most kRepaintIntervalMs apart.
+#include <QVector>
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QSlider;
+class QTimer;
+
+namespace ensemble::ui {
+
+class MetricPlot;
+class RunCurves;
+
+class PlotPanel final : public QWidget {
+  Q_OBJECT
+  Q_DISABLE_COPY_MOVE(PlotPanel)
+
+ public:
+  static constexpr int kRepaintIntervalMs = 100;  // at most 10 repaints a second
+
+  explicit PlotPanel(QWidget* parent = nullptr);
+
+  /// Shows these runs' curves on every plot (the live run first, by convention).
+  void setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs);
+  /// New points in curves already shown: repaint at the next tick.
+  void markChanged() { m_changed = true; }
+
+  const QVector<MetricPlot*>& plots() const { return m_plots; }
+  /// The plot last clicked (what File > Export plot writes).
+  MetricPlot* activePlot() const { return m_activePlot; }
+  QSlider* smoothingSlider() const { return m_smoothing; }
+  QCheckBox* epochAxisBox() const { return m_epochAxis; }
+
+ private:
+  QVector<MetricPlot*> m_plots;
+  MetricPlot* m_activePlot = nullptr;
+  QSlider* m_smoothing = nullptr;
+  QCheckBox* m_logScale = nullptr;
+  QCheckBox* m_epochAxis = nullptr;
+  QTimer* m_repaint = nullptr;
+  bool m_changed = false;
+};
+
+}  // namespace ensemble::ui
