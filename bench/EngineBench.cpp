@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   const int64_t warmup = std::stoll(args.value("warmup", "5"));
   ensemble::ExperimentConfig config;
   config.dataset = args.value("dataset", "fashion-mnist");
-  config.model = args.value("model", "cnn");
+  config.model = ensemble::parseModel(args.value("model", "cnn"));
   config.mode = ensemble::parseMode(args.value("mode", "ensemble"));
   config.devices = args.value("devices", "cpu*4");
   config.batchSize = std::stoll(args.value("batch-size", "128"));
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   config.precision = ensemble::parsePrecision(args.value("precision", "fp32"));
   const auto runDir = std::filesystem::temp_directory_path() /
                       ("ensemble-lab-bench-" + std::to_string(::getpid()));
-  nlohmann::json result{{"side", "ensemblelab"}, {"model", config.model},
+  nlohmann::json result{{"side", "ensemblelab"}, {"model", ensemble::modelName(config.model)},
                         {"mode", ensemble::modeName(config.mode)}, {"devices", config.devices}, {"member_form", ensemble::memberFormName(config.memberForm)},
                         {"batch_size", config.batchSize}, {"steps", steps}};
   try {

@@ -255,8 +255,9 @@ class TestDistributed final : public QObject {
 
   void joinsTheStoreOfTorchrunsAgentOnARestart() {
     // torchrun's agent serves the TCPStore on MASTER_PORT itself and tells the workers so;
-    // after a restart its store still holds the keys of the failed attempt.
-    const int port = testing::freePort();
+    // after a restart its store still holds the keys of the failed attempt. (A LibTorch 1.x
+    // build serves its own store on the next port: both must be free.)
+    const int port = testing::freePort(2);
     c10d::TCPStoreOptions options;
     options.port = std::uint16_t(port);
     options.isServer = true;

@@ -17,7 +17,7 @@ class TestExperimentConfig final : public QObject {
  private slots:
   void defaultsFollowTheFlaxExample() {
     const ExperimentConfig config;
-    QCOMPARE(QString::fromStdString(config.model), QString("cnn"));
+    QCOMPARE(config.model, ModelKind::Cnn);
     QCOMPARE(config.learningRate, 0.1);
     QCOMPARE(config.momentum, 0.9);
     QCOMPARE(config.batchSize, int64_t(128));
@@ -28,7 +28,7 @@ class TestExperimentConfig final : public QObject {
   void roundTripsThroughJson() {
     ExperimentConfig config;
     config.dataset = "/data/my set";
-    config.model = "resnet18";
+    config.model = ModelKind::ResNet18;
     config.mode = TrainingMode::DataParallel;
     config.devices = "cpu*2";
     config.learningRate = 0.0123456789;

@@ -145,7 +145,7 @@ class TestExperimentForm final : public QObject {
     restored.load(settings);
     const auto config = restored.config();
     QCOMPARE(QString::fromStdString(config.dataset), QString("/data/kmnist"));
-    QCOMPARE(QString::fromStdString(config.model), QString("lenet"));
+    QCOMPARE(config.model, ensemble::ModelKind::LeNet);
     QCOMPARE(config.learningRate, 0.02);
     QCOMPARE(config.momentum, 0.8);
     QCOMPARE(config.batchSize, int64_t(32));

@@ -154,7 +154,7 @@ class TestStackedCnn final : public QObject {
     config.mode = TrainingMode::DataParallel;
     QVERIFY_THROWS_EXCEPTION(ConfigError, config.validate());
     config = stackedConfig();
-    config.model = "resnet18";
+    config.model = ModelKind::ResNet18;
     QVERIFY_THROWS_EXCEPTION(ConfigError, config.validate());
     QVERIFY_THROWS_EXCEPTION(ConfigError, parseMemberForm("stacks"));  // config.json or --member-form
     QVERIFY(!canStack("lenet"));

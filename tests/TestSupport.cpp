@@ -121,16 +121,34 @@ QStringList readLines(const QString& path) {
   return QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
 }
 
-int freePort() {
+namespace {
+
+/// Binds `port` (0: any) on every interface; returns the bound port, or 0 when taken.
+int bindPort(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
+  address.sin_port = htons(std::uint16_t(port));
+  int bound = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+    socklen_t length = sizeof address;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+    bound = ntohs(address.sin_port);
+  }
   ::close(fd);
-  return ntohs(address.sin_port);
+  return bound;
+}
+
+}  // namespace
+
+int freePort(int count) {
+  for (;;) {
+    const int first = bindPort(0);
+    bool all = first > 0 && first + count - 1 <= 65535;
+    for (int next = first + 1; all && next < first + count; ++next) all = bindPort(next) == next;
+    if (all) return first;
+  }
 }
 
 }  // namespace testing

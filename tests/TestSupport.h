@@ -49,8 +49,9 @@ bool writeFile(const QString& path, const QByteArray& bytes);
 /// Writes the four MNIST-format files: `train`/`test` samples of rows x cols images.
 void writeMnistFolder(const QString& dir, int train, int test, int rows, int cols, bool gz);
 
-/// A TCP port on the loopback interface that nothing listens on (at the time of asking).
-int freePort();
+/// A TCP port P such that P .. P + count - 1 are free on every interface at the time of
+/// asking (a run may listen on the ports after MASTER_PORT too).
+int freePort(int count = 1);
 
 /// The lines of a text file.
 QStringList readLines(const QString& path);

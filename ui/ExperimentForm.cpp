@@ -202,7 +202,7 @@ QString ExperimentForm::deviceSpec() const {
 ExperimentConfig ExperimentForm::config() const {
   ExperimentConfig config;
   config.dataset = m_dataset->currentData().toString().toStdString();
-  config.model = m_model->currentText().toStdString();
+  config.model = parseModel(m_model->currentText().toStdString());
   config.mode = parseMode(m_mode->currentData().toString().toStdString());
   config.devices = deviceSpec().toStdString();
   parseDouble(m_learningRate->text(), config.learningRate);

@@ -257,7 +257,7 @@ void MainWindow::startRun() {
   const ExperimentConfig config = m_form->config();
   QSettings settings;
   m_form->save(settings);
-  m_liveDirectory = m_runsRoot + "/" + QString::fromStdString(RunDirectory::newRunName(modeName(config.mode), config.model));
+  m_liveDirectory = m_runsRoot + "/" + QString::fromStdString(RunDirectory::newRunName(modeName(config.mode), modelName(config.model)));
   m_liveCurves = std::make_shared<RunCurves>(QFileInfo(m_liveDirectory).fileName());
   m_liveEnsemble = config.mode == TrainingMode::Ensemble;
   m_status->setText(tr("Preparing %1 (loading data, building replicas)…").arg(QString::fromStdString(config.dataset)));

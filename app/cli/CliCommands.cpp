@@ -204,7 +204,7 @@ int commandTrain(const CliOptions& options) {
   const std::string out =
       options.has("out") ? options.value("out")
                          : RunDirectory::defaultRunsRoot() + "/" +
-                               RunDirectory::newRunName(modeName(config.mode), config.model);
+                               RunDirectory::newRunName(modeName(config.mode), modelName(config.model));
   std::error_code ec;
   const bool outHoldsARun = std::filesystem::exists(RunDirectory(out).configPath(), ec);
   if (group.restartCount > 0 && options.has("out") && outHoldsARun) {

@@ -14,6 +14,22 @@ const std::vector<std::string>& modelNames() {
   return names;
 }
 
+std::string modelName(ModelKind model) {
+  switch (model) {
+    case ModelKind::Cnn: return "cnn";
+    case ModelKind::LeNet: return "lenet";
+    case ModelKind::ResNet18: return "resnet18";
+  }
+  return "cnn";
+}
+
+ModelKind parseModel(const std::string& name) {
+  if (name == "cnn") return ModelKind::Cnn;
+  if (name == "lenet") return ModelKind::LeNet;
+  if (name == "resnet18") return ModelKind::ResNet18;
+  throw ConfigError("unknown model '" + name + "'; choose cnn, lenet or resnet18", "model");
+}
+
 bool isKnownModel(const std::string& name) {
   const auto& names = modelNames();
   return std::find(names.begin(), names.end(), name) != names.end();

@@ -9,6 +9,13 @@ namespace ensemble {
 class ClassifierImpl;
 struct ModelInput;
 
+/// The models a run can train (a config's "model").
+enum class ModelKind { Cnn, LeNet, ResNet18 };
+/// "cnn", "lenet" or "resnet18": what makeModel, config.json and --model take.
+std::string modelName(ModelKind model);
+/// Inverse of modelName; throws ConfigError naming the choices.
+ModelKind parseModel(const std::string& name);
+
 /// The names `makeModel` accepts, in the order the UI lists them.
 const std::vector<std::string>& modelNames();
 

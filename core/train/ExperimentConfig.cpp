@@ -86,9 +86,6 @@ Precision parsePrecision(const std::string& name) {
 
 void ExperimentConfig::validate() const {
   if (dataset.empty()) throw ConfigError("dataset is empty; use fashion-mnist, synthetic or a folder", "dataset");
-  if (!isKnownModel(model)) {
-    throw ConfigError("unknown model '" + model + "'; choose cnn, lenet or resnet18", "model");
-  }
   if (!std::isfinite(learningRate) || learningRate <= 0) {
     std::ostringstream value;
     value << learningRate;
@@ -122,8 +119,8 @@ void ExperimentConfig::validate() const {
     throw ConfigError("member form 'stacked' trains ensemble members as one network; it needs mode "
                       "ensemble, not " + modeName(mode), "member_form");
   }
-  if (memberForm == MemberForm::Stacked && model != "cnn") {
-    throw ConfigError("member form 'stacked' is built for the cnn model; train " + model +
+  if (memberForm == MemberForm::Stacked && model != ModelKind::Cnn) {
+    throw ConfigError("member form 'stacked' is built for the cnn model; train " + modelName(model) +
                       " members with member form 'separate'", "member_form");
   }
   if (checkpointEvery < 0) {
@@ -144,7 +141,7 @@ std::string ExperimentConfig::effectiveDevices(int cudaCount) const {
 
 nlohmann::json ExperimentConfig::toJson() const {
   return json{{"dataset", dataset},
-              {"model", model},
+              {"model", modelName(model)},
               {"mode", modeName(mode)},
               {"devices", devices},
               {"lr", learningRate},
@@ -175,7 +172,8 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   }
   std::string modeText = modeName(mode);
   read(object, "dataset", dataset, origin, "a string");
-  read(object, "model", model, origin, "a string");
+  std::string modelText = modelName(model);
+  read(object, "model", modelText, origin, "a string");
   read(object, "mode", modeText, origin, "a string");
   read(object, "devices", devices, origin, "a string");
   read(object, "lr", learningRate, origin, "a number");
@@ -193,6 +191,7 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   read(object, "member_form", memberFormText, origin, "a string");
   read(object, "precision", precisionText, origin, "a string");
   mode = parseMode(modeText);
+  model = parseModel(modelText);
   memberForm = parseMemberForm(memberFormText);
   precision = parsePrecision(precisionText);
 }

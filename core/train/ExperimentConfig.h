@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/models/ModelRegistry.h"
+
 namespace ensemble {
 
 enum class TrainingMode { Single, Ensemble, DataParallel };
@@ -33,7 +35,7 @@ Precision parsePrecision(const std::string& name);
 
 struct ExperimentConfig {
   std::string dataset = "fashion-mnist";  ///< "fashion-mnist", "synthetic" or a folder
-  std::string model = "cnn";
+  ModelKind model = ModelKind::Cnn;
   TrainingMode mode = TrainingMode::Ensemble;
   /// Device spec (see DeviceSpec.h). Empty means the mode's default: one device for
   /// single, four CPU replicas (or every GPU) for ensemble, two (or every GPU) for

@@ -51,7 +51,7 @@ std::size_t RunRecorder::reportedRows() const {
   return memberCount() + (m_config.mode == TrainingMode::Ensemble ? 1 : 0);
 }
 
-std::string RunRecorder::modelName(std::size_t slot) const {
+std::string RunRecorder::rowName(std::size_t slot) const {
   return slot < memberCount() ? std::to_string(slot) : "ensemble";
 }
 
@@ -72,7 +72,7 @@ void RunRecorder::writeTrainingRows(RunState& state) {
   for (std::size_t row = 0; row < reportedRows(); ++row) {
     const std::size_t slot = row < memberCount() ? row : memberCount();
     const ModelScore score = state.window[slot].mean();
-    m_metrics->write({state.globalStep, state.epoch + 1, modelName(slot), score.loss, score.accuracy, std::nullopt,
+    m_metrics->write({state.globalStep, state.epoch + 1, rowName(slot), score.loss, score.accuracy, std::nullopt,
                       std::nullopt});
   }
   state.metricsBytes = m_metrics->flush();
@@ -85,7 +85,7 @@ void RunRecorder::writeEpochRows(const EpochEvent& epoch, RunState& state) {
     const ModelScore train = member ? epoch.train[row] : epoch.ensembleTrain;
     const ModelScore test = member ? epoch.test.members[row]
                                    : ModelScore{epoch.test.ensemble.nll, epoch.test.ensemble.accuracy};
-    m_metrics->write({state.globalStep, state.epoch + 1, modelName(member ? row : memberCount()), train.loss,
+    m_metrics->write({state.globalStep, state.epoch + 1, rowName(member ? row : memberCount()), train.loss,
                       train.accuracy, test.loss, test.accuracy});
   }
   state.metricsBytes = m_metrics->flush();
@@ -127,7 +127,7 @@ nlohmann::json RunRecorder::summaryJson(RunStatus status, const std::string& mes
                          {"status", runStatusName(status)},
                          {"message", message},
                          {"mode", modeName(m_config.mode)},
-                         {"model", m_config.model},
+                         {"model", ensemble::modelName(m_config.model)},
                          {"dataset", m_config.dataset},
                          {"devices", m_devices},
                          {"replicas", std::size_t(m_communicator.worldReplicas())},

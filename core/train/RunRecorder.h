@@ -63,7 +63,7 @@ class RunRecorder final {
   /// Rows per epoch or logged step: the members, plus the ensemble in ensemble mode.
   std::size_t reportedRows() const;
   /// A member's index, or "ensemble" for the slot after the members.
-  std::string modelName(std::size_t slot) const;
+  std::string rowName(std::size_t slot) const;
 
   const ExperimentConfig& m_config;
   RunDirectory m_directory;

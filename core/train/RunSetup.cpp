@@ -112,7 +112,7 @@ void checkMemoryBudget(const ExperimentConfig& config, const std::vector<DeviceR
                                       : config.batchSize;
   const bool stacked = config.memberForm == MemberForm::Stacked;
   const MemoryEstimate estimate =
-      estimateCpuMemory(config.model, input, batchPerReplica, config.evalBatchSize, cpuReplicas,
+      estimateCpuMemory(modelName(config.model), input, batchPerReplica, config.evalBatchSize, cpuReplicas,
                         bytesOf(data.train) + bytesOf(data.test),
                         // stacked members step as one network: all their activations at once
                         stacked ? cpuReplicas : replicaThreadCount(devices, false));

@@ -94,7 +94,7 @@ void Trainer::Impl::prepare() {
     // data-parallel replicas share member 0's so they start identical (and single mode
     // starts like member 0 of an ensemble).
     const std::uint64_t index = dataParallel() ? 0 : std::uint64_t(communicator->firstReplica()) + r;
-    replicas.push_back(makeReplica(config.model, input, devices[r], deriveSeed(config.seed, SeedStream::Member, index),
+    replicas.push_back(makeReplica(modelName(config.model), input, devices[r], deriveSeed(config.seed, SeedStream::Member, index),
                                    config.learningRate, config.momentum));
   }
   workers = std::make_unique<ReplicaWorkers>(replicaThreadCount(devices, stacked()));
@@ -265,7 +265,7 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   try {
     d.recorder->open(d.resumed, d.state);
     if (observer) {
-      observer->onRunStarted({d.runPath, modeName(d.config.mode), d.config.model, formatDevices(d.devices),
+      observer->onRunStarted({d.runPath, modeName(d.config.mode), modelName(d.config.model), formatDevices(d.devices),
                               d.communicator->worldReplicas(), d.config.epochs, d.sampler->stepsPerEpoch(),
                               d.state.globalStep});
     }
