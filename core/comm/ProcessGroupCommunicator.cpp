@@ -1,10 +1,10 @@
-#include "core/common/Environment.h"
 #include "core/comm/ProcessGroupCommunicator.h"
 
 #include <torch/torch.h>
 
 #include <nlohmann/json.hpp>
 
+#include "core/common/Environment.h"
 #include "core/common/Error.h"
 
 #ifdef ENSEMBLELAB_WITH_GLOO

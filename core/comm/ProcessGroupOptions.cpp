@@ -1,8 +1,8 @@
-#include "core/common/Environment.h"
 #include "core/comm/ProcessGroupOptions.h"
 
 #include <cstdlib>
 
+#include "core/common/Environment.h"
 #include "core/common/Error.h"
 
 namespace ensemble {

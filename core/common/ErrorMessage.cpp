@@ -1,4 +1,3 @@
-#include "core/common/FieldMention.h"
 #include "core/common/ErrorMessage.h"
 
 #include <c10/util/Exception.h>
@@ -7,6 +6,7 @@
 #include <new>
 
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 
 namespace ensemble {
 

@@ -1,9 +1,9 @@
-#include "core/common/FieldMention.h"
 #include "core/data/DatasetSource.h"
 
 #include <filesystem>
 
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 #include "core/data/IdxFile.h"
 #include "core/data/SyntheticDataset.h"
 

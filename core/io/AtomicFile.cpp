@@ -1,4 +1,3 @@
-#include "core/common/FieldMention.h"
 #include "core/io/AtomicFile.h"
 
 #include <fcntl.h>
@@ -12,6 +11,7 @@
 #include <sstream>
 
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 #include "core/io/WriteFaults.h"
 
 namespace ensemble {

@@ -1,4 +1,3 @@
-#include "core/common/Environment.h"
 #include "core/io/RunDirectory.h"
 
 #include <chrono>
@@ -7,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/common/Environment.h"
 #include "core/common/Error.h"
 #include "core/io/AtomicFile.h"
 

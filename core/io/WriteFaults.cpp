@@ -1,4 +1,3 @@
-#include "core/common/Environment.h"
 #include "core/io/WriteFaults.h"
 
 #include <atomic>
@@ -7,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "core/common/Environment.h"
 #include "core/common/Error.h"
 
 namespace ensemble {

@@ -1,10 +1,10 @@
-#include "core/common/FieldMention.h"
 #include "core/train/RunRecorder.h"
 
 #include <torch/torch.h>
 
 #include "core/comm/Communicator.h"
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvWriter.h"
 #include "core/metrics/EvaluationJson.h"

@@ -1,4 +1,3 @@
-#include "core/common/FieldMention.h"
 #include "core/train/RunSetup.h"
 
 #include <nlohmann/json.hpp>
@@ -11,6 +10,7 @@
 #include "core/comm/ProcessGroupCommunicator.h"
 #include "core/comm/ProcessGroupOptions.h"
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 #include "core/data/DatasetSource.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/train/CpuThreads.h"

@@ -1,4 +1,3 @@
-#include "core/common/FieldMention.h"
 #include "core/train/ScoreLedger.h"
 
 #include <torch/torch.h>
@@ -8,6 +7,7 @@
 
 #include "core/comm/Communicator.h"
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 #include "core/train/RunState.h"
 
 namespace ensemble {

@@ -5,7 +5,6 @@
 //   ScoreLedger     the steps' scores, from the device to the running means;
 //   RunRecorder     metrics.csv, summary.json and checkpoints (rank 0 writes);
 //   Evaluator       the members and their ensemble on the test split.
-#include "core/common/FieldMention.h"
 #include "core/train/Trainer.h"
 
 #include <torch/torch.h>
@@ -16,6 +15,7 @@
 #include "core/comm/LocalCommunicator.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
+#include "core/common/FieldMention.h"
 #include "core/common/SeedSequence.h"
 #include "core/data/Dataset.h"
 #include "core/data/EpochSampler.h"
