@@ -1,7 +1,5 @@
 #include "core/models/ModelRegistry.h"
 
-#include <algorithm>
-
 #include "core/common/Error.h"
 #include "core/models/Cnn.h"
 #include "core/models/LeNet.h"
@@ -9,10 +7,11 @@
 
 namespace ensemble {
 
-const std::vector<std::string>& modelNames() {
-  static const std::vector<std::string> names{"cnn", "lenet", "resnet18"};
-  return names;
-}
+namespace {
+
+constexpr ModelKind kModels[] = {ModelKind::Cnn, ModelKind::LeNet, ModelKind::ResNet18};
+
+}  // namespace
 
 std::string modelName(ModelKind model) {
   switch (model) {
@@ -23,23 +22,29 @@ std::string modelName(ModelKind model) {
   return "cnn";
 }
 
+const std::vector<std::string>& modelNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> list;
+    for (const ModelKind model : kModels) list.push_back(modelName(model));
+    return list;
+  }();
+  return names;
+}
+
 ModelKind parseModel(const std::string& name) {
-  if (name == "cnn") return ModelKind::Cnn;
-  if (name == "lenet") return ModelKind::LeNet;
-  if (name == "resnet18") return ModelKind::ResNet18;
+  for (const ModelKind model : kModels) {
+    if (modelName(model) == name) return model;
+  }
   throw ConfigError("unknown model '" + name + "'; choose cnn, lenet or resnet18", "model");
 }
 
-bool isKnownModel(const std::string& name) {
-  const auto& names = modelNames();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 std::shared_ptr<ClassifierImpl> makeModel(const std::string& name, const ModelInput& input) {
-  if (name == "cnn") return std::make_shared<CnnImpl>(input);
-  if (name == "lenet") return std::make_shared<LeNetImpl>(input);
-  if (name == "resnet18") return std::make_shared<ResNet18Impl>(input);
-  throw ConfigError("unknown model '" + name + "'; choose cnn, lenet or resnet18");
+  switch (parseModel(name)) {
+    case ModelKind::Cnn: return std::make_shared<CnnImpl>(input);
+    case ModelKind::LeNet: return std::make_shared<LeNetImpl>(input);
+    case ModelKind::ResNet18: return std::make_shared<ResNet18Impl>(input);
+  }
+  throw ConfigError("unknown model '" + name + "'; choose cnn, lenet or resnet18", "model");
 }
 
 }  // namespace ensemble

@@ -19,9 +19,6 @@ ModelKind parseModel(const std::string& name);
 /// The names `makeModel` accepts, in the order the UI lists them.
 const std::vector<std::string>& modelNames();
 
-/// True when `name` is one of modelNames().
-bool isKnownModel(const std::string& name);
-
 /// A freshly initialised model (from torch's global generator: seed it first).
 /// Throws ConfigError for an unknown name or an input the model cannot take.
 std::shared_ptr<ClassifierImpl> makeModel(const std::string& name, const ModelInput& input);
