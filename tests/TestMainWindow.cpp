@@ -250,9 +250,10 @@ class TestMainWindow final : public QObject {
     QVERIFY(evaluated.wait(60000));
     QCOMPARE(evaluated.first().at(2).toString(), QString());
     const auto result = evaluated.first().at(1).value<EvaluationResult>();
-    const QJsonObject summary = window.runsModel()->record(row).summary;
+    const auto& summary = window.runsModel()->record(row).summary;
+    QVERIFY(summary && summary->evaluation);
     QCOMPARE(int(result.members.size()), 1);
-    QCOMPARE(result.ensemble.accuracy, summary["ensemble"].toObject()["test_accuracy"].toDouble());
+    QCOMPARE(result.ensemble.accuracy, summary->evaluation->ensemble.accuracy);
     QCOMPARE(window.memberTable()->rowCount(), 1);
     QVERIFY(window.statusText().contains("Evaluated"));
     QVERIFY(window.startAction()->isEnabled());
@@ -345,7 +346,7 @@ class TestMainWindow final : public QObject {
     window.findChild<QAction*>("resumeAction")->trigger();
     QVERIFY(finished.wait(180000));
     REQUIRE_COMPLETED(finished.last().first().value<RunFinishedEvent>());
-    QCOMPARE(window.runsModel()->record(window.runsModel()->rowOf(directory)).summary["epochs_completed"].toInt(), 2);
+    QCOMPARE(window.runsModel()->record(window.runsModel()->rowOf(directory)).summary->epochsCompleted, int64_t(2));
     // Every logged step once: the plot holds exactly the ensemble rows of metrics.csv.
     int rows = 0;
     for (const MetricsRow& row : readMetricsCsv((directory + "/metrics.csv").toStdString())) {

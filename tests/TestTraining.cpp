@@ -10,6 +10,7 @@
 #include "core/io/RunDirectory.h"
 #include "core/train/ConfigFields.h"
 #include "core/train/ExperimentConfig.h"
+#include "core/train/RunSummary.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"
 #include "tests/TestSupport.h"
@@ -86,6 +87,67 @@ class TestTraining final : public QObject {
     for (std::size_t i = 0; i < csvLosses.size(); ++i) {
       QVERIFY(std::abs(csvLosses[i] - steps.logged[i].ensemble.loss) <= 1e-9 * std::abs(csvLosses[i]));
     }
+  }
+
+  // Observers hear the summary the run writes: the window shows a live run from the
+  // events and a past run from summary.json, and the two must read alike.
+  void eventsCarryTheSummaryWrittenToDisk() {
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+    config.epochs = 2;
+    struct Summaries final : TrainingObserver {
+      std::string summaryPath;
+      std::vector<nlohmann::json> heard, onDisk;
+      void onEpoch(const EpochEvent& event) override {
+        heard.push_back(event.summary.toJson());
+        onDisk.push_back(RunDirectory::readJson(summaryPath));  // written before observers hear
+      }
+    } observer;
+    observer.summaryPath = RunDirectory(dir.path().toStdString()).summaryPath();
+    const RunFinishedEvent finished =
+        Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(&observer, nullptr);
+    REQUIRE_COMPLETED(finished);
+    QCOMPARE(observer.heard.size(), std::size_t(2));
+    for (std::size_t epoch = 0; epoch < observer.heard.size(); ++epoch) {
+      QCOMPARE(QString::fromStdString(observer.heard[epoch].dump()), QString::fromStdString(observer.onDisk[epoch].dump()));
+      QCOMPARE(observer.heard[epoch].at("epochs_completed").get<int>(), int(epoch) + 1);
+      QCOMPARE(observer.heard[epoch].at("status").get<std::string>(), std::string("running"));
+    }
+    QVERIFY(finished.summary && finished.summary->evaluation);
+    QCOMPARE(QString::fromStdString(finished.summary->toJson().dump()), QString::fromStdString(summaryOf(dir).dump()));
+    // Read back, the file gives the same struct: every key is read, none is lost.
+    QCOMPARE(QString::fromStdString(RunSummary::read(observer.summaryPath).toJson().dump()),
+             QString::fromStdString(summaryOf(dir).dump()));
+  }
+
+  void damagedSummaryNamesTheFileAndTheKey() {
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("single", "cpu");
+    config.epochs = 1;
+    REQUIRE_COMPLETED(Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr));
+    const std::string path = RunDirectory(dir.path().toStdString()).summaryPath();
+    const nlohmann::json good = summaryOf(dir);
+    const auto refusal = [&](const char* key, const nlohmann::json& value) -> QString {
+      nlohmann::json damaged = good;
+      if (value.is_discarded()) damaged.erase(key);
+      else damaged[key] = value;
+      try {
+        RunSummary::fromJson(damaged, path);
+      } catch (const ConfigError& e) {
+        return QString::fromUtf8(e.what());
+      }
+      return {};
+    };
+    for (const auto& [key, value] : std::vector<std::pair<const char*, nlohmann::json>>{
+             {"epochs_completed", "two"},
+             {"epochs_completed", nlohmann::json::value_t::discarded},
+             {"seed", -1},
+             {"lr", nullptr}}) {
+      const QString message = refusal(key, value);
+      QVERIFY2(message.contains(QString::fromStdString(path)) && message.contains(key), qPrintable(key + (": " + message)));
+    }
+    QVERIFY2(refusal("status", "paused").contains("unknown run status \"paused\""), qPrintable(refusal("status", "paused")));
+    QVERIFY(refusal("message", "fine").isEmpty());  // a well-formed summary is read
   }
 
   void equalSeedsGiveEqualMembersAndDifferentSeedsDifferentOnes() {

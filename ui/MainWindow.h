@@ -16,17 +16,16 @@ class QProgressBar;
 class QSlider;
 class QTableView;
 class QTableWidget;
-class QTimer;
 
 namespace ensemble::ui {
 
 class EnsembleBreakdownView;
 class ExperimentForm;
+class ExportActions;
 class MetricPlot;
 class PlotPanel;
 class RunController;
-class RunFolderActions;
-class RunCurves;
+class RunListView;
 class RunsModel;
 
 class MainWindow final : public QMainWindow {
@@ -42,7 +41,7 @@ class MainWindow final : public QMainWindow {
   ExperimentForm* form() const { return m_form; }
   RunController* controller() const { return m_controller; }
   RunsModel* runsModel() const { return m_runs; }
-  QTableView* runsView() const { return m_runsView; }
+  QTableView* runsView() const;
   const QVector<MetricPlot*>& plots() const;
   QAction* startAction() const { return m_start; }
   QAction* pauseAction() const { return m_pause; }
@@ -74,37 +73,28 @@ class MainWindow final : public QMainWindow {
   void updateActions();
   void showRunsOnPlots();
   void showEnsembleBreakdown(int row);
-  void evaluateSelected();
+  void resumeRun(int row);
   void onRunStarted(const ensemble::RunStartedEvent& event);
   void onSteps(const QVector<ensemble::StepEvent>& steps);
   void onEpoch(const ensemble::EpochEvent& event);
   void onRunFinished(const ensemble::RunFinishedEvent& event);
-  QVector<int> selectedRows() const;
-  void exportPlotInteractive();
-  void exportMetricsInteractive();
-  void exportCheckpointInteractive();
-  void resumeSelected();
-  void renameSelected();
-  void deleteSelected();
+  void onEvaluated(const QString& directory, const ensemble::EvaluationResult& result, const QString& error);
   void showError(const QString& title, const QString& message);
 
   QString m_runsRoot;
   ExperimentForm* m_form;
   RunController* m_controller;
   RunsModel* m_runs;
-  RunFolderActions* m_folderActions = nullptr;
-  QTableView* m_runsView = nullptr;
-  PlotPanel* m_plotPanel = nullptr;
-  EnsembleBreakdownView* m_breakdown = nullptr;
+  RunListView* m_runsView;
+  PlotPanel* m_plotPanel;
+  EnsembleBreakdownView* m_breakdown;
+  ExportActions* m_export;
   QProgressBar* m_progress = nullptr;
   QLabel* m_status = nullptr;
   class QTabWidget* m_tabs = nullptr;
   QAction* m_start = nullptr;
   QAction* m_pause = nullptr;
   QAction* m_stop = nullptr;
-  std::shared_ptr<RunCurves> m_liveCurves;
-  QString m_liveDirectory;
-  bool m_liveEnsemble = false;
   bool m_confirmClose = true;
 };
 

@@ -9,12 +9,11 @@
 
 namespace ensemble::ui {
 
-RunFolderActions::RunFolderActions(QWidget* window, RunsModel& runs, std::function<bool(const QString&)> isTraining)
-    : QObject(window), m_window(window), m_runs(runs), m_isTraining(std::move(isTraining)) {}
+RunFolderActions::RunFolderActions(QWidget* window, RunsModel& runs) : QObject(window), m_window(window), m_runs(runs) {}
 
 void RunFolderActions::rename(int row) {
   RunRecord& record = m_runs.record(row);
-  if (m_isTraining(record.directory)) return emit failed(tr("Rename"), tr("Stop the run before renaming it."));
+  if (record.training) return emit failed(tr("Rename"), tr("Stop the run before renaming it."));
   bool ok = false;
   const QString name =
       QInputDialog::getText(m_window, tr("Rename run"), tr("New name:"), QLineEdit::Normal, record.name(), &ok).trimmed();
@@ -30,7 +29,7 @@ void RunFolderActions::rename(int row) {
 
 void RunFolderActions::remove(const QVector<int>& rows) {
   for (const int row : rows) {
-    if (m_isTraining(m_runs.record(row).directory)) return emit failed(tr("Delete"), tr("Stop the run before deleting it."));
+    if (m_runs.record(row).training) return emit failed(tr("Delete"), tr("Stop the run before deleting it."));
   }
   if (QMessageBox::question(m_window, tr("Delete runs"),
                             tr("Delete %1 run folder(s) and their checkpoints from disk?").arg(rows.size())) !=

@@ -17,9 +17,8 @@ class RunFolderActions final : public QObject {
   Q_DISABLE_COPY_MOVE(RunFolderActions)
 
  public:
-  /// `isTraining(directory)` says whether the window trains that run now. Dialogs open
-  /// over `window`.
-  RunFolderActions(QWidget* window, RunsModel& runs, std::function<bool(const QString&)> isTraining);
+  /// Dialogs open over `window`.
+  RunFolderActions(QWidget* window, RunsModel& runs);
 
   /// Asks for a new name and renames the folder of `row`.
   void rename(int row);
@@ -34,7 +33,6 @@ class RunFolderActions final : public QObject {
  private:
   QWidget* m_window;
   RunsModel& m_runs;
-  std::function<bool(const QString&)> m_isTraining;
 };
 
 }  // namespace ensemble::ui

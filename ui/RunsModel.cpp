@@ -2,26 +2,26 @@
 
 #include <QBrush>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
 
 #include "core/common/Error.h"
 #include "core/io/MetricsCsvReader.h"
+#include "core/io/RunDirectory.h"
 #include "ui/EngineMessage.h"
 
 namespace ensemble::ui {
 namespace {
 
-QJsonObject readObject(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) return {};
-  return QJsonDocument::fromJson(file.readAll()).object();
-}
+QString number(double value, int decimals) { return QString::number(value, 'f', decimals); }
 
-QString number(const QJsonValue& value, int decimals) {
-  return value.isDouble() ? QString::number(value.toDouble(), 'f', decimals) : QString();
+/// What a person calls the run's state. A run nobody is training whose summary still
+/// says "running", or that has none, was killed: it is interrupted (and resumable from
+/// its last checkpoint).
+QString statusOf(const RunRecord& run) {
+  if (run.training) return "running";
+  if (!run.problem.isEmpty()) return "unreadable";  // the tooltip says why
+  if (!run.summary || run.summary->status == RunStatus::Running) return "interrupted";
+  return QString::fromStdString(runStatusName(run.summary->status));
 }
 
 }  // namespace
@@ -31,8 +31,21 @@ QString RunRecord::name() const { return QFileInfo(directory).fileName(); }
 RunRecord RunRecord::load(const QString& directory) {
   RunRecord record;
   record.directory = directory;
-  record.config = readObject(directory + "/config.json");
-  record.summary = readObject(directory + "/summary.json");
+  const RunDirectory files(directory.toStdString());
+  QStringList problems;
+  try {
+    record.config = ExperimentConfig::fromFile(files.configPath());
+  } catch (const Error& e) {
+    problems << inLabels(e.what());
+  }
+  if (QFileInfo::exists(QString::fromStdString(files.summaryPath()))) {  // none until the first epoch ends
+    try {
+      record.summary = RunSummary::read(files.summaryPath());
+    } catch (const Error& e) {
+      problems << inLabels(e.what());
+    }
+  }
+  record.problem = problems.join('\n');
   return record;
 }
 
@@ -61,25 +74,11 @@ void RunsModel::scan(const QString& root) {
 }
 
 int RunsModel::rowOf(const QString& directory) const {
+  if (directory.isEmpty()) return -1;
   for (int i = 0; i < m_runs.size(); ++i) {
     if (QFileInfo(m_runs[i].directory) == QFileInfo(directory)) return i;
   }
   return -1;
-}
-
-int RunsModel::upsert(const RunRecord& record) {
-  const int row = rowOf(record.directory);
-  if (row >= 0) {
-    const auto curves = m_runs[row].curves;
-    m_runs[row] = record;
-    if (!m_runs[row].curves) m_runs[row].curves = curves;
-    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
-    return row;
-  }
-  beginInsertRows({}, 0, 0);
-  m_runs.prepend(record);
-  endInsertRows();
-  return 0;
 }
 
 void RunsModel::remove(int row) {
@@ -89,9 +88,68 @@ void RunsModel::remove(int row) {
 }
 
 void RunsModel::setDirectory(int row, const QString& directory) {
+  if (row == liveRow()) m_liveDirectory = directory;
   m_runs[row].directory = directory;
   if (m_runs[row].curves) m_runs[row].curves->setLabel(m_runs[row].name());
-  emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+  rowChanged(row);
+}
+
+void RunsModel::rowChanged(int row) { emit dataChanged(index(row, 0), index(row, ColumnCount - 1)); }
+
+std::shared_ptr<const RunCurves> RunsModel::liveCurves() const {
+  const int row = liveRow();
+  return row >= 0 ? m_runs[row].curves : nullptr;
+}
+
+void RunsModel::markResuming(int row) {
+  m_runs[row].training = true;
+  rowChanged(row);
+}
+
+int RunsModel::runStarted(const RunStartedEvent& event) {
+  m_liveDirectory = QString::fromStdString(event.runDirectory);
+  int row = rowOf(m_liveDirectory);
+  if (row < 0) {
+    beginInsertRows({}, 0, 0);
+    m_runs.prepend(RunRecord{m_liveDirectory, {}, {}, {}, {}, false});
+    endInsertRows();
+    row = 0;
+  }
+  RunRecord& run = m_runs[row];
+  run.config = event.config;
+  run.problem.clear();
+  run.training = true;
+  run.curves.reset();
+  if (event.startStep == 0 || !run.ensureCurves()) run.curves = std::make_shared<RunCurves>(run.name());
+  rowChanged(row);
+  return row;
+}
+
+void RunsModel::stepsDone(const QVector<StepEvent>& steps) {
+  const int row = liveRow();
+  if (row < 0) return;
+  RunRecord& run = m_runs[row];
+  for (const StepEvent& step : steps) run.curves->addStep(step, run.isEnsemble());
+}
+
+int RunsModel::epochDone(const EpochEvent& event) {
+  const int row = liveRow();
+  if (row < 0) return row;
+  RunRecord& run = m_runs[row];
+  run.curves->addEpoch(event, run.isEnsemble());
+  run.summary = event.summary;
+  rowChanged(row);
+  return row;
+}
+
+int RunsModel::runFinished(const RunFinishedEvent& event) {
+  const int row = rowOf(QString::fromStdString(event.runDirectory));
+  if (row < 0) return row;
+  RunRecord& run = m_runs[row];
+  run.training = false;
+  if (event.summary) run.summary = event.summary;
+  rowChanged(row);
+  return row;
 }
 
 int RunsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_runs.size()); }
@@ -100,30 +158,34 @@ int RunsModel::columnCount(const QModelIndex& parent) const { return parent.isVa
 QVariant RunsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const RunRecord& run = m_runs[index.row()];
-  const QJsonObject& c = run.config;
-  const QJsonObject& s = run.summary;
-  // A run nobody is training that has no summary, or whose summary still says "running",
-  // was killed: it is interrupted (and resumable from its last checkpoint).
-  QString status = s.value("status").toString();
-  if (run.training) status = "running";
-  else if (status.isEmpty() || status == "running") status = "interrupted";
-  if (role == Qt::ForegroundRole && index.column() == Status && status == "failed") return QBrush(QColor(198, 40, 40));
-  if (role == Qt::ToolTipRole) return s.value("message").toString().isEmpty() ? run.directory : s.value("message").toString();
+  const QString status = statusOf(run);
+  if (role == Qt::ForegroundRole && index.column() == Status && (status == "failed" || status == "unreadable")) {
+    return QBrush(QColor(198, 40, 40));
+  }
+  if (role == Qt::ToolTipRole) {
+    if (!run.problem.isEmpty()) return run.problem;
+    if (run.summary && !run.summary->message.empty()) return QString::fromStdString(run.summary->message);
+    return run.directory;
+  }
   if (role != Qt::DisplayRole) return {};
+  if (index.column() == Name) return run.name();
+  if (index.column() == Status) return status;
+  if (!run.config) return {};
+  const ExperimentConfig& c = *run.config;
+  const RunSummary* s = run.summary ? &*run.summary : nullptr;
+  const EvaluationResult* evaluation = s && s->evaluation ? &*s->evaluation : nullptr;
   switch (index.column()) {
-    case Name: return run.name();
-    case Status: return status;
-    case Mode: return c.value("mode").toString();
-    case Model: return c.value("model").toString();
-    case Devices: return c.value("devices").toString();
-    case Lr: return c.value("lr").toDouble();
-    case Momentum: return c.value("momentum").toDouble();
-    case Batch: return c.value("batch_size").toInt();
-    case Epochs: return QString("%1/%2").arg(s.value("epochs_completed").toInt()).arg(c.value("epochs").toInt());
-    case TestAccuracy: return number(s.value("ensemble").toObject().value("test_accuracy"), 4);
-    case EnsembleNll: return number(s.value("ensemble").toObject().value("test_nll"), 4);
-    case SecondsPerEpoch: return number(s.value("seconds_per_epoch"), 1);
-    case ImagesPerSecond: return number(s.value("images_per_second"), 0);
+    case Mode: return QString::fromStdString(modeName(c.mode));
+    case Model: return QString::fromStdString(modelName(c.model));
+    case Devices: return QString::fromStdString(c.devices);
+    case Lr: return c.learningRate;
+    case Momentum: return c.momentum;
+    case Batch: return qlonglong(c.batchSize);
+    case Epochs: return QString("%1/%2").arg(s ? s->epochsCompleted : 0).arg(c.epochs);
+    case TestAccuracy: return evaluation ? number(evaluation->ensemble.accuracy, 4) : QString();
+    case EnsembleNll: return evaluation ? number(evaluation->ensemble.nll, 4) : QString();
+    case SecondsPerEpoch: return s ? number(s->secondsPerEpoch, 1) : QString();
+    case ImagesPerSecond: return s ? number(s->imagesPerSecond, 0) : QString();
   }
   return {};
 }

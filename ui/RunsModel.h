@@ -1,24 +1,34 @@
 #pragma once
 // Every run the user has: the one training now and the past ones found in the runs folder
 // (the same folders the CLI writes). One row per run with its setup and final numbers.
+//
+// Past runs are read from their folders. The live run is never read back while it
+// trains: its record is kept from the engine's events alone (RunStartedEvent carries the
+// config, EpochEvent and RunFinishedEvent the summary.json the engine just wrote), so
+// the table, the plots and the ensemble breakdown all show one record.
 #include <QAbstractTableModel>
-#include <QJsonObject>
 #include <QVector>
 #include <memory>
+#include <optional>
 
+#include "core/train/ExperimentConfig.h"
+#include "core/train/RunSummary.h"
 #include "ui/RunCurves.h"
 
 namespace ensemble::ui {
 
 struct RunRecord {
   QString directory;
-  QJsonObject config;
-  QJsonObject summary;
+  std::optional<ExperimentConfig> config;  ///< none when config.json is unreadable
+  std::optional<RunSummary> summary;       ///< none before the first epoch ends, or when unreadable
+  QString problem;                         ///< why config.json or summary.json could not be read
   std::shared_ptr<RunCurves> curves;  ///< loaded on demand for past runs, live for the current
   bool training = false;              ///< true while this window trains it
 
   QString name() const;
-  /// Reads config.json and summary.json (missing files leave the fields empty).
+  /// True for an ensemble run (its curves include the ensemble's).
+  bool isEnsemble() const { return config && config->mode == TrainingMode::Ensemble; }
+  /// Reads config.json and summary.json; what cannot be read is left out and said in `problem`.
   static RunRecord load(const QString& directory);
   /// Loads the curves from metrics.csv if not loaded yet; returns false when unreadable.
   bool ensureCurves(QString* error = nullptr);
@@ -35,13 +45,30 @@ class RunsModel final : public QAbstractTableModel {
 
   /// Replaces the list with the run folders under `root` (newest first).
   void scan(const QString& root);
-  /// Adds a run or refreshes the row of the same folder; returns its row.
-  int upsert(const RunRecord& record);
   int rowOf(const QString& directory) const;
   RunRecord& record(int row) { return m_runs[row]; }
   const RunRecord& record(int row) const { return m_runs[row]; }
   void remove(int row);
   void setDirectory(int row, const QString& directory);
+
+  /// The row of the run this window trains, or trained last; -1 when there is none.
+  int liveRow() const { return rowOf(m_liveDirectory); }
+  /// That run's curves (the plots always show them), or null.
+  std::shared_ptr<const RunCurves> liveCurves() const;
+
+  /// Marks a past run that the window is about to resume as training, before its
+  /// checkpoint has loaded: from now on it cannot be renamed or deleted.
+  void markResuming(int row);
+
+  // The live run, from the engine's events. Each returns the run's row.
+  /// Adds the run, or marks a past one (being resumed) as training. A resumed run's
+  /// curves so far are its metrics.csv, which the engine has just cut back to the
+  /// checkpoint it continues from.
+  int runStarted(const RunStartedEvent& event);
+  void stepsDone(const QVector<StepEvent>& steps);
+  int epochDone(const EpochEvent& event);
+  /// -1 when the run never started (nothing was written for it).
+  int runFinished(const RunFinishedEvent& event);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -49,7 +76,10 @@ class RunsModel final : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
  private:
+  void rowChanged(int row);
+
   QVector<RunRecord> m_runs;
+  QString m_liveDirectory;
 };
 
 }  // namespace ensemble::ui

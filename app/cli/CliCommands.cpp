@@ -110,22 +110,17 @@ ProcessGroupOptions groupFromOptions(const CliOptions& options) {
   return group;
 }
 
-void printResult(const std::string& runDirectory) {
-  const nlohmann::json summary = RunDirectory::readJson(RunDirectory(runDirectory).summaryPath());
-  if (summary.value("ensemble", nlohmann::json()).is_null()) return;
-  const auto& members = summary.at("members");
-  for (std::size_t i = 0; i < members.size() && members.size() > 1; ++i) {
-    std::printf("member %zu test accuracy %.4f  loss %.4f\n", i,
-                members[i].at("test_accuracy").get<double>(), members[i].at("test_loss").get<double>());
+void printResult(const RunSummary& summary, const std::string& runDirectory) {
+  if (!summary.evaluation) return;
+  const EvaluationResult& result = *summary.evaluation;
+  for (std::size_t i = 0; i < result.members.size() && result.members.size() > 1; ++i) {
+    std::printf("member %zu test accuracy %.4f  loss %.4f\n", i, result.members[i].accuracy, result.members[i].loss);
   }
-  const auto& e = summary.at("ensemble");
+  const EnsembleScore& e = result.ensemble;
   std::printf("%s test accuracy %.4f  nll %.4f  brier %.4f  ece %.4f  disagreement %.4f\n",
-              members.size() > 1 ? "ensemble" : "model", e.at("test_accuracy").get<double>(),
-              e.at("test_nll").get<double>(), e.at("test_brier").get<double>(),
-              e.at("test_ece").get<double>(), e.at("disagreement").get<double>());
-  std::printf("%.1f images/s over %.1f s of training; run folder %s\n",
-              summary.at("images_per_second").get<double>(), summary.at("train_seconds").get<double>(),
-              runDirectory.c_str());
+              result.members.size() > 1 ? "ensemble" : "model", e.accuracy, e.nll, e.brier, e.ece, e.disagreement);
+  std::printf("%.1f images/s over %.1f s of training; run folder %s\n", summary.imagesPerSecond,
+              summary.trainSeconds, runDirectory.c_str());
 }
 
 int runTraining(Trainer& trainer) {
@@ -139,7 +134,7 @@ int runTraining(Trainer& trainer) {
   switch (finished.status) {
     case RunStatus::Completed:
       if (leader) {
-        printResult(finished.runDirectory);
+        printResult(*finished.summary, finished.runDirectory);
       } else {
         std::fprintf(stderr, "ensemble-lab-cli: %sdone; rank 0 wrote the run folder\n", rank.c_str());
       }

@@ -11,10 +11,10 @@ ProgressPrinter::ProgressPrinter(std::FILE* stream)
     : m_stream(stream), m_live(::isatty(::fileno(stream)) != 0) {}
 
 void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
-  m_ensemble = event.mode == "ensemble" && event.replicas > 1;
+  m_ensemble = event.config.mode == TrainingMode::Ensemble && event.replicas > 1;
   std::fprintf(m_stream, "%s %s %s on %s: %lld epochs of %lld steps%s\n  run folder: %s\n",
-               event.startStep > 0 ? "resuming" : "training", event.mode.c_str(),
-               event.model.c_str(), event.devices.c_str(), static_cast<long long>(event.epochs),
+               event.startStep > 0 ? "resuming" : "training", modeName(event.config.mode).c_str(),
+               modelName(event.config.model).c_str(), event.devices.c_str(), static_cast<long long>(event.config.epochs),
                static_cast<long long>(event.stepsPerEpoch),
                event.startStep > 0 ? (" from step " + std::to_string(event.startStep)).c_str() : "",
                event.runDirectory.c_str());

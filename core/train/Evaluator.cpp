@@ -3,8 +3,14 @@
 #include <torch/torch.h>
 
 #include "core/comm/Communicator.h"
+#include "core/comm/LocalCommunicator.h"
 #include "core/metrics/EnsembleMetrics.h"
 #include "core/models/Classifier.h"
+#include "core/train/ExperimentConfig.h"
+#include "core/train/Precision.h"
+#include "core/train/Replica.h"
+#include "core/train/ReplicaWorkers.h"
+#include "core/train/SplitOnDevices.h"
 
 namespace ensemble {
 
@@ -49,6 +55,29 @@ EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs,
     result.ensemble.accuracy = result.members.front().accuracy;
   }
   return result;
+}
+
+EvaluationResult evaluateRun(const ExperimentConfig& config, std::vector<Replica>& replicas, SplitOnDevices& test,
+                             const torch::Tensor& labels, ReplicaWorkers& workers, Communicator& communicator) {
+  const bool dataParallel = config.mode == TrainingMode::DataParallel;
+  const std::size_t models = dataParallel ? 1 : replicas.size();
+  std::vector<const SplitCopy*> copies;
+  for (std::size_t r = 0; r < models; ++r) copies.push_back(&test.on(replicas[r].device));
+  std::vector<torch::Tensor> probabilities(models);
+  // Each model at --eval-batch-size whatever runs beside it, so the scores do not depend
+  // on the machine's core count (LibTorch's kernels may round differently per batch size).
+  workers.forEach(models, [&](std::size_t r) {
+    const AutocastScope autocast(config.precision, replicas[r].device.is_cuda());
+    probabilities[r] = predictProbabilities(*replicas[r].model, copies[r]->images, config.evalBatchSize);
+  });
+  if (dataParallel) {
+    LocalCommunicator alone(1);
+    return evaluateMembers(probabilities, labels, alone);
+  }
+  // Every process scores every member (cheap next to training), so all agree on the result.
+  const std::vector<torch::Tensor> everyMember = communicator.allGather(probabilities);
+  LocalCommunicator onThisHost(int(everyMember.size()));
+  return evaluateMembers(everyMember, labels, onThisHost);
 }
 
 }  // namespace ensemble

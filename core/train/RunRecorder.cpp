@@ -122,41 +122,34 @@ std::optional<CheckpointEvent> RunRecorder::checkpoint(const RunState& state) {
   }
 }
 
-nlohmann::json RunRecorder::summaryJson(RunStatus status, const std::string& message, const RunState& state) const {
-  nlohmann::json summary{{"version", ENSEMBLELAB_VERSION},
-                         {"status", runStatusName(status)},
-                         {"message", message},
-                         {"mode", modeName(m_config.mode)},
-                         {"model", ensemble::modelName(m_config.model)},
-                         {"dataset", m_config.dataset},
-                         {"devices", m_devices},
-                         {"replicas", std::size_t(m_communicator.worldReplicas())},
-                         {"processes", m_communicator.processCount()},
-                         {"lr", m_config.learningRate},
-                         {"momentum", m_config.momentum},
-                         {"batch_size", m_config.batchSize},
-                         {"epochs", m_config.epochs},
-                         {"seed", m_config.seed},
-                         {"epochs_completed", state.epoch},
-                         {"steps_completed", state.globalStep},
-                         {"train_seconds", state.trainSeconds},
-                         {"seconds_per_epoch", state.epoch > 0 ? state.trainSeconds / double(state.epoch) : 0.0},
-                         {"images_per_second",
-                          state.trainSeconds > 0 ? double(state.samplesTrained) / state.trainSeconds : 0.0}};
-  if (state.lastEvaluation) {
-    summary.update(toJson(*state.lastEvaluation));
-  } else {
-    summary["members"] = nlohmann::json::array();
-    summary["ensemble"] = nullptr;
-  }
+RunSummary RunRecorder::summarize(RunStatus status, const std::string& message, const RunState& state) const {
+  RunSummary summary;
+  summary.version = ENSEMBLELAB_VERSION;
+  summary.status = status;
+  // Files name settings by their config.json keys (see Error.h).
+  summary.message = phraseMessage(message, FieldNaming::Keys);
+  summary.mode = m_config.mode;
+  summary.model = m_config.model;
+  summary.dataset = m_config.dataset;
+  summary.devices = m_devices;
+  summary.replicas = m_communicator.worldReplicas();
+  summary.processes = m_communicator.processCount();
+  summary.learningRate = m_config.learningRate;
+  summary.momentum = m_config.momentum;
+  summary.batchSize = m_config.batchSize;
+  summary.epochs = m_config.epochs;
+  summary.seed = m_config.seed;
+  summary.epochsCompleted = state.epoch;
+  summary.stepsCompleted = state.globalStep;
+  summary.trainSeconds = state.trainSeconds;
+  summary.secondsPerEpoch = state.epoch > 0 ? state.trainSeconds / double(state.epoch) : 0.0;
+  summary.imagesPerSecond = state.trainSeconds > 0 ? double(state.samplesTrained) / state.trainSeconds : 0.0;
+  summary.evaluation = state.lastEvaluation;
   return summary;
 }
 
-void RunRecorder::writeSummary(RunStatus status, const std::string& message, const RunState& state) const {
-  if (!leader()) return;
-  // Files name settings by their config.json keys (see Error.h).
-  RunDirectory::writeJson(m_directory.summaryPath(),
-                          summaryJson(status, phraseMessage(message, FieldNaming::Keys), state));
+void RunRecorder::writeSummary(const RunSummary& summary) const {
+  if (leader()) RunDirectory::writeJson(m_directory.summaryPath(), summary.toJson());
 }
 
 }  // namespace ensemble

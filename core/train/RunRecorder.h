@@ -54,11 +54,12 @@ class RunRecorder final {
   /// saying which earlier checkpoint is intact.
   std::optional<CheckpointEvent> checkpoint(const RunState& state);
 
-  /// Rank 0: writes summary.json for `status`. Throws IoError.
-  void writeSummary(RunStatus status, const std::string& message, const RunState& state) const;
+  /// The run's summary at `state` (every rank computes it; the ranks agree on it).
+  RunSummary summarize(RunStatus status, const std::string& message, const RunState& state) const;
+  /// Rank 0: writes `summary` as summary.json. Throws IoError.
+  void writeSummary(const RunSummary& summary) const;
 
  private:
-  nlohmann::json summaryJson(RunStatus status, const std::string& message, const RunState& state) const;
   std::size_t memberCount() const;
   /// Rows per epoch or logged step: the members, plus the ensemble in ensemble mode.
   std::size_t reportedRows() const;

@@ -76,7 +76,15 @@ struct Trainer::Impl {
   void checkpoint(TrainingObserver* observer);
   /// Ends the run at a step boundary on request: checkpoint, summary, event.
   RunFinishedEvent stop(TrainingObserver* observer);
-  EvaluationResult evaluate();
+  EvaluationResult evaluate() {
+    return evaluateRun(config, replicas, *testSplit, data->test.labels, *workers, *communicator);
+  }
+  /// summary.json for `status`, written by rank 0; returns what it says.
+  RunSummary writeSummary(RunStatus status, const std::string& message) {
+    RunSummary summary = recorder->summarize(status, message, state);
+    recorder->writeSummary(summary);
+    return summary;
+  }
   void resetAccumulators(std::vector<ScoreAccumulator>& list) const {
     list.assign(memberCount() + 1, ScoreAccumulator{});
   }
@@ -178,30 +186,9 @@ RunFinishedEvent Trainer::Impl::stop(TrainingObserver* observer) {
   finished.status = RunStatus::Stopped;
   finished.message = "stopped at step " + std::to_string(state.globalStep) +
                      "; resume with: " + mention::resumeCommand(runPath);
-  recorder->writeSummary(finished.status, finished.message, state);
+  finished.summary = writeSummary(finished.status, finished.message);
   if (observer) observer->onRunFinished(finished);
   return finished;
-}
-
-EvaluationResult Trainer::Impl::evaluate() {
-  const std::size_t models = dataParallel() ? 1 : replicas.size();  // data-parallel replicas are one model
-  std::vector<const SplitCopy*> copies;
-  for (std::size_t r = 0; r < models; ++r) copies.push_back(&testSplit->on(replicas[r].device));
-  std::vector<torch::Tensor> probabilities(models);
-  // Each model at --eval-batch-size whatever runs beside it, so the scores do not depend
-  // on the machine's core count (LibTorch's kernels may round differently per batch size).
-  workers->forEach(models, [&](std::size_t r) {
-    const AutocastScope autocast(config.precision, replicas[r].device.is_cuda());
-    probabilities[r] = predictProbabilities(*replicas[r].model, copies[r]->images, config.evalBatchSize);
-  });
-  if (dataParallel()) {
-    LocalCommunicator alone(1);
-    return evaluateMembers(probabilities, data->test.labels, alone);
-  }
-  // Every process scores every member (cheap next to training), so all agree on the result.
-  const std::vector<torch::Tensor> everyMember = communicator->allGather(probabilities);
-  LocalCommunicator onThisHost(int(everyMember.size()));
-  return evaluateMembers(everyMember, data->test.labels, onThisHost);
 }
 
 Trainer::Trainer(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
@@ -262,12 +249,13 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     if (observer) observer->onRunFinished(finished);
     return finished;
   }
+  bool folderOpen = false;
   try {
     d.recorder->open(d.resumed, d.state);
+    folderOpen = true;
     if (observer) {
-      observer->onRunStarted({d.runPath, modeName(d.config.mode), modelName(d.config.model), formatDevices(d.devices),
-                              d.communicator->worldReplicas(), d.config.epochs, d.sampler->stepsPerEpoch(),
-                              d.state.globalStep});
+      observer->onRunStarted({d.runPath, d.config, formatDevices(d.devices), d.communicator->worldReplicas(),
+                              d.sampler->stepsPerEpoch(), d.state.globalStep});
     }
     int64_t sessionSteps = 0;
     double sessionSeconds = 0;
@@ -300,9 +288,9 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
         sessionSeconds += seconds;
         d.logStep(observer, logged, sessionSteps, sessionSeconds);
         if (endOfEpoch) {
-          const EpochEvent epoch = d.finishEpoch(epochSeconds);
+          EpochEvent epoch = d.finishEpoch(epochSeconds);
           d.checkpoint(observer);
-          d.recorder->writeSummary(RunStatus::Running, "", d.state);
+          epoch.summary = d.writeSummary(RunStatus::Running, "");
           // Observers hear of the epoch once its checkpoint and summary are on disk.
           if (observer) observer->onEpoch(epoch);
           break;  // finishEpoch moved the state on to the next epoch
@@ -312,7 +300,7 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
       }
     }
     finished.status = RunStatus::Completed;
-    d.recorder->writeSummary(finished.status, "", d.state);
+    finished.summary = d.writeSummary(finished.status, "");
     d.communicator->finish();
   } catch (const DistributedError& error) {  // the group is broken: nothing to tell it
     finished.status = RunStatus::Failed;
@@ -322,9 +310,10 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     finished.message = describeCurrentException();
     d.communicator->announceFailure(finished.message);
   }
-  if (finished.status == RunStatus::Failed) {
+  if (finished.status == RunStatus::Failed && folderOpen) {
+    finished.summary = d.recorder->summarize(finished.status, finished.message, d.state);
     try {
-      d.recorder->writeSummary(finished.status, finished.message, d.state);
+      d.recorder->writeSummary(*finished.summary);
     } catch (const Error&) {
       // The disk may be what failed; the message still reaches the user below.
     }
@@ -343,15 +332,5 @@ std::string Trainer::devices() const { return formatDevices(m_impl->devices); }
 int64_t Trainer::stepsPerEpoch() const { return m_impl->sampler ? m_impl->sampler->stepsPerEpoch() : 0; }
 int64_t Trainer::globalStep() const { return m_impl->state.globalStep; }
 int Trainer::processRank() const { return m_impl->communicator->processRank(); }
-
-std::string runStatusName(RunStatus status) {
-  switch (status) {
-    case RunStatus::Running: return "running";
-    case RunStatus::Completed: return "completed";
-    case RunStatus::Stopped: return "stopped";
-    case RunStatus::Failed: return "failed";
-  }
-  return "unknown";
-}
 
 }  // namespace ensemble

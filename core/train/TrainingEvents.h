@@ -1,27 +1,22 @@
 #pragma once
 // Plain structs the engine reports through TrainingObserver. Torch-free and Qt-free: the
-// CLI prints them, the UI turns them into queued signals.
+// CLI prints them, the UI turns them into queued signals and keeps the live run's record
+// from them (it never reads a live run's files).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/metrics/EvaluationResult.h"
+#include "core/train/RunSummary.h"
 
 namespace ensemble {
 
-/// Running appears only in summary.json of a run in progress (or killed).
-enum class RunStatus { Running, Completed, Stopped, Failed };
-
-/// "running", "completed", "stopped" or "failed".
-std::string runStatusName(RunStatus status);
-
 struct RunStartedEvent {
   std::string runDirectory;
-  std::string mode;
-  std::string model;
-  std::string devices;  ///< canonical device list, e.g. "cpu*4"
-  int replicas = 1;
-  int64_t epochs = 0;
+  ExperimentConfig config;  ///< as the run trains it (config.json)
+  std::string devices;  ///< this process's canonical device list, e.g. "cpu*4"
+  int replicas = 1;     ///< in the whole group
   int64_t stepsPerEpoch = 0;
   int64_t startStep = 0;  ///< > 0 when resuming
 };
@@ -52,6 +47,7 @@ struct EpochEvent {
   ModelScore ensembleTrain;
   EvaluationResult test;
   double epochSeconds = 0;  ///< training time of this epoch, evaluation excluded
+  RunSummary summary;       ///< summary.json as written after this epoch
 };
 
 struct CheckpointEvent {
@@ -63,6 +59,9 @@ struct RunFinishedEvent {
   RunStatus status = RunStatus::Completed;
   std::string message;  ///< the error for a failed run; how to resume for a stopped one
   std::string runDirectory;
+  /// summary.json as the run left it; none when the run ended before it had a folder
+  /// (its setup, data or devices were refused).
+  std::optional<RunSummary> summary;
 };
 
 }  // namespace ensemble

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/MetricsCsvReader.h"
-#include "core/metrics/EvaluationJson.h"
+#include "core/train/RunSummary.h"
 #include "tests/fuzz/FuzzContract.h"
 #include "ui/RunsModel.h"
 
@@ -44,11 +44,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     QString error;
     model.record(row).ensureCurves(&error);  // an unreadable file is an error message, never a crash
   }
-  // The ensemble breakdown the window draws from summary.json.
+  // The summary the table and the ensemble breakdown show.
   if (first != std::string::npos) {
     const nlohmann::json summary =
         nlohmann::json::parse(input.substr(first + 1, second - first - 1), nullptr, /*allow_exceptions=*/false);
-    if (!summary.is_discarded()) fuzzing::expectParsedOrRejected([&] { ensemble::evaluationFromJson(summary, "fuzz"); });
+    if (!summary.is_discarded()) fuzzing::expectParsedOrRejected([&] { ensemble::RunSummary::fromJson(summary, "fuzz"); });
   }
   fuzzing::expectParsedOrRejected([&] {
     for (const ensemble::MetricsRow& row : ensemble::parseMetricsCsv(input.substr(second == std::string::npos ? 0 : second + 1), "fuzz"))

@@ -1,0 +1,118 @@
+#include "core/train/RunSummary.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/common/Error.h"
+#include "core/common/JsonInteger.h"
+#include "core/io/RunDirectory.h"
+#include "core/metrics/EvaluationJson.h"
+
+namespace ensemble {
+namespace {
+
+constexpr RunStatus kStatuses[] = {RunStatus::Running, RunStatus::Completed, RunStatus::Stopped, RunStatus::Failed};
+
+const nlohmann::json& at(const nlohmann::json& json, const char* key) {
+  if (!json.is_object()) throw ConfigError("it holds " + std::string(json.type_name()) + ", not a JSON object");
+  const auto found = json.find(key);
+  if (found == json.end()) throw ConfigError(std::string("\"") + key + "\" is missing");
+  return *found;
+}
+
+std::string text(const nlohmann::json& json, const char* key) {
+  const nlohmann::json& value = at(json, key);
+  if (!value.is_string()) throw ConfigError(std::string("\"") + key + "\" must be a string, got " + value.dump());
+  return value.get<std::string>();
+}
+
+double number(const nlohmann::json& json, const char* key) {
+  const nlohmann::json& value = at(json, key);
+  if (!value.is_number()) throw ConfigError(std::string("\"") + key + "\" must be a number, got " + value.dump());
+  return value.get<double>();
+}
+
+template <typename T>
+T integer(const nlohmann::json& json, const char* key) {
+  return integerOrThrow<T, ConfigError>(at(json, key), std::string("\"") + key + "\"");
+}
+
+}  // namespace
+
+std::string runStatusName(RunStatus status) {
+  switch (status) {
+    case RunStatus::Running: return "running";
+    case RunStatus::Completed: return "completed";
+    case RunStatus::Stopped: return "stopped";
+    case RunStatus::Failed: return "failed";
+  }
+  return "unknown";
+}
+
+RunStatus parseRunStatus(const std::string& name) {
+  for (const RunStatus status : kStatuses) {
+    if (runStatusName(status) == name) return status;
+  }
+  throw ConfigError("unknown run status \"" + name + "\"; a run is running, completed, stopped or failed");
+}
+
+nlohmann::json RunSummary::toJson() const {
+  nlohmann::json json{{"version", version},
+                      {"status", runStatusName(status)},
+                      {"message", message},
+                      {"mode", modeName(mode)},
+                      {"model", modelName(model)},
+                      {"dataset", dataset},
+                      {"devices", devices},
+                      {"replicas", replicas},
+                      {"processes", processes},
+                      {"lr", learningRate},
+                      {"momentum", momentum},
+                      {"batch_size", batchSize},
+                      {"epochs", epochs},
+                      {"seed", seed},
+                      {"epochs_completed", epochsCompleted},
+                      {"steps_completed", stepsCompleted},
+                      {"train_seconds", trainSeconds},
+                      {"seconds_per_epoch", secondsPerEpoch},
+                      {"images_per_second", imagesPerSecond}};
+  if (evaluation) {
+    json.update(ensemble::toJson(*evaluation));
+  } else {
+    json["members"] = nlohmann::json::array();
+    json["ensemble"] = nullptr;
+  }
+  return json;
+}
+
+RunSummary RunSummary::fromJson(const nlohmann::json& json, const std::string& origin) {
+  RunSummary summary;
+  try {
+    summary.version = text(json, "version");
+    summary.status = parseRunStatus(text(json, "status"));
+    summary.message = text(json, "message");
+    summary.mode = parseMode(text(json, "mode"));
+    summary.model = parseModel(text(json, "model"));
+    summary.dataset = text(json, "dataset");
+    summary.devices = text(json, "devices");
+    summary.replicas = integer<int64_t>(json, "replicas");
+    summary.processes = integer<int64_t>(json, "processes");
+    summary.learningRate = number(json, "lr");
+    summary.momentum = number(json, "momentum");
+    summary.batchSize = integer<int64_t>(json, "batch_size");
+    summary.epochs = integer<int64_t>(json, "epochs");
+    summary.seed = integer<std::uint64_t>(json, "seed");
+    summary.epochsCompleted = integer<int64_t>(json, "epochs_completed");
+    summary.stepsCompleted = integer<int64_t>(json, "steps_completed");
+    summary.trainSeconds = number(json, "train_seconds");
+    summary.secondsPerEpoch = number(json, "seconds_per_epoch");
+    summary.imagesPerSecond = number(json, "images_per_second");
+  } catch (const ConfigError& e) {  // also an unknown mode, model or status
+    throw ConfigError(origin + ": " + e.what() + "; the run folder is damaged");
+  }
+  if (json.contains("ensemble") && !json.at("ensemble").is_null()) summary.evaluation = evaluationFromJson(json, origin);
+  return summary;
+}
+
+RunSummary RunSummary::read(const std::string& path) { return fromJson(RunDirectory::readJson(path), path); }
+
+}  // namespace ensemble

@@ -1,0 +1,164 @@
+// The run list's records: the live run kept from the engine's events alone (never read
+// back from its folder while it trains), past runs read from theirs, and a damaged
+// folder shown as unreadable with the reason.
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+#include "ui/RunsModel.h"
+
+using namespace ensemble;
+using namespace ensemble::ui;
+
+namespace {
+
+QString cell(const RunsModel& model, int row, RunsModel::Column column, int role = Qt::DisplayRole) {
+  return model.data(model.index(row, column), role).toString();
+}
+
+RunSummary summaryAfterEpoch(int64_t epoch, double accuracy) {
+  RunSummary summary;
+  summary.mode = TrainingMode::Ensemble;
+  summary.epochsCompleted = epoch;
+  summary.stepsCompleted = 10 * epoch;
+  summary.secondsPerEpoch = 2.5;
+  summary.imagesPerSecond = 1234;
+  EvaluationResult evaluation;
+  evaluation.members = {{0.9, accuracy - 0.1}, {0.8, accuracy - 0.05}};
+  evaluation.ensemble.accuracy = accuracy;
+  evaluation.ensemble.nll = 0.5;
+  summary.evaluation = evaluation;
+  return summary;
+}
+
+StepEvent loggedStep(int64_t step) {
+  StepEvent event;
+  event.globalStep = step;
+  event.logged = true;
+  event.members = {{1.0, 0.5}, {1.2, 0.4}};
+  event.ensemble = {0.9, 0.55};
+  return event;
+}
+
+bool writeText(const QString& path, const QByteArray& text) {
+  QFile file(path);
+  return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
+}
+
+}  // namespace
+
+class TestRunsModel final : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // The folder of this run does not exist: every number the row shows came from an event.
+  void liveRunIsKeptFromTheEngineEvents() {
+    QTemporaryDir root;
+    RunsModel model;
+    model.scan(root.path());
+    QCOMPARE(model.rowCount(), 0);
+    RunStartedEvent started;
+    started.runDirectory = root.filePath("20260101-000000000-ensemble-cnn").toStdString();
+    started.config.learningRate = 0.05;
+    started.config.epochs = 3;
+    QCOMPARE(model.runStarted(started), 0);
+    QCOMPARE(model.liveRow(), 0);
+    QCOMPARE(cell(model, 0, RunsModel::Status), QString("running"));
+    QCOMPARE(cell(model, 0, RunsModel::Lr), QString("0.05"));
+    QCOMPARE(cell(model, 0, RunsModel::Epochs), QString("0/3"));
+
+    model.stepsDone({loggedStep(4), loggedStep(8)});
+    QCOMPARE(model.liveCurves()->series(Metric::TrainLoss, RunCurves::kEnsemble).y, QVector<double>({0.9, 0.9}));
+
+    EpochEvent epoch;
+    epoch.epoch = 1;
+    epoch.globalStep = 10;
+    epoch.summary = summaryAfterEpoch(1, 0.75);
+    epoch.test = *epoch.summary.evaluation;
+    QCOMPARE(model.epochDone(epoch), 0);
+    QCOMPARE(cell(model, 0, RunsModel::Epochs), QString("1/3"));
+    QCOMPARE(cell(model, 0, RunsModel::TestAccuracy), QString("0.7500"));
+    QCOMPARE(cell(model, 0, RunsModel::ImagesPerSecond), QString("1234"));
+    QCOMPARE(model.liveCurves()->series(Metric::TestAccuracy, RunCurves::kEnsemble).y, QVector<double>({0.75}));
+
+    RunFinishedEvent finished;
+    finished.runDirectory = started.runDirectory;
+    finished.status = RunStatus::Completed;
+    finished.summary = summaryAfterEpoch(3, 0.81);
+    finished.summary->status = RunStatus::Completed;
+    QCOMPARE(model.runFinished(finished), 0);
+    QCOMPARE(cell(model, 0, RunsModel::Status), QString("completed"));
+    QCOMPARE(cell(model, 0, RunsModel::TestAccuracy), QString("0.8100"));
+    QVERIFY(!model.record(0).training);
+    QVERIFY(model.liveCurves());  // the finished run stays on the plots
+  }
+
+  void aRunThatNeverStartedAddsNoRow() {
+    QTemporaryDir root;
+    RunsModel model;
+    model.scan(root.path());
+    RunFinishedEvent failed;
+    failed.status = RunStatus::Failed;
+    failed.runDirectory = root.filePath("never-started").toStdString();
+    QCOMPARE(model.runFinished(failed), -1);
+    QCOMPARE(model.rowCount(), 0);
+    QCOMPARE(model.liveRow(), -1);
+  }
+
+  void renamingTheLiveRunKeepsItLive() {
+    QTemporaryDir root;
+    RunsModel model;
+    model.scan(root.path());
+    RunStartedEvent started;
+    started.runDirectory = root.filePath("a").toStdString();
+    model.runStarted(started);
+    model.stepsDone({loggedStep(1)});
+    model.setDirectory(0, root.filePath("b"));
+    QCOMPARE(model.liveRow(), 0);
+    QCOMPARE(model.liveCurves()->label(), QString("b"));
+    model.stepsDone({loggedStep(2)});  // still reaches the renamed run's curves
+    QCOMPARE(model.liveCurves()->series(Metric::TrainLoss, 0).x, QVector<double>({1, 2}));
+  }
+
+  void pastRunsAreReadFromTheirFolders() {
+    QTemporaryDir root;
+    const QString run = root.filePath("20260101-000000000-single-cnn");
+    QVERIFY(QDir().mkpath(run));
+    ExperimentConfig config;
+    config.mode = TrainingMode::Single;
+    config.batchSize = 32;
+    QVERIFY(writeText(run + "/config.json", QByteArray::fromStdString(config.toJson().dump())));
+    RunSummary summary = summaryAfterEpoch(2, 0.66);
+    summary.status = RunStatus::Stopped;
+    summary.message = "stopped at step 20";
+    QVERIFY(writeText(run + "/summary.json", QByteArray::fromStdString(summary.toJson().dump())));
+    RunsModel model;
+    model.scan(root.path());
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(cell(model, 0, RunsModel::Status), QString("stopped"));
+    QCOMPARE(cell(model, 0, RunsModel::Mode), QString("single"));
+    QCOMPARE(cell(model, 0, RunsModel::Batch), QString("32"));
+    QCOMPARE(cell(model, 0, RunsModel::TestAccuracy), QString("0.6600"));
+    QCOMPARE(cell(model, 0, RunsModel::Status, Qt::ToolTipRole), QString("stopped at step 20"));
+  }
+
+  void damagedSummaryShowsUnreadableAndWhy() {
+    QTemporaryDir root;
+    const QString run = root.filePath("20260101-000000000-ensemble-cnn");
+    QVERIFY(QDir().mkpath(run));
+    QVERIFY(writeText(run + "/config.json", QByteArray::fromStdString(ExperimentConfig{}.toJson().dump())));
+    nlohmann::json summary = summaryAfterEpoch(1, 0.5).toJson();
+    summary["epochs_completed"] = "one";
+    QVERIFY(writeText(run + "/summary.json", QByteArray::fromStdString(summary.dump())));
+    RunsModel model;
+    model.scan(root.path());
+    QCOMPARE(cell(model, 0, RunsModel::Status), QString("unreadable"));
+    const QString why = cell(model, 0, RunsModel::Status, Qt::ToolTipRole);
+    QVERIFY2(why.contains("summary.json") && why.contains("epochs_completed"), qPrintable(why));
+    QCOMPARE(cell(model, 0, RunsModel::Mode), QString("ensemble"));  // the readable config still shows
+  }
+};
+
+QTEST_MAIN(TestRunsModel)
+#include "TestRunsModel.moc"

@@ -1,0 +1,53 @@
+#include "ui/RunListView.h"
+
+#include <QAction>
+#include <QHeaderView>
+
+#include "ui/RunFolderActions.h"
+#include "ui/RunsModel.h"
+
+namespace ensemble::ui {
+
+RunListView::RunListView(RunsModel& runs, QWidget* parent)
+    : QTableView(parent), m_folderActions(new RunFolderActions(this, runs)) {
+  setModel(&runs);
+  setSelectionBehavior(QAbstractItemView::SelectRows);
+  setSelectionMode(QAbstractItemView::ExtendedSelection);
+  horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  horizontalHeader()->setStretchLastSection(true);
+  verticalHeader()->hide();
+  setContextMenuPolicy(Qt::ActionsContextMenu);
+  addRowAction(tr("Resume"), "resumeAction", [this](int row) { emit resumeRequested(row); });
+  addRowAction(tr("Evaluate on the chosen dataset"), "evaluateAction", [this](int row) { emit evaluateRequested(row); });
+  addRowAction(tr("Rename…"), "renameAction", [this](int row) { m_folderActions->rename(row); });
+  addRowAction(tr("Delete…"), "deleteAction", [this](int) { m_folderActions->remove(selectedRows()); });
+  connect(m_folderActions, &RunFolderActions::runsChanged, this, &RunListView::runsChanged);
+  connect(m_folderActions, &RunFolderActions::failed, this, &RunListView::failed);
+  connect(selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunListView::runsChanged);
+}
+
+template <typename OnRow>
+void RunListView::addRowAction(const QString& text, const char* objectName, OnRow onRow) {
+  auto* action = new QAction(text, this);
+  action->setObjectName(objectName);
+  connect(action, &QAction::triggered, this, [this, text, onRow] {
+    const int row = firstSelectedRow();
+    if (row < 0) return emit failed(QString(text).remove(QChar(0x2026)), tr("Select a run in the Runs list first."));
+    onRow(row);
+  });
+  addAction(action);
+}
+
+QVector<int> RunListView::selectedRows() const {
+  QVector<int> rows;
+  for (const QModelIndex& index : selectionModel()->selectedRows()) rows.push_back(index.row());
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+int RunListView::firstSelectedRow() const {
+  const QVector<int> rows = selectedRows();
+  return rows.isEmpty() ? -1 : rows.front();
+}
+
+}  // namespace ensemble::ui

@@ -1,0 +1,41 @@
+#pragma once
+// The Runs tab: the table of runs and what its context menu does. Renaming and deleting
+// run folders happen here (RunFolderActions asks first); resuming and evaluating need the
+// training thread, so they are asked of the window.
+#include <QTableView>
+#include <QVector>
+
+namespace ensemble::ui {
+
+class RunFolderActions;
+class RunsModel;
+
+class RunListView final : public QTableView {
+  Q_OBJECT
+  Q_DISABLE_COPY_MOVE(RunListView)
+
+ public:
+  explicit RunListView(RunsModel& runs, QWidget* parent = nullptr);
+
+  /// The selected rows, top to bottom.
+  QVector<int> selectedRows() const;
+  /// The first selected row, or -1 when nothing is selected.
+  int firstSelectedRow() const;
+
+ signals:
+  void resumeRequested(int row);
+  void evaluateRequested(int row);
+  /// The selection changed, or runs were renamed or removed: what shows them should refresh.
+  void runsChanged();
+  void failed(const QString& title, const QString& message);
+
+ private:
+  /// Adds a context-menu entry that calls `onRow` with the first selected row, or says
+  /// that a run must be selected first.
+  template <typename OnRow>
+  void addRowAction(const QString& text, const char* objectName, OnRow onRow);
+
+  RunFolderActions* m_folderActions;
+};
+
+}  // namespace ensemble::ui
