@@ -196,6 +196,10 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   precision = parsePrecision(precisionText);
 }
 
+std::size_t modelCount(TrainingMode mode, int worldReplicas) {
+  return mode == TrainingMode::DataParallel ? 1 : std::size_t(worldReplicas);
+}
+
 ExperimentConfig ExperimentConfig::fromJson(const nlohmann::json& object, const std::string& origin) {
   ExperimentConfig config;
   config.merge(object, origin);

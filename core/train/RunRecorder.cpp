@@ -7,7 +7,6 @@
 #include "core/common/FieldMention.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvWriter.h"
-#include "core/metrics/EvaluationJson.h"
 #include "core/train/ConfigFields.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Replica.h"
@@ -44,7 +43,7 @@ RunRecorder::~RunRecorder() = default;
 bool RunRecorder::leader() const { return m_communicator.processRank() == 0; }
 
 std::size_t RunRecorder::memberCount() const {
-  return m_config.mode == TrainingMode::DataParallel ? 1 : std::size_t(m_communicator.worldReplicas());
+  return modelCount(m_config.mode, m_communicator.worldReplicas());
 }
 
 std::size_t RunRecorder::reportedRows() const {

@@ -3,8 +3,6 @@
 // checkpoint assembled from every process's members, and config.json. Only rank 0 writes
 // (the other ranks of a group only train); assembling a checkpoint is a collective that
 // every rank joins.
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstdint>
 #include <memory>
 #include <optional>

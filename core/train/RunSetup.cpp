@@ -11,11 +11,14 @@
 #include "core/comm/ProcessGroupOptions.h"
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
+#include "core/common/SeedSequence.h"
 #include "core/data/DatasetSource.h"
 #include "core/devices/DeviceInventory.h"
+#include "core/io/Checkpoint.h"
 #include "core/train/CpuThreads.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/MemoryEstimate.h"
+#include "core/train/Replica.h"
 #include "core/train/RunState.h"
 
 namespace ensemble {
@@ -161,6 +164,26 @@ void checkResumable(const RunState& state, const ExperimentConfig& config, int64
   if (savedModels != models) {
     throw CheckpointError(checkpointDir + " holds " + std::to_string(savedModels) + " models but the run has " +
                           std::to_string(models));
+  }
+}
+
+std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelInput& input,
+                                   const std::vector<DeviceRef>& devices, int firstReplica) {
+  std::vector<Replica> replicas;
+  for (std::size_t r = 0; r < devices.size(); ++r) {
+    const std::uint64_t index = config.mode == TrainingMode::DataParallel ? 0 : std::uint64_t(firstReplica) + r;
+    replicas.push_back(makeReplica(modelName(config.model), input, devices[r], deriveSeed(config.seed, SeedStream::Member, index),
+                                   config.learningRate, config.momentum));
+  }
+  return replicas;
+}
+
+void restoreReplicas(std::vector<Replica>& replicas, const CheckpointData& saved, TrainingMode mode, int firstReplica,
+                     const std::string& checkpointDir) {
+  for (std::size_t r = 0; r < replicas.size(); ++r) {
+    const std::size_t source = mode == TrainingMode::DataParallel ? 0 : std::size_t(firstReplica) + r;
+    replicas[r].load(saved.weights[source], saved.optimizer[source],
+                     checkpointDir + "/member-" + std::to_string(source) + ".pt");
   }
 }
 

@@ -9,14 +9,16 @@
 
 #include "core/devices/DeviceSpec.h"
 #include "core/models/Classifier.h"
+#include "core/train/ExperimentConfig.h"
 
 namespace ensemble {
 
 class Communicator;
+struct CheckpointData;
 struct DatasetPair;
 struct Dataset;
-struct ExperimentConfig;
 struct ProcessGroupOptions;
+struct Replica;
 struct RunState;
 
 /// Validates `config` and `group`, gives a rank of a group without --devices its default
@@ -44,6 +46,19 @@ void checkMemoryBudget(const ExperimentConfig& config, const std::vector<DeviceR
 /// this process, otherwise averages in memory.
 std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, const std::vector<DeviceRef>& devices,
                                               const ProcessGroupOptions& group);
+
+/// The replicas this process trains, one per device, freshly initialised. Ensemble
+/// members get their own seeds, by their index in the whole group (`firstReplica` + r);
+/// data-parallel replicas share member 0's so they start identical (and a single model
+/// starts like member 0 of an ensemble).
+std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelInput& input,
+                                   const std::vector<DeviceRef>& devices, int firstReplica);
+
+/// Loads the saved weights and momentum into `replicas`: data-parallel saves one model,
+/// ensemble members sit at their index in the group. Throws CheckpointError naming the
+/// file of a model that does not fit.
+void restoreReplicas(std::vector<Replica>& replicas, const CheckpointData& saved, TrainingMode mode, int firstReplica,
+                     const std::string& checkpointDir);
 
 /// Throws CheckpointError when the checkpoint at `checkpointDir` cannot continue this run:
 /// its position outside the run's epochs and steps (unless it is only evaluated on another

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/train/ExperimentConfig.h"
+
 namespace ensemble {
 
 class Communicator;
@@ -28,7 +30,7 @@ class ScoreLedger final {
  public:
   struct Setup {
     int localReplicas = 1;
-    bool dataParallel = false;  ///< the replicas are shards of one model
+    TrainingMode mode = TrainingMode::Ensemble;  ///< data-parallel replicas are shards of one model
     int64_t batchSize = 0;      ///< samples per member (the global batch in data-parallel)
     double learningRate = 0;    ///< named in the divergence message
     std::string runPath;        ///< named in the divergence message

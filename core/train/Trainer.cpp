@@ -12,11 +12,9 @@
 #include <chrono>
 
 #include "core/comm/Communicator.h"
-#include "core/comm/LocalCommunicator.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
 #include "core/common/FieldMention.h"
-#include "core/common/SeedSequence.h"
 #include "core/data/Dataset.h"
 #include "core/data/EpochSampler.h"
 #include "core/io/Checkpoint.h"
@@ -63,7 +61,7 @@ struct Trainer::Impl {
   bool stacked() const { return config.memberForm == MemberForm::Stacked; }
   /// Models whose metrics are reported: one per replica of the whole group, except
   /// data-parallel (one model).
-  std::size_t memberCount() const { return dataParallel() ? 1 : std::size_t(communicator->worldReplicas()); }
+  std::size_t memberCount() const { return modelCount(config.mode, communicator->worldReplicas()); }
   int intraOpThreads() const { return intraOpThreadCount(devices, distributed(), stacked()); }
 
   void prepare();
@@ -97,20 +95,13 @@ void Trainer::Impl::prepare() {
   const ModelInput input = modelInputOf(data->train);
   checkMemoryBudget(config, devices, group.worldSize, *data, input);
   communicator = connectReplicas(config, devices, group);
-  for (std::size_t r = 0; r < devices.size(); ++r) {
-    // Ensemble members get their own seeds (by their index in the whole group);
-    // data-parallel replicas share member 0's so they start identical (and single mode
-    // starts like member 0 of an ensemble).
-    const std::uint64_t index = dataParallel() ? 0 : std::uint64_t(communicator->firstReplica()) + r;
-    replicas.push_back(makeReplica(modelName(config.model), input, devices[r], deriveSeed(config.seed, SeedStream::Member, index),
-                                   config.learningRate, config.momentum));
-  }
+  replicas = buildReplicas(config, input, devices, communicator->firstReplica());
   workers = std::make_unique<ReplicaWorkers>(replicaThreadCount(devices, stacked()));
   trainSplit = std::make_unique<SplitOnDevices>(data->train);
   testSplit = std::make_unique<SplitOnDevices>(data->test);
   step = makeTrainingStep({config, replicas, *communicator, *workers, *trainSplit});
   ledger = std::make_unique<ScoreLedger>(
-      *communicator, ScoreLedger::Setup{int(replicas.size()), dataParallel(), config.batchSize, config.learningRate,
+      *communicator, ScoreLedger::Setup{int(replicas.size()), config.mode, config.batchSize, config.learningRate,
                                         runPath});
   recorder = std::make_unique<RunRecorder>(config, RunDirectory(runPath), *communicator, replicas,
                                            formatDevices(devices));
@@ -225,12 +216,7 @@ std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory, const Ev
   impl->state = RunState::fromJson(saved.state, checkpointDir);
   checkResumable(impl->state, config, impl->evaluationOnly ? 0 : impl->sampler->stepsPerEpoch(), impl->memberCount(),
                  saved.weights.size(), impl->evaluationOnly, checkpointDir);
-  for (std::size_t r = 0; r < impl->replicas.size(); ++r) {
-    // Data-parallel saves one model; ensemble members sit at their index in the group.
-    const std::size_t source = impl->dataParallel() ? 0 : std::size_t(impl->communicator->firstReplica()) + r;
-    impl->replicas[r].load(saved.weights[source], saved.optimizer[source],
-                           checkpointDir + "/member-" + std::to_string(source) + ".pt");
-  }
+  restoreReplicas(impl->replicas, saved, config.mode, impl->communicator->firstReplica(), checkpointDir);
   impl->resumed = true;
   impl->recorder->resumedFrom(impl->state.globalStep);
   return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
