@@ -32,6 +32,7 @@
 #include "core/train/Trainer.h"
 #include "tests/RunStatusCheck.h"
 #include "ui/ExperimentForm.h"
+#include "ui/ExportActions.h"
 #include "ui/MainWindow.h"
 #include "ui/MetricPlot.h"
 #include "ui/PlotExport.h"
@@ -222,14 +223,15 @@ class TestMainWindow final : public QObject {
   void metricsAndCheckpointsExport() {
     QDir out(m_root.filePath("exports"));
     QVERIFY(out.mkpath("."));
-    QVERIFY(m_window->exportMetrics(0, out.filePath("m.csv")).isEmpty());
+    const QString run = m_window->runsModel()->record(0).directory;
+    QVERIFY(ExportActions::exportMetrics(run, out.filePath("m.csv")).isEmpty());
     QCOMPARE(fileBytes(out.filePath("m.csv")), fileBytes(QString::fromStdString(m_liveRun.runDirectory) + "/metrics.csv"));
-    QVERIFY(m_window->exportMetrics(0, out.filePath("m.json")).isEmpty());
+    QVERIFY(ExportActions::exportMetrics(run, out.filePath("m.json")).isEmpty());
     QFile json(out.filePath("m.json"));
     QVERIFY(json.open(QIODevice::ReadOnly));
     const QJsonObject doc = QJsonDocument::fromJson(json.readAll()).object();
     QCOMPARE(doc["curves"].toObject()["ensemble"].toObject()["test_accuracy"].toArray().size(), 2);
-    QVERIFY(m_window->exportCheckpoint(0, out.path()).isEmpty());
+    QVERIFY(ExportActions::exportCheckpoint(run, out.path()).isEmpty());
     QVERIFY(!QDir(out.path()).entryList({"*-step-*"}, QDir::Dirs).isEmpty());
   }
 

@@ -302,14 +302,6 @@ void MainWindow::onEvaluated(const QString& directory, const EvaluationResult& r
                         .arg(result.ensemble.accuracy, 0, 'f', 4).arg(result.ensemble.nll, 0, 'f', 4));
 }
 
-QString MainWindow::exportMetrics(int row, const QString& path) {
-  return ExportActions::exportMetrics(m_runs->record(row).directory, path);
-}
-
-QString MainWindow::exportCheckpoint(int row, const QString& folder) {
-  return ExportActions::exportCheckpoint(m_runs->record(row).directory, folder);
-}
-
 void MainWindow::showError(const QString& title, const QString& message) {
   // Not modal-blocking: training signals keep arriving while the message is shown.
   auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);

@@ -56,11 +56,6 @@ class MainWindow final : public QMainWindow {
 
   /// Starts a run with the form's setup (what Start does).
   void startRun();
-  /// Exports metrics of the run in `row` to `path` (.csv copies metrics.csv, .json writes
-  /// config, summary and curves). Returns an error message or an empty string.
-  QString exportMetrics(int row, const QString& path);
-  /// Copies the latest checkpoint of the run in `row` into `folder`.
-  QString exportCheckpoint(int row, const QString& folder);
   /// Evaluates the run in `row` on the form's dataset, in the worker thread.
   void evaluateRun(int row);
 
