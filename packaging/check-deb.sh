@@ -44,11 +44,16 @@ field Recommends | grep -q dataset-fashion-mnist || fail "Recommends lacks datas
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 dpkg -x "$deb" "$root"
-"$root/usr/bin/ensemble-lab-cli" --version | grep -qx "ensemble-lab-cli $version" || fail "ensemble-lab-cli --version"
-"$root/usr/bin/ensemble-lab-cli" --help | grep -q "ensemble-lab-cli train" || fail "ensemble-lab-cli --help"
-"$root/usr/bin/ensemble-lab-cli" devices | grep -qE '^-\s+cpu\s' || fail "ensemble-lab-cli devices lists no cpu"
-env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/ensemble-lab" --version | grep -qx "ensemble-lab $version" || fail "ensemble-lab --version without a display"
-env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/ensemble-lab" --help | grep -q -- "--runs" || fail "ensemble-lab --help"
+# Each program's whole output is read before it is searched: `prog | grep -q` under
+# pipefail fails at random once the output outgrows one write (grep exits at the first
+# match and the program dies of SIGPIPE).
+output() { "$@" || fail "$* exited with status $?"; }
+grep -qx "ensemble-lab-cli $version" <<<"$(output "$root/usr/bin/ensemble-lab-cli" --version)" || fail "ensemble-lab-cli --version"
+grep -q "ensemble-lab-cli train" <<<"$(output "$root/usr/bin/ensemble-lab-cli" --help)" || fail "ensemble-lab-cli --help"
+grep -qE '^-\s+cpu\s' <<<"$(output "$root/usr/bin/ensemble-lab-cli" devices)" || fail "ensemble-lab-cli devices lists no cpu"
+grep -qx "ensemble-lab $version" <<<"$(output env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/ensemble-lab" --version)" ||
+  fail "ensemble-lab --version without a display"
+grep -q -- "--runs" <<<"$(output env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/ensemble-lab" --help)" || fail "ensemble-lab --help"
 desktop-file-validate "$root/usr/share/applications/org.ensemblelab.EnsembleLab.desktop" || fail "desktop-file-validate"
 appstreamcli validate --no-net "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "appstreamcli validate"
 grep -q "<release version=\"$version\"" "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "metainfo lacks release $version"

@@ -105,7 +105,7 @@ class TestCli final : public QObject {
     QVERIFY(summary["images_per_second"].toDouble() > 0);
     QCOMPARE(summary["members"].toArray().size(), 2);
     for (const auto& m : summary["members"].toArray()) {
-      QVERIFY(m.toObject().contains("test_accuracy") && m.toObject().contains("test_loss"));
+      for (const char* key : {"test_accuracy", "test_nll", "test_brier", "test_ece"}) QVERIFY2(m.toObject().contains(key), key);
     }
     const QJsonObject e = summary["ensemble"].toObject();
     for (const char* key : {"test_accuracy", "test_nll", "test_brier", "test_ece", "disagreement"}) {
@@ -166,6 +166,112 @@ class TestCli final : public QObject {
     QCOMPARE(result["ensemble"].toObject()["test_accuracy"].toDouble(),
              summary["ensemble"].toObject()["test_accuracy"].toDouble());
     QCOMPARE(result["members"].toArray().size(), 2);
+  }
+
+  // eval's JSON contract (scripts rely on these names): every member, their mean and the
+  // ensemble scored alike, the size curve over subsets.
+  void evalReportsEveryModelsCalibration() {
+    const Result r = runCli({"eval", "--run", m_realRun});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject result = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    const QStringList scores{"test_accuracy", "test_nll", "test_brier", "test_ece"};
+    QJsonArray models = result["members"].toArray();
+    models.append(result["mean_member"]);
+    models.append(result["ensemble"]);
+    QCOMPARE(models.size(), 4);
+    for (const auto& model : models) {
+      for (const QString& key : scores) QVERIFY2(model.toObject()[key].isDouble(), qPrintable(key));
+    }
+    QVERIFY(result["ensemble"].toObject()["disagreement"].isDouble());
+    const double meanEce =
+        (models[0].toObject()["test_ece"].toDouble() + models[1].toObject()["test_ece"].toDouble()) / 2;
+    QVERIFY(std::abs(result["mean_member"].toObject()["test_ece"].toDouble() - meanEce) < 1e-12);
+    const QJsonObject curve = result["accuracy_vs_ensemble_size"].toObject();
+    for (const char* key : {"mean", "min", "max"}) QCOMPARE(curve[key].toArray().size(), 2);
+    // k = 1: the worst and the best member; k = 2: the ensemble itself.
+    const double a = models[0].toObject()["test_accuracy"].toDouble(), b = models[1].toObject()["test_accuracy"].toDouble();
+    QCOMPARE(curve["min"].toArray()[0].toDouble(), std::min(a, b));
+    QCOMPARE(curve["max"].toArray()[0].toDouble(), std::max(a, b));
+    QCOMPARE(curve["mean"].toArray()[1].toDouble(), result["ensemble"].toObject()["test_accuracy"].toDouble());
+  }
+
+  // Anyone can recompute the figures from predict's CSV: accuracy, NLL, Brier and ECE
+  // computed here from the file alone match eval's to 1e-6, for every model.
+  void predictionsRecomputeEvalsFigures() {
+    const QString csv = m_dir.filePath("predictions.csv");
+    Result r = runCli({"predict", "--run", m_realRun, "--out", csv});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = runCli({"eval", "--run", m_realRun});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject result = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    const QStringList lines = testing::readLines(csv);
+    QCOMPARE(lines.first(), QString("index,label,model,p0,p1,p2,p3,p4,p5,p6,p7,p8,p9"));
+    struct Sums { double correct = 0, nll = 0, brier = 0; std::vector<double> binConfidence = std::vector<double>(15), binCorrect = std::vector<double>(15); int n = 0; };
+    QMap<QString, Sums> sums;
+    for (int i = 1; i < lines.size(); ++i) {
+      const QStringList cells = lines[i].split(',');
+      QCOMPARE(cells.size(), 13);
+      const int label = cells[1].toInt();
+      std::vector<double> p;
+      for (int k = 3; k < 13; ++k) p.push_back(cells[k].toDouble());
+      const int predicted = int(std::max_element(p.begin(), p.end()) - p.begin());
+      Sums& s = sums[cells[2]];
+      s.n += 1;
+      s.correct += predicted == label;
+      s.nll -= std::log(std::max(p[std::size_t(label)], 1e-12));
+      for (int k = 0; k < 10; ++k) s.brier += std::pow(p[std::size_t(k)] - (k == label), 2);
+      const double confidence = p[std::size_t(predicted)];
+      const int bin = std::clamp(int(std::ceil(confidence * 15)) - 1, 0, 14);
+      s.binConfidence[std::size_t(bin)] += confidence;
+      s.binCorrect[std::size_t(bin)] += predicted == label;
+    }
+    QCOMPARE(sums.keys(), QStringList({"ensemble", "member-0", "member-1"}));
+    const auto check = [&](const QString& model, const QJsonObject& expected) {
+      const Sums& s = sums[model];
+      QCOMPARE(s.n, 500);
+      double ece = 0;
+      for (int b = 0; b < 15; ++b) ece += std::abs(s.binConfidence[std::size_t(b)] - s.binCorrect[std::size_t(b)]) / s.n;
+      const QList<QPair<QString, double>> recomputed{
+          {"test_accuracy", s.correct / s.n}, {"test_nll", s.nll / s.n}, {"test_brier", s.brier / s.n}, {"test_ece", ece}};
+      for (const auto& [key, value] : recomputed) {
+        QVERIFY2(std::abs(value - expected[key].toDouble()) < 1e-6,
+                 qPrintable(QString("%1 %2: %3 from the CSV, %4 from eval").arg(model, key).arg(value).arg(expected[key].toDouble())));
+      }
+    };
+    check("member-0", result["members"].toArray()[0].toObject());
+    check("member-1", result["members"].toArray()[1].toObject());
+    check("ensemble", result["ensemble"].toObject());
+  }
+
+  // Out-of-distribution data of any size in samples, and each way it can be wrong.
+  void outOfDistributionIsScoredOrRefusedWithTheReason() {
+    const QString noise = m_dir.filePath("noise28"), small = m_dir.filePath("small14"), empty = m_dir.filePath("empty");
+    for (const QString& folder : {noise, small, empty}) QVERIFY(QDir().mkpath(folder));
+    testing::writeMnistFolder(noise, 10, 321, 28, 28, true);  // 321 images against the run's 500
+    testing::writeMnistFolder(small, 10, 50, 14, 14, false);
+    testing::writeMnistFolder(empty, 10, 0, 28, 28, false);
+    Result r = runCli({"eval", "--run", m_realRun, "--ood", noise});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject ood = QJsonDocument::fromJson(r.out.toUtf8()).object()["ood"].toObject();
+    QCOMPARE(ood["in_samples"].toInt(), 500);
+    QCOMPARE(ood["out_samples"].toInt(), 321);
+    QCOMPARE(ood["members"].toArray().size(), 2);
+    for (const auto& member : ood["members"].toArray()) {
+      for (const char* key : {"auroc_max_probability", "auroc_entropy"}) {
+        const double auroc = member.toObject()[key].toDouble(-1);
+        QVERIFY2(auroc >= 0 && auroc <= 1, key);
+      }
+    }
+    for (const char* key : {"auroc_max_probability", "auroc_entropy", "auroc_mutual_information"}) {
+      const double auroc = ood["ensemble"].toObject()[key].toDouble(-1);
+      QVERIFY2(auroc >= 0 && auroc <= 1, key);
+    }
+    r = runCli({"eval", "--run", m_realRun, "--ood", small});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("holds 14x14 grey images, but this run's models take 28x28 grey images"), qPrintable(r.err));
+    r = runCli({"eval", "--run", m_realRun, "--ood", empty});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("t10k-images-idx3-ubyte holds no images"), qPrintable(r.err));  // the file that is empty
   }
 
   // Every flag a command accepts (`--list-flags`, the same declarations the parser and
@@ -255,6 +361,24 @@ class TestCli final : public QObject {
     QCOMPARE(other["test_samples"].toInt(), 30);
     QCOMPARE(other["dataset"].toString(), root + "/mnist");
     saw("eval", {"--run", "--test-limit", "--dataset"});
+    r = runCli({"eval", "--run", root + "/b", "--ood", root + "/mnist"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject ood = QJsonDocument::fromJson(r.out.toUtf8()).object()["ood"].toObject();
+    QCOMPARE(ood["dataset"].toString(), root + "/mnist");
+    QCOMPARE(ood["out_samples"].toInt(), 30);
+    saw("eval", {"--ood"});
+
+    // predict: one row per image and model, of the run's test set or the one asked for.
+    r = runCli({"predict", "--run", root + "/b", "--out", root + "/p.csv"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(testing::readLines(root + "/p.csv").size(), 1 + 100 * 3);  // 2 members and the ensemble
+    r = runCli({"predict", "--run", root + "/b", "--test-limit", "40", "--out", root + "/p40.csv"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(testing::readLines(root + "/p40.csv").size(), 1 + 40 * 3);
+    r = runCli({"predict", "--run", root + "/b", "--dataset", root + "/mnist", "--out", root + "/pm.csv"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(testing::readLines(root + "/pm.csv").size(), 1 + 30 * 3);
+    saw("predict", {"--run", "--out", "--test-limit", "--dataset"});
 
     // export: --to names the file and its form; --run the run it describes.
     r = runCli({"export", "--run", root + "/b", "--to", root + "/b-metrics.json"});
@@ -268,7 +392,7 @@ class TestCli final : public QObject {
     QCOMPARE(testing::readLines(root + "/a-metrics.csv"), testing::readLines(root + "/a/metrics.csv"));
     saw("export", {"--run", "--to"});
 
-    for (const QString command : {"devices", "train", "resume", "eval", "export"}) {
+    for (const QString command : {"devices", "train", "resume", "eval", "predict", "export"}) {
       r = runCli({"--list-flags", command});
       QCOMPARE(r.exitCode, 0);
       QSet<QString> accepted;

@@ -11,6 +11,7 @@
 #include "core/data/Dataset.h"
 #include "core/io/RunDirectory.h"
 #include "core/metrics/EnsembleMetrics.h"
+#include "core/metrics/OodMetrics.h"
 #include "core/models/ModelRegistry.h"
 #include "core/train/Evaluator.h"
 #include "core/train/ExperimentConfig.h"
@@ -43,10 +44,109 @@ class TestEnsembleMetrics final : public QObject {
     const torch::Tensor labels = torch::tensor({0, 1, 1, 1}, torch::kInt64);
     QCOMPARE(meanPairwiseDisagreement({a, b}), 0.5);
     QCOMPARE(meanPairwiseDisagreement({a}), 0.0);
-    const std::vector<double> curve = accuracyVsEnsembleSize({a, b}, labels);
-    QCOMPARE(int(curve.size()), 2);
-    QCOMPARE(curve[0], 0.5);   // a alone
-    QCOMPARE(curve[1], 0.75);  // mean: [.9 .1] [.6 .4] [.2 .8] [.35 .65]
+    const EnsembleSizeCurve curve = accuracyVsEnsembleSize({a, b}, labels, 0);
+    QCOMPARE(int(curve.mean.size()), 2);
+    // k = 1: a alone is right twice, b alone four times.
+    QCOMPARE(curve.min[0], 0.5);
+    QCOMPARE(curve.max[0], 1.0);
+    QCOMPARE(curve.mean[0], 0.75);
+    // k = 2, one subset: mean [.9 .1] [.6 .4] [.2 .8] [.35 .65], right 3 times.
+    QCOMPARE(curve.mean[1], 0.75);
+    QCOMPARE(curve.min[1], 0.75);
+    QCOMPARE(curve.max[1], 0.75);
+  }
+
+  // Every k-member subset counts, not the first k: with members right on disjoint samples,
+  // the pairs score differently and the curve's k = 2 point is their mean.
+  void sizeCurveAveragesEverySubset() {
+    const torch::Tensor labels = torch::tensor({0, 0, 0}, torch::kInt64);
+    // Member m is confident and right on sample m only; unsure-but-wrong elsewhere.
+    std::vector<torch::Tensor> members;
+    for (int m = 0; m < 3; ++m) {
+      torch::Tensor p = torch::tensor({{0.45, 0.55}, {0.45, 0.55}, {0.45, 0.55}}, torch::kFloat64);
+      p[m] = torch::tensor({0.95, 0.05}, torch::kFloat64);
+      members.push_back(p);
+    }
+    members[2][0] = torch::tensor({0.0, 1.0}, torch::kFloat64);  // member 2 sinks sample 0 for any pair with it
+    const EnsembleSizeCurve curve = accuracyVsEnsembleSize(members, labels, 0);
+    // Each member alone is right on one sample in three. The pairs, by hand:
+    //   {0,1}: s0 (.95+.45)/2=.70 right, s1 .70 right, s2 .45 wrong -> 2/3
+    //   {0,2}: s0 (.95+0)/2=.475 wrong, s1 .45 wrong, s2 .70 right -> 1/3
+    //   {1,2}: s0 (.45+0)/2 wrong, s1 .70 right, s2 .70 right -> 2/3
+    QCOMPARE(curve.mean[1], (2.0 / 3 + 1.0 / 3 + 2.0 / 3) / 3);
+    QCOMPARE(curve.min[1], 1.0 / 3);
+    QCOMPARE(curve.max[1], 2.0 / 3);
+    QCOMPARE(curve.mean[0], 1.0 / 3);
+    QCOMPARE(curve.max[0], 1.0 / 3);
+    // The first two members alone would say 2/3 for k = 2.
+  }
+
+  // Beyond kMaxSubsetsPerSize subsets a seeded sample is scored: the same seed gives the
+  // same curve, and the sample's mean lies between its worst and best subset.
+  void manyMembersSampleSubsetsWithTheSeed() {
+    torch::manual_seed(3);
+    const torch::Tensor labels = torch::randint(0, 4, {200}, torch::kInt64);
+    std::vector<torch::Tensor> members;
+    for (int m = 0; m < 12; ++m) members.push_back(torch::softmax(torch::randn({200, 4}, torch::kFloat64) * 2, 1));
+    const EnsembleSizeCurve first = accuracyVsEnsembleSize(members, labels, 11);
+    const EnsembleSizeCurve again = accuracyVsEnsembleSize(members, labels, 11);
+    QCOMPARE(first.mean, again.mean);
+    QCOMPARE(first.min, again.min);
+    QCOMPARE(int(first.mean.size()), 12);
+    for (std::size_t k = 0; k < first.mean.size(); ++k) {
+      QVERIFY(first.min[k] <= first.mean[k] && first.mean[k] <= first.max[k]);
+    }
+    QVERIFY(first.min[5] < first.max[5]);  // C(12, 6) = 924 subsets, sampled: they differ
+    QCOMPARE(first.mean[11], first.min[11]);  // one subset of all 12
+  }
+
+  // AUROC by ranks, against the definition counted pair by pair (ties half) on a fixture
+  // with ties inside and across the sets; exactly 0.5, 1 and 0 on the degenerate ones.
+  void aurocCountsWinningPairsWithTiesHalf() {
+    const std::vector<double> negative{0.1, 0.4, 0.4, 0.7, 0.2}, positive{0.4, 0.8, 0.1, 0.4};
+    double wins = 0;
+    for (const double n : negative) {
+      for (const double p : positive) wins += p > n ? 1.0 : p == n ? 0.5 : 0.0;
+    }
+    const auto tensor = [](const std::vector<double>& v) { return torch::tensor(v, torch::kFloat64); };
+    QCOMPARE(auroc(tensor(negative), tensor(positive)), wins / double(negative.size() * positive.size()));
+    QCOMPARE(auroc(tensor({0.3, 0.3}), tensor({0.3, 0.3, 0.3})), 0.5);
+    QCOMPARE(auroc(tensor({0.1, 0.2}), tensor({0.3, 0.9, 0.5})), 1.0);
+    QCOMPARE(auroc(tensor({0.3, 0.9, 0.5}), tensor({0.1, 0.2})), 0.0);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, auroc(tensor({}), tensor({0.5})));
+  }
+
+  void entropyAndMutualInformation() {
+    const torch::Tensor uniform = torch::full({2, 4}, 0.25, torch::kFloat64);
+    QVERIFY(torch::allclose(predictiveEntropy(uniform), torch::full({2}, std::log(4.0), torch::kFloat64)));
+    const torch::Tensor certain = torch::tensor({{1.0, 0.0}}, torch::kFloat64);
+    QCOMPARE(predictiveEntropy(certain).item<double>(), 0.0);  // 0 log 0 = 0, no NaN
+    // Members that agree carry no epistemic uncertainty, however unsure they are.
+    const torch::Tensor unsure = torch::tensor({{0.6, 0.4}, {0.3, 0.7}}, torch::kFloat64);
+    QCOMPARE(mutualInformation({unsure, unsure.clone(), unsure.clone()}).abs().max().item<double>(), 0.0);
+    // Two certain members that disagree: the mean is uniform, each member has entropy 0.
+    const torch::Tensor left = torch::tensor({{1.0, 0.0}}, torch::kFloat64), right = torch::tensor({{0.0, 1.0}}, torch::kFloat64);
+    QVERIFY(std::abs(mutualInformation({left, right}).item<double>() - std::log(2.0)) < 1e-12);
+  }
+
+  // Confident on the test set, uniform out of it: every measure separates the sets.
+  void outOfDistributionSeparatesConfidentFromUniform() {
+    const torch::Tensor confident = torch::tensor({{0.9, 0.05, 0.05}, {0.1, 0.8, 0.1}, {0.05, 0.05, 0.9}}, torch::kFloat64);
+    const torch::Tensor uniform = torch::full({5, 3}, 1.0 / 3, torch::kFloat64);
+    const torch::Tensor disagreeing = torch::tensor({{0.9, 0.05, 0.05}, {0.05, 0.9, 0.05}, {0.05, 0.05, 0.9},
+                                                     {0.9, 0.05, 0.05}, {0.05, 0.9, 0.05}}, torch::kFloat64);
+    const torch::Tensor other = torch::tensor({{0.05, 0.9, 0.05}, {0.05, 0.05, 0.9}, {0.9, 0.05, 0.05},
+                                               {0.05, 0.05, 0.9}, {0.9, 0.05, 0.05}}, torch::kFloat64);
+    // In: both members confident alike. Out: each confident, but on different classes.
+    const OodResult result = scoreOutOfDistribution({confident, confident.clone()}, {disagreeing, other});
+    QCOMPARE(result.inSamples, int64_t(3));
+    QCOMPARE(result.outSamples, int64_t(5));
+    QCOMPARE(result.ensemble.mutualInformation, 1.0);  // only the ensemble sees the disagreement
+    QCOMPARE(result.ensemble.entropy, 1.0);
+    QVERIFY(result.members[0].entropy < 1.0);  // each member alone is as sure out as in
+    const OodResult plain = scoreOutOfDistribution({confident}, {uniform});
+    QCOMPARE(plain.members[0].maxProbability, 1.0);
+    QCOMPARE(plain.members[0].entropy, 1.0);
   }
 
   // The training step's ensemble row: the members' probabilities averaged (in place, for
@@ -105,12 +205,21 @@ class TestEnsembleMetrics final : public QObject {
     QVERIFY(std::abs(e.at("test_nll").get<double>() - negativeLogLikelihood(mean, data->test.labels)) < 1e-6);
     QCOMPARE(e.at("test_accuracy").get<double>(), accuracy(mean, data->test.labels));
     QVERIFY(std::abs(e.at("test_brier").get<double>() - brierScore(mean, data->test.labels)) < 1e-6);
+    // Each member scored on its own, and their mean: the typical single model.
+    double meanEce = 0;
     for (int m = 0; m < 3; ++m) {
-      QCOMPARE(summary.at("members")[m].at("test_accuracy").get<double>(), accuracy(members[m], data->test.labels));
+      const auto& member = summary.at("members")[m];
+      QCOMPARE(member.at("test_accuracy").get<double>(), accuracy(members[m], data->test.labels));
+      QVERIFY(std::abs(member.at("test_nll").get<double>() - negativeLogLikelihood(members[m], data->test.labels)) < 1e-6);
+      QVERIFY(std::abs(member.at("test_brier").get<double>() - brierScore(members[m], data->test.labels)) < 1e-6);
+      const double ece = expectedCalibrationError(members[m], data->test.labels);
+      QVERIFY(std::abs(member.at("test_ece").get<double>() - ece) < 1e-6);
+      meanEce += ece / 3;
     }
+    QVERIFY(std::abs(summary.at("mean_member").at("test_ece").get<double>() - meanEce) < 1e-6);
     // And through the evaluator directly: its ensemble NLL is that of the mean.
     LocalCommunicator comm(3);
-    const EvaluationResult result = evaluateMembers(members, data->test.labels, comm);
+    const EvaluationResult result = evaluateMembers(members, data->test.labels, comm, config.seed);
     QVERIFY(std::abs(result.ensemble.nll - negativeLogLikelihood(mean, data->test.labels)) < 1e-6);
   }
 };

@@ -14,15 +14,15 @@
 namespace ensemble::ui {
 
 EnsembleBreakdownView::EnsembleBreakdownView(QWidget* parent)
-    : QWidget(parent), m_table(new QTableWidget(0, 3)), m_sizePlot(new QCustomPlot) {
-  m_table->setHorizontalHeaderLabels({tr("Model"), tr("Test accuracy"), tr("Test loss")});
+    : QWidget(parent), m_table(new QTableWidget(0, 5)), m_sizePlot(new QCustomPlot) {
+  m_table->setHorizontalHeaderLabels({tr("Model"), tr("Accuracy"), tr("NLL"), tr("Brier"), tr("ECE")});
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->verticalHeader()->hide();
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_sizePlot->plotLayout()->insertRow(0);
   m_sizePlot->plotLayout()->addElement(
       0, 0, new QCPTextElement(m_sizePlot, tr("Accuracy vs. ensemble size"), QFont(font().family(), 10, QFont::Bold)));
-  m_sizePlot->xAxis->setLabel(tr("members k (first k averaged)"));
+  m_sizePlot->xAxis->setLabel(tr("members k (mean over k-member subsets; band: worst to best)"));
   m_sizePlot->yAxis->setLabel(tr("test accuracy"));
   auto* splitter = new QSplitter(Qt::Horizontal);
   splitter->addWidget(m_table);
@@ -37,12 +37,11 @@ EnsembleBreakdownView::EnsembleBreakdownView(QWidget* parent)
 
 void EnsembleBreakdownView::showResult(const EvaluationResult& result) {
   m_table->setRowCount(0);
-  const auto addRow = [this](const QString& name, double accuracy, double loss, bool bold) {
+  const auto addRow = [this](const QString& name, double accuracy, double nll, double brier, double ece, bool bold) {
     const int r = m_table->rowCount();
     m_table->insertRow(r);
-    const QStringList cells{name, QString::number(accuracy, 'f', 4),
-                            std::isnan(loss) ? QString() : QString::number(loss, 'f', 4)};
-    for (int c = 0; c < 3; ++c) {
+    const QStringList cells{name, number(accuracy), number(nll), number(brier), number(ece)};
+    for (int c = 0; c < int(cells.size()); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       QFont f = item->font();
       f.setBold(bold);
@@ -50,26 +49,46 @@ void EnsembleBreakdownView::showResult(const EvaluationResult& result) {
       m_table->setItem(r, c, item);
     }
   };
-  double mean = 0;
   for (std::size_t m = 0; m < result.members.size(); ++m) {
-    addRow(tr("member %1").arg(m), result.members[m].accuracy, result.members[m].loss, false);
-    mean += result.members[m].accuracy / double(result.members.size());
+    const TestScore& s = result.members[m];
+    addRow(tr("member %1").arg(m), s.accuracy, s.loss, s.brier, s.ece, false);
   }
   if (result.members.size() > 1) {
-    addRow(tr("mean of members"), mean, std::nan(""), false);
-    addRow(tr("ensemble"), result.ensemble.accuracy, result.ensemble.nll, true);
+    const TestScore& mean = result.meanMember;
+    addRow(tr("mean of members"), mean.accuracy, mean.loss, mean.brier, mean.ece, false);
+    const EnsembleScore& e = result.ensemble;
+    addRow(tr("ensemble"), e.accuracy, e.nll, e.brier, e.ece, true);
   }
+  showSizeCurve(result.accuracyVsSize);
+}
+
+QString EnsembleBreakdownView::number(double value) {
+  return std::isnan(value) ? QString() : QString::number(value, 'f', 4);  // NaN: the run did not record it
+}
+
+void EnsembleBreakdownView::showSizeCurve(const EnsembleSizeCurve& curve) {
   m_sizePlot->clearGraphs();
-  QCPGraph* graph = m_sizePlot->addGraph();
-  graph->setPen(QPen(QColor(31, 119, 180), 2));
-  graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
-  const auto& curve = result.accuracyVsSize;
-  for (std::size_t k = 0; k < curve.size(); ++k) graph->addData(double(k + 1), curve[k]);
+  // The band between the worst and the best k-member subset, under the mean.
+  QCPGraph* best = m_sizePlot->addGraph();
+  QCPGraph* worst = m_sizePlot->addGraph();
+  for (QCPGraph* edge : {best, worst}) edge->setPen(QPen(QColor(31, 119, 180, 90), 1));
+  best->setBrush(QColor(31, 119, 180, 40));
+  best->setChannelFillGraph(worst);
+  QCPGraph* mean = m_sizePlot->addGraph();
+  mean->setPen(QPen(QColor(31, 119, 180), 2));
+  mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
+  for (std::size_t k = 0; k < curve.mean.size(); ++k) {
+    mean->addData(double(k + 1), curve.mean[k]);
+    if (k < curve.min.size() && k < curve.max.size()) {
+      worst->addData(double(k + 1), curve.min[k]);
+      best->addData(double(k + 1), curve.max[k]);
+    }
+  }
   QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
   ticker->setTickStep(1.0);
   m_sizePlot->xAxis->setTicker(ticker);
   m_sizePlot->rescaleAxes();
-  m_sizePlot->xAxis->setRange(0.5, double(curve.size()) + 0.5);
+  m_sizePlot->xAxis->setRange(0.5, double(curve.mean.size()) + 0.5);
   const QCPRange y = m_sizePlot->yAxis->range();
   m_sizePlot->yAxis->setRange(y.lower - 0.005, y.upper + 0.005);
   m_sizePlot->replot();

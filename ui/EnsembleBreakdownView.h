@@ -1,13 +1,15 @@
 #pragma once
-// The ensemble's breakdown for one evaluation: each member's test accuracy and loss, their
-// mean, the ensemble's (bold), and the accuracy of the ensemble of the first k members for
-// k = 1..N. Fed an EvaluationResult (a live epoch's, a past run's summary, an evaluation).
+// The ensemble's breakdown for one evaluation: each member's test accuracy, NLL, Brier and
+// ECE, their mean, the ensemble's (bold), and the accuracy of an ensemble of k members for
+// k = 1..N (the mean over k-member subsets, in a band from the worst to the best). Fed an
+// EvaluationResult (a live epoch's, a past run's summary, an evaluation).
 #include <QWidget>
 
 class QCustomPlot;
 class QTableWidget;
 
 namespace ensemble {
+struct EnsembleSizeCurve;
 struct EvaluationResult;
 }
 
@@ -26,6 +28,10 @@ class EnsembleBreakdownView final : public QWidget {
   QCustomPlot* sizePlot() const { return m_sizePlot; }
 
  private:
+  void showSizeCurve(const EnsembleSizeCurve& curve);
+  /// Four decimals; empty for a score the run did not record (NaN).
+  static QString number(double value);
+
   QTableWidget* m_table;
   QCustomPlot* m_sizePlot;
 };

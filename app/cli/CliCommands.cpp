@@ -15,6 +15,7 @@
 #include "core/io/RunExport.h"
 #include "core/metrics/EvaluationJson.h"
 #include "core/train/ConfigFields.h"
+#include "core/train/PredictionsCsv.h"
 #include "core/train/RunControl.h"
 #include "core/train/Trainer.h"
 
@@ -222,17 +223,31 @@ int commandResume(const CliOptions& options) {
   return resumeRun(options.value("run"), groupFromOptions(options));
 }
 
-int commandEval(const CliOptions& options) {
-  if (!options.has("run")) throw ConfigError("eval needs --run DIR, the run folder to evaluate");
+/// The run `eval` and `predict` open, on the test data their flags name.
+std::unique_ptr<Trainer> openToEvaluate(const CliOptions& options) {
+  if (!options.has("run")) throw ConfigError(options.command + " needs --run DIR, the run folder to evaluate");
   EvaluationData evaluation;
   if (options.has("dataset")) evaluation.dataset = options.value("dataset");
   if (options.has("test-limit")) evaluation.testLimit = parseInteger(options, "test-limit");
-  auto trainer = Trainer::open(options.value("run"), evaluation);
+  return Trainer::open(options.value("run"), evaluation);
+}
+
+int commandEval(const CliOptions& options) {
+  auto trainer = openToEvaluate(options);
   nlohmann::json result = toJson(trainer->evaluate());
+  if (options.has("ood")) result["ood"] = toJson(trainer->evaluateOutOfDistribution(options.value("ood")));
   result["run"] = options.value("run");
   result["dataset"] = trainer->config().dataset;
   result["step"] = trainer->globalStep();
   std::printf("%s\n", result.dump(2).c_str());
+  return 0;
+}
+
+int commandPredict(const CliOptions& options) {
+  if (!options.has("out")) throw ConfigError("predict needs --out FILE.csv, the file to write");
+  auto trainer = openToEvaluate(options);
+  writePredictionsCsv(trainer->predict(), options.value("out"));
+  std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("out").c_str());
   return 0;
 }
 
@@ -264,6 +279,7 @@ int runCommand(const CliOptions& options) {
     if (options.command == "train") return commandTrain(options);
     if (options.command == "resume") return commandResume(options);
     if (options.command == "eval") return commandEval(options);
+    if (options.command == "predict") return commandPredict(options);
     if (options.command == "export") return commandExport(options);
   } catch (...) {
     std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", inFlags(describeCurrentException()).c_str());

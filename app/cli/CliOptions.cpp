@@ -37,17 +37,21 @@ const char* const kEvalFields[] = {"dataset", "test-limit"};
 /// Each command's flags, from the declarations above and the config fields' table.
 const std::map<std::string, std::set<std::string>>& flagsByCommand() {
   static const std::map<std::string, std::set<std::string>> flags = [] {
-    std::set<std::string> train{kConfigFile.name, kOut.name}, resume{kRun.name}, eval{kRun.name};
+    std::set<std::string> train{kConfigFile.name, kOut.name}, resume{kRun.name}, eval{kRun.name, "ood"},
+        predict{kRun.name, "out"};
     const std::set<std::string> exportFlags{kRun.name, "to"};
     for (const ConfigField& field : configFields()) train.insert(field.flag);
     for (const CliFlag& flag : groupFlags()) {
       train.insert(flag.name);
       resume.insert(flag.name);
     }
-    for (const char* flag : kEvalFields) eval.insert(flag);
+    for (const char* flag : kEvalFields) {
+      eval.insert(flag);
+      predict.insert(flag);
+    }
     return std::map<std::string, std::set<std::string>>{
         {"devices", {}}, {"train", train},   {"resume", resume}, {"eval", eval},
-        {"export", exportFlags}, {"help", {}}, {"version", {}}};
+        {"predict", predict}, {"export", exportFlags}, {"help", {}}, {"version", {}}};
   }();
   return flags;
 }
@@ -90,9 +94,14 @@ Usage:
   ensemble-lab-cli resume --run DIR [--world-size N --rank R ...]
       Continue an interrupted run from its last checkpoint (every rank of a
       multi-process run needs the run folder, e.g. on a shared filesystem).
-  ensemble-lab-cli eval --run DIR [--dataset NAME|DIR] [--test-limit N]
+  ensemble-lab-cli eval --run DIR [--dataset NAME|DIR] [--test-limit N] [--ood NAME|DIR]
       Evaluate a run's latest checkpoint (on another dataset, or on its first N test
-      samples; 0 = all); prints the metrics as JSON.
+      samples; 0 = all); prints the metrics as JSON: accuracy, NLL, Brier and ECE of
+      each member, of their mean and of the ensemble. --ood adds how well each model's
+      uncertainty tells the test set from that dataset's test images (AUROC).
+  ensemble-lab-cli predict --run DIR [--dataset NAME|DIR] [--test-limit N] --out FILE.csv
+      Write every model's probabilities for every test image:
+      index,label,model,p0,...,p9 (model: member-0 ... member-N-1, ensemble).
   ensemble-lab-cli export --run DIR --to FILE.json|FILE.csv
       Write a run's metrics for other tools: .csv is metrics.csv; .json holds its config,
       summary and every curve (the window's Export writes the same).
@@ -114,7 +123,7 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
     // For shell completion (and the test that every declared flag has an effect).
     const std::string command = arguments.size() == 2 ? arguments[1] : "";
     if (command == "help" || command == "version" || !flagsByCommand().count(command)) {
-      throw UsageError("--list-flags takes one command: devices, train, resume, eval or export");
+      throw UsageError("--list-flags takes one command: devices, train, resume, eval, predict or export");
     }
     options.command = "list-flags";
     options.flags["command"] = command;
@@ -123,7 +132,7 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
   const auto known = flagsByCommand().find(options.command);
   if (known == flagsByCommand().end()) {
     throw UsageError("unknown command '" + options.command +
-                     "'; the commands are devices, train, resume, eval and export (see --help)");
+                     "'; the commands are devices, train, resume, eval, predict and export (see --help)");
   }
   for (std::size_t i = 1; i < arguments.size(); ++i) {
     const std::string& argument = arguments[i];

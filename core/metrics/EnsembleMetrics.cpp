@@ -2,6 +2,11 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <set>
+
 namespace ensemble {
 
 double accuracy(const torch::Tensor& probs, const torch::Tensor& labels) {
@@ -47,19 +52,77 @@ double meanPairwiseDisagreement(const std::vector<torch::Tensor>& memberProbs) {
   return sum / pairs;
 }
 
-std::vector<double> accuracyVsEnsembleSize(const std::vector<torch::Tensor>& memberProbs,
-                                           const torch::Tensor& labels) {
-  std::vector<double> curve;
-  torch::Tensor sum = torch::zeros_like(memberProbs.front(), torch::kFloat64);
-  for (std::size_t k = 0; k < memberProbs.size(); ++k) {
-    sum.add_(memberProbs[k].to(torch::kFloat64));
-    curve.push_back(accuracy(sum / double(k + 1), labels));
+namespace {
+
+/// The k-member subsets scored for the curve, as member indices: all C(n, k) of them, or
+/// kMaxSubsetsPerSize distinct ones drawn with `random` where there are more.
+std::vector<std::vector<std::size_t>> subsetsOfSize(std::size_t n, std::size_t k, std::mt19937_64& random) {
+  double count = 1;  // C(n, k), in floating point: it only has to be compared with the cap
+  for (std::size_t i = 0; i < k; ++i) count = count * double(n - i) / double(i + 1);
+  std::vector<std::vector<std::size_t>> subsets;
+  if (count <= kMaxSubsetsPerSize) {
+    std::vector<bool> chosen(n, false);
+    std::fill(chosen.begin(), chosen.begin() + std::ptrdiff_t(k), true);
+    do {  // every arrangement of k "chosen" flags, in lexicographic order
+      std::vector<std::size_t> subset;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (chosen[i]) subset.push_back(i);
+      }
+      subsets.push_back(subset);
+    } while (std::prev_permutation(chosen.begin(), chosen.end()));
+    return subsets;
+  }
+  std::set<std::vector<std::size_t>> drawn;
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  while (drawn.size() < std::size_t(kMaxSubsetsPerSize)) {
+    std::shuffle(order.begin(), order.end(), random);
+    std::vector<std::size_t> subset(order.begin(), order.begin() + std::ptrdiff_t(k));
+    std::sort(subset.begin(), subset.end());
+    drawn.insert(subset);
+  }
+  return {drawn.begin(), drawn.end()};
+}
+
+}  // namespace
+
+EnsembleSizeCurve accuracyVsEnsembleSize(const std::vector<torch::Tensor>& memberProbs,
+                                         const torch::Tensor& labels, std::uint64_t seed) {
+  EnsembleSizeCurve curve;
+  std::mt19937_64 random(seed);
+  for (std::size_t k = 1; k <= memberProbs.size(); ++k) {
+    double sum = 0, lowest = 1, highest = 0;
+    const auto subsets = subsetsOfSize(memberProbs.size(), k, random);
+    for (const auto& subset : subsets) {
+      torch::Tensor total = torch::zeros_like(memberProbs.front(), torch::kFloat64);
+      for (const std::size_t m : subset) total.add_(memberProbs[m].to(torch::kFloat64));
+      const double score = accuracy(total, labels);  // the argmax of a sum is the mean's
+      sum += score;
+      lowest = std::min(lowest, score);
+      highest = std::max(highest, score);
+    }
+    curve.mean.push_back(sum / double(subsets.size()));
+    curve.min.push_back(lowest);
+    curve.max.push_back(highest);
   }
   return curve;
 }
 
-ModelScore scoreModel(const torch::Tensor& probs, const torch::Tensor& labels) {
-  return {negativeLogLikelihood(probs, labels), accuracy(probs, labels)};
+TestScore scoreTest(const torch::Tensor& probs, const torch::Tensor& labels) {
+  return {negativeLogLikelihood(probs, labels), accuracy(probs, labels), brierScore(probs, labels),
+          expectedCalibrationError(probs, labels)};
+}
+
+TestScore meanOf(const std::vector<TestScore>& members) {
+  TestScore mean;
+  for (const TestScore& m : members) {
+    const double share = 1.0 / double(members.size());
+    mean.loss += m.loss * share;
+    mean.accuracy += m.accuracy * share;
+    mean.brier += m.brier * share;
+    mean.ece += m.ece * share;
+  }
+  return mean;
 }
 
 EnsembleScore scoreEnsemble(const torch::Tensor& ensembleProbs,

@@ -20,11 +20,19 @@ double expectedCalibrationError(const torch::Tensor& probs, const torch::Tensor&
 /// Mean over member pairs of the share of samples whose predicted classes differ (0 for
 /// fewer than two members).
 double meanPairwiseDisagreement(const std::vector<torch::Tensor>& memberProbs);
-/// Accuracy of the mean of the first k members' probabilities, for k = 1..N.
-std::vector<double> accuracyVsEnsembleSize(const std::vector<torch::Tensor>& memberProbs,
-                                           const torch::Tensor& labels);
+/// Subsets of one size scored for the ensemble-size curve: all of them up to this many,
+/// a seeded sample of this many beyond (C(16, 8) = 12,870 would take minutes).
+constexpr int kMaxSubsetsPerSize = 100;
 
-ModelScore scoreModel(const torch::Tensor& probs, const torch::Tensor& labels);
+/// Accuracy of the mean of k members' probabilities, for k = 1..N, over every k-member
+/// subset (or kMaxSubsetsPerSize distinct ones drawn with `seed`): mean, min and max.
+EnsembleSizeCurve accuracyVsEnsembleSize(const std::vector<torch::Tensor>& memberProbs,
+                                         const torch::Tensor& labels, std::uint64_t seed);
+
+/// Accuracy, NLL, Brier and ECE of one prediction.
+TestScore scoreTest(const torch::Tensor& probs, const torch::Tensor& labels);
+/// Each score averaged over `members`.
+TestScore meanOf(const std::vector<TestScore>& members);
 EnsembleScore scoreEnsemble(const torch::Tensor& ensembleProbs,
                             const std::vector<torch::Tensor>& memberProbs,
                             const torch::Tensor& labels);

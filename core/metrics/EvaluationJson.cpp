@@ -2,40 +2,95 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "core/common/Error.h"
 #include "core/common/JsonInteger.h"
 
 namespace ensemble {
+namespace {
+
+nlohmann::json testScoreJson(const TestScore& score) {
+  return {{"test_accuracy", score.accuracy}, {"test_nll", score.loss}, {"test_brier", score.brier}, {"test_ece", score.ece}};
+}
+
+/// A score older runs did not record: NaN (shown as unknown), not a perfect 0. JSON
+/// writes NaN as null, so null reads back as NaN.
+double scoreOrUnknown(const nlohmann::json& json, const char* key) {
+  if (!json.contains(key) || json.at(key).is_null()) return std::nan("");
+  return json.at(key).get<double>();
+}
+
+TestScore testScoreFromJson(const nlohmann::json& json) {
+  TestScore score;
+  score.accuracy = json.at("test_accuracy").get<double>();
+  // Older runs named a member's NLL test_loss and recorded no Brier or ECE per member.
+  score.loss = json.contains("test_nll") ? json.at("test_nll").get<double>() : json.at("test_loss").get<double>();
+  score.brier = scoreOrUnknown(json, "test_brier");
+  score.ece = scoreOrUnknown(json, "test_ece");
+  return score;
+}
+
+}  // namespace
 
 nlohmann::json toJson(const EvaluationResult& result) {
   nlohmann::json members = nlohmann::json::array();
-  for (const auto& m : result.members) {
-    members.push_back({{"test_accuracy", m.accuracy}, {"test_loss", m.loss}});
-  }
+  for (const auto& m : result.members) members.push_back(testScoreJson(m));
   return {{"members", members},
+          {"mean_member", testScoreJson(result.meanMember)},
           {"ensemble",
            {{"test_accuracy", result.ensemble.accuracy},
             {"test_nll", result.ensemble.nll},
             {"test_brier", result.ensemble.brier},
             {"test_ece", result.ensemble.ece},
             {"disagreement", result.ensemble.disagreement}}},
-          {"accuracy_vs_ensemble_size", result.accuracyVsSize},
+          {"accuracy_vs_ensemble_size",
+           {{"mean", result.accuracyVsSize.mean}, {"min", result.accuracyVsSize.min}, {"max", result.accuracyVsSize.max}}},
           {"test_samples", result.samples}};
+}
+
+nlohmann::json toJson(const OodResult& result) {
+  nlohmann::json members = nlohmann::json::array();
+  for (const OodAuroc& m : result.members) {
+    members.push_back({{"auroc_max_probability", m.maxProbability}, {"auroc_entropy", m.entropy}});
+  }
+  return {{"dataset", result.dataset},
+          {"in_samples", result.inSamples},
+          {"out_samples", result.outSamples},
+          {"members", members},
+          {"ensemble",
+           {{"auroc_max_probability", result.ensemble.maxProbability},
+            {"auroc_entropy", result.ensemble.entropy},
+            {"auroc_mutual_information", result.ensemble.mutualInformation}}}};
 }
 
 EvaluationResult evaluationFromJson(const nlohmann::json& json, const std::string& origin) {
   try {
     EvaluationResult result;
-    for (const auto& m : json.at("members")) {
-      result.members.push_back({m.at("test_loss").get<double>(), m.at("test_accuracy").get<double>()});
-    }
+    for (const auto& m : json.at("members")) result.members.push_back(testScoreFromJson(m));
     const auto& e = json.at("ensemble");
     result.ensemble.accuracy = e.at("test_accuracy").get<double>();
     result.ensemble.nll = e.at("test_nll").get<double>();
     result.ensemble.brier = e.at("test_brier").get<double>();
     result.ensemble.ece = e.at("test_ece").get<double>();
     result.ensemble.disagreement = e.at("disagreement").get<double>();
-    result.accuracyVsSize = json.at("accuracy_vs_ensemble_size").get<std::vector<double>>();
+    if (json.contains("mean_member")) {
+      result.meanMember = testScoreFromJson(json.at("mean_member"));
+    } else {  // older runs: the mean of what the members recorded
+      for (const TestScore& m : result.members) {
+        result.meanMember.loss += m.loss / double(result.members.size());
+        result.meanMember.accuracy += m.accuracy / double(result.members.size());
+      }
+      result.meanMember.brier = result.meanMember.ece = std::nan("");
+    }
+    const auto& curve = json.at("accuracy_vs_ensemble_size");
+    if (curve.is_array()) {  // older runs: the first k members only, one value per size
+      result.accuracyVsSize.mean = result.accuracyVsSize.min = result.accuracyVsSize.max = curve.get<std::vector<double>>();
+    } else {
+      result.accuracyVsSize.mean = curve.at("mean").get<std::vector<double>>();
+      result.accuracyVsSize.min = curve.at("min").get<std::vector<double>>();
+      result.accuracyVsSize.max = curve.at("max").get<std::vector<double>>();
+    }
     result.samples = integerOrThrow<int64_t, ConfigError>(json.at("test_samples"), origin + ": test_samples");
     return result;
   } catch (const nlohmann::json::exception& e) {

@@ -12,6 +12,16 @@ struct ModelScore {
   double accuracy = 0;
 };
 
+/// One prediction (a member's, or the members' scores averaged) on a labelled test set:
+/// its NLL and accuracy first, as ModelScore, then how far its probabilities can be
+/// trusted.
+struct TestScore {
+  double loss = 0;          ///< mean negative log-likelihood of the true class
+  double accuracy = 0;
+  double brier = 0;         ///< mean over samples of sum_k (p_k - onehot_k)^2
+  double ece = 0;           ///< expected calibration error, 15 equal-width bins
+};
+
 /// The ensemble's prediction (mean of member probabilities) scored on a set.
 struct EnsembleScore {
   double accuracy = 0;
@@ -21,11 +31,19 @@ struct EnsembleScore {
   double disagreement = 0;  ///< mean pairwise share of samples where members' labels differ
 };
 
+/// Accuracy of an ensemble of k members, for k = 1..N, over every k-member subset (or a
+/// seeded sample of them where there are too many): the mean, and the worst and best
+/// subset. Index k-1.
+struct EnsembleSizeCurve {
+  std::vector<double> mean, min, max;
+};
+
 struct EvaluationResult {
-  std::vector<ModelScore> members;
+  std::vector<TestScore> members;
+  /// Each score averaged over the members: what a typical single member achieves.
+  TestScore meanMember;
   EnsembleScore ensemble;
-  /// accuracyVsSize[k-1]: accuracy of the ensemble of the first k members.
-  std::vector<double> accuracyVsSize;
+  EnsembleSizeCurve accuracyVsSize;
   int64_t samples = 0;
 };
 

@@ -34,35 +34,38 @@ torch::Tensor predictProbabilities(ClassifierImpl& model, const torch::Tensor& i
   return torch::cat(chunks);
 }
 
-EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs,
-                                 const torch::Tensor& labels, Communicator& communicator) {
+EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, const torch::Tensor& labels,
+                                 Communicator& communicator, std::uint64_t seed) {
   EvaluationResult result;
   result.samples = labels.size(0);
   std::vector<torch::Tensor> onHost;
   for (const auto& probs : memberProbs) {
     onHost.push_back(probs.cpu());
-    result.members.push_back(scoreModel(onHost.back(), labels));
+    result.members.push_back(scoreTest(onHost.back(), labels));
   }
   std::vector<torch::Tensor> averaged;
   for (const auto& probs : memberProbs) averaged.push_back(probs.clone());
   communicator.allReduceMean(averaged);
   const torch::Tensor ensembleProbs = averaged.front().cpu();
   result.ensemble = scoreEnsemble(ensembleProbs, onHost, labels);
-  result.accuracyVsSize = accuracyVsEnsembleSize(onHost, labels);
+  result.meanMember = meanOf(result.members);
+  result.accuracyVsSize = accuracyVsEnsembleSize(onHost, labels, seed);
   if (onHost.size() == 1) {
     // One model: the "ensemble" is that model, exactly.
     result.ensemble.nll = result.members.front().loss;
     result.ensemble.accuracy = result.members.front().accuracy;
+    result.ensemble.brier = result.members.front().brier;
+    result.ensemble.ece = result.members.front().ece;
   }
   return result;
 }
 
-EvaluationResult evaluateRun(const ExperimentConfig& config, std::vector<Replica>& replicas, SplitOnDevices& test,
-                             const torch::Tensor& labels, ReplicaWorkers& workers, Communicator& communicator) {
+std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vector<Replica>& replicas,
+                                      SplitOnDevices& images, ReplicaWorkers& workers, Communicator& communicator) {
   const bool dataParallel = config.mode == TrainingMode::DataParallel;
   const std::size_t models = dataParallel ? 1 : replicas.size();
   std::vector<const SplitCopy*> copies;
-  for (std::size_t r = 0; r < models; ++r) copies.push_back(&test.on(replicas[r].device));
+  for (std::size_t r = 0; r < models; ++r) copies.push_back(&images.on(replicas[r].device));
   std::vector<torch::Tensor> probabilities(models);
   // Each model at --eval-batch-size whatever runs beside it, so the scores do not depend
   // on the machine's core count (LibTorch's kernels may round differently per batch size).
@@ -70,14 +73,34 @@ EvaluationResult evaluateRun(const ExperimentConfig& config, std::vector<Replica
     const AutocastScope autocast(config.precision, replicas[r].device.is_cuda());
     probabilities[r] = predictProbabilities(*replicas[r].model, copies[r]->images, config.evalBatchSize);
   });
-  if (dataParallel) {
-    LocalCommunicator alone(1);
-    return evaluateMembers(probabilities, labels, alone);
-  }
+  if (dataParallel) return probabilities;
   // Every process scores every member (cheap next to training), so all agree on the result.
-  const std::vector<torch::Tensor> everyMember = communicator.allGather(probabilities);
-  LocalCommunicator onThisHost(int(everyMember.size()));
-  return evaluateMembers(everyMember, labels, onThisHost);
+  return communicator.allGather(probabilities);
+}
+
+Predictions tabulatePredictions(const std::vector<torch::Tensor>& memberProbs, const torch::Tensor& labels) {
+  const auto toVector = [](const torch::Tensor& probs) {
+    const torch::Tensor flat = probs.to(torch::kCPU, torch::kFloat32).contiguous().flatten();
+    return std::vector<float>(flat.data_ptr<float>(), flat.data_ptr<float>() + flat.numel());
+  };
+  Predictions predictions;
+  predictions.classes = memberProbs.front().size(1);
+  const torch::Tensor cpuLabels = labels.to(torch::kCPU, torch::kInt64).contiguous();
+  predictions.labels.assign(cpuLabels.data_ptr<int64_t>(), cpuLabels.data_ptr<int64_t>() + cpuLabels.numel());
+  torch::Tensor sum = torch::zeros_like(memberProbs.front(), torch::kFloat64);
+  for (const torch::Tensor& p : memberProbs) {
+    predictions.members.push_back(toVector(p));
+    sum.add_(p.to(torch::kFloat64));
+  }
+  predictions.ensemble = toVector(sum / double(memberProbs.size()));
+  return predictions;
+}
+
+EvaluationResult evaluateRun(const ExperimentConfig& config, std::vector<Replica>& replicas, SplitOnDevices& test,
+                             const torch::Tensor& labels, ReplicaWorkers& workers, Communicator& communicator) {
+  const std::vector<torch::Tensor> everyModel = predictRun(config, replicas, test, workers, communicator);
+  LocalCommunicator onThisHost(int(everyModel.size()));
+  return evaluateMembers(everyModel, labels, onThisHost, config.seed);
 }
 
 }  // namespace ensemble

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/metrics/EvaluationResult.h"
+#include "core/metrics/Predictions.h"
 
 namespace ensemble {
 
@@ -24,15 +25,24 @@ torch::Tensor predictProbabilities(ClassifierImpl& model, const torch::Tensor& i
                                    int64_t batchSize);
 
 /// Scores each member's probabilities, averages them through `communicator` into the
-/// ensemble's, and scores that. `memberProbs` are on their replicas' devices; `labels`
-/// on the CPU.
-EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs,
-                                 const torch::Tensor& labels, Communicator& communicator);
+/// ensemble's, and scores that; the ensemble-size curve samples its subsets with `seed`
+/// where there are too many to score all. `memberProbs` are on their replicas' devices;
+/// `labels` on the CPU.
+EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, const torch::Tensor& labels,
+                                 Communicator& communicator, std::uint64_t seed);
 
-/// A run's evaluation on its test split (`test`, `labels`): each model's probabilities
-/// side by side on `workers`, then every member and their ensemble scored. Data-parallel
-/// replicas are one model (the first replica is scored); ensemble members are gathered
-/// from every process of `communicator`, so every process returns the same result.
+/// Every model's softmax probabilities on `images` (each replica's copy, on its device),
+/// computed side by side on `workers`: one per member of the whole group, gathered from
+/// every process of `communicator` so that every process holds them all, or the first
+/// replica's alone for data-parallel (its replicas are one model).
+std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vector<Replica>& replicas,
+                                      SplitOnDevices& images, ReplicaWorkers& workers, Communicator& communicator);
+
+/// `memberProbs` (predictRun's) copied to the host with their mean, beside `labels`.
+Predictions tabulatePredictions(const std::vector<torch::Tensor>& memberProbs, const torch::Tensor& labels);
+
+/// A run's evaluation on its test split (`test`, `labels`): predictRun, then every member
+/// and their ensemble scored; every process returns the same result.
 EvaluationResult evaluateRun(const ExperimentConfig& config, std::vector<Replica>& replicas, SplitOnDevices& test,
                              const torch::Tensor& labels, ReplicaWorkers& workers, Communicator& communicator);
 

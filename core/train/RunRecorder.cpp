@@ -82,7 +82,7 @@ void RunRecorder::writeEpochRows(const EpochEvent& epoch, RunState& state) {
   for (std::size_t row = 0; row < reportedRows(); ++row) {
     const bool member = row < memberCount();
     const ModelScore train = member ? epoch.train[row] : epoch.ensembleTrain;
-    const ModelScore test = member ? epoch.test.members[row]
+    const ModelScore test = member ? ModelScore{epoch.test.members[row].loss, epoch.test.members[row].accuracy}
                                    : ModelScore{epoch.test.ensemble.nll, epoch.test.ensemble.accuracy};
     m_metrics->write({state.globalStep, state.epoch + 1, rowName(member ? row : memberCount()), train.loss,
                       train.accuracy, test.loss, test.accuracy});

@@ -92,6 +92,24 @@ std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
   return data;
 }
 
+Dataset loadOutOfDistribution(const std::string& dataset, const ModelInput& input) {
+  Dataset test = loadDataset(dataset).test;
+  if (test.size() == 0) {
+    throw DatasetError("the out-of-distribution dataset " + dataset +
+                       " has no test images; give one whose test files (t10k-*) hold some");
+  }
+  const auto shape = [](int64_t channels, int64_t height, int64_t width) {
+    return std::to_string(height) + "x" + std::to_string(width) + (channels == 1 ? " grey" : " " + std::to_string(channels) + "-channel");
+  };
+  const int64_t channels = test.images.size(1);
+  if (channels != input.channels || test.height() != input.height || test.width() != input.width) {
+    throw DatasetError("the out-of-distribution dataset " + dataset + " holds " + shape(channels, test.height(), test.width()) +
+                       " images, but this run's models take " + shape(input.channels, input.height, input.width) +
+                       " images; give a dataset of that size (resize its images first)");
+  }
+  return test;
+}
+
 ModelInput modelInputOf(const Dataset& train) {
   ModelInput input;
   input.channels = train.images.size(1);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/data/Dataset.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/models/Classifier.h"
 #include "core/train/ExperimentConfig.h"
@@ -15,8 +16,6 @@ namespace ensemble {
 
 class Communicator;
 struct CheckpointData;
-struct DatasetPair;
-struct Dataset;
 struct ProcessGroupOptions;
 struct Replica;
 struct RunState;
@@ -32,6 +31,11 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
 /// than the training split.
 std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
                                                std::shared_ptr<const DatasetPair> given, bool forTraining);
+
+/// The test split of `dataset` (a name or folder), to score as out-of-distribution against
+/// a run whose models take `input`; any number of images. Throws DatasetError for a split
+/// without images, or images of another size than the models take.
+Dataset loadOutOfDistribution(const std::string& dataset, const ModelInput& input);
 
 /// The input shape and classes of `train`, which the models are built for.
 ModelInput modelInputOf(const Dataset& train);

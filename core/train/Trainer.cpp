@@ -19,6 +19,7 @@
 #include "core/data/EpochSampler.h"
 #include "core/io/Checkpoint.h"
 #include "core/train/CpuThreads.h"
+#include "core/metrics/OodMetrics.h"
 #include "core/train/Evaluator.h"
 #include "core/train/Precision.h"
 #include "core/train/Replica.h"
@@ -311,6 +312,24 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
 EvaluationResult Trainer::evaluate() {
   const IntraOpThreads threads(m_impl->intraOpThreads());
   return m_impl->evaluate();
+}
+
+OodResult Trainer::evaluateOutOfDistribution(const std::string& dataset) {
+  Impl& d = *m_impl;
+  const IntraOpThreads threads(d.intraOpThreads());
+  const Dataset outOfDistribution = loadOutOfDistribution(dataset, modelInputOf(d.data->train));
+  SplitOnDevices outSplit(outOfDistribution);
+  OodResult result = scoreOutOfDistribution(predictRun(d.config, d.replicas, *d.testSplit, *d.workers, *d.communicator),
+                                            predictRun(d.config, d.replicas, outSplit, *d.workers, *d.communicator));
+  result.dataset = dataset;
+  return result;
+}
+
+Predictions Trainer::predict() {
+  Impl& d = *m_impl;
+  const IntraOpThreads threads(d.intraOpThreads());
+  return tabulatePredictions(predictRun(d.config, d.replicas, *d.testSplit, *d.workers, *d.communicator),
+                             d.data->test.labels);
 }
 const ExperimentConfig& Trainer::config() const { return m_impl->config; }
 const std::string& Trainer::runDirectory() const { return m_impl->runPath; }

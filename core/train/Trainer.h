@@ -9,6 +9,8 @@
 
 #include "core/comm/ProcessGroupOptions.h"
 #include "core/metrics/EvaluationResult.h"
+#include "core/metrics/OodResult.h"
+#include "core/metrics/Predictions.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/TrainingEvents.h"
 
@@ -58,6 +60,13 @@ class Trainer final {
 
   /// Evaluates the current weights on the test set.
   EvaluationResult evaluate();
+  /// How well each member's and the ensemble's uncertainty tells the test set from the
+  /// test split of `dataset` (a name or folder, as --dataset takes), which may hold any
+  /// number of images. Throws DatasetError for an empty set, or images of another size
+  /// than the model takes.
+  OodResult evaluateOutOfDistribution(const std::string& dataset);
+  /// Every member's and the ensemble's probabilities for every test image.
+  Predictions predict();
 
   const ExperimentConfig& config() const;
   const std::string& runDirectory() const;
