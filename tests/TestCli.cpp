@@ -367,6 +367,23 @@ class TestCli final : public QObject {
     QCOMPARE(ood["dataset"].toString(), root + "/mnist");
     QCOMPARE(ood["out_samples"].toInt(), 30);
     saw("eval", {"--ood"});
+    // --shift: level 0 is the plain evaluation exactly; a turned test set scores otherwise.
+    r = runCli({"eval", "--run", root + "/b", "--shift", "rotate:0,90"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject shifted = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    const QJsonArray levels = shifted["shift"].toArray();
+    QCOMPARE(levels.size(), 2);
+    QCOMPARE(levels[0].toObject()["kind"].toString(), QString("rotate"));
+    QCOMPARE(levels[1].toObject()["level"].toDouble(), 90.0);
+    for (const char* key : {"members", "mean_member", "ensemble"}) {
+      QVERIFY2(levels[0].toObject()[key] == shifted[key], key);
+      QVERIFY2(levels[1].toObject()[key] != shifted[key], key);
+    }
+    r = runCli({"eval", "--run", root + "/b", "--shift", "blur:1"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("unknown shift kind \"blur\""), qPrintable(r.err));
+    r = runCli({"eval", "--run", root + "/b", "--shift", "noise:-1"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("must be a number of 0 or more"), qPrintable(r.err));
+    saw("eval", {"--shift"});
 
     // predict: one row per image and model, of the run's test set or the one asked for.
     r = runCli({"predict", "--run", root + "/b", "--out", root + "/p.csv"});
@@ -378,7 +395,14 @@ class TestCli final : public QObject {
     r = runCli({"predict", "--run", root + "/b", "--dataset", root + "/mnist", "--out", root + "/pm.csv"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QCOMPARE(testing::readLines(root + "/pm.csv").size(), 1 + 30 * 3);
-    saw("predict", {"--run", "--out", "--test-limit", "--dataset"});
+    r = runCli({"predict", "--run", root + "/b", "--shift", "noise:0.3", "--out", root + "/pn.csv"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QStringList plain = testing::readLines(root + "/p.csv"), noisy = testing::readLines(root + "/pn.csv");
+    QCOMPARE(noisy.size(), plain.size());
+    QVERIFY(noisy[1] != plain[1]);  // the same image's probabilities, moved by the noise
+    r = runCli({"predict", "--run", root + "/b", "--shift", "noise:0.1,0.2", "--out", root + "/p2.csv"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("predict takes one --shift level"), qPrintable(r.err));
+    saw("predict", {"--run", "--out", "--test-limit", "--dataset", "--shift"});
 
     // export: --to names the file and its form; --run the run it describes.
     r = runCli({"export", "--run", root + "/b", "--to", root + "/b-metrics.json"});

@@ -233,8 +233,18 @@ std::unique_ptr<Trainer> openToEvaluate(const CliOptions& options) {
 }
 
 int commandEval(const CliOptions& options) {
+  // Settings are checked before the run is loaded and evaluated.
+  const std::vector<DatasetShift> shifts = options.has("shift") ? parseShifts(options.value("shift")) : std::vector<DatasetShift>{};
   auto trainer = openToEvaluate(options);
   nlohmann::json result = toJson(trainer->evaluate());
+  if (!shifts.empty()) {
+    result["shift"] = nlohmann::json::array();
+    for (const DatasetShift& shift : shifts) {
+      nlohmann::json level = toJson(trainer->evaluate(shift));
+      result["shift"].push_back({{"kind", shiftKindName(shift.kind)}, {"level", shift.level}, {"members", level["members"]},
+                                 {"mean_member", level["mean_member"]}, {"ensemble", level["ensemble"]}});
+    }
+  }
   if (options.has("ood")) result["ood"] = toJson(trainer->evaluateOutOfDistribution(options.value("ood")));
   result["run"] = options.value("run");
   result["dataset"] = trainer->config().dataset;
@@ -245,8 +255,14 @@ int commandEval(const CliOptions& options) {
 
 int commandPredict(const CliOptions& options) {
   if (!options.has("out")) throw ConfigError("predict needs --out FILE.csv, the file to write");
+  std::optional<DatasetShift> shift;
+  if (options.has("shift")) {
+    const std::vector<DatasetShift> levels = parseShifts(options.value("shift"));
+    if (levels.size() != 1) throw ConfigError("predict takes one --shift level (KIND:LEVEL), got " + options.value("shift"));
+    shift = levels.front();
+  }
   auto trainer = openToEvaluate(options);
-  writePredictionsCsv(trainer->predict(), options.value("out"));
+  writePredictionsCsv(trainer->predict(shift), options.value("out"));
   std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("out").c_str());
   return 0;
 }

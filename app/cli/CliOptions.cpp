@@ -37,8 +37,8 @@ const char* const kEvalFields[] = {"dataset", "test-limit"};
 /// Each command's flags, from the declarations above and the config fields' table.
 const std::map<std::string, std::set<std::string>>& flagsByCommand() {
   static const std::map<std::string, std::set<std::string>> flags = [] {
-    std::set<std::string> train{kConfigFile.name, kOut.name}, resume{kRun.name}, eval{kRun.name, "ood"},
-        predict{kRun.name, "out"};
+    std::set<std::string> train{kConfigFile.name, kOut.name}, resume{kRun.name}, eval{kRun.name, "ood", "shift"},
+        predict{kRun.name, "out", "shift"};
     const std::set<std::string> exportFlags{kRun.name, "to"};
     for (const ConfigField& field : configFields()) train.insert(field.flag);
     for (const CliFlag& flag : groupFlags()) {
@@ -95,11 +95,15 @@ Usage:
       Continue an interrupted run from its last checkpoint (every rank of a
       multi-process run needs the run folder, e.g. on a shared filesystem).
   ensemble-lab-cli eval --run DIR [--dataset NAME|DIR] [--test-limit N] [--ood NAME|DIR]
+                        [--shift KIND:LEVEL[,LEVEL...]]
       Evaluate a run's latest checkpoint (on another dataset, or on its first N test
       samples; 0 = all); prints the metrics as JSON: accuracy, NLL, Brier and ECE of
       each member, of their mean and of the ensemble. --ood adds how well each model's
-      uncertainty tells the test set from that dataset's test images (AUROC).
-  ensemble-lab-cli predict --run DIR [--dataset NAME|DIR] [--test-limit N] --out FILE.csv
+      uncertainty tells the test set from that dataset's test images (AUROC). --shift
+      adds the scores on test images shifted by each level: rotate (degrees), translate
+      (pixels), noise (std on [0, 1] pixels) or contrast (0..1); level 0 is no shift.
+  ensemble-lab-cli predict --run DIR [--dataset NAME|DIR] [--test-limit N] [--shift KIND:LEVEL]
+                           --out FILE.csv
       Write every model's probabilities for every test image:
       index,label,model,p0,...,p9 (model: member-0 ... member-N-1, ensemble).
   ensemble-lab-cli export --run DIR --to FILE.json|FILE.csv

@@ -15,7 +15,7 @@ inline std::uint64_t splitMix64(std::uint64_t x) {
 }
 
 /// Distinct purposes get distinct streams, so a member seed never equals a sampler seed.
-enum class SeedStream : std::uint64_t { Member = 1, Sampler = 2, Synthetic = 3 };
+enum class SeedStream : std::uint64_t { Member = 1, Sampler = 2, Synthetic = 3, Shift = 4 };
 
 /// The seed for item `index` of `stream`, derived from the run seed.
 inline std::uint64_t deriveSeed(std::uint64_t runSeed, SeedStream stream, std::uint64_t index) {

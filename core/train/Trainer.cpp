@@ -15,7 +15,9 @@
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
 #include "core/common/FieldMention.h"
+#include "core/common/SeedSequence.h"
 #include "core/data/Dataset.h"
+#include "core/data/ShiftImages.h"
 #include "core/data/EpochSampler.h"
 #include "core/io/Checkpoint.h"
 #include "core/train/CpuThreads.h"
@@ -75,6 +77,12 @@ struct Trainer::Impl {
   void checkpoint(TrainingObserver* observer);
   /// Ends the run at a step boundary on request: checkpoint, summary, event.
   RunFinishedEvent stop(TrainingObserver* observer);
+  /// The test split moved by `shift` (its random choices drawn with the run's seed).
+  Dataset shiftedTest(const DatasetShift& shift) const {
+    Dataset shifted = data->test;
+    shifted.images = applyShift(shifted.images, shift, deriveSeed(config.seed, SeedStream::Shift, 0));
+    return shifted;
+  }
   EvaluationResult evaluate() {
     return evaluateRun(config, replicas, *testSplit, data->test.labels, *workers, *communicator);
   }
@@ -309,9 +317,13 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   return finished;
 }
 
-EvaluationResult Trainer::evaluate() {
-  const IntraOpThreads threads(m_impl->intraOpThreads());
-  return m_impl->evaluate();
+EvaluationResult Trainer::evaluate(const std::optional<DatasetShift>& shift) {
+  Impl& d = *m_impl;
+  const IntraOpThreads threads(d.intraOpThreads());
+  if (!shift) return d.evaluate();
+  const Dataset shifted = d.shiftedTest(*shift);
+  SplitOnDevices split(shifted);
+  return evaluateRun(d.config, d.replicas, split, shifted.labels, *d.workers, *d.communicator);
 }
 
 OodResult Trainer::evaluateOutOfDistribution(const std::string& dataset) {
@@ -325,11 +337,12 @@ OodResult Trainer::evaluateOutOfDistribution(const std::string& dataset) {
   return result;
 }
 
-Predictions Trainer::predict() {
+Predictions Trainer::predict(const std::optional<DatasetShift>& shift) {
   Impl& d = *m_impl;
   const IntraOpThreads threads(d.intraOpThreads());
-  return tabulatePredictions(predictRun(d.config, d.replicas, *d.testSplit, *d.workers, *d.communicator),
-                             d.data->test.labels);
+  const Dataset test = shift ? d.shiftedTest(*shift) : d.data->test;
+  SplitOnDevices split(test);
+  return tabulatePredictions(predictRun(d.config, d.replicas, split, *d.workers, *d.communicator), test.labels);
 }
 const ExperimentConfig& Trainer::config() const { return m_impl->config; }
 const std::string& Trainer::runDirectory() const { return m_impl->runPath; }

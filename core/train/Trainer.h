@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/comm/ProcessGroupOptions.h"
+#include "core/data/DatasetShift.h"
 #include "core/metrics/EvaluationResult.h"
 #include "core/metrics/OodResult.h"
 #include "core/metrics/Predictions.h"
@@ -58,15 +59,16 @@ class Trainer final {
   /// `control` may be null.
   RunFinishedEvent run(TrainingObserver* observer, RunControl* control);
 
-  /// Evaluates the current weights on the test set.
-  EvaluationResult evaluate();
+  /// Evaluates the current weights on the test set, moved by `shift` where one is given.
+  EvaluationResult evaluate(const std::optional<DatasetShift>& shift = std::nullopt);
   /// How well each member's and the ensemble's uncertainty tells the test set from the
   /// test split of `dataset` (a name or folder, as --dataset takes), which may hold any
   /// number of images. Throws DatasetError for an empty set, or images of another size
   /// than the model takes.
   OodResult evaluateOutOfDistribution(const std::string& dataset);
-  /// Every member's and the ensemble's probabilities for every test image.
-  Predictions predict();
+  /// Every member's and the ensemble's probabilities for every test image, moved by
+  /// `shift` where one is given.
+  Predictions predict(const std::optional<DatasetShift>& shift = std::nullopt);
 
   const ExperimentConfig& config() const;
   const std::string& runDirectory() const;
