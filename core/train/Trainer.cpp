@@ -4,98 +4,26 @@
 //                   data-parallel shards (DataParallelStep);
 //   ScoreLedger     the steps' scores, from the device to the running means;
 //   RunRecorder     metrics.csv, summary.json and checkpoints (rank 0 writes);
-//   Evaluator       the members and their ensemble on the test split.
+//   Evaluator       the members and their ensemble on the test split;
+//   TrainerImpl.h   the state all of these work on (TrainerEvaluation.cpp evaluates an
+//                   opened run: shifted, out-of-distribution, raw predictions).
 #include "core/train/Trainer.h"
-
-#include <torch/torch.h>
 
 #include <chrono>
 
-#include "core/comm/Communicator.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
 #include "core/common/FieldMention.h"
-#include "core/common/SeedSequence.h"
-#include "core/data/Dataset.h"
-#include "core/data/ShiftImages.h"
-#include "core/data/EpochSampler.h"
 #include "core/io/Checkpoint.h"
-#include "core/train/CpuThreads.h"
-#include "core/metrics/OodMetrics.h"
-#include "core/train/Evaluator.h"
 #include "core/train/Precision.h"
-#include "core/train/Replica.h"
-#include "core/train/ReplicaWorkers.h"
 #include "core/train/RunControl.h"
-#include "core/train/RunRecorder.h"
 #include "core/train/RunSetup.h"
-#include "core/train/RunState.h"
-#include "core/train/ScoreLedger.h"
-#include "core/train/SplitOnDevices.h"
+#include "core/train/TrainerImpl.h"
 #include "core/train/TrainingObserver.h"
-#include "core/train/TrainingStep.h"
 
 namespace ensemble {
 
 using Clock = std::chrono::steady_clock;
-
-struct Trainer::Impl {
-  ExperimentConfig config;
-  ProcessGroupOptions group;
-  std::string runPath;
-  std::shared_ptr<const DatasetPair> data;
-  std::vector<DeviceRef> devices;
-  std::vector<Replica> replicas;
-  std::unique_ptr<Communicator> communicator;
-  std::unique_ptr<ReplicaWorkers> workers;  ///< runs a step's CPU replicas side by side
-  std::unique_ptr<SplitOnDevices> trainSplit, testSplit;
-  std::unique_ptr<EpochSampler> sampler;
-  std::unique_ptr<TrainingStep> step;
-  std::unique_ptr<ScoreLedger> ledger;
-  std::unique_ptr<RunRecorder> recorder;
-  RunState state;
-  bool resumed = false;
-  /// Opened to evaluate on another dataset: its training split may be any size, and the
-  /// run cannot train on it.
-  bool evaluationOnly = false;
-
-  bool dataParallel() const { return config.mode == TrainingMode::DataParallel; }
-  bool distributed() const { return communicator->processCount() > 1; }
-  bool stacked() const { return config.memberForm == MemberForm::Stacked; }
-  /// Models whose metrics are reported: one per replica of the whole group, except
-  /// data-parallel (one model).
-  std::size_t memberCount() const { return modelCount(config.mode, communicator->worldReplicas()); }
-  int intraOpThreads() const { return intraOpThreadCount(devices, distributed(), stacked()); }
-
-  void prepare();
-  void trainStep(const std::vector<int64_t>& permutation);
-  /// Moves the position on by one step of `seconds`.
-  void advance(double seconds);
-  void logStep(TrainingObserver* observer, bool logged, int64_t sessionSteps, double sessionSeconds);
-  /// Evaluates, writes the epoch's metrics rows and moves the state to the next epoch.
-  EpochEvent finishEpoch(double epochSeconds);
-  void checkpoint(TrainingObserver* observer);
-  /// Ends the run at a step boundary on request: checkpoint, summary, event.
-  RunFinishedEvent stop(TrainingObserver* observer);
-  /// The test split moved by `shift` (its random choices drawn with the run's seed).
-  Dataset shiftedTest(const DatasetShift& shift) const {
-    Dataset shifted = data->test;
-    shifted.images = applyShift(shifted.images, shift, deriveSeed(config.seed, SeedStream::Shift, 0));
-    return shifted;
-  }
-  EvaluationResult evaluate() {
-    return evaluateRun(config, replicas, *testSplit, data->test.labels, *workers, *communicator);
-  }
-  /// summary.json for `status`, written by rank 0; returns what it says.
-  RunSummary writeSummary(RunStatus status, const std::string& message) {
-    RunSummary summary = recorder->summarize(status, message, state);
-    recorder->writeSummary(summary);
-    return summary;
-  }
-  void resetAccumulators(std::vector<ScoreAccumulator>& list) const {
-    list.assign(memberCount() + 1, ScoreAccumulator{});
-  }
-};
 
 void Trainer::Impl::prepare() {
   devices = resolveRunDevices(config, group);
@@ -317,33 +245,6 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   return finished;
 }
 
-EvaluationResult Trainer::evaluate(const std::optional<DatasetShift>& shift) {
-  Impl& d = *m_impl;
-  const IntraOpThreads threads(d.intraOpThreads());
-  if (!shift) return d.evaluate();
-  const Dataset shifted = d.shiftedTest(*shift);
-  SplitOnDevices split(shifted);
-  return evaluateRun(d.config, d.replicas, split, shifted.labels, *d.workers, *d.communicator);
-}
-
-OodResult Trainer::evaluateOutOfDistribution(const std::string& dataset) {
-  Impl& d = *m_impl;
-  const IntraOpThreads threads(d.intraOpThreads());
-  const Dataset outOfDistribution = loadOutOfDistribution(dataset, modelInputOf(d.data->train));
-  SplitOnDevices outSplit(outOfDistribution);
-  OodResult result = scoreOutOfDistribution(predictRun(d.config, d.replicas, *d.testSplit, *d.workers, *d.communicator),
-                                            predictRun(d.config, d.replicas, outSplit, *d.workers, *d.communicator));
-  result.dataset = dataset;
-  return result;
-}
-
-Predictions Trainer::predict(const std::optional<DatasetShift>& shift) {
-  Impl& d = *m_impl;
-  const IntraOpThreads threads(d.intraOpThreads());
-  const Dataset test = shift ? d.shiftedTest(*shift) : d.data->test;
-  SplitOnDevices split(test);
-  return tabulatePredictions(predictRun(d.config, d.replicas, split, *d.workers, *d.communicator), test.labels);
-}
 const ExperimentConfig& Trainer::config() const { return m_impl->config; }
 const std::string& Trainer::runDirectory() const { return m_impl->runPath; }
 std::string Trainer::devices() const { return formatDevices(m_impl->devices); }

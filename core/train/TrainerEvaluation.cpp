@@ -1,0 +1,36 @@
+// Evaluating an opened run: on its test set (shifted where asked), against an
+// out-of-distribution set, and every model's raw predictions.
+#include "core/metrics/OodMetrics.h"
+#include "core/train/RunSetup.h"
+#include "core/train/TrainerImpl.h"
+
+namespace ensemble {
+
+EvaluationResult Trainer::evaluate(const std::optional<DatasetShift>& shift) {
+  Impl& d = *m_impl;
+  const IntraOpThreads threads(d.intraOpThreads());
+  if (!shift) return d.evaluate();
+  const Dataset shifted = d.shiftedTest(*shift);
+  SplitOnDevices split(shifted);
+  return evaluateRun(d.config, d.replicas, split, shifted.labels, *d.workers, *d.communicator);
+}
+
+OodResult Trainer::evaluateOutOfDistribution(const std::string& dataset) {
+  Impl& d = *m_impl;
+  const IntraOpThreads threads(d.intraOpThreads());
+  const Dataset outOfDistribution = loadOutOfDistribution(dataset, modelInputOf(d.data->train));
+  SplitOnDevices outSplit(outOfDistribution);
+  OodResult result = scoreOutOfDistribution(predictRun(d.config, d.replicas, *d.testSplit, *d.workers, *d.communicator),
+                                            predictRun(d.config, d.replicas, outSplit, *d.workers, *d.communicator));
+  result.dataset = dataset;
+  return result;
+}
+
+Predictions Trainer::predict(const std::optional<DatasetShift>& shift) {
+  Impl& d = *m_impl;
+  const IntraOpThreads threads(d.intraOpThreads());
+  const Dataset test = shift ? d.shiftedTest(*shift) : d.data->test;
+  SplitOnDevices split(test);
+  return tabulatePredictions(predictRun(d.config, d.replicas, split, *d.workers, *d.communicator), test.labels);
+}
+}  // namespace ensemble
