@@ -217,6 +217,28 @@ class TestEnsembleMetrics final : public QObject {
       meanEce += ece / 3;
     }
     QVERIFY(std::abs(summary.at("mean_member").at("test_ece").get<double>() - meanEce) < 1e-6);
+    // The reliability diagram's bins are the ECE's: recomputed from them, it is the same
+    // number, for the ensemble and for every member.
+    const auto eceFromBins = [](const nlohmann::json& bins) {
+      const auto count = bins.at("count").get<std::vector<int64_t>>();
+      const auto confidence = bins.at("confidence").get<std::vector<double>>();
+      const auto accuracyPerBin = bins.at("accuracy").get<std::vector<double>>();
+      int64_t total = 0;
+      double weightedGap = 0;
+      for (std::size_t b = 0; b < count.size(); ++b) {
+        total += count[b];
+        weightedGap += double(count[b]) * std::abs(accuracyPerBin[b] - confidence[b]);
+      }
+      return std::make_pair(weightedGap / double(total), total);
+    };
+    const auto [ensembleEce, binned] = eceFromBins(summary.at("reliability").at("ensemble"));
+    QCOMPARE(binned, data->test.size());
+    QCOMPARE(int(summary.at("reliability").at("ensemble").at("count").size()), 15);
+    QVERIFY2(std::abs(ensembleEce - e.at("test_ece").get<double>()) < 1e-9, qPrintable(QString::number(ensembleEce)));
+    for (int m = 0; m < 3; ++m) {
+      const double memberEce = eceFromBins(summary.at("reliability").at("members")[m]).first;
+      QVERIFY(std::abs(memberEce - summary.at("members")[m].at("test_ece").get<double>()) < 1e-9);
+    }
     // And through the evaluator directly: its ensemble NLL is that of the mean.
     LocalCommunicator comm(3);
     const EvaluationResult result = evaluateMembers(members, data->test.labels, comm, config.seed);

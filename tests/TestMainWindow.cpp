@@ -18,6 +18,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTimer>
 #include <QTemporaryDir>
@@ -34,6 +35,7 @@
 #include "ui/ExperimentForm.h"
 #include "ui/ExportActions.h"
 #include "ui/MainWindow.h"
+#include "ui/ReliabilityDiagram.h"
 #include "ui/MetricPlot.h"
 #include "ui/PlotExport.h"
 #include "ui/RunController.h"
@@ -184,6 +186,33 @@ class TestMainWindow final : public QObject {
     // Three members, their mean, the ensemble; a 3-point size curve.
     QCOMPARE(m_window->memberTable()->rowCount(), 5);
     QCOMPARE(m_window->sizePlot()->graph(0)->dataCount(), 3);
+  }
+
+  // The Uncertainty tab follows the run: the last epoch's reliability bins, the ensemble's
+  // ECE in the legend as the summary has it, and a line per member on request.
+  void theUncertaintyTabShowsTheReliabilityDiagram() {
+    ReliabilityDiagram* diagram = m_window->reliabilityDiagram();
+    const RunRecord& live = m_window->runsModel()->record(m_window->runsModel()->liveRow());
+    QVERIFY(live.summary && live.summary->evaluation);
+    const EvaluationResult& evaluation = *live.summary->evaluation;
+    QCustomPlot* plot = diagram->plot();
+    auto* accuracy = qobject_cast<QCPBars*>(plot->plottable(1));
+    QVERIFY(accuracy);
+    int filled = 0;
+    for (const int64_t count : evaluation.ensembleReliability.count) filled += count > 0;
+    QCOMPARE(accuracy->dataCount(), filled);
+    QCOMPARE(accuracy->name(), QString("ensemble, ECE %1").arg(evaluation.ensemble.ece, 0, 'f', 4));
+    const int before = plot->graphCount();
+    diagram->membersBox()->setChecked(true);
+    QCOMPARE(plot->graphCount(), before + 3);
+    // What a person sees (kept in the build folder for review).
+    m_window->resize(1400, 900);
+    QTabWidget* tabs = m_window->findChild<QTabWidget*>();
+    tabs->setCurrentWidget(diagram);
+    QCoreApplication::processEvents();
+    QVERIFY(m_window->grab().save(QDir::current().filePath("uncertainty-tab.png")));
+    diagram->membersBox()->setChecked(false);
+    tabs->setCurrentIndex(0);
   }
 
   void selectingRunsOverlaysThemOnThePlots() {

@@ -27,6 +27,7 @@
 #include "ui/ExperimentForm.h"
 #include "ui/ExportActions.h"
 #include "ui/PlotPanel.h"
+#include "ui/ReliabilityDiagram.h"
 #include "ui/RunController.h"
 #include "ui/RunListView.h"
 #include "ui/RunsModel.h"
@@ -48,6 +49,7 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
       m_runsView(new RunListView(*m_runs)),
       m_plotPanel(new PlotPanel),
       m_breakdown(new EnsembleBreakdownView),
+      m_reliability(new ReliabilityDiagram),
       m_export(new ExportActions(this, *m_plotPanel, *m_runsView, *m_runs)) {
   setWindowTitle(tr("EnsembleLab"));
   setWindowIcon(QIcon(":/icons/ensemble-lab.svg"));
@@ -157,6 +159,7 @@ void MainWindow::buildLayout() {
   m_tabs = new QTabWidget;
   m_tabs->addTab(m_runsView, tr("Runs"));
   m_tabs->addTab(m_breakdown, tr("Ensemble"));
+  m_tabs->addTab(m_reliability, tr("Uncertainty"));
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(m_plotPanel);
   splitter->addWidget(m_tabs);
@@ -277,8 +280,10 @@ void MainWindow::showRunsOnPlots() {
 void MainWindow::showEnsembleBreakdown(int row) {
   if (row < 0 || row >= m_runs->rowCount()) return;
   const RunRecord& record = m_runs->record(row);
-  if (record.summary && record.summary->evaluation) m_breakdown->showResult(*record.summary->evaluation);
-  else if (!record.problem.isEmpty()) m_status->setText(tr("Cannot read %1: %2").arg(record.name(), record.problem));
+  if (record.summary && record.summary->evaluation) {
+    m_breakdown->showResult(*record.summary->evaluation);
+    m_reliability->showResult(*record.summary->evaluation);
+  } else if (!record.problem.isEmpty()) m_status->setText(tr("Cannot read %1: %2").arg(record.name(), record.problem));
 }
 
 void MainWindow::evaluateRun(int row) {
@@ -296,6 +301,7 @@ void MainWindow::onEvaluated(const QString& directory, const EvaluationResult& r
     return showError(tr("Evaluation failed"), error);
   }
   m_breakdown->showResult(result);
+  m_reliability->showResult(result);
   m_tabs->setCurrentIndex(1);
   m_status->setText(tr("Evaluated %1 on %2 test images: accuracy %3, NLL %4")
                         .arg(QFileInfo(directory).fileName()).arg(result.samples)

@@ -24,6 +24,7 @@ class ExperimentForm;
 class ExportActions;
 class MetricPlot;
 class PlotPanel;
+class ReliabilityDiagram;
 class RunController;
 class RunListView;
 class RunsModel;
@@ -48,6 +49,7 @@ class MainWindow final : public QMainWindow {
   QAction* stopAction() const { return m_stop; }
   QTableWidget* memberTable() const;
   QCustomPlot* sizePlot() const;
+  ReliabilityDiagram* reliabilityDiagram() const { return m_reliability; }
   QSlider* smoothingSlider() const;
   QCheckBox* epochAxisBox() const;
   QString statusText() const;
@@ -83,6 +85,7 @@ class MainWindow final : public QMainWindow {
   RunListView* m_runsView;
   PlotPanel* m_plotPanel;
   EnsembleBreakdownView* m_breakdown;
+  ReliabilityDiagram* m_reliability;
   ExportActions* m_export;
   QProgressBar* m_progress = nullptr;
   QLabel* m_status = nullptr;

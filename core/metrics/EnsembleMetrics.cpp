@@ -37,6 +37,24 @@ double expectedCalibrationError(const torch::Tensor& probs, const torch::Tensor&
   return (confidenceSum - correctSum).abs().sum().item<double>() / double(probs.size(0));
 }
 
+Reliability reliabilityOf(const torch::Tensor& probs, const torch::Tensor& labels, int bins) {
+  const auto [confidence, predicted] = probs.to(torch::kFloat64).cpu().max(1);
+  const torch::Tensor correct = predicted.eq(labels.cpu()).to(torch::kFloat64);
+  const torch::Tensor bin = (confidence * bins).ceil().sub(1).clamp(0, bins - 1).to(torch::kInt64);  // as the ECE's
+  const auto options = torch::TensorOptions().dtype(torch::kFloat64);
+  const torch::Tensor count = torch::zeros({bins}, options).index_add_(0, bin, torch::ones_like(confidence));
+  const torch::Tensor confidenceSum = torch::zeros({bins}, options).index_add_(0, bin, confidence);
+  const torch::Tensor correctSum = torch::zeros({bins}, options).index_add_(0, bin, correct);
+  Reliability reliability;
+  for (int b = 0; b < bins; ++b) {
+    const double n = count[b].item<double>();
+    reliability.count.push_back(int64_t(n));
+    reliability.confidence.push_back(n > 0 ? confidenceSum[b].item<double>() / n : 0.0);
+    reliability.accuracy.push_back(n > 0 ? correctSum[b].item<double>() / n : 0.0);
+  }
+  return reliability;
+}
+
 double meanPairwiseDisagreement(const std::vector<torch::Tensor>& memberProbs) {
   if (memberProbs.size() < 2) return 0.0;
   std::vector<torch::Tensor> predicted;

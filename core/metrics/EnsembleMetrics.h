@@ -17,6 +17,8 @@ double brierScore(const torch::Tensor& probs, const torch::Tensor& labels);
 /// Expected calibration error with `bins` equal-width confidence bins.
 double expectedCalibrationError(const torch::Tensor& probs, const torch::Tensor& labels,
                                 int bins = 15);
+/// The confidence bins of a reliability diagram (the same bins as the ECE's).
+Reliability reliabilityOf(const torch::Tensor& probs, const torch::Tensor& labels, int bins = 15);
 /// Mean over member pairs of the share of samples whose predicted classes differ (0 for
 /// fewer than two members).
 double meanPairwiseDisagreement(const std::vector<torch::Tensor>& memberProbs);

@@ -31,12 +31,30 @@ TestScore testScoreFromJson(const nlohmann::json& json) {
   return score;
 }
 
+nlohmann::json reliabilityJson(const Reliability& reliability) {
+  return {{"count", reliability.count}, {"confidence", reliability.confidence}, {"accuracy", reliability.accuracy}};
+}
+
+Reliability reliabilityFromJson(const nlohmann::json& json, const std::string& origin) {
+  Reliability reliability;
+  reliability.count = json.at("count").get<std::vector<int64_t>>();
+  reliability.confidence = json.at("confidence").get<std::vector<double>>();
+  reliability.accuracy = json.at("accuracy").get<std::vector<double>>();
+  if (reliability.confidence.size() != reliability.count.size() || reliability.accuracy.size() != reliability.count.size()) {
+    throw ConfigError(origin + ": malformed evaluation record (reliability bins of different lengths)");
+  }
+  return reliability;
+}
+
 }  // namespace
 
 nlohmann::json toJson(const EvaluationResult& result) {
   nlohmann::json members = nlohmann::json::array();
   for (const auto& m : result.members) members.push_back(testScoreJson(m));
+  nlohmann::json memberReliability = nlohmann::json::array();
+  for (const auto& r : result.memberReliability) memberReliability.push_back(reliabilityJson(r));
   return {{"members", members},
+          {"reliability", {{"members", memberReliability}, {"ensemble", reliabilityJson(result.ensembleReliability)}}},
           {"mean_member", testScoreJson(result.meanMember)},
           {"ensemble",
            {{"test_accuracy", result.ensemble.accuracy},
@@ -90,6 +108,10 @@ EvaluationResult evaluationFromJson(const nlohmann::json& json, const std::strin
       result.accuracyVsSize.mean = curve.at("mean").get<std::vector<double>>();
       result.accuracyVsSize.min = curve.at("min").get<std::vector<double>>();
       result.accuracyVsSize.max = curve.at("max").get<std::vector<double>>();
+    }
+    if (json.contains("reliability")) {  // older runs have no reliability diagram
+      for (const auto& r : json.at("reliability").at("members")) result.memberReliability.push_back(reliabilityFromJson(r, origin));
+      result.ensembleReliability = reliabilityFromJson(json.at("reliability").at("ensemble"), origin);
     }
     result.samples = integerOrThrow<int64_t, ConfigError>(json.at("test_samples"), origin + ": test_samples");
     return result;

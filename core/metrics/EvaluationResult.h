@@ -38,8 +38,19 @@ struct EnsembleSizeCurve {
   std::vector<double> mean, min, max;
 };
 
+/// A reliability diagram's data: the test images grouped by confidence (their top
+/// probability) into equal-width bins, bin b holding (b/B, (b+1)/B]. ECE is the
+/// count-weighted mean gap |accuracy - confidence| over the bins.
+struct Reliability {
+  std::vector<int64_t> count;      ///< images in each bin
+  std::vector<double> confidence;  ///< their mean confidence (0 in an empty bin)
+  std::vector<double> accuracy;    ///< the share of them predicted right (0 in an empty bin)
+};
+
 struct EvaluationResult {
   std::vector<TestScore> members;
+  std::vector<Reliability> memberReliability;  ///< one per member (empty for older runs)
+  Reliability ensembleReliability;
   /// Each score averaged over the members: what a typical single member achieves.
   TestScore meanMember;
   EnsembleScore ensemble;

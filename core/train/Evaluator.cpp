@@ -42,12 +42,14 @@ EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, 
   for (const auto& probs : memberProbs) {
     onHost.push_back(probs.cpu());
     result.members.push_back(scoreTest(onHost.back(), labels));
+    result.memberReliability.push_back(reliabilityOf(onHost.back(), labels));
   }
   std::vector<torch::Tensor> averaged;
   for (const auto& probs : memberProbs) averaged.push_back(probs.clone());
   communicator.allReduceMean(averaged);
   const torch::Tensor ensembleProbs = averaged.front().cpu();
   result.ensemble = scoreEnsemble(ensembleProbs, onHost, labels);
+  result.ensembleReliability = reliabilityOf(ensembleProbs, labels);
   result.meanMember = meanOf(result.members);
   result.accuracyVsSize = accuracyVsEnsembleSize(onHost, labels, seed);
   if (onHost.size() == 1) {
@@ -56,6 +58,7 @@ EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, 
     result.ensemble.accuracy = result.members.front().accuracy;
     result.ensemble.brier = result.members.front().brier;
     result.ensemble.ece = result.members.front().ece;
+    result.ensembleReliability = result.memberReliability.front();
   }
   return result;
 }

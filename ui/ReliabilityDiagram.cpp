@@ -1,0 +1,107 @@
+#include "ui/ReliabilityDiagram.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QVBoxLayout>
+
+#include "core/metrics/EvaluationResult.h"
+
+namespace ensemble::ui {
+namespace {
+
+const QColor kEnsembleColor(31, 119, 180);
+const QColor kGapColor(214, 39, 40);
+
+/// Bin b's centre on the confidence axis.
+double binCentre(std::size_t bin, std::size_t bins) { return (double(bin) + 0.5) / double(bins); }
+
+}  // namespace
+
+ReliabilityDiagram::ReliabilityDiagram(QWidget* parent)
+    : QWidget(parent), m_plot(new QCustomPlot), m_members(new QCheckBox(tr("Show each member"))) {
+  m_plot->plotLayout()->insertRow(0);
+  m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Reliability (test set)"), QFont(font().family(), 10, QFont::Bold)));
+  m_plot->xAxis->setLabel(tr("confidence (top probability)"));
+  m_plot->yAxis->setLabel(tr("accuracy"));
+  m_plot->xAxis->setRange(0, 1);
+  m_plot->yAxis->setRange(0, 1);
+  m_plot->legend->setFont(QFont(font().family(), 8));
+  // The legend beside the axes, not over the bars: with members shown it grows long.
+  auto* side = new QCPLayoutGrid;
+  m_plot->plotLayout()->addElement(1, 1, side);
+  side->addElement(0, 0, m_plot->legend);
+  side->addElement(1, 0, new QCPLayoutElement(m_plot));  // keeps the legend at the top
+  side->setRowStretchFactor(1, 100);
+  m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+  m_members->setToolTip(tr("Draw each member's accuracy per confidence bin as a thin line"));
+  connect(m_members, &QCheckBox::toggled, this, &ReliabilityDiagram::redraw);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_members);
+  layout->addWidget(m_plot, 1);
+}
+
+ReliabilityDiagram::~ReliabilityDiagram() = default;
+
+void ReliabilityDiagram::showResult(const EvaluationResult& result) {
+  m_result = std::make_unique<EvaluationResult>(result);
+  redraw();
+}
+
+void ReliabilityDiagram::redraw() {
+  m_plot->clearPlottables();
+  m_plot->legend->setVisible(false);
+  if (!m_result || m_result->ensembleReliability.count.empty()) return m_plot->replot();  // older runs: no bins
+  const Reliability& ensemble = m_result->ensembleReliability;
+  const std::size_t bins = ensemble.count.size();
+
+  QCPGraph* diagonal = m_plot->addGraph();
+  diagonal->setData({0, 1}, {0, 1});
+  diagonal->setPen(QPen(Qt::gray, 1, Qt::DashLine));
+  diagonal->setName(tr("perfect calibration"));
+
+  auto* accuracy = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+  accuracy->setWidth(1.0 / double(bins));
+  accuracy->setPen(QPen(kEnsembleColor.darker(120)));
+  accuracy->setBrush(kEnsembleColor);
+  accuracy->setName(m_result->members.size() > 1 ? tr("ensemble, ECE %1").arg(m_result->ensemble.ece, 0, 'f', 4)
+                                                 : tr("model, ECE %1").arg(m_result->ensemble.ece, 0, 'f', 4));
+  // The gap: a translucent red bar stacked on the accuracy up to the confidence where the
+  // model claims more than it delivers, and drawn from the confidence up where it claims less.
+  auto* gap = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+  gap->setWidth(1.0 / double(bins));
+  gap->setPen(QPen(kGapColor, 1));
+  gap->setBrush(QColor(kGapColor.red(), kGapColor.green(), kGapColor.blue(), 70));
+  gap->setName(tr("gap to the diagonal"));
+  auto* under = new QCPBars(m_plot->xAxis, m_plot->yAxis);  // invisible base for a gap below
+  under->setWidth(1.0 / double(bins));
+  under->setPen(Qt::NoPen);
+  under->setBrush(Qt::NoBrush);
+  under->removeFromLegend();
+  gap->moveAbove(under);
+  for (std::size_t b = 0; b < bins; ++b) {
+    if (ensemble.count[b] == 0) continue;
+    const double x = binCentre(b, bins), acc = ensemble.accuracy[b], conf = ensemble.confidence[b];
+    accuracy->addData(x, acc);
+    under->addData(x, std::min(acc, conf));
+    gap->addData(x, std::abs(conf - acc));
+  }
+
+  if (m_members->isChecked()) {
+    for (std::size_t m = 0; m < m_result->memberReliability.size(); ++m) {
+      const Reliability& member = m_result->memberReliability[m];
+      QCPGraph* line = m_plot->addGraph();
+      line->setPen(QPen(QColor::fromHsv(int(m * 360 / m_result->memberReliability.size()), 160, 200), 1));
+      line->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+      for (std::size_t b = 0; b < member.count.size(); ++b) {
+        if (member.count[b] > 0) line->addData(member.confidence[b], member.accuracy[b]);
+      }
+      line->setName(tr("member %1, ECE %2").arg(m).arg(m_result->members[m].ece, 0, 'f', 4));
+    }
+  }
+  m_plot->legend->setVisible(true);
+  m_plot->replot();
+}
+
+}  // namespace ensemble::ui

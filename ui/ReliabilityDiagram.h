@@ -1,0 +1,40 @@
+#pragma once
+// A reliability diagram (Guo et al. 2017): accuracy against confidence in 15 bins, for
+// the ensemble and, on request, each member. A calibrated model lies on the diagonal; the
+// shaded bars show the gap to it (above the bar: overconfident). The legend gives each
+// model's ECE, the count-weighted mean of those gaps. Fed an EvaluationResult, so it
+// follows a training run epoch by epoch at no extra cost.
+#include <QWidget>
+#include <memory>
+
+class QCheckBox;
+class QCustomPlot;
+
+namespace ensemble {
+struct EvaluationResult;
+}
+
+namespace ensemble::ui {
+
+class ReliabilityDiagram final : public QWidget {
+  Q_OBJECT
+  Q_DISABLE_COPY_MOVE(ReliabilityDiagram)
+
+ public:
+  explicit ReliabilityDiagram(QWidget* parent = nullptr);
+  ~ReliabilityDiagram() override;
+
+  void showResult(const EvaluationResult& result);
+
+  QCustomPlot* plot() const { return m_plot; }
+  QCheckBox* membersBox() const { return m_members; }
+
+ private:
+  void redraw();
+
+  QCustomPlot* m_plot;
+  QCheckBox* m_members;
+  std::unique_ptr<EvaluationResult> m_result;
+};
+
+}  // namespace ensemble::ui
