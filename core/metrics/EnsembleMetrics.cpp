@@ -126,6 +126,12 @@ EnsembleSizeCurve accuracyVsEnsembleSize(const std::vector<torch::Tensor>& membe
   return curve;
 }
 
+torch::Tensor meanProbabilities(const std::vector<torch::Tensor>& memberProbs) {
+  torch::Tensor sum = torch::zeros_like(memberProbs.front(), torch::kFloat64);
+  for (const torch::Tensor& p : memberProbs) sum.add_(p.to(torch::kFloat64));
+  return sum / double(memberProbs.size());
+}
+
 TestScore scoreTest(const torch::Tensor& probs, const torch::Tensor& labels) {
   return {negativeLogLikelihood(probs, labels), accuracy(probs, labels), brierScore(probs, labels),
           expectedCalibrationError(probs, labels)};

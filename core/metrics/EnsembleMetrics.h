@@ -31,6 +31,9 @@ constexpr int kMaxSubsetsPerSize = 100;
 EnsembleSizeCurve accuracyVsEnsembleSize(const std::vector<torch::Tensor>& memberProbs,
                                          const torch::Tensor& labels, std::uint64_t seed);
 
+/// The mean of the members' probabilities (the ensemble's prediction), float64.
+torch::Tensor meanProbabilities(const std::vector<torch::Tensor>& memberProbs);
+
 /// Accuracy, NLL, Brier and ECE of one prediction.
 TestScore scoreTest(const torch::Tensor& probs, const torch::Tensor& labels);
 /// Each score averaged over `members`.

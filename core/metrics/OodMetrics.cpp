@@ -4,14 +4,10 @@
 
 #include <stdexcept>
 
+#include "core/metrics/EnsembleMetrics.h"
+
 namespace ensemble {
 namespace {
-
-torch::Tensor meanOf(const std::vector<torch::Tensor>& memberProbs) {
-  torch::Tensor sum = torch::zeros_like(memberProbs.front(), torch::kFloat64);
-  for (const torch::Tensor& p : memberProbs) sum.add_(p.to(torch::kFloat64));
-  return sum / double(memberProbs.size());
-}
 
 /// 1 - the highest class probability: high where the model is unsure.
 torch::Tensor lackOfConfidence(const torch::Tensor& probs) {
@@ -38,7 +34,7 @@ torch::Tensor mutualInformation(const std::vector<torch::Tensor>& memberProbs) {
   for (const torch::Tensor& p : memberProbs) meanEntropy.add_(predictiveEntropy(p));
   meanEntropy.div_(double(memberProbs.size()));
   // Entropy is concave, so this is >= 0 up to rounding; clamp the rounding away.
-  return (predictiveEntropy(meanOf(memberProbs)) - meanEntropy).clamp_min(0.0);
+  return (predictiveEntropy(meanProbabilities(memberProbs)) - meanEntropy).clamp_min(0.0);
 }
 
 double auroc(const torch::Tensor& negative, const torch::Tensor& positive) {
@@ -69,7 +65,7 @@ OodResult scoreOutOfDistribution(const std::vector<torch::Tensor>& in, const std
   result.inSamples = in.front().size(0);
   result.outSamples = out.front().size(0);
   for (std::size_t m = 0; m < in.size(); ++m) result.members.push_back(aurocsOf(in[m], out[m]));
-  result.ensemble = aurocsOf(meanOf(in), meanOf(out));
+  result.ensemble = aurocsOf(meanProbabilities(in), meanProbabilities(out));
   result.ensemble.mutualInformation = auroc(mutualInformation(in), mutualInformation(out));
   return result;
 }

@@ -90,12 +90,8 @@ Predictions tabulatePredictions(const std::vector<torch::Tensor>& memberProbs, c
   predictions.classes = memberProbs.front().size(1);
   const torch::Tensor cpuLabels = labels.to(torch::kCPU, torch::kInt64).contiguous();
   predictions.labels.assign(cpuLabels.data_ptr<int64_t>(), cpuLabels.data_ptr<int64_t>() + cpuLabels.numel());
-  torch::Tensor sum = torch::zeros_like(memberProbs.front(), torch::kFloat64);
-  for (const torch::Tensor& p : memberProbs) {
-    predictions.members.push_back(toVector(p));
-    sum.add_(p.to(torch::kFloat64));
-  }
-  predictions.ensemble = toVector(sum / double(memberProbs.size()));
+  for (const torch::Tensor& p : memberProbs) predictions.members.push_back(toVector(p));
+  predictions.ensemble = toVector(meanProbabilities(memberProbs));
   return predictions;
 }
 
