@@ -12,6 +12,7 @@
 #include "core/io/RunDirectory.h"
 #include "core/metrics/EnsembleMetrics.h"
 #include "core/metrics/OodMetrics.h"
+#include "core/metrics/PredictionAnalysis.h"
 #include "core/models/ModelRegistry.h"
 #include "core/train/Evaluator.h"
 #include "core/train/ExperimentConfig.h"
@@ -98,6 +99,60 @@ class TestEnsembleMetrics final : public QObject {
     }
     QVERIFY(first.min[5] < first.max[5]);  // C(12, 6) = 924 subsets, sampled: they differ
     QCOMPARE(first.mean[11], first.min[11]);  // one subset of all 12
+  }
+
+  // The gallery's orders on a hand-made fixture of 8 images, 3 members, 3 classes: which
+  // images each lists (exactly), in which order, and the confusion matrix's cells.
+  void galleryRanksTheImagesOfAFixture() {
+    const std::vector<int64_t> labels{0, 1, 2, 0, 2, 1, 0, 0};
+    const std::vector<std::vector<std::vector<float>>> members{
+        // image:  0                1                2                3                4                5                6                7
+        {{.8f, .1f, .1f}, {.1f, .8f, .1f}, {.7f, .2f, .1f}, {.1f, .8f, .1f}, {.1f, .1f, .8f}, {.1f, .8f, .1f}, {.45f, .55f, 0}, {.55f, .45f, 0}},
+        {{.8f, .1f, .1f}, {.1f, .1f, .8f}, {.1f, .8f, .1f}, {.1f, .8f, .1f}, {.8f, .1f, .1f}, {.1f, .8f, .1f}, {.45f, 0, .55f}, {.55f, 0, .45f}},
+        {{.8f, .1f, .1f}, {.1f, .8f, .1f}, {.1f, .1f, .8f}, {.1f, .8f, .1f}, {.8f, .1f, .1f}, {.1f, .8f, .1f}, {.9f, .05f, .05f}, {0, 1, 0}}};
+    Predictions predictions;
+    predictions.classes = 3;
+    predictions.labels = labels;
+    for (const auto& member : members) {
+      predictions.members.emplace_back();
+      for (const auto& row : member) predictions.members.back().insert(predictions.members.back().end(), row.begin(), row.end());
+    }
+    predictions.ensemble.assign(predictions.members[0].size(), 0);
+    for (const auto& member : predictions.members) {
+      for (std::size_t i = 0; i < member.size(); ++i) predictions.ensemble[i] += member[i] / 3;
+    }
+    const std::vector<ImageVerdict> verdicts = judgeImages(predictions);
+    const auto sorted = [](std::vector<int64_t> v) { return std::sort(v.begin(), v.end()), v; };
+
+    const std::vector<int64_t> disagreeing = rankImages(verdicts, GalleryOrder::Disagreement);
+    QCOMPARE(sorted(disagreeing), (std::vector<int64_t>{1, 2, 4, 6, 7}));
+    QCOMPARE(disagreeing[0], int64_t(2));  // all three differ, and the ensemble is least sure
+    QCOMPARE(disagreeing[1], int64_t(6));
+    QCOMPARE(verdicts[2].disagreement, 1.0);
+    QCOMPARE(verdicts[1].disagreement, 2.0 / 3);
+    for (std::size_t i = 1; i < disagreeing.size(); ++i) {
+      QVERIFY(verdicts[disagreeing[i - 1]].disagreement >= verdicts[disagreeing[i]].disagreement);
+    }
+    // Averaging rescues image 6 (two members wrong) and loses image 7 (two members right).
+    QCOMPARE(rankImages(verdicts, GalleryOrder::EnsembleRightMostMembersWrong), (std::vector<int64_t>{6}));
+    QCOMPARE(rankImages(verdicts, GalleryOrder::EnsembleWrongMostMembersRight), (std::vector<int64_t>{7}));
+    const std::vector<int64_t> byEntropy = rankImages(verdicts, GalleryOrder::Entropy);
+    QCOMPARE(sorted(byEntropy), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    for (std::size_t i = 1; i < byEntropy.size(); ++i) QVERIFY(verdicts[byEntropy[i - 1]].entropy >= verdicts[byEntropy[i]].entropy);
+
+    QCOMPARE(confusionMatrix(verdicts, 3), (std::vector<int64_t>{2, 2, 0, /**/ 0, 2, 0, /**/ 1, 1, 0}));
+    QCOMPARE(rankImages(verdicts, GalleryOrder::Entropy, ConfusionCell{2, 0}), (std::vector<int64_t>{4}));
+    QCOMPARE(rankImages(verdicts, GalleryOrder::Disagreement, ConfusionCell{0, 0}), (std::vector<int64_t>{6}));
+    // One model has nothing to disagree with.
+    Predictions single = predictions;
+    single.members.resize(1);
+    QVERIFY(rankImages(judgeImages(single), GalleryOrder::Disagreement).empty());
+  }
+
+  void histogramClampsIntoTheEndBins() {
+    const Histogram h = histogram({-1, 0, 0.24, 0.25, 0.99, 1.0, 7, std::nan("")}, 4, 0, 1);
+    QCOMPARE(h.binWidth, 0.25);
+    QCOMPARE(h.counts, (std::vector<int64_t>{3, 1, 0, 3}));
   }
 
   // AUROC by ranks, against the definition counted pair by pair (ties half) on a fixture

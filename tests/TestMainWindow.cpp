@@ -40,6 +40,7 @@
 #include "ui/PlotExport.h"
 #include "ui/RunController.h"
 #include "ui/RunsModel.h"
+#include "ui/UncertaintyView.h"
 
 using namespace ensemble;
 using namespace ensemble::ui;
@@ -207,8 +208,8 @@ class TestMainWindow final : public QObject {
     QCOMPARE(plot->graphCount(), before + 3);
     // What a person sees (kept in the build folder for review).
     m_window->resize(1400, 900);
-    QTabWidget* tabs = m_window->findChild<QTabWidget*>();
-    tabs->setCurrentWidget(diagram);
+    QTabWidget* tabs = m_window->tabs();
+    tabs->setCurrentWidget(m_window->uncertaintyView());
     QCoreApplication::processEvents();
     QVERIFY(m_window->grab().save(QDir::current().filePath("uncertainty-tab.png")));
     diagram->membersBox()->setChecked(false);

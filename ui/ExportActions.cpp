@@ -50,7 +50,7 @@ QString ExportActions::exportCheckpoint(const QString& directory, const QString&
 void ExportActions::exportPlotInteractive() {
   MetricPlot* plot = m_plots.activePlot();
   const QString path = QFileDialog::getSaveFileName(m_window, tr("Export plot"), plot->title() + ".png",
-                                                    tr("PNG image (*.png);;PDF document (*.pdf);;SVG image (*.svg)"));
+                                                    plotExportFilter());
   if (!path.isEmpty()) report(exportPlot(plot->customPlot(), path), tr("Saved %1").arg(path));
 }
 

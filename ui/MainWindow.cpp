@@ -31,6 +31,7 @@
 #include "ui/RunController.h"
 #include "ui/RunListView.h"
 #include "ui/RunsModel.h"
+#include "ui/UncertaintyView.h"
 
 namespace ensemble::ui {
 namespace {
@@ -49,7 +50,7 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
       m_runsView(new RunListView(*m_runs)),
       m_plotPanel(new PlotPanel),
       m_breakdown(new EnsembleBreakdownView),
-      m_reliability(new ReliabilityDiagram),
+      m_uncertainty(new UncertaintyView),
       m_export(new ExportActions(this, *m_plotPanel, *m_runsView, *m_runs)) {
   setWindowTitle(tr("EnsembleLab"));
   setWindowIcon(QIcon(":/icons/ensemble-lab.svg"));
@@ -61,12 +62,18 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
   connect(m_runsView, &RunListView::runsChanged, this, [this] {
     showRunsOnPlots();
     showEnsembleBreakdown(m_runsView->firstSelectedRow());
+    offerSelectedRuns();
   });
   connect(m_runsView, &RunListView::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_runsView, &RunListView::evaluateRequested, this, &MainWindow::evaluateRun);
   connect(m_runsView, &RunListView::failed, this, &MainWindow::showError);
   connect(m_export, &ExportActions::saved, m_status, &QLabel::setText);
   connect(m_export, &ExportActions::failed, this, &MainWindow::showError);
+  connect(m_uncertainty, &UncertaintyView::exported, this, [this](const QString& error, const QString& path) {
+    if (!error.isEmpty()) showError(tr("Export failed"), error);
+    else m_status->setText(tr("Saved %1").arg(path));
+  });
+  connect(m_uncertainty, &UncertaintyView::failed, this, &MainWindow::showError);
   connect(m_controller, &RunController::runStarted, this, &MainWindow::onRunStarted);
   connect(m_controller, &RunController::stepsReady, this, &MainWindow::onSteps);
   connect(m_controller, &RunController::epochFinished, this, &MainWindow::onEpoch);
@@ -159,7 +166,7 @@ void MainWindow::buildLayout() {
   m_tabs = new QTabWidget;
   m_tabs->addTab(m_runsView, tr("Runs"));
   m_tabs->addTab(m_breakdown, tr("Ensemble"));
-  m_tabs->addTab(m_reliability, tr("Uncertainty"));
+  m_tabs->addTab(m_uncertainty, tr("Uncertainty"));
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(m_plotPanel);
   splitter->addWidget(m_tabs);
@@ -194,6 +201,7 @@ QTableView* MainWindow::runsView() const { return m_runsView; }
 const QVector<MetricPlot*>& MainWindow::plots() const { return m_plotPanel->plots(); }
 QTableWidget* MainWindow::memberTable() const { return m_breakdown->memberTable(); }
 QCustomPlot* MainWindow::sizePlot() const { return m_breakdown->sizePlot(); }
+ReliabilityDiagram* MainWindow::reliabilityDiagram() const { return m_uncertainty->reliability(); }
 QSlider* MainWindow::smoothingSlider() const { return m_plotPanel->smoothingSlider(); }
 QCheckBox* MainWindow::epochAxisBox() const { return m_plotPanel->epochAxisBox(); }
 
@@ -282,8 +290,17 @@ void MainWindow::showEnsembleBreakdown(int row) {
   const RunRecord& record = m_runs->record(row);
   if (record.summary && record.summary->evaluation) {
     m_breakdown->showResult(*record.summary->evaluation);
-    m_reliability->showResult(*record.summary->evaluation);
+    m_uncertainty->showResult(*record.summary->evaluation);
   } else if (!record.problem.isEmpty()) m_status->setText(tr("Cannot read %1: %2").arg(record.name(), record.problem));
+}
+
+void MainWindow::offerSelectedRuns() {
+  RunChoices runs;
+  for (const int row : m_runsView->selectedRows()) {
+    const RunRecord& record = m_runs->record(row);
+    runs.push_back({record.directory, record.legendLabel()});
+  }
+  m_uncertainty->setRuns(runs);
 }
 
 void MainWindow::evaluateRun(int row) {
@@ -301,7 +318,7 @@ void MainWindow::onEvaluated(const QString& directory, const EvaluationResult& r
     return showError(tr("Evaluation failed"), error);
   }
   m_breakdown->showResult(result);
-  m_reliability->showResult(result);
+  m_uncertainty->showResult(result);
   m_tabs->setCurrentIndex(1);
   m_status->setText(tr("Evaluated %1 on %2 test images: accuracy %3, NLL %4")
                         .arg(QFileInfo(directory).fileName()).arg(result.samples)

@@ -16,6 +16,7 @@ class QProgressBar;
 class QSlider;
 class QTableView;
 class QTableWidget;
+class QTabWidget;
 
 namespace ensemble::ui {
 
@@ -26,6 +27,7 @@ class MetricPlot;
 class PlotPanel;
 class ReliabilityDiagram;
 class RunController;
+class UncertaintyView;
 class RunListView;
 class RunsModel;
 
@@ -49,7 +51,9 @@ class MainWindow final : public QMainWindow {
   QAction* stopAction() const { return m_stop; }
   QTableWidget* memberTable() const;
   QCustomPlot* sizePlot() const;
-  ReliabilityDiagram* reliabilityDiagram() const { return m_reliability; }
+  ReliabilityDiagram* reliabilityDiagram() const;
+  UncertaintyView* uncertaintyView() const { return m_uncertainty; }
+  QTabWidget* tabs() const { return m_tabs; }
   QSlider* smoothingSlider() const;
   QCheckBox* epochAxisBox() const;
   QString statusText() const;
@@ -70,6 +74,8 @@ class MainWindow final : public QMainWindow {
   void updateActions();
   void showRunsOnPlots();
   void showEnsembleBreakdown(int row);
+  /// Tells the Uncertainty view which runs are selected.
+  void offerSelectedRuns();
   void resumeRun(int row);
   void onRunStarted(const ensemble::RunStartedEvent& event);
   void onSteps(const QVector<ensemble::StepEvent>& steps);
@@ -85,11 +91,11 @@ class MainWindow final : public QMainWindow {
   RunListView* m_runsView;
   PlotPanel* m_plotPanel;
   EnsembleBreakdownView* m_breakdown;
-  ReliabilityDiagram* m_reliability;
+  UncertaintyView* m_uncertainty;
   ExportActions* m_export;
   QProgressBar* m_progress = nullptr;
   QLabel* m_status = nullptr;
-  class QTabWidget* m_tabs = nullptr;
+  QTabWidget* m_tabs = nullptr;
   QAction* m_start = nullptr;
   QAction* m_pause = nullptr;
   QAction* m_stop = nullptr;

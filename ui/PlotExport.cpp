@@ -2,13 +2,47 @@
 
 #include <qcustomplot.h>
 
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QSaveFile>
 #include <QSvgGenerator>
+#include <QTextStream>
+#include <QToolButton>
 
 namespace ensemble::ui {
+namespace {
+
+/// Quotes a CSV field when it holds a separator, a quote or a line break (RFC 4180).
+QString csvField(const QString& text) {
+  if (!text.contains(',') && !text.contains('"') && !text.contains('\n')) return text;
+  return '"' + QString(text).replace("\"", "\"\"") + '"';
+}
+
+QString number(double value) { return QString::number(value, 'g', 10); }
+
+void writeSeries(QTextStream& out, QCPAbstractPlottable* plottable) {
+  const QString prefix = csvField(plottable->valueAxis()->label()) + ',' + csvField(plottable->name()) + ',';
+  if (auto* graph = qobject_cast<QCPGraph*>(plottable)) {
+    for (const QCPGraphData& point : *graph->data()) out << prefix << number(point.key) << ',' << number(point.value) << ",\n";
+  } else if (auto* bars = qobject_cast<QCPBars*>(plottable)) {
+    for (const QCPBarsData& bar : *bars->data()) out << prefix << number(bar.key) << ',' << number(bar.value) << ",\n";
+  } else if (auto* map = qobject_cast<QCPColorMap*>(plottable)) {
+    QCPColorMapData* cells = map->data();
+    for (int x = 0; x < cells->keySize(); ++x) {
+      for (int y = 0; y < cells->valueSize(); ++y) out << prefix << x << ',' << y << ',' << number(cells->cell(x, y)) << '\n';
+    }
+  }
+}
+
+}  // namespace
+
+QString plotExportFilter() {
+  return QObject::tr("PNG image (*.png);;PDF document (*.pdf);;SVG image (*.svg);;Data as CSV (*.csv)");
+}
 
 QString exportPlot(QCustomPlot* plot, const QString& path) {
   const QString suffix = QFileInfo(path).suffix().toLower();
+  if (suffix == "csv") return exportPlotData(plot, path);
   const int width = std::max(plot->width(), 640), height = std::max(plot->height(), 420);
   bool ok = false;
   if (suffix == "png") {
@@ -28,9 +62,37 @@ QString exportPlot(QCustomPlot* plot, const QString& path) {
       painter.end();
     }
   } else {
-    return QObject::tr("unknown format '%1': save as .png, .pdf or .svg").arg(suffix);
+    return QObject::tr("unknown format '%1': save as .png, .pdf, .svg or .csv").arg(suffix);
   }
   return ok && QFileInfo(path).size() > 0 ? QString() : QObject::tr("could not write %1").arg(path);
+}
+
+QString exportPlotData(QCustomPlot* plot, const QString& path) {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return QObject::tr("could not write %1: %2").arg(path, file.errorString());
+  QTextStream out(&file);
+  out << "panel,series,x,y,z\n";
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    QCPAbstractPlottable* plottable = plot->plottable(i);
+    if (!plottable->name().isEmpty()) writeSeries(out, plottable);  // unnamed ones are drawing aids
+  }
+  out.flush();
+  if (out.status() != QTextStream::Ok || !file.commit()) return QObject::tr("could not write %1: %2").arg(path, file.errorString());
+  return {};
+}
+
+QToolButton* makePlotExportButton(QCustomPlot* plot, const QString& fileBaseName, QWidget* dialogParent,
+                                  std::function<void(const QString&, const QString&)> report) {
+  auto* button = new QToolButton;
+  button->setIcon(QIcon::fromTheme("document-save-as", QIcon(":/icons/export.svg")));
+  button->setText(QObject::tr("Export…"));
+  button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  button->setToolTip(QObject::tr("Save this plot as PNG, PDF or SVG, or its data as CSV"));
+  QObject::connect(button, &QToolButton::clicked, button, [=] {
+    const QString path = QFileDialog::getSaveFileName(dialogParent, QObject::tr("Export plot"), fileBaseName + ".png", plotExportFilter());
+    if (!path.isEmpty()) report(exportPlot(plot, path), path);
+  });
+  return button;
 }
 
 }  // namespace ensemble::ui

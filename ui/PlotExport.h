@@ -1,13 +1,31 @@
 #pragma once
-// Saves a QCustomPlot as PNG, PDF or SVG (chosen by the file's suffix), with its title,
-// axis labels and legend as shown.
+// Saves a QCustomPlot as PNG, PDF or SVG with its title, axis labels and legend as shown,
+// or its data as CSV: the format is chosen by the file's suffix.
 #include <QString>
+#include <functional>
 
 class QCustomPlot;
+class QToolButton;
+class QWidget;
 
 namespace ensemble::ui {
 
+/// The file-dialog filter for the formats exportPlot writes.
+QString plotExportFilter();
+
 /// Returns an empty string on success, otherwise what went wrong.
 QString exportPlot(QCustomPlot* plot, const QString& path);
+
+/// The data behind every named series of `plot` as CSV, one row per point:
+///   panel,series,x,y,z
+/// `panel` is the label of the series' value axis (plots with several panels), `z` the
+/// cell value of a colour map (x, y: its column and row) and empty for lines and bars.
+/// Written atomically; returns an error message or an empty string.
+QString exportPlotData(QCustomPlot* plot, const QString& path);
+
+/// An "Export…" button that asks where and saves `plot` (any format above), reporting
+/// through `report(error, path)`.
+QToolButton* makePlotExportButton(QCustomPlot* plot, const QString& fileBaseName, QWidget* dialogParent,
+                                  std::function<void(const QString& error, const QString& path)> report);
 
 }  // namespace ensemble::ui

@@ -3,9 +3,12 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QHBoxLayout>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "core/metrics/EvaluationResult.h"
+#include "ui/PlotExport.h"
 
 namespace ensemble::ui {
 namespace {
@@ -36,9 +39,15 @@ ReliabilityDiagram::ReliabilityDiagram(QWidget* parent)
   m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
   m_members->setToolTip(tr("Draw each member's accuracy per confidence bin as a thin line"));
   connect(m_members, &QCheckBox::toggled, this, &ReliabilityDiagram::redraw);
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(m_members);
+  controls->addStretch();
+  controls->addWidget(makePlotExportButton(m_plot, "reliability", this, [this](const QString& error, const QString& path) {
+    emit exported(error, path);
+  }));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(m_members);
+  layout->addLayout(controls);
   layout->addWidget(m_plot, 1);
 }
 
@@ -56,6 +65,7 @@ void ReliabilityDiagram::redraw() {
   const Reliability& ensemble = m_result->ensembleReliability;
   const std::size_t bins = ensemble.count.size();
 
+  m_plot->setObjectName("reliabilityPlot");
   QCPGraph* diagonal = m_plot->addGraph();
   diagonal->setData({0, 1}, {0, 1});
   diagonal->setPen(QPen(Qt::gray, 1, Qt::DashLine));

@@ -29,6 +29,9 @@ class ReliabilityDiagram final : public QWidget {
   QCustomPlot* plot() const { return m_plot; }
   QCheckBox* membersBox() const { return m_members; }
 
+ signals:
+  void exported(const QString& error, const QString& path);
+
  private:
   void redraw();
 

@@ -28,6 +28,15 @@ QString statusOf(const RunRecord& run) {
 
 QString RunRecord::name() const { return QFileInfo(directory).fileName(); }
 
+QString RunRecord::legendLabel() const {
+  if (!config) return name();
+  const std::size_t members = summary && summary->evaluation ? summary->evaluation->members.size() : 0;
+  QString what = config->mode == TrainingMode::Ensemble && members > 0
+                     ? QObject::tr("ensemble of %1").arg(members)
+                     : QString::fromStdString(modeName(config->mode));
+  return QObject::tr("%1, %2 (%3)").arg(what, QString::fromStdString(modelName(config->model)), name());
+}
+
 RunRecord RunRecord::load(const QString& directory) {
   RunRecord record;
   record.directory = directory;

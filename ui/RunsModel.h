@@ -26,6 +26,8 @@ struct RunRecord {
   bool training = false;              ///< true while this window trains it
 
   QString name() const;
+  /// How legends name the run: "ensemble of 4, cnn (NAME)", "single, lenet (NAME)".
+  QString legendLabel() const;
   /// True for an ensemble run (its curves include the ensemble's).
   bool isEnsemble() const { return config && config->mode == TrainingMode::Ensemble; }
   /// Reads config.json and summary.json; what cannot be read is left out and said in `problem`.

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 
+#include "FigureExport.h"
 #include "ui/MainWindow.h"
 
 namespace {
@@ -20,7 +21,25 @@ bool onlyAsksForHelpOrVersion(int argc, char** argv) {
   return false;
 }
 
-void describe(QCoreApplication& app, QCommandLineParser& parser, const QCommandLineOption& runs) {
+/// --figures needs no screen: without a display it draws offscreen.
+void drawOffscreenWithoutDisplay(int argc, char** argv) {
+  bool figures = false;
+  for (int i = 1; i < argc; ++i) figures = figures || std::strcmp(argv[i], "--figures") == 0;
+  if (figures && qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+      qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  }
+}
+
+struct Options {
+  QCommandLineOption runs{"runs", "Folder of runs to write and reload (default: the CLI's).", "DIR"};
+  QCommandLineOption figures{"figures", "Save the Uncertainty view's figures (PNG, CSV, screenshots) into DIR and exit.", "DIR"};
+  QCommandLineOption compare{"compare", "With --figures: one or two run folders, comma-separated.", "RUN[,RUN]"};
+  QCommandLineOption shift{"shift", "With --figures: a dataset-shift sweep, e.g. rotate:0,15,30 (repeatable).", "KIND:LEVELS"};
+  QCommandLineOption ood{"ood", "With --figures: an out-of-distribution dataset (name or folder).", "DATASET"};
+};
+
+void describe(QCoreApplication& app, QCommandLineParser& parser, const Options& options) {
   QCoreApplication::setOrganizationName("EnsembleLab");
   QCoreApplication::setApplicationName("ensemble-lab");  // also names the man page and the settings file
   QCoreApplication::setApplicationVersion(ENSEMBLELAB_VERSION);
@@ -29,7 +48,7 @@ void describe(QCoreApplication& app, QCommandLineParser& parser, const QCommandL
       "Opens the window; the headless tool over the same engine is ensemble-lab-cli.");
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addOption(runs);
+  parser.addOptions({options.runs, options.figures, options.compare, options.shift, options.ood});
   parser.process(app);
 }
 
@@ -37,19 +56,24 @@ void describe(QCoreApplication& app, QCommandLineParser& parser, const QCommandL
 
 int main(int argc, char** argv) {
   QCommandLineParser parser;
-  const QCommandLineOption runs("runs", "Folder of runs to write and reload (default: the CLI's).", "DIR");
+  const Options options;
   if (onlyAsksForHelpOrVersion(argc, argv)) {
     QCoreApplication app(argc, argv);
-    describe(app, parser, runs);  // prints and exits
+    describe(app, parser, options);  // prints and exits
     return 0;
   }
+  drawOffscreenWithoutDisplay(argc, argv);
   QApplication app(argc, argv);
-  describe(app, parser, runs);
+  describe(app, parser, options);
   QGuiApplication::setApplicationDisplayName("EnsembleLab");
   QGuiApplication::setDesktopFileName("org.ensemblelab.EnsembleLab");
   QApplication::setWindowIcon(QIcon(":/icons/ensemble-lab.svg"));
 
-  ensemble::ui::MainWindow window(parser.value(runs));
+  if (parser.isSet(options.figures)) {
+    return ensemble::app::exportFigures({parser.value(options.figures), parser.value(options.compare).split(',', Qt::SkipEmptyParts),
+                                         parser.values(options.shift), parser.value(options.ood)});
+  }
+  ensemble::ui::MainWindow window(parser.value(options.runs));
   window.show();
   return app.exec();
 }

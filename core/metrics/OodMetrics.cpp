@@ -67,6 +67,12 @@ OodResult scoreOutOfDistribution(const std::vector<torch::Tensor>& in, const std
   for (std::size_t m = 0; m < in.size(); ++m) result.members.push_back(aurocsOf(in[m], out[m]));
   result.ensemble = aurocsOf(meanProbabilities(in), meanProbabilities(out));
   result.ensemble.mutualInformation = auroc(mutualInformation(in), mutualInformation(out));
+  const auto toVector = [](const torch::Tensor& values) {
+    const torch::Tensor flat = values.to(torch::kCPU, torch::kFloat64).contiguous();
+    return std::vector<double>(flat.data_ptr<double>(), flat.data_ptr<double>() + flat.numel());
+  };
+  result.ensembleEntropyIn = toVector(predictiveEntropy(meanProbabilities(in)));
+  result.ensembleEntropyOut = toVector(predictiveEntropy(meanProbabilities(out)));
   return result;
 }
 

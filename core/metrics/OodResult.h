@@ -21,6 +21,9 @@ struct OodResult {
   int64_t outSamples = 0;
   std::vector<OodAuroc> members;  ///< mutualInformation unused
   OodAuroc ensemble;
+  /// The ensemble's predictive entropy (nats) of each image in and out of distribution:
+  /// the scores behind ensemble.entropy, for histograms.
+  std::vector<double> ensembleEntropyIn, ensembleEntropyOut;
 };
 
 }  // namespace ensemble

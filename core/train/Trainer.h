@@ -9,6 +9,7 @@
 
 #include "core/comm/ProcessGroupOptions.h"
 #include "core/data/DatasetShift.h"
+#include "core/data/ImageSet.h"
 #include "core/metrics/EvaluationResult.h"
 #include "core/metrics/OodResult.h"
 #include "core/metrics/Predictions.h"
@@ -69,6 +70,8 @@ class Trainer final {
   /// Every member's and the ensemble's probabilities for every test image, moved by
   /// `shift` where one is given.
   Predictions predict(const std::optional<DatasetShift>& shift = std::nullopt);
+  /// The test images predict() sees (the same order, moved by `shift` where given).
+  ImageSet testImages(const std::optional<DatasetShift>& shift = std::nullopt);
 
   const ExperimentConfig& config() const;
   const std::string& runDirectory() const;

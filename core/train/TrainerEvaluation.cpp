@@ -33,4 +33,17 @@ Predictions Trainer::predict(const std::optional<DatasetShift>& shift) {
   SplitOnDevices split(test);
   return tabulatePredictions(predictRun(d.config, d.replicas, split, *d.workers, *d.communicator), test.labels);
 }
+
+ImageSet Trainer::testImages(const std::optional<DatasetShift>& shift) {
+  Impl& d = *m_impl;
+  const Dataset test = shift ? d.shiftedTest(*shift) : d.data->test;
+  const torch::Tensor pixels = test.images.to(torch::kCPU, torch::kUInt8).contiguous();
+  ImageSet images;
+  images.count = test.size();
+  images.height = test.height();
+  images.width = test.width();
+  images.pixels.assign(pixels.data_ptr<uint8_t>(), pixels.data_ptr<uint8_t>() + pixels.numel());
+  return images;
+}
+
 }  // namespace ensemble

@@ -1,0 +1,128 @@
+#include "FigureExport.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QDir>
+#include <QEventLoop>
+#include <QLineEdit>
+#include <QTabWidget>
+#include <cstdio>
+
+#include "ui/AnalysisController.h"
+#include "ui/ConfusionMatrixPlot.h"
+#include "ui/MistakesView.h"
+#include "ui/OodView.h"
+#include "ui/PlotExport.h"
+#include "ui/ReliabilityDiagram.h"
+#include "ui/RunsModel.h"
+#include "ui/ShiftView.h"
+#include "ui/UncertaintyView.h"
+
+namespace ensemble::app {
+namespace {
+
+using namespace ensemble::ui;
+
+/// Why a figure could not be made.
+struct FigureError {
+  QString message;
+};
+
+class FigureWriter {
+ public:
+  FigureWriter(UncertaintyView& view, const QString& folder) : m_view(view), m_folder(folder) {}
+
+  /// Starts a job with `start` and waits for it; throws its error.
+  template <typename Start>
+  void compute(Start start) {
+    QEventLoop loop;
+    QString error;
+    const auto connection = QObject::connect(m_view.analysis(), &AnalysisController::jobEnded, &loop,
+                                             [&](bool, const QString& message) {
+                                               error = message;
+                                               loop.quit();
+                                             });
+    start();
+    if (m_view.analysis()->isBusy()) loop.exec();
+    QObject::disconnect(connection);
+    if (!error.isEmpty()) throw FigureError{error};
+  }
+
+  /// `name`.png and `name`.csv of `plot`, and a screenshot of the page it is on.
+  void save(QCustomPlot* plot, QWidget* page, const QString& name) {
+    m_view.pages()->setCurrentWidget(page);
+    QCoreApplication::processEvents();
+    plot->replot();
+    for (const QString suffix : {".png", ".csv"}) write(name + suffix, exportPlot(plot, m_folder.filePath(name + suffix)));
+    const QString screenshot = "page-" + name + ".png";
+    write(screenshot, m_view.grab().save(m_folder.filePath(screenshot)) ? QString() : QObject::tr("could not write it"));
+  }
+
+  void write(const QString& file, const QString& error) {
+    if (!error.isEmpty()) throw FigureError{QObject::tr("%1: %2").arg(m_folder.filePath(file), error)};
+    std::printf("wrote %s\n", qPrintable(m_folder.filePath(file)));
+  }
+
+ private:
+  UncertaintyView& m_view;
+  QDir m_folder;
+};
+
+RunChoices choicesOf(const QStringList& runs) {
+  RunChoices choices;
+  for (const QString& directory : runs) {
+    const RunRecord record = RunRecord::load(directory);
+    if (!record.config) throw FigureError{QObject::tr("%1 is not a readable run folder: %2").arg(directory, record.problem)};
+    choices.push_back({directory, record.legendLabel()});
+  }
+  return choices;
+}
+
+}  // namespace
+
+int exportFigures(const FigureRequest& request) {
+  try {
+    if (request.runs.isEmpty() || request.runs.size() > 2) {
+      throw FigureError{QObject::tr("--compare takes one or two run folders, comma-separated")};
+    }
+    if (!QDir().mkpath(request.outputFolder)) throw FigureError{QObject::tr("cannot create %1").arg(request.outputFolder)};
+    UncertaintyView view;
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.resize(1280, 620);
+    view.show();
+    view.setRuns(choicesOf(request.runs));
+    FigureWriter writer(view, request.outputFolder);
+
+    const RunRecord first = RunRecord::load(request.runs.front());
+    if (first.summary && first.summary->evaluation) {
+      view.showResult(*first.summary->evaluation);
+      writer.save(view.reliability()->plot(), view.reliability(), "reliability");
+    }
+    ShiftView* shift = view.shift();
+    for (const QString& spec : request.shifts) {
+      const ShiftKind kind = parseShifts(spec.toStdString()).front().kind;  // says what is wrong with a bad one
+      shift->kindBox()->setCurrentIndex(shift->kindBox()->findData(int(kind)));
+      shift->levelsEdit()->setText(spec.section(':', 1));
+      writer.compute([&] { shift->compute(); });
+      writer.save(shift->plot(), shift, "shift-" + QString::fromStdString(shiftKindName(kind)));
+    }
+    if (!request.ood.isEmpty()) {
+      view.outOfDistribution()->addDatasetFolder(request.ood);
+      writer.compute([&] { view.outOfDistribution()->compute(); });
+      writer.save(view.outOfDistribution()->plot(), view.outOfDistribution(), "out-of-distribution");
+    }
+    MistakesView* mistakes = view.mistakes();
+    writer.compute([&] { mistakes->compute(); });
+    writer.save(mistakes->confusion()->plot(), mistakes, "confusion-matrix");
+    writer.write("gallery.png", mistakes->saveContactSheet(QDir(request.outputFolder).filePath("gallery.png")));
+    return 0;
+  } catch (const FigureError& e) {
+    std::fprintf(stderr, "ensemble-lab: %s\n", qPrintable(e.message));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ensemble-lab: %s\n", e.what());
+  }
+  return 1;
+}
+
+}  // namespace ensemble::app

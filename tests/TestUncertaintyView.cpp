@@ -1,0 +1,334 @@
+// The Uncertainty view as a user drives it (offscreen), on real runs trained here: the
+// dataset-shift sweep for two runs overlaid (level 0 equal to the plain evaluation), its
+// cancel, the out-of-distribution histograms and AUROCs (and the refusal of a set of
+// another image size), the confusion matrix whose cells filter the gallery, the contact
+// sheet and every plot's CSV. Screenshots of each page are kept in the build folder.
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QDataStream>
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QListView>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+#include <set>
+
+#include "core/train/Trainer.h"
+#include "tests/RunStatusCheck.h"
+#include "ui/AnalysisController.h"
+#include "ui/ConfusionMatrixPlot.h"
+#include "ui/GalleryModel.h"
+#include "ui/MistakesView.h"
+#include "ui/OodView.h"
+#include "ui/PlotExport.h"
+#include "ui/ReliabilityDiagram.h"
+#include "ui/ShiftView.h"
+#include "ui/UncertaintyView.h"
+
+using namespace ensemble;
+using namespace ensemble::ui;
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr qint64 kMaxTickGapMs = 250;  // sanitized builds run several times slower
+#else
+constexpr qint64 kMaxTickGapMs = 100;
+#endif
+
+/// An MNIST-format folder of `count` `side`x`side` images of a fixed pixel pattern (for
+/// both splits): data the runs below never saw.
+void writeForeignDataset(const QString& folder, int count, int side) {
+  QDir().mkpath(folder);
+  const auto write = [&](const QString& name, quint32 magic, const QVector<quint32>& dims, const QByteArray& payload) {
+    QFile file(folder + "/" + name);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    QDataStream out(&file);  // big-endian, as IDX is
+    out << magic;
+    for (const quint32 dim : dims) out << dim;
+    out.writeRawData(payload.constData(), int(payload.size()));
+  };
+  QByteArray pixels(count * side * side, 0), labels(count, 0);
+  for (int i = 0; i < pixels.size(); ++i) pixels[i] = char((i * 37 + (i / side) * 11) % 256);
+  for (int i = 0; i < count; ++i) labels[i] = char(i % 10);
+  for (const QString split : {"train", "t10k"}) {
+    write(split + "-images-idx3-ubyte", 0x00000803, {quint32(count), quint32(side), quint32(side)}, pixels);
+    write(split + "-labels-idx1-ubyte", 0x00000801, {quint32(count)}, labels);
+  }
+}
+
+/// Waits for the analysis job to end; returns (cancelled, error).
+std::pair<bool, QString> waitForJob(AnalysisController& analysis, int timeoutMs = 120000) {
+  QSignalSpy ended(&analysis, &AnalysisController::jobEnded);
+  if (!ended.wait(timeoutMs)) return {false, "timed out"};
+  return {ended.front()[0].toBool(), ended.front()[1].toString()};
+}
+
+QVector<double> valuesOf(QCPGraph* graph) {
+  QVector<double> values;
+  for (const QCPGraphData& point : *graph->data()) values << point.value;
+  return values;
+}
+
+}  // namespace
+
+class TestUncertaintyView final : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_root;
+  QString m_ensemble, m_single;
+  std::unique_ptr<UncertaintyView> m_view;
+
+  void screenshot(QWidget* page, const QString& name) {
+    m_view->pages()->setCurrentWidget(page);
+    QCoreApplication::processEvents();
+    QVERIFY(m_view->grab().save(QDir::current().filePath(name)));
+  }
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    ExperimentConfig config;
+    config.dataset = "synthetic";
+    config.batchSize = 64;
+    config.epochs = 2;
+    config.trainLimit = 1024;
+    config.testLimit = 300;
+    config.mode = TrainingMode::Ensemble;
+    config.devices = "cpu*3";
+    m_ensemble = m_root.filePath("ensemble");
+    REQUIRE_COMPLETED(Trainer::create(config, m_ensemble.toStdString())->run(nullptr, nullptr));
+    config.mode = TrainingMode::Single;
+    config.devices = "cpu";
+    m_single = m_root.filePath("single");
+    REQUIRE_COMPLETED(Trainer::create(config, m_single.toStdString())->run(nullptr, nullptr));
+    m_view = std::make_unique<UncertaintyView>();
+    m_view->resize(1200, 560);
+    m_view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+    m_view->setRuns({{m_ensemble, "ensemble of 3"}, {m_single, "single"}});
+  }
+
+  // Both runs at each level, drawn as accuracy and ECE panels; at level 0 the numbers are
+  // the plain evaluation's, exactly. The window keeps answering meanwhile.
+  void shiftSweepOverlaysTwoRunsAndLevelZeroIsThePlainEvaluation() {
+    ShiftView* shift = m_view->shift();
+    shift->kindBox()->setCurrentIndex(0);  // rotation
+    shift->levelsEdit()->setText("0, 30, 90");
+    QElapsedTimer sinceTick;
+    qint64 worstGap = 0;
+    QTimer ticker;
+    connect(&ticker, &QTimer::timeout, this, [&] {
+      worstGap = std::max(worstGap, sinceTick.restart());
+    });
+    sinceTick.start();
+    ticker.start(10);
+    QSignalSpy progress(m_view->analysis(), &AnalysisController::progress);
+    QTest::mouseClick(shift->computeButton(), Qt::LeftButton);
+    QVERIFY(m_view->progressBar()->isVisible());
+    QVERIFY(!shift->computeButton()->isEnabled());  // one job at a time
+    const auto [cancelled, error] = waitForJob(*m_view->analysis());
+    ticker.stop();
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QVERIFY(!cancelled);
+    QVERIFY(progress.size() >= 6);
+    QVERIFY2(worstGap < kMaxTickGapMs, qPrintable(QString("the window stalled for %1 ms").arg(worstGap)));
+
+    QCustomPlot* plot = shift->plot();
+    // Per panel: the ensemble, its mean member (dashed), the single model.
+    QCOMPARE(plot->graphCount(), 6);
+    const EvaluationResult ensemble = Trainer::open(m_ensemble.toStdString())->evaluate();
+    const EvaluationResult single = Trainer::open(m_single.toStdString())->evaluate();
+    QCPGraph* ensembleAccuracy = plot->graph(0);
+    QCOMPARE(ensembleAccuracy->name(), QString("ensemble of 3"));
+    QCOMPARE(ensembleAccuracy->dataCount(), 3);
+    QCOMPARE(valuesOf(ensembleAccuracy)[0], ensemble.ensemble.accuracy);
+    QCOMPARE(valuesOf(plot->graph(1))[0], ensemble.ensemble.ece);       // the ECE panel
+    QCOMPARE(valuesOf(plot->graph(2))[0], ensemble.meanMember.accuracy);
+    QCOMPARE(valuesOf(plot->graph(4))[0], single.ensemble.accuracy);
+    QCOMPARE(valuesOf(plot->graph(5))[0], single.ensemble.ece);
+    QVERIFY(plot->graph(1)->valueAxis() != ensembleAccuracy->valueAxis());
+    // Rotating by 90 degrees costs accuracy: the figure shows a real shift.
+    QVERIFY(valuesOf(ensembleAccuracy)[2] < valuesOf(ensembleAccuracy)[0]);
+    screenshot(shift, "uncertainty-shift.png");
+  }
+
+  // Cancel stops the sweep between two levels; the levels done so far stay on the plot.
+  void cancellingASweepKeepsTheLevelsDone() {
+    ShiftView* shift = m_view->shift();
+    shift->kindBox()->setCurrentIndex(shift->kindBox()->findData(int(ShiftKind::Noise)));
+    shift->levelsEdit()->setText("0,0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5");
+    // In the analysis thread, as the second level completes: a cancel at an exact step.
+    AnalysisController* analysis = m_view->analysis();
+    connect(analysis, &AnalysisController::progress, analysis, [analysis](int done) {
+      if (done == 2) analysis->cancel();
+    }, Qt::DirectConnection);
+    shift->compute();
+    QVERIFY(m_view->cancelButton()->isVisible());
+    const auto [cancelled, error] = waitForJob(*m_view->analysis());
+    QVERIFY(cancelled);
+    QVERIFY(error.isEmpty());
+    const int drawn = shift->plot()->graph(0)->dataCount();
+    QCOMPARE(drawn, 2);
+    QVERIFY(m_view->statusText().contains("Cancelled"));
+    QVERIFY(shift->computeButton()->isEnabled());
+    QVERIFY(!m_view->cancelButton()->isVisible());
+    disconnect(analysis, &AnalysisController::progress, analysis, nullptr);
+  }
+
+  void badLevelsAreRefusedWithTheReason() {
+    ShiftView* shift = m_view->shift();
+    shift->levelsEdit()->setText("0,-3");
+    QSignalSpy busy(m_view->analysis(), &AnalysisController::busyChanged);
+    shift->compute();
+    QCOMPARE(busy.size(), 0);  // nothing started
+    QLabel* message = nullptr;
+    for (QLabel* label : shift->findChildren<QLabel*>()) {
+      if (label->isVisible() && label->text().contains("-3")) message = label;
+    }
+    QVERIFY2(message, "no message names the negative level");
+  }
+
+  // Entropy histograms in and out, each summing to 1 (the sets differ in size), with the
+  // AUROCs the engine computes in the legend.
+  void outOfDistributionShowsEntropyHistogramsAndAuroc() {
+    const QString foreign = m_root.filePath("foreign");
+    writeForeignDataset(foreign, 200, 16);
+    OodView* ood = m_view->outOfDistribution();
+    ood->addDatasetFolder(foreign);
+    QTest::mouseClick(ood->computeButton(), Qt::LeftButton);
+    const auto [cancelled, error] = waitForJob(*m_view->analysis());
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const OodResult expected = Trainer::open(m_ensemble.toStdString())->evaluateOutOfDistribution(foreign.toStdString());
+    QCustomPlot* plot = ood->plot();
+    QCOMPARE(plot->plottableCount(), 3);
+    for (int set = 0; set < 2; ++set) {
+      auto* bars = qobject_cast<QCPBars*>(plot->plottable(set));
+      QVERIFY(bars);
+      double total = 0;
+      for (const QCPBarsData& bar : *bars->data()) total += bar.value;
+      QVERIFY(std::abs(total - 1.0) < 1e-9);
+    }
+    QVERIFY(plot->plottable(1)->name().contains("200 images"));
+    const QString legend = plot->plottable(2)->name();
+    QVERIFY2(legend.contains(QString::number(expected.ensemble.entropy, 'f', 3)), qPrintable(legend));
+    QVERIFY2(legend.contains(QString::number(expected.ensemble.mutualInformation, 'f', 3)), qPrintable(legend));
+    QVERIFY(ood->memberScores()->text().contains(QString::number(expected.members[2].entropy, 'f', 3)));
+    screenshot(ood, "uncertainty-ood.png");
+  }
+
+  void outOfDistributionOfAnotherImageSizeIsRefused() {
+    const QString larger = m_root.filePath("larger");
+    writeForeignDataset(larger, 20, 28);
+    QSignalSpy failed(m_view.get(), &UncertaintyView::failed);
+    m_view->outOfDistribution()->addDatasetFolder(larger);
+    m_view->outOfDistribution()->compute();
+    const auto [cancelled, error] = waitForJob(*m_view->analysis());
+    QVERIFY2(error.contains("28") && error.contains("16"), qPrintable(error));
+    QCOMPARE(failed.size(), 1);
+    QVERIFY(m_view->outOfDistribution()->computeButton()->isEnabled());  // usable again
+  }
+
+  // The confusion matrix counts every test image; clicking a cell lists exactly its
+  // images; the default order lists exactly the images the members disagree on.
+  void confusionMatrixCellsFilterTheGallery() {
+    MistakesView* mistakes = m_view->mistakes();
+    m_view->pages()->setCurrentWidget(mistakes);
+    QTest::mouseClick(mistakes->computeButton(), Qt::LeftButton);
+    const auto [cancelled, error] = waitForJob(*m_view->analysis());
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const Predictions predictions = Trainer::open(m_ensemble.toStdString())->predict();
+    const std::vector<ImageVerdict> verdicts = judgeImages(predictions);
+    const EvaluationResult evaluation = Trainer::open(m_ensemble.toStdString())->evaluate();
+
+    auto* map = qobject_cast<QCPColorMap*>(mistakes->confusion()->plot()->plottable(0));
+    QVERIFY(map);
+    double total = 0, diagonal = 0;
+    for (int x = 0; x < 10; ++x) {
+      for (int y = 0; y < 10; ++y) total += map->data()->cell(x, y);
+      diagonal += map->data()->cell(x, x);
+    }
+    QCOMPARE(total, 300.0);
+    QVERIFY(std::abs(diagonal / total - evaluation.ensemble.accuracy) < 1e-12);
+
+    GalleryModel* gallery = mistakes->gallery();
+    int disagreeing = 0;
+    for (const ImageVerdict& verdict : verdicts) {
+      disagreeing += std::set<int>(verdict.memberVotes.begin(), verdict.memberVotes.end()).size() > 1;
+    }
+    QVERIFY(disagreeing > 0);
+    QCOMPARE(gallery->rowCount(), disagreeing);
+    for (int row = 0; row < gallery->rowCount(); ++row) QVERIFY(verdicts[gallery->imageIndex(row)].disagreement > 0);
+
+    // The busiest off-diagonal cell, clicked where it is drawn.
+    int bestX = 1, bestY = 0;
+    for (int x = 0; x < 10; ++x) {
+      for (int y = 0; y < 10; ++y) {
+        if (x != y && map->data()->cell(x, y) > map->data()->cell(bestX, bestY)) bestX = x, bestY = y;
+      }
+    }
+    QCustomPlot* plot = mistakes->confusion()->plot();
+    plot->replot();
+    const QPoint at(int(plot->xAxis->coordToPixel(bestX)), int(plot->yAxis->coordToPixel(bestY)));
+    QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+    QVERIFY(gallery->cell().has_value());
+    QCOMPARE(gallery->cell()->predicted, int64_t(bestX));
+    QCOMPARE(gallery->cell()->label, int64_t(bestY));
+    QCOMPARE(gallery->rowCount(), int(map->data()->cell(bestX, bestY)));
+    for (int row = 0; row < gallery->rowCount(); ++row) {
+      const ImageVerdict& verdict = verdicts[gallery->imageIndex(row)];
+      QCOMPARE(verdict.label, int64_t(bestY));
+      QCOMPARE(int64_t(verdict.ensembleVote), int64_t(bestX));
+    }
+    screenshot(mistakes, "uncertainty-gallery.png");
+  }
+
+  void contactSheetAndPlotDataExport() {
+    MistakesView* mistakes = m_view->mistakes();
+    mistakes->orderBox()->setCurrentIndex(mistakes->orderBox()->findData(int(GalleryOrder::Entropy)));
+    mistakes->gallery()->setCell(std::nullopt);
+    QCOMPARE(mistakes->gallery()->rowCount(), 300);
+    const QString sheet = m_root.filePath("sheet.png");
+    QVERIFY(mistakes->saveContactSheet(sheet).isEmpty());
+    const QImage image(sheet);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.height() / image.width(), 1);  // 100 tiles: 10 rows of 10
+    QVERIFY(image.pixelColor(image.width() / 20, image.height() / 20) != QColor(Qt::white));  // a tile was drawn
+
+    // The shift plot's data (back on rotation, computed for both runs): one row per drawn
+    // point, the ECE panel named.
+    m_view->shift()->kindBox()->setCurrentIndex(0);
+    const QString csv = m_root.filePath("shift.csv");
+    QVERIFY(exportPlot(m_view->shift()->plot(), csv).isEmpty());
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.front(), QString("panel,series,x,y,z"));
+    int points = 0;
+    for (int g = 0; g < m_view->shift()->plot()->graphCount(); ++g) points += m_view->shift()->plot()->graph(g)->dataCount();
+    QCOMPARE(lines.size() - 1, points);
+    QVERIFY(lines.filter(QRegularExpression("^ECE,single,")).size() > 0);
+    const QString matrix = m_root.filePath("confusion.csv");
+    QVERIFY(exportPlot(mistakes->confusion()->plot(), matrix).isEmpty());
+    QFile matrixFile(matrix);
+    QVERIFY(matrixFile.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(matrixFile.readAll()).count('\n'), 1 + 100);
+  }
+
+  void screenshotOfTheReliabilityPage() {
+    m_view->showResult(Trainer::open(m_ensemble.toStdString())->evaluate());
+    screenshot(m_view->reliability(), "uncertainty-reliability.png");
+  }
+
+  void cleanupTestCase() { m_view.reset(); }
+};
+
+QTEST_MAIN(TestUncertaintyView)
+#include "TestUncertaintyView.moc"

@@ -1,0 +1,58 @@
+#pragma once
+// Runs the Uncertainty view's computations (dataset-shift sweeps, out-of-distribution
+// scores, predictions for the gallery) in a thread of their own, so they never block the
+// window and can run while another run trains. One job at a time; cancel() stops a sweep
+// between two levels. Reopens the run from its latest checkpoint for each job.
+#include <QObject>
+#include <QStringList>
+#include <QThread>
+#include <atomic>
+#include <memory>
+
+#include "ui/AnalysisResults.h"
+
+namespace ensemble::ui {
+
+class AnalysisWorker;
+
+class AnalysisController final : public QObject {
+  Q_OBJECT
+  Q_DISABLE_COPY_MOVE(AnalysisController)
+
+ public:
+  explicit AnalysisController(QObject* parent = nullptr);
+  ~AnalysisController() override;
+
+  bool isBusy() const { return m_busy; }
+
+  /// Evaluates each run at each level of `kind`; shiftCurveReady per run. Ignored while busy.
+  void sweepShift(const QStringList& runDirectories, ShiftKind kind, const std::vector<double>& levels);
+  /// Scores `dataset` (a name or folder) as out-of-distribution for the run.
+  void scoreOutOfDistribution(const QString& runDirectory, const QString& dataset);
+  /// Every model's predictions on the run's test set, with the images.
+  void inspect(const QString& runDirectory);
+  /// Stops the job at its next level; jobEnded(cancelled) follows.
+  void cancel();
+
+ signals:
+  // progress and the results are emitted in the analysis thread (connect with the default
+  // or a queued connection from widgets); busyChanged and jobEnded in the window's.
+  void busyChanged(bool busy);
+  void progress(int done, int total, const QString& what);
+  void shiftCurveReady(const ensemble::ui::ShiftCurve& curve);
+  void outOfDistributionReady(const ensemble::ui::OutOfDistribution& scores);
+  void inspectionReady(const std::shared_ptr<const ensemble::ui::Inspection>& inspection);
+  /// The job is over; `error` is empty unless it failed.
+  void jobEnded(bool cancelled, const QString& error);
+
+ private:
+  template <typename Job>
+  void begin(Job job);
+
+  QThread m_thread;
+  AnalysisWorker* m_worker;  // lives in m_thread, deleted when it finishes
+  std::shared_ptr<std::atomic<bool>> m_cancel;
+  bool m_busy = false;
+};
+
+}  // namespace ensemble::ui

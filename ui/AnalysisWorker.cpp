@@ -1,0 +1,91 @@
+#include "ui/AnalysisWorker.h"
+
+#include <QFileInfo>
+
+#include "core/common/ErrorMessage.h"
+#include "core/train/Trainer.h"
+#include "ui/EngineMessage.h"
+
+namespace ensemble::ui {
+namespace {
+
+/// Thrown between two steps of a job once the user has cancelled it.
+struct Cancelled {};
+
+void stopIfCancelled(const std::shared_ptr<std::atomic<bool>>& cancel) {
+  if (cancel->load()) throw Cancelled{};
+}
+
+QString runName(const QString& directory) { return QFileInfo(directory).fileName(); }
+
+}  // namespace
+
+template <typename Job>
+void AnalysisWorker::guarded(const std::shared_ptr<std::atomic<bool>>& cancel, Job job) {
+  try {
+    job();
+    emit jobEnded(false, {});
+  } catch (const Cancelled&) {
+    emit jobEnded(true, {});
+  } catch (...) {
+    emit jobEnded(cancel->load(), inLabels(describeCurrentException()));
+  }
+}
+
+void AnalysisWorker::sweepShift(const QStringList& runDirectories, ShiftKind kind, const std::vector<double>& levels,
+                                const std::shared_ptr<std::atomic<bool>>& cancel) {
+  guarded(cancel, [&] {
+    const int total = int(runDirectories.size() * levels.size());
+    int done = 0;
+    for (const QString& directory : runDirectories) {
+      emit progress(done, total, tr("Opening %1…").arg(runName(directory)));
+      const auto trainer = Trainer::open(directory.toStdString());
+      ShiftCurve curve{directory, kind, {}, {}};
+      try {
+        for (const double level : levels) {
+          stopIfCancelled(cancel);
+          emit progress(done, total, tr("%1: %2 %3…").arg(runName(directory), QString::fromStdString(shiftKindName(kind))).arg(level));
+          curve.results.push_back(trainer->evaluate(DatasetShift{kind, level}));
+          curve.levels.push_back(level);
+          emit progress(++done, total, {});
+        }
+      } catch (const Cancelled&) {
+        if (!curve.levels.empty()) emit shiftCurveReady(curve);  // the levels done so far still show
+        throw;
+      }
+      emit shiftCurveReady(curve);
+    }
+  });
+}
+
+void AnalysisWorker::scoreOutOfDistribution(const QString& runDirectory, const QString& dataset,
+                                            const std::shared_ptr<std::atomic<bool>>& cancel) {
+  guarded(cancel, [&] {
+    emit progress(0, 2, tr("Opening %1…").arg(runName(runDirectory)));
+    const auto trainer = Trainer::open(runDirectory.toStdString());
+    stopIfCancelled(cancel);
+    emit progress(1, 2, tr("Scoring %1 as out-of-distribution…").arg(dataset));
+    OutOfDistribution scores{runDirectory, trainer->evaluateOutOfDistribution(dataset.toStdString())};
+    emit progress(2, 2, {});
+    emit outOfDistributionReady(scores);
+  });
+}
+
+void AnalysisWorker::inspect(const QString& runDirectory, const std::shared_ptr<std::atomic<bool>>& cancel) {
+  guarded(cancel, [&] {
+    emit progress(0, 2, tr("Opening %1…").arg(runName(runDirectory)));
+    const auto trainer = Trainer::open(runDirectory.toStdString());
+    stopIfCancelled(cancel);
+    emit progress(1, 2, tr("Predicting every test image…"));
+    auto inspection = std::make_shared<Inspection>();
+    inspection->runDirectory = runDirectory;
+    inspection->dataset = QString::fromStdString(trainer->config().dataset);
+    inspection->predictions = trainer->predict();
+    inspection->verdicts = judgeImages(inspection->predictions);
+    inspection->images = trainer->testImages();
+    emit progress(2, 2, {});
+    emit inspectionReady(std::shared_ptr<const Inspection>(std::move(inspection)));
+  });
+}
+
+}  // namespace ensemble::ui

@@ -1,0 +1,82 @@
+#include "ui/ConfusionMatrixPlot.h"
+
+#include <qcustomplot.h>
+
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "ui/ClassNames.h"
+
+namespace ensemble::ui {
+
+ConfusionMatrixPlot::ConfusionMatrixPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot) {
+  m_plot->setObjectName("confusionPlot");
+  m_plot->plotLayout()->insertRow(0);
+  m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Confusion matrix of the ensemble's vote (click a cell)"),
+                                                            QFont(font().family(), 10, QFont::Bold)));
+  m_plot->xAxis->setLabel(tr("predicted by the ensemble"));
+  m_plot->yAxis->setLabel(tr("true class"));
+  m_plot->yAxis->setRangeReversed(true);  // class 0 at the top, as tables read
+  m_plot->setToolTip(tr("Click a cell to list its images in the gallery"));
+  connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+    if (const auto cell = cellAt(event->position())) emit cellClicked(*cell);
+  });
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_plot);
+}
+
+std::optional<ConfusionCell> ConfusionMatrixPlot::cellAt(const QPointF& position) const {
+  if (!m_map || !m_plot->axisRect()->rect().contains(position.toPoint())) return std::nullopt;
+  const int64_t predicted = std::lround(m_plot->xAxis->pixelToCoord(position.x()));
+  const int64_t label = std::lround(m_plot->yAxis->pixelToCoord(position.y()));
+  if (predicted < 0 || predicted >= m_classes || label < 0 || label >= m_classes) return std::nullopt;
+  return ConfusionCell{label, predicted};
+}
+
+void ConfusionMatrixPlot::showInspection(const std::shared_ptr<const Inspection>& inspection) {
+  m_plot->clearPlottables();
+  m_plot->clearItems();
+  m_classes = inspection->predictions.classes;
+  const std::vector<int64_t> counts = confusionMatrix(inspection->verdicts, m_classes);
+  m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+  m_map->setName(tr("images (true class y, predicted x)"));
+  m_map->setInterpolate(false);
+  m_map->data()->setSize(int(m_classes), int(m_classes));
+  m_map->data()->setRange(QCPRange(0, double(m_classes - 1)), QCPRange(0, double(m_classes - 1)));
+  int64_t largestMistake = 1;
+  for (int64_t label = 0; label < m_classes; ++label) {
+    for (int64_t predicted = 0; predicted < m_classes; ++predicted) {
+      const int64_t count = counts[std::size_t(label * m_classes + predicted)];
+      if (label != predicted) largestMistake = std::max(largestMistake, count);
+      m_map->data()->setCell(int(predicted), int(label), double(count));
+      auto* text = new QCPItemText(m_plot);
+      text->position->setCoords(double(predicted), double(label));
+      text->setText(QString::number(count));
+      text->setFont(QFont(font().family(), 7));
+    }
+  }
+  // The colours span the mistakes only (the diagonal saturates), so the off-diagonal
+  // cells are not washed out by the correct ones.
+  QCPColorGradient gradient;
+  gradient.setColorStopAt(0, QColor(250, 250, 250));
+  gradient.setColorStopAt(1, QColor(8, 48, 107));
+  m_map->setGradient(gradient);
+  m_map->setDataRange(QCPRange(0, double(largestMistake)));
+  // Colour the counts' text by the cell behind them to stay legible.
+  for (int i = 0; i < m_plot->itemCount(); ++i) {
+    auto* text = static_cast<QCPItemText*>(m_plot->item(i));
+    text->setColor(text->text().toLongLong() * 2 > largestMistake ? Qt::white : Qt::black);
+  }
+  QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
+  for (int64_t k = 0; k < m_classes; ++k) names->addTick(double(k), className(inspection->dataset, k));
+  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+    axis->setTicker(names);
+    axis->setRange(-0.5, double(m_classes) - 0.5);
+    axis->setTickLabelFont(QFont(font().family(), 7));
+  }
+  m_plot->xAxis->setTickLabelRotation(45);
+  m_plot->replot();
+}
+
+}  // namespace ensemble::ui

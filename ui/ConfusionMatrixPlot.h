@@ -1,0 +1,36 @@
+#pragma once
+// The ensemble's confusion matrix as a heat map with the counts written in; clicking a
+// cell asks for the images in it (the gallery filters to them).
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+#include "ui/AnalysisResults.h"
+
+class QCustomPlot;
+class QCPColorMap;
+
+namespace ensemble::ui {
+
+class ConfusionMatrixPlot final : public QWidget {
+  Q_OBJECT
+  Q_DISABLE_COPY_MOVE(ConfusionMatrixPlot)
+
+ public:
+  explicit ConfusionMatrixPlot(QWidget* parent = nullptr);
+
+  void showInspection(const std::shared_ptr<const Inspection>& inspection);
+  QCustomPlot* plot() const { return m_plot; }
+  /// The cell under a point of the plot's widget, if any.
+  std::optional<ConfusionCell> cellAt(const QPointF& position) const;
+
+ signals:
+  void cellClicked(const ensemble::ConfusionCell& cell);
+
+ private:
+  QCustomPlot* m_plot;
+  QCPColorMap* m_map = nullptr;
+  int64_t m_classes = 0;
+};
+
+}  // namespace ensemble::ui

@@ -1,0 +1,15 @@
+#pragma once
+// A run as the Uncertainty view offers it: its folder and how to name it in legends.
+#include <QString>
+#include <QVector>
+
+namespace ensemble::ui {
+
+struct RunChoice {
+  QString directory;
+  QString label;  ///< e.g. "ensemble of 4 (cnn)": what the legends say
+};
+
+using RunChoices = QVector<RunChoice>;
+
+}  // namespace ensemble::ui

@@ -1,0 +1,102 @@
+#include "ui/UncertaintyView.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include "ui/AnalysisController.h"
+#include "ui/MistakesView.h"
+#include "ui/OodView.h"
+#include "ui/ReliabilityDiagram.h"
+#include "ui/ShiftView.h"
+
+namespace ensemble::ui {
+
+UncertaintyView::UncertaintyView(QWidget* parent)
+    : QWidget(parent),
+      m_analysis(new AnalysisController(this)),
+      m_runLabel(new QLabel),
+      m_status(new QLabel),
+      m_progress(new QProgressBar),
+      m_cancel(new QPushButton(tr("Cancel"))),
+      m_pages(new QTabWidget),
+      m_reliability(new ReliabilityDiagram),
+      m_shift(new ShiftView(*m_analysis)),
+      m_ood(new OodView(*m_analysis)),
+      m_mistakes(new MistakesView(*m_analysis)) {
+  m_pages->setDocumentMode(true);
+  m_pages->setTabPosition(QTabWidget::West);
+  m_pages->addTab(m_reliability, tr("Reliability"));
+  m_pages->addTab(m_shift, tr("Dataset shift"));
+  m_pages->addTab(m_ood, tr("Out of distribution"));
+  m_pages->addTab(m_mistakes, tr("Confusion && gallery"));
+  m_progress->setMaximumWidth(240);
+  m_progress->hide();
+  m_cancel->setToolTip(tr("Stop the computation at its next step"));
+  m_cancel->hide();
+  m_status->setWordWrap(true);
+
+  connect(m_cancel, &QPushButton::clicked, m_analysis, &AnalysisController::cancel);
+  connect(m_analysis, &AnalysisController::busyChanged, this, &UncertaintyView::setBusy);
+  connect(m_analysis, &AnalysisController::progress, this, [this](int done, int total, const QString& what) {
+    m_progress->setRange(0, total);
+    m_progress->setValue(done);
+    if (!what.isEmpty()) m_status->setText(what);
+  });
+  connect(m_analysis, &AnalysisController::jobEnded, this, [this](bool cancelled, const QString& error) {
+    if (!error.isEmpty()) {
+      m_status->setText(tr("Failed: %1").arg(error));
+      emit failed(tr("The computation failed"), error);
+    } else {
+      m_status->setText(cancelled ? tr("Cancelled; what was computed before is shown.") : tr("Done."));
+    }
+  });
+  for (auto* page : {static_cast<QObject*>(m_reliability), static_cast<QObject*>(m_shift), static_cast<QObject*>(m_ood),
+                     static_cast<QObject*>(m_mistakes)}) {
+    connect(page, SIGNAL(exported(QString, QString)), this, SIGNAL(exported(QString, QString)));
+  }
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(m_runLabel);
+  top->addWidget(m_status, 1);
+  top->addWidget(m_progress);
+  top->addWidget(m_cancel);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->addLayout(top);
+  layout->addWidget(m_pages, 1);
+  setRuns({});
+}
+
+UncertaintyView::~UncertaintyView() = default;
+
+QString UncertaintyView::statusText() const { return m_status->text(); }
+
+void UncertaintyView::setRuns(const RunChoices& runs) {
+  QStringList labels;
+  for (const RunChoice& run : runs.mid(0, 2)) labels << run.label.toHtmlEscaped();
+  m_runLabel->setText(runs.isEmpty() ? tr("<i>Select a run (or two to compare) in the Runs tab.</i>")
+                                     : tr("<b>%1</b>").arg(labels.join(tr(" vs "))));
+  m_shift->setRuns(runs);
+  m_ood->setRuns(runs);
+  m_mistakes->setRuns(runs);
+}
+
+void UncertaintyView::showResult(const EvaluationResult& result) { m_reliability->showResult(result); }
+
+void UncertaintyView::setBusy(bool busy) {
+  m_progress->setVisible(busy);
+  m_cancel->setVisible(busy);
+  if (busy) {
+    m_progress->setValue(0);
+    m_status->setText(tr("Working…"));
+  }
+  for (QPushButton* compute : {m_shift->computeButton(), m_ood->computeButton(), m_mistakes->computeButton()}) {
+    compute->setEnabled(!busy);
+  }
+}
+
+}  // namespace ensemble::ui
