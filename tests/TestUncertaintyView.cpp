@@ -10,6 +10,7 @@
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QListView>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -325,6 +326,43 @@ class TestUncertaintyView final : public QObject {
   void screenshotOfTheReliabilityPage() {
     m_view->showResult(Trainer::open(m_ensemble.toStdString())->evaluate());
     screenshot(m_view->reliability(), "uncertainty-reliability.png");
+  }
+
+  // `ensemble-lab --figures`: the same figures saved without a click, and bad requests
+  // refused with the reason and a non-zero exit.
+  void figuresAreSavedHeadless() {
+    const QString out = m_root.filePath("figures");
+    QProcess app;
+    app.setProcessChannelMode(QProcess::MergedChannels);
+    app.start(ENSEMBLELAB_GUI_PATH, {"--figures", out, "--compare", m_ensemble + "," + m_single, "--shift", "rotate:0,45"});
+    QVERIFY(app.waitForFinished(300000));
+    const QString said = QString::fromUtf8(app.readAll());
+    QVERIFY2(app.exitStatus() == QProcess::NormalExit && app.exitCode() == 0, qPrintable(said));
+    for (const QString file : {"reliability.png", "reliability.csv", "shift-rotate.png", "shift-rotate.csv",
+                               "page-shift-rotate.png", "confusion-matrix.png", "confusion-matrix.csv", "gallery.png"}) {
+      QVERIFY2(QFileInfo(out + "/" + file).size() > 0, qPrintable(file + " missing; it said: " + said));
+    }
+    QFile csv(out + "/shift-rotate.csv");
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList rows = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(rows.size(), 1 + 3 * 2 * 2);  // 3 series (ensemble, its mean member, single) x 2 panels x 2 levels
+    const double accuracy = rows[1].section(',', -2, -2).toDouble();
+    QVERIFY(rows[1].startsWith("accuracy,"));
+    QVERIFY(std::abs(accuracy - Trainer::open(m_ensemble.toStdString())->evaluate().ensemble.accuracy) < 1e-9);
+
+    for (const auto& [arguments, reason] : std::vector<std::pair<QStringList, QString>>{
+             {{"--shift", "spin:0,10"}, "unknown shift kind"},
+             {{"--shift", "rotate:0,-5"}, "0 or more"}}) {
+      app.start(ENSEMBLELAB_GUI_PATH, QStringList{"--figures", out, "--compare", m_single} + arguments);
+      QVERIFY(app.waitForFinished(120000));
+      const QString error = QString::fromUtf8(app.readAll());
+      QCOMPARE(app.exitCode(), 1);
+      QVERIFY2(error.contains(reason), qPrintable(error));
+    }
+    app.start(ENSEMBLELAB_GUI_PATH, {"--figures", out, "--compare", m_root.filePath("no-such-run")});
+    QVERIFY(app.waitForFinished(60000));
+    QCOMPARE(app.exitCode(), 1);
+    QVERIFY(QString::fromUtf8(app.readAll()).contains("not a readable run folder"));
   }
 
   void cleanupTestCase() { m_view.reset(); }
