@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QSettings>
@@ -40,6 +41,7 @@
 #include "ui/PlotExport.h"
 #include "ui/RunController.h"
 #include "ui/RunsModel.h"
+#include "ui/ShiftView.h"
 #include "ui/UncertaintyView.h"
 
 using namespace ensemble;
@@ -221,6 +223,8 @@ class TestMainWindow final : public QObject {
     window.runsView()->selectAll();
     QTRY_COMPARE(window.plots()[3]->graphCount(), 4 + 1);  // the live run's 4 curves, the past single run's
     QCOMPARE(window.plots()[3]->pointsOf(1, 0), 2);
+    // The Uncertainty view compares the first two selected runs.
+    QCOMPARE(window.uncertaintyView()->shift()->computeButton()->text(), QString("Compute for both runs"));
   }
 
   void plotsExportToPngPdfAndSvg() {

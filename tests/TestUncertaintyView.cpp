@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QListView>
 #include <QProcess>
+#include <QScrollBar>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -363,6 +364,54 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(app.waitForFinished(60000));
     QCOMPARE(app.exitCode(), 1);
     QVERIFY(QString::fromUtf8(app.readAll()).contains("not a readable run folder"));
+  }
+
+  // 10,000 tiles: the gallery lays them out and paints the last screenful within the
+  // window's 100 ms bound (uniform item sizes: no per-row measuring), and lists exactly the
+  // images whose members disagree.
+  void aGalleryOfTenThousandImagesScrolls() {
+    constexpr int kImages = 10000, kClasses = 10, kSide = 28;
+    auto inspection = std::make_shared<Inspection>();
+    inspection->dataset = "fashion-mnist";
+    Predictions& predictions = inspection->predictions;
+    predictions.classes = kClasses;
+    predictions.members.assign(3, std::vector<float>(std::size_t(kImages * kClasses), 0.02f));
+    predictions.ensemble.assign(std::size_t(kImages * kClasses), 0);
+    int disagreeing = 0;
+    for (int i = 0; i < kImages; ++i) {
+      predictions.labels.push_back(i % kClasses);
+      const bool split = i % 7 == 0;  // every 7th image: member 2 votes otherwise
+      disagreeing += split;
+      for (int m = 0; m < 3; ++m) {
+        const int vote = (split && m == 2) ? (i + 1) % kClasses : i % kClasses;
+        predictions.members[m][std::size_t(i * kClasses + vote)] = 0.82f;
+        for (int k = 0; k < kClasses; ++k) {
+          predictions.ensemble[std::size_t(i * kClasses + k)] += predictions.members[m][std::size_t(i * kClasses + k)] / 3;
+        }
+      }
+    }
+    inspection->verdicts = judgeImages(predictions);
+    inspection->images = ImageSet{kImages, kSide, kSide, std::vector<uint8_t>(std::size_t(kImages * kSide * kSide))};
+    for (std::size_t p = 0; p < inspection->images.pixels.size(); ++p) inspection->images.pixels[p] = uint8_t(p * 7);
+
+    MistakesView* mistakes = m_view->mistakes();
+    m_view->pages()->setCurrentWidget(mistakes);
+    mistakes->orderBox()->setCurrentIndex(mistakes->orderBox()->findData(int(GalleryOrder::Disagreement)));
+    mistakes->showInspection(inspection);
+    QCOMPARE(mistakes->gallery()->rowCount(), disagreeing);
+    for (int row = 0; row < mistakes->gallery()->rowCount(); ++row) QCOMPARE(mistakes->gallery()->imageIndex(row) % 7, int64_t(0));
+    QListView* view = mistakes->galleryView();
+    QElapsedTimer timer;
+    timer.start();
+    mistakes->orderBox()->setCurrentIndex(mistakes->orderBox()->findData(int(GalleryOrder::Entropy)));
+    QCOMPARE(mistakes->gallery()->rowCount(), kImages);
+    view->doItemsLayout();  // all 10,000 tiles, now rather than at the next event
+    view->scrollToBottom();
+    view->viewport()->repaint();
+    const qint64 elapsed = timer.elapsed();
+    qInfo("10,000 tiles ranked, laid out, scrolled to the end and painted in %lld ms", elapsed);
+    QVERIFY2(elapsed < kMaxTickGapMs, qPrintable(QString("%1 ms").arg(elapsed)));
+    QVERIFY(view->indexAt(view->viewport()->rect().center()).row() > kImages - 100);
   }
 
   void cleanupTestCase() { m_view.reset(); }
