@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -20,6 +21,7 @@
 #include <QtTest>
 #include <memory>
 
+#include "core/comm/BrokenPipes.h"
 #include "core/comm/ProcessGroupCommunicator.h"
 #include "core/comm/ProcessGroupOptions.h"
 #include "core/common/Error.h"
@@ -399,6 +401,29 @@ class TestDistributed final : public QObject {
     QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
                                testing::latestWeights(group.toStdString())));
     expectSameTestMetrics(alone, group);
+  }
+
+  // A write to a socket whose peer has gone fails with EPIPE instead of ending this
+  // process (silently, under SIGPIPE's default action), so a surviving rank lives to name
+  // the dead one; a handler the program installed itself is left alone.
+  void aWriteToADeadPeerFailsInsteadOfKillingThisProcess() {
+    ::signal(SIGPIPE, SIG_DFL);
+    ensemble::ignoreBrokenPipes();
+    int fds[2];
+    QCOMPARE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    ::close(fds[1]);  // the peer is gone
+    char byte = 1;
+    iovec data{&byte, 1};
+    QCOMPARE(::writev(fds[0], &data, 1), ssize_t(-1));  // Gloo's call: without the fix the test dies here
+    QCOMPARE(errno, EPIPE);
+    ::close(fds[0]);
+
+    ::signal(SIGPIPE, [](int) {});
+    ensemble::ignoreBrokenPipes();
+    struct sigaction now {};
+    ::sigaction(SIGPIPE, nullptr, &now);
+    QVERIFY(now.sa_handler != SIG_IGN && now.sa_handler != SIG_DFL);
+    ::signal(SIGPIPE, SIG_IGN);
   }
 
   void aKilledRankIsNamedByTheOthersWithinTheTimeout() {

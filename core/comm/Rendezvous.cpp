@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/comm/BrokenPipes.h"
 #include "core/common/Error.h"
 
 namespace ensemble {
@@ -77,6 +78,7 @@ ProcessGroupOptions storeEndpoint(ProcessGroupOptions options) {
 
 Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::json& hello)
     : m_options(storeEndpoint(requested)) {
+  ignoreBrokenPipes();  // a rank that dies must not take this one down silently (BrokenPipes.h)
   const ProcessGroupOptions& options = m_options;
   const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
   try {
