@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ensemble-lab-bench: times EnsembleLab's engine on one workload and prints one JSON line.
 // Training throughput counts the steps after a warm-up, from the engine's own step clock;
 // evaluation throughput times Trainer::evaluate() on the test images. bench/run_bench.py

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Two builds of EnsembleLab side by side: a refactor must not cost speed.
 
 Runs each workload with the old and the new ensemble-lab-bench alternately (old, new, old,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The seed recipe's own program: Flax's "Ensembling on multiple devices" HOWTO (its
 ensemble side, ../shared/references/001_*), timed like bench/peer.py. The CNN, SGD with
 lr 0.1 and momentum 0.9, batch 128, one member per split RNG key, every member on the same

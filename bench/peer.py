@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The PyTorch peer: the same recipe in plain PyTorch, as people write it (members trained
 one after another in the Python loop). Prints one JSON line like ensemble-lab-bench."""
 import argparse, gzip, json, resource, time

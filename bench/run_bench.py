@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """EnsembleLab against the PyTorch peer, side by side in one run.
 
 For every workload it runs ensemble-lab-bench and bench/peer.py (at the peer's default

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The GPU half of the engine, for a CUDA LibTorch (e.g. the PyPI torch wheel, see
 # scripts/build-cuda.sh): the CUDA runtime for device queries, NCCL for several GPUs in one
 # process, and c10d's ProcessGroupNCCL across processes. Included by core/CMakeLists.txt;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sanitizer and fuzzing builds of our own code (LibTorch and Qt stay as Debian built them).
 #
 #   -DENSEMBLELAB_SANITIZE=address,undefined   ASan + UBSan (scripts/sanitize.sh)

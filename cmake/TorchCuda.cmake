@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Checks on a CUDA LibTorch that CMake's own find_package(Torch) does not make. Functions
 # only, so tests can call them with `cmake -P` (tests/cmake/).
 

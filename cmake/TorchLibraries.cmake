@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # After find_package(Torch): make TORCH_LIBRARIES name only that LibTorch's own libraries.
 #
 # 1. TorchConfig.cmake looks for libc10 with find_library(... PATHS <torch>/lib), and PATHS come

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Desktop integration and the Debian package (cpack -G DEB from the build folder).
 # Everything here installs under CMAKE_INSTALL_PREFIX through GNUInstallDirs.
 set(app_id org.ensemblelab.EnsembleLab)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the Debian package from a clean build folder (default build-deb/) and prints its
 # path. Usage: bash packaging/build-deb.sh [BUILD_DIR]
 set -euo pipefail

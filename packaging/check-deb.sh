@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Checks a built EnsembleLab .deb: its file list and control fields, that the extracted
 # programs run, and that the desktop entry and AppStream metadata validate.
 # Usage: bash packaging/check-deb.sh PACKAGE.deb EXPECTED_VERSION
@@ -57,4 +58,8 @@ grep -q -- "--runs" <<<"$(output env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bi
 desktop-file-validate "$root/usr/share/applications/org.ensemblelab.EnsembleLab.desktop" || fail "desktop-file-validate"
 appstreamcli validate --no-net "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "appstreamcli validate"
 grep -q "<release version=\"$version\"" "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "metainfo lacks release $version"
+# One license everywhere: the package's copyright file and the metainfo say GPL-3.0-or-later.
+grep -qx "License: GPL-3.0-or-later" "$root/usr/share/doc/ensemble-lab/copyright" || fail "copyright does not say GPL-3.0-or-later"
+grep -q "<project_license>GPL-3.0-or-later</project_license>" "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" ||
+  fail "metainfo's project_license is not GPL-3.0-or-later"
 echo "check-deb: all checks passed"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Build-time tool: renders the SVG application icon to the PNG sizes desktops ask for.
 // Usage: render-icon INPUT.svg OUTPUT.png SIZE
 #include <QGuiApplication>

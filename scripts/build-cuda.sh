@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The second build: EnsembleLab against the CUDA LibTorch of PyPI's torch wheel (CUDA, cuDNN
 # and NCCL), into build-cuda/, from the same sources as build/ (Debian's LibTorch 1.13, CPU).
 # The wheel lives in a virtual environment in a cache folder (scripts/torch-venv.sh pins its

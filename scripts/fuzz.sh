@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the libFuzzer harnesses (clang, ASan + UBSan) and fuzzes each for a bounded time.
 #   bash scripts/fuzz.sh [SECONDS_EACH=60] [HARNESS...]
 # Each harness starts from its checked-in corpus (tests/fuzz/corpus/<name>) and writes what

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # What only a GPU machine can show, in one run: builds the CUDA build, then checks
 #   1. the devices the CLI sees;
 #   2. the same ensemble on `cpu*2` and on `cuda:0*2` (same seeds, same batches: close

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs everything EnsembleLab needs to build, test and run, from Debian 12's packages.
 # Run as root (or through sudo). Safe to run again.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Out-of-distribution test sets made from Fashion-MNIST, for `eval --ood` where no other
 dataset is installed (this machine has Debian's Fashion-MNIST only).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Evaluates an EnsembleLab run's latest checkpoint in plain PyTorch, with nothing of
 EnsembleLab but its files: each member's weights are read by torch.load at its defaults
 (weights_only=True since PyTorch 2.6), put into the same CNN written in torch.nn, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds EnsembleLab with sanitizers on our own code and runs the test suite under them.
 #   bash scripts/sanitize.sh            ASan + UBSan, every test (build-asan/)
 #   bash scripts/sanitize.sh thread     TSan, the tests that cross threads (build-tsan/)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The second command of the README (and what CI runs): installs, builds and runs the whole
 # Qt Test suite through CTest, in both supported builds, one after the other:
 #   build/       Debian's LibTorch 1.13 (CPU), the default build and the .deb

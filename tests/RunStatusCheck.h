@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How a test checks the way a run ended: by status name, printing what the run said, so a
 // failing run explains itself. Torch-free, for the widget tests too.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Data-parallel on K CPU replicas at global batch B tracks one replica at batch B.
 #include <QTemporaryDir>
 #include <QtTest>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Dataset shift: each kind checked against an independent computation on a fixture
 // (rot90, a zero-filled roll, the contrast formula, noise statistics), level 0 the very
 // same images, the same seed the same draws, and each bad --shift named.

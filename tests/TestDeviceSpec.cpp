@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Device specs as users type them, and the errors for the ones that cannot work.
 #include <QtTest>
 

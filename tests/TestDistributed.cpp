@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Runs of several processes on torch's c10d (TCPStore rendezvous + Gloo) over loopback:
 // real ensemble-lab-cli processes, started, killed and interrupted here, compared with
 // the same run in one process. Every test picks free ports and reaps its processes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Metrics on hand-checked cases, and the ensemble's probabilities against the mean of the
 // members' softmax computed independently from the saved weights.
 #include <torch/torch.h>

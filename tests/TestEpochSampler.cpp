@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The epoch order: every sample once per epoch, reproducible from (seed, epoch), different
 // across epochs and seeds, remainder dropped.
 #include <QtTest>

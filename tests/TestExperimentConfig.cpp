@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Config validation names the bad field; JSON round-trips; files with mistakes are refused.
 #include <QTemporaryDir>
 #include <QtTest>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The setup panel marks invalid fields with the engine's reason and reports validity
 // (which is what enables Start); the setup survives a restart through QSettings.
 #include <QComboBox>

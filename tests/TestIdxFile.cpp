@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The IDX reader and dataset loader on valid files of any size and on each kind of
 // broken file: every broken one must be rejected with a message naming the file.
 #include <QTemporaryDir>

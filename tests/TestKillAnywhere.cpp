@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kill anywhere, resume exactly: a real CLI ensemble run is SIGKILLed again and again — at
 // random moments and the instant a checkpoint is being written — and resumed each time.
 // After every kill each checkpoint on disk must load; at the end the weights and

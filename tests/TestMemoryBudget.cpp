@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The per-run memory budget: the estimate is measured from the real model, scales with
 // what drives memory (batch, replicas, evaluation batch), is close to what a real run's
 // process uses, and a run that does not fit is refused before it writes anything.

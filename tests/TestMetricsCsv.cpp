@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // metrics.csv written by the engine reads back unchanged; torn rows are skipped, foreign
 // files refused.
 #include <QTemporaryDir>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Models take any input size, and initialisation follows the member seeds.
 #include <torch/torch.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The NCCL communicator for several GPUs in one process, against the real NCCL and CUDA
 // runtime of a CUDA build: what it does without a usable GPU (here and in CI), and the
 // average across every visible GPU (on a GPU machine: scripts/gpu-check.sh runs it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Pause and stop, requested from another thread, take effect within one step.
 #include <QTemporaryDir>
 #include <QtTest>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The worker bridge: a real run in the training thread reports through queued signals,
 // coalesced; pause and stop work from the UI thread; a run that cannot start fails
 // cleanly and the next one starts.

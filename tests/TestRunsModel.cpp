@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The run list's records: the live run kept from the engine's events alone (never read
 // back from its folder while it trains), past runs read from theirs, and a damaged
 // folder shown as unreadable with the reason.

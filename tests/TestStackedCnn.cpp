@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Ensemble members stacked into one network (member form "stacked") train like separate
 // members with the same seeds and batches, and keep working with checkpoints and resume.
 #include <torch/torch.h>

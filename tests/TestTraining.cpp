@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Real training: loss goes down on the synthetic set, seeds decide members, and one seeded
 // run on the real Fashion-MNIST reaches an accuracy a broken trainer could not.
 #include <QTemporaryDir>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Uncertainty view as a user drives it (offscreen), on real runs trained here: the
 // dataset-shift sweep for two runs overlaid (level 0 equal to the plain evaluation), its
 // cancel, the out-of-distribution histograms and AUROCs (and the refusal of a set of

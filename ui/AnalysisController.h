@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Runs the Uncertainty view's computations (dataset-shift sweeps, out-of-distribution
 // scores, predictions for the gallery) in a thread of their own, so they never block the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the Uncertainty view asks the engine for, as values that cross from the analysis
 // thread into the window in queued signals. Torch-free.

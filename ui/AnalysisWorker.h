@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The analysis thread's side of AnalysisController: opens a run and asks the engine.
 // Each job reports through signals and ends with jobEnded, also when it throws.

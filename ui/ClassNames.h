@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Names of a dataset's classes for labels under images: Fashion-MNIST's ten, the class
 // number for any other dataset (an MNIST-format folder carries no names).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The ensemble's confusion matrix as a heat map with the counts written in; clicking a
 // cell asks for the images in it (the gallery filters to them).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A label that keeps to one line: what does not fit ends in "…", and the whole text is its
 // tooltip. For notes beside a field, whose full text can be longer than the panel is wide.

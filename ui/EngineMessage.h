@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // An engine message in the window's words: the settings it names (core/common/Error.h) as
 // the form's labels, never as command-line flags.

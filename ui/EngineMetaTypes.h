@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The engine's event structs as Qt metatypes, so they can cross threads in queued signals.
 // This is the one place where engine events enter Qt (ARCHITECTURE.md).

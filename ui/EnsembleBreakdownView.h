@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The ensemble's breakdown for one evaluation: each member's test accuracy, NLL, Brier and
 // ECE, their mean, the ensemble's (bold), and the accuracy of an ensemble of k members for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The experiment setup panel: dataset, model, mode, devices, hyperparameters. Each field
 // is checked as it changes, with the engine's own validation; an invalid one is marked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Paints one gallery tile: the test image (nearest-neighbour scaled, as pixels are), the
 // true label, the ensemble's vote and each member's, green where right and red where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The gallery's list: a run's test images in the chosen order (most disagreed on, most
 // uncertain, or where the ensemble and most members part ways), optionally restricted to

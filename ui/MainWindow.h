@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The EnsembleLab window: experiment setup on the left, live plots in the middle, the run
 // list and the ensemble's breakdown below. Training runs in RunController's thread; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Where the members disagree and the ensemble errs: its confusion matrix beside a gallery
 // of test images in a chosen order. Clicking a matrix cell shows that cell's images.

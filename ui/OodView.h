@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How well a run's uncertainty flags images from another dataset: histograms of the
 // ensemble's predictive entropy on its own test set and on the out-of-distribution set,

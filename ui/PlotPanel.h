@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The four live plots (training and test loss and accuracy) with their controls
 // (smoothing, log-scale loss, epoch axis) and the timer that repaints them: points arrive

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A reliability diagram (Guo et al. 2017): accuracy against confidence in 15 bins, for
 // the ensemble and, on request, each member. A calibrated model lies on the diagonal; the

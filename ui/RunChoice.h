@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A run as the Uncertainty view offers it: its folder and how to name it in legends.
 #include <QString>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Owns the training thread and its worker, and is what the window talks to: start, pause,
 // resume, stop. Its destructor stops a run cleanly (the run checkpoints) and waits for the

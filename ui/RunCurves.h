@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The curves of one run: per member (and the ensemble), train loss/accuracy by step and
 // test loss/accuracy by epoch. Filled live from engine events or reloaded from metrics.csv.

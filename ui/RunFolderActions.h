@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the run list's menu does to run folders on disk: rename and delete (after asking),
 // never to the run that is training. Resume and evaluate go through RunController.

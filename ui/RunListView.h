@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Runs tab: the table of runs and what its context menu does. Renaming and deleting
 // run folders happen here (RunFolderActions asks first); resuming and evaluating need the

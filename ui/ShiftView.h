@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Ovadia et al.'s figure: accuracy and ECE of up to two runs (say a single model and an
 // ensemble) as the test set shifts further from the training data, one kind of shift at a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Runs the engine in a worker thread and turns its events into queued Qt signals. Lives
 // in the QThread that RunController owns; pause and stop go through the RunControl, which

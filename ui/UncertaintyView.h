@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Uncertainty tab: for the selected run(s), how far the predicted probabilities can
 // be trusted. Four pages: the reliability diagram (live during training), accuracy and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Command-line parsing for ensemble-lab-cli: a subcommand and its flags.
 #include <map>

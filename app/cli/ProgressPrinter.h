@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Prints a run's progress to stderr: a live, redrawn bar when stderr is a terminal, plain
 // periodic lines otherwise (logs, CI, pipes).

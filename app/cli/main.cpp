@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ensemble-lab-cli: the headless entry point. Parsing and dispatch only.
 #include <cstdio>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // `ensemble-lab --figures OUTDIR --compare RUN[,RUN] ...`: the Uncertainty view's figures
 // for one or two runs, computed and saved without a click (for reports and docs/RESULTS.md).

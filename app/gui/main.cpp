@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ensemble-lab: the desktop app. Parses its few options and opens the window.
 #include <QApplication>
 #include <QCommandLineParser>

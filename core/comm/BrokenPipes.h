@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Gloo sends to its peers with writev(), which cannot be told MSG_NOSIGNAL: once a peer
 // process has died, the next write raises SIGPIPE, whose default action ends this process

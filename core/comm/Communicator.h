@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The seam through which replicas agree: the ensemble's probability average and
 // data-parallel's gradient average both go through allReduceMean. The local

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Replicas on several GPUs of one process agree through NCCL, the way jax.pmap's pmean
 // does: one communicator per device (ncclCommInitAll), every average an all-reduce on

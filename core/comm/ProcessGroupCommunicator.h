@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Communicator across processes and hosts, on torch's own c10d process groups: a
 // TCPStore rendezvous served by rank 0 and a Gloo (CPU tensors) or NCCL (GPU tensors)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Where this process sits in a multi-process run: its rank, the group's size, and the
 // rendezvous address. Filled from CLI flags or from the environment variables torchrun

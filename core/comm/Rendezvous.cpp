@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/comm/Rendezvous.h"
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The meeting point of a multi-process run, on torch's TCPStore (served by rank 0):
 // every process claims its rank, says who it is (world size, replicas, the run's config),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Every environment variable the engine reads, by name, and the one function that reads
 // them: `grep environment::k` lists what a user (or torchrun) can set. Torch-free.

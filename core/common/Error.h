@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Typed errors of the engine. Every message says what is wrong, where (file, field or
 // device), and what the user can do about it. The CLI and the UI catch these at their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One translation from an exception to the line a user reads, shared by the engine, the
 // CLI and the UI (each catches at its boundary). Torch-free header.

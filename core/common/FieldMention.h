@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How an engine message names what the user can change, so that each front end can say it
 // in its own words (see Error.h): a setting by its config.json key, and two actions.

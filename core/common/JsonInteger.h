@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reading integers from JSON that came from outside. nlohmann converts a floating-point
 // number (1e30, or an integer too long for 64 bits) to an integer type with a plain cast,

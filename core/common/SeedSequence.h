@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Deterministic seed derivation. Member seeds and per-epoch sampler seeds are split off
 // the run seed with SplitMix64, so they are the same on every platform and LibTorch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A model's state as named tensors: its weights (a state_dict) or its optimizer's buffers.
 // The vocabulary between training (core/train) and the files that store it (core/io), so it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Small text formats shared by the CLI's progress line and the window's status line.
 #include <cstdio>

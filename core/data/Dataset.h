@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // An in-memory image classification split: uint8 images and int64 labels. Images stay
 // uint8 until a batch is drawn, so a copy per device costs a quarter of float storage.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Dataset shift (Ovadia et al. 2019, "Can you trust your model's uncertainty?"): test
 // images moved away from the training distribution by a known amount, to see how

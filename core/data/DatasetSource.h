@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Resolves a dataset name ("fashion-mnist", "synthetic" or a folder) to its two splits.
 #include <cstdint>

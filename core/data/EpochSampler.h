@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The order in which an epoch visits the training set: a permutation seeded by the run
 // seed and the epoch number, cut into equal batches with the remainder dropped (as in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reader for the IDX format of the MNIST family (http://yann.lecun.com/exdb/mnist/),
 // raw or gzip-compressed (detected from the content, not the file name). Torch-free so

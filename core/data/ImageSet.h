@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The pixels of a set of grayscale images, for showing them (the gallery, contact
 // sheets) without LibTorch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Applies a DatasetShift (DatasetShift.h says what each kind does) to a batch of images.
 #include <torch/types.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A small generated dataset for tests and smoke runs: ten classes of 16x16 images, each a
 // fixed random template plus noise. Learnable in a few steps, the same on every machine.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What devices this machine has. Torch-free header; the CUDA queries live in the .cpp.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Device specs as users type them: "cpu", "cpu*4" (four replicas on the host),
 // "cuda:0,cuda:1", "cuda*2" (the first two GPUs), "cuda:0*8" (eight replicas on GPU 0),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Crash-safe file writes: data goes to a temporary file in the same folder, is flushed to
 // disk, and only then renamed over the final name. A reader never sees a half-written

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Checkpoints: checkpoints/step-<N>/ holds member-<i>.pt (weights, a plain state_dict that
 // Python's torch.load reads), member-<i>-optimizer.pt (momentum buffers) and

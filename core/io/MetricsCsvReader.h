@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reads a run's metrics.csv back (the GUI reloads past runs with it). Torch-free.
 #include <string>

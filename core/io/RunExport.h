@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A run's metrics and checkpoint exported for other tools, in one place for every front end (the window's
 // Export and `ensemble-lab-cli export`). Two forms, by the file name's extension:

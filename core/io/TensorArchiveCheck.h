@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Checks a tensor file (what torch::pickle_save writes: a ZIP of data.pkl and raw
 // storages) before LibTorch reads it. LibTorch trusts the sizes it finds and allocates

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A test seam for the failures a long run meets on a real disk: every write in core/io
 // asks here first, and a planned fault makes the Nth matching write fail with the errno a

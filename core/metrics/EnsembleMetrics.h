@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Scores of probabilistic predictions. `probs` are [N, K] rows summing to 1, `labels` [N]
 // int64, on the same device.

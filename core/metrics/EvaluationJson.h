@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // JSON form of evaluation results, as summary.json and checkpoints store them.
 #include <nlohmann/json_fwd.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What an evaluation reports, as plain numbers (torch-free, so the CLI, the UI and the
 // run files can use it without LibTorch).

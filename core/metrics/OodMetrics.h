@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Out-of-distribution scores: uncertainty measures of softmax probabilities ([N, K] rows
 // summing to 1) and the AUROC that separates two sets by them.

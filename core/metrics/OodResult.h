@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How well a run's uncertainty tells its own test set (in-distribution) from another
 // dataset (out-of-distribution), as AUROCs. Torch-free.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What a person looks at to understand an ensemble's mistakes, from every model's
 // predictions (Predictions): each image's votes, how much the members disagree on it,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Every model's predicted probabilities for every image of a set: what `predict` writes,
 // so that anyone can recompute each figure (pandas, numpy) from the raw numbers.

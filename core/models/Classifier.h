@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The interface every model implements: images [N, C, H, W] in, class logits [N, K] out.
 #include <torch/nn/module.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The CNN of Flax's MNIST example and ensembling HOWTO:
 // Conv 32 3x3 - ReLU - avg-pool 2 - Conv 64 3x3 - ReLU - avg-pool 2 - Dense 256 - ReLU - Dense 10.

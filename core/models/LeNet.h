@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // LeNet-5 in d2l.ai's layout (Conv 6 5x5 pad 2 - pool - Conv 16 5x5 - pool - 120 - 84 - 10),
 // with ReLU instead of sigmoid so that the shared default lr 0.1 trains it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Models by name. The names are torch-free so configs can be validated without LibTorch.
 #include <memory>

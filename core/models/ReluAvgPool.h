@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // avg_pool2d(relu(x), 2) as one pass forward and one pass backward on the CPU.
 // Profiled, ReLU and 2x2 average pooling took about 44% of a CNN training step: four

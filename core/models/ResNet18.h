@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // d2l.ai's ResNet-18 variant for small images (d2l 8.6 / 13.6): a 3x3 stride-1 stem with
 // BatchNorm and no max-pool, four stages of two residual blocks (64, 128, 256, 512

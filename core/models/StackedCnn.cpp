@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/models/StackedCnn.h"
 
 #include <torch/torch.h>

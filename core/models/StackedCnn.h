@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Several CNN members on one device trained as one network: each parameter of the members
 // stacked along a new first dimension, the first convolution widened to every member's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one declaration of every ExperimentConfig field a person sets: its config.json key,
 // its command-line flag, its label in the window and its help text. config.json's known

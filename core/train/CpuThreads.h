@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Who owns the CPU cores during a run. Either several replicas run side by side, one per
 // core (ReplicaWorkers), each on one intra-op thread; or a single CPU replica gets every

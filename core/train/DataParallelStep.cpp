@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Data-parallel's step: the replicas are one model. Each trains on its shard of the global
 // batch (shards in global replica order, across processes), their gradients are averaged
 // in one all-reduce, and every replica applies the same update, so they stay identical.

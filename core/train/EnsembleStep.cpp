@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The ensemble's step: every member trains on the same batch, drawn once per device, and
 // the ensemble's row scores the average of their probabilities (MemberAveraging.h).
 // Members sharing a device train either separately, side by side on the CPU cores, or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Evaluation of members and of their ensemble on a labelled set.
 #include <torch/types.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Everything that defines a run. Validated in one place, written to every run directory
 // as config.json, and read back from --config files and by `resume`. Torch-free.

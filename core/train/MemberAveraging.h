@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Where the members' probabilities are averaged during training: the ensemble's
 // prediction on a training batch is the mean of every member's softmax probabilities

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How much host memory a CPU run will need, measured rather than guessed: one throwaway
 // copy of the model trains a step at two small batch sizes while a thread-local reporter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reduced-precision options of a run ("precision" in the config, --precision):
 //   fp32  every operation in float32 (the default; bit-reproducible on the CPU);

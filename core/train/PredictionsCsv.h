@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // predictions.csv: one row per image and per model,
 //   index,label,model,p0,...,p{C-1}

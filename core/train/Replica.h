@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One trained copy of a model on one device, with its optimizer.
 #include <torch/types.h>

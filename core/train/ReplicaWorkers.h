@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Runs the replicas of one step side by side: a few persistent threads (one per core, the
 // caller included) take replica indices until none are left. The replicas of an ensemble

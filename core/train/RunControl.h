@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Stops or pauses a run from another thread (the UI) or a signal handler (the CLI). The
 // engine looks at it at every step boundary, so a request takes effect within one step.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Everything a run checks and builds before it trains, so that bad input is refused
 // before anything is written: the settings against the devices and the process group, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Where a run stands: position, time, and the running means not yet logged. A checkpoint
 // stores it so that a resumed run continues exactly. Torch-free.

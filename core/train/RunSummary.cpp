@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/train/RunSummary.h"
 
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A run's summary.json as a struct: where the run ended (or stands, while it trains), its
 // setup in brief, its speed and its last evaluation. The engine writes it after every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The books of a run's training scores, from the device to the running means of RunState:
 // steps' score rows wait on the device (reading them every step would make the host wait

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // SGD with heavy-ball momentum, PyTorch's and optax's rule (dampening 0, no Nesterov):
 //   buffer = momentum * buffer + grad;  param -= lr * buffer

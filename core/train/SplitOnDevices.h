@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A dataset split copied once to each device that trains or evaluates on it: the replicas
 // of one device share the copy (uint8 images, a quarter of float storage).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The training loop, top to bottom. Each job it coordinates has a file of its own:
 //   RunSetup        checks the settings, loads the data, connects the replicas;
 //   TrainingStep    one step of the members (EnsembleStep, with MemberAveraging) or of the

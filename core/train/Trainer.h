@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The engine's front door: trains one run (single, ensemble or data-parallel) on the
 // replicas its device spec names, writes the run folder, and reports progress through a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Evaluating an opened run: on its test set (shifted where asked), against an
 // out-of-distribution set, and every model's raw predictions.
 #include "core/metrics/OodMetrics.h"

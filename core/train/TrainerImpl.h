@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Trainer's state, shared by the files that implement it: Trainer.cpp (the loop, create,
 // open) and TrainerEvaluation.cpp (evaluating an opened run). Private to core/train.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Plain structs the engine reports through TrainingObserver. Torch-free and Qt-free: the
 // CLI prints them, the UI turns them into queued signals and keeps the live run's record

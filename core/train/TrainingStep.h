@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One training step of the replicas this process drives, one strategy per mode:
 //   - EnsembleStep.cpp: every member trains on the same batch (separately, or stacked into

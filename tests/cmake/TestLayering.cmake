@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Layers point down only: each folder of core/ may include only the folders below it, and
 # nothing in core/ includes the front ends (app/, ui/) or Qt; and only
 # core/common/Environment.cpp calls getenv. A new include that points up

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # cmake -DEXECUTABLES="a;b" -DLIBRARIES="libnccl.so;..." [-DSAME_AS=<libtorch_cuda.so>] -P TestLinkedLibraries.cmake
 # What the dynamic loader resolves for each executable (ldd) must include every library
 # named; with SAME_AS, each must resolve to the very file that library resolves it to, so

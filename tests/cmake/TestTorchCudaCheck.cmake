@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # cmake -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch> -P TestTorchCudaCheck.cmake
 # Reads the CUDA version of fake LibTorch trees laid out as the wheel and the libtorch zip
 # lay them out, then asks for a toolkit of another major version: the last step must stop

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Checkpoint reading, as `resume` and `eval` do it. The first byte picks what the rest of
 // the input replaces in an otherwise whole checkpoint written by writeCheckpoint():
 //   0: manifest.json;  1: member-0.pt, with a manifest whose size and CRC match it (so the

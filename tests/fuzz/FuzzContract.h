@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The contract every harness checks: an input either parses into something valid or is
 // rejected with one of our typed errors (ensemble::Error). Anything else — another

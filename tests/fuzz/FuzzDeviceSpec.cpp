@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Device specs ("cpu*4", "cuda:0,cuda:1", "all", ...) as typed by a user, against zero and
 // two GPUs. A parsed list is non-empty and its canonical text parses back to itself.
 #include <string>

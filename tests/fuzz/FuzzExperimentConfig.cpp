@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // An experiment config file (what --config and every run's config.json are), and the run
 // state a checkpoint manifest carries: parsed, validated, and round-tripped.
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The IDX reader on any bytes, raw or gzip (the real file path: readIdxFile detects gzip
 // by content). A parsed array must hold exactly the bytes its dimensions declare.
 #include <cstdint>

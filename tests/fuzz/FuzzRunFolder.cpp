@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What the window reads to list and plot a past run: config.json, summary.json and
 // metrics.csv (the input, split at the first two NUL bytes), loaded by RunRecord and shown
 // by RunsModel in every column, and the metrics parsed into plot curves.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Replays a harness's corpus without libFuzzer, so the regular test suite (any compiler)
 // checks every checked-in input — seeds and past findings — against the same contract.
 // Besides the harness's own checks, an input that makes the process grow past 1 GiB fails

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Writes the checked-in seed corpora of the fuzz harnesses (tests/fuzz/corpus/<harness>/):
 real files cut small, plus the broken kinds the engine must reject. Standard library only.
 Usage: python3 tests/fuzz/make_corpus.py [FASHION_MNIST_DIR] [RUN_DIR]
