@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stop anywhere, resume, and finish with exactly the weights and metrics of a run that was
-// never interrupted (bit for bit on CPU). Damaged checkpoints are refused by name.
+// never interrupted (bit for bit on CPU), TensorBoard log included. Damaged checkpoints are
+// refused by name.
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
@@ -7,6 +9,7 @@
 #include "core/common/Error.h"
 #include "core/data/Dataset.h"
 #include "core/io/RunDirectory.h"
+#include "core/io/TensorBoardEvents.h"
 #include "core/train/ConfigFields.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/RunControl.h"
@@ -52,17 +55,20 @@ class TestCheckpointResume final : public QObject {
   void resumeEqualsUninterruptedRun_data() {
     QTest::addColumn<int>("stopAt");
     QTest::addColumn<int>("rewindTo");  // 0: resume from the stop's own checkpoint
-    QTest::newRow("at a checkpoint") << 3 << 0;
-    QTest::newRow("inside a logging window") << 7 << 0;
-    QTest::newRow("at an epoch end") << 10 << 0;
-    QTest::newRow("in the second epoch") << 13 << 0;
-    // A crash after step 8: the newest checkpoint on disk is step 6, and metrics.csv
-    // already holds rows up to step 8 that the resumed run must not duplicate.
-    QTest::newRow("from an older checkpoint") << 8 << 6;
+    QTest::addColumn<bool>("tornLog");  // the TensorBoard log ends in half a record
+    QTest::newRow("at a checkpoint") << 3 << 0 << false;
+    QTest::newRow("inside a logging window") << 7 << 0 << false;
+    QTest::newRow("at an epoch end") << 10 << 0 << false;
+    QTest::newRow("in the second epoch") << 13 << 0 << false;
+    // A crash after step 8: the newest checkpoint on disk is step 6, and metrics.csv (and
+    // the TensorBoard log) already hold rows up to step 8 that the resumed run must not duplicate.
+    QTest::newRow("from an older checkpoint") << 8 << 6 << false;
+    QTest::newRow("torn TensorBoard record") << 8 << 6 << true;
   }
   void resumeEqualsUninterruptedRun() {
     QFETCH(int, stopAt);
     QFETCH(int, rewindTo);
+    QFETCH(bool, tornLog);
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString();
     {
@@ -79,9 +85,25 @@ class TestCheckpointResume final : public QObject {
       QVERIFY(latest.open(QIODevice::WriteOnly | QIODevice::Truncate));
       latest.write(QString("step-%1\n").arg(rewindTo, 9, 10, QChar('0')).toUtf8());
     }
+    if (tornLog) {  // a crash in the middle of a TensorBoard record
+      QFile log(QDir(dir.filePath("tensorboard/ensemble")).entryInfoList({"*tfevents*"}).value(0).filePath());
+      QVERIFY(log.open(QIODevice::Append));
+      log.write(QByteArray("\x30\x00\x00\x00\x00\x00\x00\x00half a record", 21));
+    }
     auto resumed = Trainer::open(path, {}, testing::syntheticData());
     QCOMPARE(resumed->globalStep(), int64_t(rewindTo > 0 ? rewindTo : stopAt));
     REQUIRE_COMPLETED(resumed->run(nullptr, nullptr));
+    // The TensorBoard log too: each point once, none past the checkpoint left over, one
+    // intact file per model (the torn one replaced, not appended to).
+    QCOMPARE(testing::tensorBoardPoints(dir.filePath("tensorboard")),
+             testing::tensorBoardPoints(m_reference.filePath("tensorboard")));
+    for (const QString model : {"member-0", "member-1", "ensemble"}) {
+      const QFileInfoList files = QDir(dir.filePath("tensorboard/" + model)).entryInfoList({"*tfevents*"});
+      QCOMPARE(files.size(), 1);
+      std::size_t intact = 0;
+      readScalarRecords(fileBytes(files[0].filePath()).toStdString(), &intact);
+      QCOMPARE(qint64(intact), files[0].size());
+    }
 
     QVERIFY(testing::identical(testing::latestWeights(path), testing::latestWeights(m_reference.path().toStdString())));
     QCOMPARE(fileBytes(dir.filePath("metrics.csv")), fileBytes(m_reference.filePath("metrics.csv")));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ensemble-lab-cli end to end, as a user runs it: real Fashion-MNIST, real files, real
 // processes and signals; every bad input exits non-zero with a message naming the problem.
 #include <signal.h>
@@ -415,6 +416,34 @@ class TestCli final : public QObject {
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QCOMPARE(testing::readLines(root + "/a-metrics.csv"), testing::readLines(root + "/a/metrics.csv"));
     saw("export", {"--run", "--to"});
+    // export --tensorboard: the log regenerated from metrics.csv, a folder per model.
+    r = runCli({"export", "--run", root + "/a", "--tensorboard", root + "/a-tensorboard"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(QDir(root + "/a-tensorboard").entryList(QDir::Dirs | QDir::NoDotAndDotDot), QStringList{"member-0"});
+    QCOMPARE(QDir(root + "/a-tensorboard/member-0").entryList({"events.out.tfevents.*"}).size(), 1);
+    saw("export", {"--tensorboard"});
+    // export --runs: a table row per run, and every metrics.csv value as one long row.
+    r = runCli({"export", "--runs", root + "/a," + root + "/b", "--table", root + "/table.csv", "--curves", root + "/curves.csv"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QStringList table = testing::readLines(root + "/table.csv");
+    QCOMPARE(table.size(), 3);
+    QVERIFY(table[0].startsWith("run,status,mode,model,"));
+    QVERIFY2(table[1].startsWith("a,completed,data-parallel,lenet,synthetic,cpu*2,2,5,0.03,0.5,32,1,1,"), qPrintable(table[1]));
+    const double accuracyB = readJson(root + "/b/summary.json")["ensemble"].toObject()["test_accuracy"].toDouble();
+    QVERIFY(std::abs(table[2].section(',', 13, 13).toDouble() - accuracyB) < 1e-9);
+    int values = 0;
+    for (const QString run : {"a", "b"}) {
+      for (const QString& line : testing::readLines(root + "/" + run + "/metrics.csv").mid(1)) {
+        values += int(line.split(',').mid(3).filter(QRegularExpression(".+")).size());
+      }
+    }
+    const QStringList curves = testing::readLines(root + "/curves.csv");
+    QCOMPARE(curves[0], QString("run,model,step,epoch,metric,value"));
+    QCOMPARE(curves.size() - 1, values);
+    QVERIFY(curves.filter(QRegularExpression("^b,ensemble,\\d+,1,test_accuracy,")).size() == 1);
+    r = runCli({"export", "--runs", root + "/a"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("needs --table FILE.csv"), qPrintable(r.err));
+    saw("export", {"--runs", "--table", "--curves"});
 
     for (const QString command : {"devices", "train", "resume", "eval", "predict", "export"}) {
       r = runCli({"--list-flags", command});

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The window as a user drives it (offscreen): past runs reload, invalid setup disables
 // Start, a real run streams into the plots and the run list, runs compare, plots and
 // metrics export, a failing run leaves the app usable, closing mid-run stops cleanly.
@@ -8,6 +9,7 @@
 #include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QElapsedTimer>
@@ -223,6 +225,14 @@ class TestMainWindow final : public QObject {
     window.runsView()->selectAll();
     QTRY_COMPARE(window.plots()[3]->graphCount(), 4 + 1);  // the live run's 4 curves, the past single run's
     QCOMPARE(window.plots()[3]->pointsOf(1, 0), 2);
+    // Columns fit their content: the run names whole, the last column no wider than its own.
+    QTableView* table = window.runsView();
+    const QFontMetrics metrics(table->font());
+    for (int row = 0; row < window.runsModel()->rowCount(); ++row) {
+      QVERIFY(table->columnWidth(RunsModel::Name) >= metrics.horizontalAdvance(window.runsModel()->record(row).name()));
+    }
+    const int last = RunsModel::ColumnCount - 1;
+    QVERIFY(table->columnWidth(last) <= std::max(static_cast<QAbstractItemView*>(table)->sizeHintForColumn(last), table->horizontalHeader()->sectionSizeHint(last)) + 2);
     // The Uncertainty view compares the first two selected runs.
     QCOMPARE(window.uncertaintyView()->shift()->computeButton()->text(), QString("Compute for both runs"));
   }
@@ -252,6 +262,24 @@ class TestMainWindow final : public QObject {
     QCOMPARE(xml.attributes().value("viewBox").toString(), QString("0 0 %1 %2").arg(width).arg(height));
     while (!xml.atEnd()) xml.readNext();
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+
+    // With the caption: each run's setup under the plot, the legend named, in the SVG's
+    // text (where a paper takes it from); the window's plot is left as it was.
+    auto* exporter = m_window->findChild<ExportActions*>();
+    QVERIFY(exporter);
+    const QString caption = exporter->captionFor(*m_window->plots()[3]);
+    const QString live = QFileInfo(QString::fromStdString(m_liveRun.runDirectory)).fileName();
+    QVERIFY2(caption.contains(live + ": synthetic · cnn · ensemble · cpu*3 · lr ") && caption.contains("· batch 64"),
+             qPrintable(caption));
+    const int rows = accuracyPlot->plotLayout()->rowCount();
+    QVERIFY(exportPlot(accuracyPlot, out.filePath("captioned.svg"), caption).isEmpty());
+    QCOMPARE(accuracyPlot->plotLayout()->rowCount(), rows);
+    QFile captioned(out.filePath("captioned.svg"));
+    QVERIFY(captioned.open(QIODevice::ReadOnly));
+    const QString svgText = QString::fromUtf8(captioned.readAll());
+    QVERIFY(svgText.contains("batch 64"));
+    QVERIFY(svgText.contains("ensemble"));
+    QVERIFY(!QString::fromUtf8(fileBytes(out.filePath("test-accuracy.svg"))).contains("batch 64"));
   }
 
   void metricsAndCheckpointsExport() {
@@ -267,6 +295,16 @@ class TestMainWindow final : public QObject {
     QCOMPARE(doc["curves"].toObject()["ensemble"].toObject()["test_accuracy"].toArray().size(), 2);
     QVERIFY(ExportActions::exportCheckpoint(run, out.path()).isEmpty());
     QVERIFY(!QDir(out.path()).entryList({"*-step-*"}, QDir::Dirs).isEmpty());
+    // Both runs at once: a table row each, and the curves beside it.
+    const QStringList both{m_window->runsModel()->record(0).directory, m_window->runsModel()->record(1).directory};
+    QVERIFY(ExportActions::exportRuns(both, out.filePath("runs.csv")).isEmpty());
+    QFile table(out.filePath("runs.csv")), curves(out.filePath("runs-curves.csv"));
+    QVERIFY(table.open(QIODevice::ReadOnly) && curves.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(table.readAll()).count('\n'), 3);
+    const QString longForm = QString::fromUtf8(curves.readAll());
+    QVERIFY(longForm.startsWith("run,model,step,epoch,metric,value\n"));
+    for (const QString& run : both) QVERIFY(longForm.contains("\n" + QFileInfo(run).fileName() + ","));
+    QVERIFY(!ExportActions::exportRuns({m_root.filePath("no-such-run")}, out.filePath("none.csv")).isEmpty());
   }
 
   void screenshotOfTheWindow() {
@@ -325,7 +363,7 @@ class TestMainWindow final : public QObject {
     QTest::addColumn<QString>("learningRate");
     QTest::addColumn<QString>("faultPath");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("disk full at a checkpoint") << "0.05" << "member-" << "No space left on device";
+    QTest::newRow("disk full at a checkpoint") << "0.05" << ".pt" << "No space left on device";
     QTest::newRow("disk full in metrics.csv") << "0.05" << "metrics.csv" << "No space left on device";
     QTest::newRow("NaN loss") << "1e9" << "" << "try a smaller \"Learning rate\"";  // the form's words, no flags
   }
@@ -339,7 +377,7 @@ class TestMainWindow final : public QObject {
     window.form()->epochsBox()->setValue(3);
     window.form()->learningRateEdit()->setText(learningRate);
     // The first epoch's checkpoint (three members) is written; what comes after fails.
-    if (!faultPath.isEmpty()) planWriteFault(faultPath.toStdString(), faultPath == "member-" ? 7 : 20, ENOSPC);
+    if (!faultPath.isEmpty()) planWriteFault(faultPath.toStdString(), faultPath == ".pt" ? 7 : 20, ENOSPC);
     QSignalSpy finished(window.controller(), &RunController::runFinished);
     window.startRun();
     QVERIFY(finished.wait(120000));
@@ -351,7 +389,7 @@ class TestMainWindow final : public QObject {
     QVERIFY2(!window.statusText().contains("--") && !window.statusText().contains("ensemble-lab-cli"),
              qPrintable(window.statusText()));
     QTRY_VERIFY(window.findChild<QWidget*>("errorMessage") != nullptr);
-    if (faultPath == "member-") {
+    if (faultPath == ".pt") {
       // The epoch-1 checkpoint survives and the run can be resumed from it.
       QCOMPARE(Trainer::open(event.runDirectory)->globalStep(), int64_t(16));
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The live plot: members thin and the ensemble bold per run, EMA smoothing over a kept raw
 // line, incremental appends that scale to 100,000 points per series.
 #include <qcustomplot.h>
@@ -43,6 +44,34 @@ class TestMetricPlot final : public QObject {
       else thinWidth = std::min(thinWidth, width);
     }
     QVERIFY(boldWidth > 2 * thinWidth);
+  }
+
+  // What an exported plot's legend says: every line named, members in one entry when
+  // there are many, and the run of each entry when runs are overlaid.
+  void theLegendNamesEveryLineAndItsRun() {
+    const auto legendNames = [](MetricPlot& plot) {
+      QStringList names;
+      for (int i = 0; i < plot.customPlot()->legend->itemCount(); ++i) {
+        auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.customPlot()->legend->item(i));
+        if (item) names << item->plottable()->name();
+      }
+      return names;
+    };
+    auto few = std::make_shared<RunCurves>("few");
+    auto many = std::make_shared<RunCurves>("many");
+    for (int s = 1; s <= 3; ++s) {
+      few->addStep(loggedStep(s, {1.0, 2.0, 3.0}, 1.5), true);
+      many->addStep(loggedStep(s, {1.0, 2.0, 3.0, 4.0, 5.0}, 2.5), true);
+    }
+    MetricPlot plot(Metric::TrainLoss);
+    plot.setSmoothing(0);
+    plot.setRuns({many});
+    QCOMPARE(legendNames(plot), (QStringList{"ensemble", "members 0–4 (thin)"}));
+    plot.setRuns({few});
+    QCOMPARE(legendNames(plot), (QStringList{"ensemble", "member 0", "member 1", "member 2"}));
+    plot.setRuns({few, many});
+    QCOMPARE(legendNames(plot), (QStringList{"few: ensemble", "few: member 0", "few: member 1", "few: member 2",
+                                             "many: ensemble", "many: members 0–4 (thin)"}));
   }
 
   void smoothingKeepsTheRawLineBeneath() {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "tests/TestSupport.h"
 
 #include <arpa/inet.h>
@@ -9,10 +10,12 @@
 
 #include <zlib.h>
 
+#include <QDir>
 #include <QFile>
 
 #include "core/data/SyntheticDataset.h"
 #include "core/io/Checkpoint.h"
+#include "core/io/TensorBoardEvents.h"
 #include "core/train/ExperimentConfig.h"
 
 namespace testing {
@@ -119,6 +122,21 @@ QStringList readLines(const QString& path) {
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly)) return {};
   return QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+}
+
+QStringList tensorBoardPoints(const QString& logFolder) {
+  QStringList points;
+  const QDir log(logFolder);
+  for (const QString& model : log.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+    for (const QString& name : QDir(log.filePath(model)).entryList({"*tfevents*"}, QDir::Files, QDir::Name)) {
+      QFile file(log.filePath(model + "/" + name));
+      if (!file.open(QIODevice::ReadOnly)) continue;
+      for (const ensemble::ScalarEvent& point : ensemble::readScalarRecords(file.readAll().toStdString())) {
+        points << QString("%1 %2 %3 %4").arg(model, QString::fromStdString(point.tag)).arg(point.step).arg(point.value, 0, 'g', 9);
+      }
+    }
+  }
+  return points;
 }
 
 namespace {

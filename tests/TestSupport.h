@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Helpers shared by the tests: real run folders, checkpoint weights, metrics rows.
 #include <torch/types.h>
@@ -55,6 +56,10 @@ int freePort(int count = 1);
 
 /// The lines of a text file.
 QStringList readLines(const QString& path);
+
+/// A TensorBoard log's points, wall times left out: "MODEL TAG STEP VALUE" per point, in
+/// each model's file order, models by name (core/io/TensorBoardLog.h's layout).
+QStringList tensorBoardPoints(const QString& logFolder);
 
 /// Asks `control` for a stop once the run reaches `step` (the run then checkpoints there).
 class StopAtStep final : public ensemble::TrainingObserver {

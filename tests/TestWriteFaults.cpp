@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What a full disk or a revoked permission does to a run, through the write-fault seam in
 // core/io: the run fails with a message that says what and what to do, and nothing that
 // was already on disk is lost — the previous checkpoint still loads and resumes, and
@@ -40,8 +41,8 @@ class TestWriteFaults final : public QObject {
     QTemporaryDir dir;
     ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
     config.checkpointEvery = 4;
-    // The first checkpoint writes four member files; the second fails at its first.
-    planWriteFault("member-", 5, ENOSPC);
+    // The first checkpoint writes four member files (.pt); the second fails at its first.
+    planWriteFault(".pt", 5, ENOSPC);
     const RunFinishedEvent failed = train(config, dir.path());
     EXPECT_STATUS(failed, RunStatus::Failed);
     const QString message = QString::fromStdString(failed.message);
@@ -98,7 +99,7 @@ class TestWriteFaults final : public QObject {
     QTemporaryDir dir;
     QProcess cli;
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert("ENSEMBLELAB_WRITE_FAULT", "member-:3:ENOSPC");  // the 2nd checkpoint
+    environment.insert("ENSEMBLELAB_WRITE_FAULT", ".pt:3:ENOSPC");  // the 2nd checkpoint
     cli.setProcessEnvironment(environment);
     cli.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--mode", "single", "--epochs", "1",
                                      "--checkpoint-every", "5", "--out", dir.filePath("run")});

@@ -1,11 +1,15 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/ExportActions.h"
 
 #include <QAction>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QIcon>
+#include <QSettings>
 
 #include "core/io/RunExport.h"
+#include "core/train/RunComparison.h"
 #include "ui/EngineMessage.h"
 #include "ui/MetricPlot.h"
 #include "ui/PlotExport.h"
@@ -23,10 +27,16 @@ ExportActions::ExportActions(QWidget* window, const PlotPanel& plots, const RunL
       m_runs(runs),
       m_plot(new QAction(QIcon::fromTheme("document-save-as", QIcon(":/icons/export.svg")), tr("Export &plot…"), this)),
       m_metrics(new QAction(tr("Export &metrics…"), this)),
-      m_checkpoint(new QAction(tr("Export &checkpoint…"), this)) {
+      m_checkpoint(new QAction(tr("Export &checkpoint…"), this)),
+      m_runsAction(new QAction(tr("Export selected &runs (table and curves)…"), this)),
+      m_captionAction(new QAction(tr("Caption exported plots with the runs' setup"), this)) {
+  m_captionAction->setCheckable(true);
+  m_captionAction->setChecked(QSettings().value("export/caption", true).toBool());
+  connect(m_captionAction, &QAction::toggled, this, [](bool on) { QSettings().setValue("export/caption", on); });
   connect(m_plot, &QAction::triggered, this, &ExportActions::exportPlotInteractive);
   connect(m_metrics, &QAction::triggered, this, &ExportActions::exportMetricsInteractive);
   connect(m_checkpoint, &QAction::triggered, this, &ExportActions::exportCheckpointInteractive);
+  connect(m_runsAction, &QAction::triggered, this, &ExportActions::exportRunsInteractive);
 }
 
 QString ExportActions::exportMetrics(const QString& directory, const QString& path) {
@@ -47,11 +57,42 @@ QString ExportActions::exportCheckpoint(const QString& directory, const QString&
   }
 }
 
+QString ExportActions::curvesPathFor(const QString& path) {
+  const QFileInfo table(path);
+  return table.dir().filePath(table.completeBaseName() + "-curves.csv");
+}
+
+QString ExportActions::exportRuns(const QStringList& directories, const QString& path) {
+  std::vector<std::string> runs;
+  for (const QString& directory : directories) runs.push_back(directory.toStdString());
+  try {
+    writeRunComparison(runs, path.toStdString());
+    writeRunCurves(runs, curvesPathFor(path).toStdString());
+    return {};
+  } catch (const std::exception& e) {
+    return inLabels(e.what());
+  }
+}
+
 void ExportActions::exportPlotInteractive() {
   MetricPlot* plot = m_plots.activePlot();
   const QString path = QFileDialog::getSaveFileName(m_window, tr("Export plot"), plot->title() + ".png",
                                                     plotExportFilter());
-  if (!path.isEmpty()) report(exportPlot(plot->customPlot(), path), tr("Saved %1").arg(path));
+  const QString caption = m_captionAction->isChecked() ? captionFor(*plot) : QString();
+  if (!path.isEmpty()) report(exportPlot(plot->customPlot(), path, caption), tr("Saved %1").arg(path));
+}
+
+QString ExportActions::captionFor(const MetricPlot& plot) const {
+  QStringList lines;
+  for (const auto& curves : plot.runs()) {
+    for (int row = 0; row < m_runs.rowCount(); ++row) {
+      if (m_runs.record(row).name() == curves->label()) {
+        lines << m_runs.record(row).captionLine();
+        break;
+      }
+    }
+  }
+  return lines.join('\n');
 }
 
 void ExportActions::exportMetricsInteractive() {
@@ -67,6 +108,16 @@ void ExportActions::exportCheckpointInteractive() {
   if (run.isEmpty()) return;
   const QString folder = QFileDialog::getExistingDirectory(m_window, tr("Save the checkpoint into"));
   if (!folder.isEmpty()) report(exportCheckpoint(run, folder), tr("Checkpoint saved into %1").arg(folder));
+}
+
+void ExportActions::exportRunsInteractive() {
+  QStringList runs;
+  for (const int row : m_list.selectedRows()) runs << m_runs.record(row).directory;
+  if (runs.isEmpty()) return emit failed(tr("Export runs"), tr("Select the runs to export in the Runs list first."));
+  const QString path = QFileDialog::getSaveFileName(m_window, tr("Export the selected runs"), "runs.csv", tr("CSV (*.csv)"));
+  if (!path.isEmpty()) {
+    report(exportRuns(runs, path), tr("Saved %1 runs to %2 and %3").arg(runs.size()).arg(path, curvesPathFor(path)));
+  }
 }
 
 QString ExportActions::selectedRun(const QString& title) {

@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// File > Export: the plot last clicked as PNG, PDF or SVG, the selected run's metrics as
-// CSV or JSON, and its latest checkpoint. The formats are the engine's
+// File > Export: the plot last clicked as PNG, PDF, SVG or CSV, the selected run's metrics
+// as CSV or JSON, its latest checkpoint, and the selected runs side by side (a comparison
+// table and every curve in long format, both CSV). The formats are the engine's
 // (core/io/RunExport.h, which the CLI's `export` writes too); this asks where, and reports.
 #include <QObject>
 
@@ -9,6 +11,7 @@ class QWidget;
 
 namespace ensemble::ui {
 
+class MetricPlot;
 class PlotPanel;
 class RunListView;
 class RunsModel;
@@ -24,12 +27,22 @@ class ExportActions final : public QObject {
   QAction* plotAction() const { return m_plot; }
   QAction* metricsAction() const { return m_metrics; }
   QAction* checkpointAction() const { return m_checkpoint; }
+  QAction* runsAction() const { return m_runsAction; }
+  /// Checkable: exported plots carry a caption with their runs' setup (remembered).
+  QAction* captionAction() const { return m_captionAction; }
+  /// The caption for `plot`: one line per run it shows.
+  QString captionFor(const MetricPlot& plot) const;
 
   /// Writes the metrics of the run in `directory` to `path` (.csv: metrics.csv; .json:
   /// config, summary and curves). Returns an error message, or an empty string.
   static QString exportMetrics(const QString& directory, const QString& path);
   /// Copies the latest checkpoint of the run in `directory` into `folder`.
   static QString exportCheckpoint(const QString& directory, const QString& folder);
+  /// Writes the comparison table of `directories` to `path` and their curves in long
+  /// format beside it (NAME.csv -> NAME-curves.csv; core/train/RunComparison.h).
+  static QString exportRuns(const QStringList& directories, const QString& path);
+  /// Where exportRuns writes the curves for a table at `path`.
+  static QString curvesPathFor(const QString& path);
 
  signals:
   void saved(const QString& status);
@@ -39,6 +52,7 @@ class ExportActions final : public QObject {
   void exportPlotInteractive();
   void exportMetricsInteractive();
   void exportCheckpointInteractive();
+  void exportRunsInteractive();
   /// The selected run's folder; empty (and said) when none is selected.
   QString selectedRun(const QString& title);
   void report(const QString& error, const QString& status);
@@ -50,6 +64,8 @@ class ExportActions final : public QObject {
   QAction* m_plot;
   QAction* m_metrics;
   QAction* m_checkpoint;
+  QAction* m_runsAction;
+  QAction* m_captionAction;
 };
 
 }  // namespace ensemble::ui

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/MainWindow.h"
 
 #include <qcustomplot.h>
@@ -120,7 +121,8 @@ void MainWindow::buildActions() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(openFolder);
   file->addSeparator();
-  file->addActions({m_export->plotAction(), m_export->metricsAction(), m_export->checkpointAction()});
+  file->addActions({m_export->plotAction(), m_export->metricsAction(), m_export->checkpointAction(), m_export->runsAction()});
+  file->addAction(m_export->captionAction());
   file->addSeparator();
   file->addAction(quit);
   QMenu* run = menuBar()->addMenu(tr("&Run"));
@@ -134,7 +136,10 @@ void MainWindow::buildActions() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About EnsembleLab"), this, [this] {
     QMessageBox::about(this, tr("About EnsembleLab"),
-                       tr("<b>EnsembleLab %1</b><p>Train and compare deep ensembles.</p>").arg(ENSEMBLELAB_VERSION));
+                       tr("<b>EnsembleLab %1</b><p>Train and compare deep ensembles.</p>"
+                          "<p>Free software under the GNU General Public License, version 3 or later "
+                          "(GPL-3.0-or-later). It comes with no warranty.</p>")
+                           .arg(ENSEMBLELAB_VERSION));
   });
 
   QToolBar* toolbar = addToolBar(tr("Run"));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/MetricPlot.h"
 
 #include <qcustomplot.h>
@@ -104,6 +105,11 @@ void MetricPlot::rebuild() {
     const QColor base = kRunColors[r % int(std::size(kRunColors))];
     const QVector<int> members = run->members();
     const bool hasEnsemble = members.contains(RunCurves::kEnsemble);
+    const int memberCount = int(members.size()) - (hasEnsemble ? 1 : 0);
+    // Up to three members get a legend entry each; more share one ("members 0-7"), drawn
+    // by the first member's line, so no line on the plot goes unnamed.
+    const bool oneEntryForMembers = hasEnsemble && memberCount > 3;
+    bool membersNamed = false;
     for (const int member : members) {
       // The ensemble (or the only model) is bold; members are thin and lighter.
       const bool bold = member == RunCurves::kEnsemble || (!hasEnsemble && member == 0);
@@ -124,11 +130,16 @@ void MetricPlot::rebuild() {
       if (!isTrain(m_metric)) {  // one point per epoch: mark them, a single one has no line
         line.shown->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, bold ? 7 : 4));
       }
-      const QString who = member == RunCurves::kEnsemble ? tr("ensemble")
-                          : hasEnsemble || members.size() > 1 ? tr("member %1").arg(member)
-                                                              : tr("model");
-      line.shown->setName(m_runs.size() > 1 || run->label().isEmpty() ? run->label() + " " + who : who);
-      if (!bold && members.size() > 3) line.shown->removeFromLegend();  // keep the legend readable
+      QString who = member == RunCurves::kEnsemble ? tr("ensemble")
+                    : hasEnsemble || members.size() > 1 ? tr("member %1").arg(member)
+                                                        : tr("model");
+      if (oneEntryForMembers && member != RunCurves::kEnsemble) {
+        who = tr("members 0–%1 (thin)").arg(memberCount - 1);
+        if (membersNamed) line.shown->removeFromLegend();
+        membersNamed = true;
+      }
+      // Overlaid runs: every entry names its run too.
+      line.shown->setName(m_runs.size() > 1 && !run->label().isEmpty() ? run->label() + ": " + who : who);
       m_lines.push_back(line);
     }
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One live metric plot (QCustomPlot): a thin line per member and a bold one for the
 // ensemble, for every shown run; an exponential-moving-average smoothing with the raw line
@@ -35,6 +36,7 @@ class MetricPlot final : public QWidget {
   void followData();
 
   Metric metric() const { return m_metric; }
+  const QVector<std::shared_ptr<const RunCurves>>& runs() const { return m_runs; }
   QString title() const;
   QCustomPlot* customPlot() const { return m_plot; }
   /// Graphs currently drawn (raw and smoothed lines).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/PlotExport.h"
 
 #include <qcustomplot.h>
@@ -34,15 +35,43 @@ void writeSeries(QTextStream& out, QCPAbstractPlottable* plottable) {
   }
 }
 
+/// Adds a caption row under the plot for as long as it lives (an export).
+class CaptionRow {
+ public:
+  CaptionRow(QCustomPlot* plot, const QString& caption) : m_plot(plot) {
+    if (caption.isEmpty()) return;
+    QCPLayoutGrid* layout = plot->plotLayout();
+    const int row = layout->rowCount();
+    layout->insertRow(row);
+    m_text = new QCPTextElement(plot, caption, QFont(plot->font().family(), 8));
+    m_text->setTextColor(QColor(80, 80, 80));
+    layout->addElement(row, 0, m_text);
+    layout->setRowStretchFactor(row, 0.001);
+  }
+  ~CaptionRow() {
+    if (!m_text) return;
+    m_plot->plotLayout()->remove(m_text);
+    m_plot->plotLayout()->simplify();
+    m_plot->replot();
+  }
+  CaptionRow(const CaptionRow&) = delete;
+  CaptionRow& operator=(const CaptionRow&) = delete;
+
+ private:
+  QCustomPlot* m_plot;
+  QCPTextElement* m_text = nullptr;
+};
+
 }  // namespace
 
 QString plotExportFilter() {
   return QObject::tr("PNG image (*.png);;PDF document (*.pdf);;SVG image (*.svg);;Data as CSV (*.csv)");
 }
 
-QString exportPlot(QCustomPlot* plot, const QString& path) {
+QString exportPlot(QCustomPlot* plot, const QString& path, const QString& caption) {
   const QString suffix = QFileInfo(path).suffix().toLower();
   if (suffix == "csv") return exportPlotData(plot, path);
+  const CaptionRow captionRow(plot, caption);
   const int width = std::max(plot->width(), 640), height = std::max(plot->height(), 420);
   bool ok = false;
   if (suffix == "png") {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Saves a QCustomPlot as PNG, PDF or SVG with its title, axis labels and legend as shown,
 // or its data as CSV: the format is chosen by the file's suffix.
@@ -13,8 +14,9 @@ namespace ensemble::ui {
 /// The file-dialog filter for the formats exportPlot writes.
 QString plotExportFilter();
 
-/// Returns an empty string on success, otherwise what went wrong.
-QString exportPlot(QCustomPlot* plot, const QString& path);
+/// Returns an empty string on success, otherwise what went wrong. A non-empty `caption`
+/// (say the runs' setup) is drawn under the plot in the image files, not on screen.
+QString exportPlot(QCustomPlot* plot, const QString& path, const QString& caption = {});
 
 /// The data behind every named series of `plot` as CSV, one row per point:
 ///   panel,series,x,y,z

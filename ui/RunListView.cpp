@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/RunListView.h"
 
 #include <QAction>
@@ -13,8 +14,10 @@ RunListView::RunListView(RunsModel& runs, QWidget* parent)
   setModel(&runs);
   setSelectionBehavior(QAbstractItemView::SelectRows);
   setSelectionMode(QAbstractItemView::ExtendedSelection);
+  // Every column as wide as its content, run names first among them; the spare width stays
+  // empty at the right instead of going to the last column.
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  horizontalHeader()->setStretchLastSection(true);
+  horizontalHeader()->setStretchLastSection(false);
   verticalHeader()->hide();
   setContextMenuPolicy(Qt::ActionsContextMenu);
   addRowAction(tr("Resume"), "resumeAction", [this](int row) { emit resumeRequested(row); });

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/RunsModel.h"
 
 #include <QBrush>
@@ -35,6 +36,16 @@ QString RunRecord::legendLabel() const {
                      ? QObject::tr("ensemble of %1").arg(members)
                      : QString::fromStdString(modeName(config->mode));
   return QObject::tr("%1, %2 (%3)").arg(what, QString::fromStdString(modelName(config->model)), name());
+}
+
+QString RunRecord::captionLine() const {
+  if (!config) return name();
+  return QObject::tr("%1: %2 · %3 · %4 · %5 · lr %6 · momentum %7 · batch %8")
+      .arg(name(), QString::fromStdString(config->dataset), QString::fromStdString(modelName(config->model)),
+           QString::fromStdString(modeName(config->mode)), QString::fromStdString(config->devices))
+      .arg(config->learningRate)
+      .arg(config->momentum)
+      .arg(config->batchSize);
 }
 
 RunRecord RunRecord::load(const QString& directory) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Every run the user has: the one training now and the past ones found in the runs folder
 // (the same folders the CLI writes). One row per run with its setup and final numbers.
@@ -28,6 +29,9 @@ struct RunRecord {
   QString name() const;
   /// How legends name the run: "ensemble of 4, cnn (NAME)", "single, lenet (NAME)".
   QString legendLabel() const;
+  /// A caption line for exported plots: "NAME: dataset · model · mode · devices · lr ·
+  /// momentum · batch" (the name alone when config.json is unreadable).
+  QString captionLine() const;
   /// True for an ensemble run (its curves include the ensemble's).
   bool isEnsemble() const { return config && config->mode == TrainingMode::Ensemble; }
   /// Reads config.json and summary.json; what cannot be read is left out and said in `problem`.

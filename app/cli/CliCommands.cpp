@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/CliCommands.h"
 
 #include <csignal>
@@ -6,6 +7,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
+#include <vector>
 
 #include "app/cli/ProgressPrinter.h"
 #include "core/common/Error.h"
@@ -16,7 +19,9 @@
 #include "core/metrics/EvaluationJson.h"
 #include "core/train/ConfigFields.h"
 #include "core/train/PredictionsCsv.h"
+#include "core/train/RunComparison.h"
 #include "core/train/RunControl.h"
+#include "core/train/TensorBoardExport.h"
 #include "core/train/Trainer.h"
 
 namespace ensemble::cli {
@@ -267,11 +272,41 @@ int commandPredict(const CliOptions& options) {
   return 0;
 }
 
+/// `export --runs A,B,...`: the comparison table and/or the long-format curves.
+int exportSeveralRuns(const CliOptions& options) {
+  if (!options.has("table") && !options.has("curves")) {
+    throw ConfigError("export --runs needs --table FILE.csv (one row per run) or --curves FILE.csv (every curve), or both");
+  }
+  std::vector<std::string> runs;
+  std::stringstream list(options.value("runs"));
+  for (std::string run; std::getline(list, run, ',');) {
+    if (!run.empty()) runs.push_back(run);
+  }
+  if (runs.empty()) throw ConfigError("--runs takes run folders separated by commas");
+  for (const char* what : {"table", "curves"}) {
+    if (!options.has(what)) continue;
+    if (std::string(what) == "table") writeRunComparison(runs, options.value(what));
+    else writeRunCurves(runs, options.value(what));
+    std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value(what).c_str());
+  }
+  return 0;
+}
+
 int commandExport(const CliOptions& options) {
-  if (!options.has("run")) throw ConfigError("export needs --run DIR, the run folder whose metrics to write");
-  if (!options.has("to")) throw ConfigError("export needs --to FILE.json or FILE.csv, the file to write");
-  exportRunMetrics(options.value("run"), options.value("to"));
-  std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("to").c_str());
+  if (options.has("runs")) return exportSeveralRuns(options);
+  if (!options.has("run")) throw ConfigError("export needs --run DIR, the run folder whose metrics to write (or --runs DIR,DIR,...)");
+  if (!options.has("to") && !options.has("tensorboard")) {
+    throw ConfigError("export needs --to FILE.json or FILE.csv, the file to write, or --tensorboard FOLDER");
+  }
+  if (options.has("to")) {
+    exportRunMetrics(options.value("run"), options.value("to"));
+    std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("to").c_str());
+  }
+  if (options.has("tensorboard")) {
+    exportTensorBoard(options.value("run"), options.value("tensorboard"));
+    std::fprintf(stderr, "ensemble-lab-cli: wrote the TensorBoard log to %s (tensorboard --logdir %s)\n",
+                 options.value("tensorboard").c_str(), options.value("tensorboard").c_str());
+  }
   return 0;
 }
 

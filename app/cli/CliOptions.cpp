@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/CliOptions.h"
 
 #include <algorithm>
@@ -39,7 +40,7 @@ const std::map<std::string, std::set<std::string>>& flagsByCommand() {
   static const std::map<std::string, std::set<std::string>> flags = [] {
     std::set<std::string> train{kConfigFile.name, kOut.name}, resume{kRun.name}, eval{kRun.name, "ood", "shift"},
         predict{kRun.name, "out", "shift"};
-    const std::set<std::string> exportFlags{kRun.name, "to"};
+    const std::set<std::string> exportFlags{kRun.name, "to", "tensorboard", "runs", "table", "curves"};
     for (const ConfigField& field : configFields()) train.insert(field.flag);
     for (const CliFlag& flag : groupFlags()) {
       train.insert(flag.name);
@@ -106,9 +107,13 @@ Usage:
                            --out FILE.csv
       Write every model's probabilities for every test image:
       index,label,model,p0,...,p9 (model: member-0 ... member-N-1, ensemble).
-  ensemble-lab-cli export --run DIR --to FILE.json|FILE.csv
+  ensemble-lab-cli export --run DIR [--to FILE.json|FILE.csv] [--tensorboard FOLDER]
       Write a run's metrics for other tools: .csv is metrics.csv; .json holds its config,
-      summary and every curve (the window's Export writes the same).
+      summary and every curve (the window's Export writes the same); --tensorboard
+      regenerates its TensorBoard log from metrics.csv (a run writes RUN/tensorboard/ live).
+  ensemble-lab-cli export --runs DIR,DIR,... [--table FILE.csv] [--curves FILE.csv]
+      Write several runs at once: --table one row per run (setup, final scores, speed);
+      --curves every curve of every run, one point per row: run,model,step,epoch,metric,value.
   ensemble-lab-cli --version | --help
   ensemble-lab-cli --list-flags COMMAND
       The flags COMMAND accepts, one per line (for shell completion).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/MetricsCsvWriter.h"
 
 #include <unistd.h>
@@ -14,13 +15,16 @@ namespace {
 
 void appendNumber(std::string& line, const std::optional<double>& value) {
   line += ',';
-  if (!value) return;
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.10g", *value);
-  line += buffer;
+  if (value) line += MetricsCsvWriter::formatNumber(*value);
 }
 
 }  // namespace
+
+std::string MetricsCsvWriter::formatNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.10g", value);
+  return buffer;
+}
 
 MetricsCsvWriter::MetricsCsvWriter(std::string path, std::optional<std::uint64_t> keepBytes)
     : m_path(std::move(path)) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // metrics.csv: one row per logged step and per member, and one per epoch evaluation.
 // Columns: step,epoch,member,train_loss,train_accuracy,test_loss,test_accuracy; member is
@@ -35,6 +36,8 @@ class MetricsCsvWriter final {
 
   /// One row as text (with its newline), numbers with enough digits to round-trip.
   static std::string format(const MetricsRow& row);
+  /// One number as a row spells it (10 significant digits).
+  static std::string formatNumber(double value);
 
  private:
   std::string m_path;

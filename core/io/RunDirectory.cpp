@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/RunDirectory.h"
 
 #include <chrono>
@@ -19,6 +20,12 @@ std::string RunDirectory::defaultRunsRoot() {
   }
   const char* home = environment::read(environment::kHome);
   return std::string(home ? home : ".") + "/.local/share/ensemble-lab/runs";
+}
+
+std::string RunDirectory::nameOf(const std::string& directory) {
+  std::filesystem::path path = std::filesystem::path(directory).lexically_normal();
+  if (path.filename().empty()) path = path.parent_path();
+  return path.filename().string();
 }
 
 std::string RunDirectory::newRunName(const std::string& mode, const std::string& model) {

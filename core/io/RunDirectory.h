@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The files of one run: config.json, metrics.csv, summary.json, checkpoints/. The CLI and
+// The files of one run: config.json, metrics.csv, summary.json, checkpoints/, tensorboard/. The CLI and
 // the GUI write the same layout, so each reads what the other wrote. Torch-free.
 #include <nlohmann/json_fwd.hpp>
 
@@ -15,12 +16,16 @@ class RunDirectory final {
   static std::string defaultRunsRoot();
   /// A fresh, readable run folder name: <date>-<time>-<mode>-<model>.
   static std::string newRunName(const std::string& mode, const std::string& model);
+  /// The run's name: its folder's, whether or not the path ends with a slash.
+  static std::string nameOf(const std::string& directory);
 
   const std::string& path() const { return m_path; }
   std::string configPath() const { return m_path + "/config.json"; }
   std::string metricsPath() const { return m_path + "/metrics.csv"; }
   std::string summaryPath() const { return m_path + "/summary.json"; }
   std::string checkpointsPath() const { return m_path + "/checkpoints"; }
+  /// The TensorBoard log: a folder per model (core/io/TensorBoardLog.h).
+  std::string tensorBoardPath() const { return m_path + "/tensorboard"; }
 
   /// Creates the folder (and parents). Throws IoError.
   void create() const;

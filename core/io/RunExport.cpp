@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/RunExport.h"
 
 #include <nlohmann/json.hpp>
@@ -22,13 +23,6 @@ bool endsWith(const std::string& text, const std::string& suffix) {
   return true;
 }
 
-/// The run's name: its folder's, whether or not the path ends with a slash.
-std::string folderName(const std::string& directory) {
-  std::filesystem::path path = std::filesystem::path(directory).lexically_normal();
-  if (path.filename().empty()) path = path.parent_path();
-  return path.filename().string();
-}
-
 }  // namespace
 
 nlohmann::json runMetricsDocument(const std::string& runDirectory) {
@@ -44,7 +38,7 @@ nlohmann::json runMetricsDocument(const std::string& runDirectory) {
       series["train_accuracy"].push_back({double(row.step), *row.trainAccuracy});
     }
   }
-  return {{"run", folderName(runDirectory)},
+  return {{"run", RunDirectory::nameOf(runDirectory)},
           {"config", RunDirectory::readJson(run.configPath())},
           {"summary", RunDirectory::readJson(run.summaryPath())},
           {"curves", curves}};
@@ -64,7 +58,7 @@ void exportRunMetrics(const std::string& runDirectory, const std::string& path) 
 std::string exportLatestCheckpoint(const std::string& runDirectory, const std::string& folder) {
   const std::string checkpoint = latestCheckpoint(RunDirectory(runDirectory).checkpointsPath());
   const std::string target =
-      (std::filesystem::path(folder) / (folderName(runDirectory) + "-" + std::filesystem::path(checkpoint).filename().string()))
+      (std::filesystem::path(folder) / (RunDirectory::nameOf(runDirectory) + "-" + std::filesystem::path(checkpoint).filename().string()))
           .string();
   std::error_code error;
   if (std::filesystem::exists(target, error)) {

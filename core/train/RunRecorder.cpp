@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/train/RunRecorder.h"
 
 #include <torch/torch.h>
@@ -7,6 +8,7 @@
 #include "core/common/FieldMention.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvWriter.h"
+#include "core/io/TensorBoardLog.h"
 #include "core/train/ConfigFields.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Replica.h"
@@ -63,6 +65,23 @@ void RunRecorder::open(bool resumed, RunState& state) {
   // or torn by a crash); a new run starts an empty file.
   m_metrics = std::make_unique<MetricsCsvWriter>(m_directory.metricsPath(),
                                                  std::uint64_t(resumed ? state.metricsBytes : 0));
+  // Every row at or before the checkpoint's step was written before the checkpoint: the
+  // log keeps those points, as metrics.csv keeps those rows.
+  std::vector<std::string> models;
+  for (std::size_t row = 0; row < reportedRows(); ++row) models.push_back(tensorBoardModelName(rowName(row)));
+  m_tensorboard = std::make_unique<TensorBoardWriter>(m_directory.tensorBoardPath(), models,
+                                                      resumed ? std::optional<int64_t>(state.globalStep) : std::nullopt);
+  flush(state);
+}
+
+void RunRecorder::record(const MetricsRow& row) {
+  m_metrics->write(row);
+  const std::string model = tensorBoardModelName(row.member);
+  for (const ScalarEvent& scalar : tensorBoardScalars(row, wallClockSeconds())) m_tensorboard->add(model, scalar);
+}
+
+void RunRecorder::flush(RunState& state) {
+  m_tensorboard->flush();
   state.metricsBytes = m_metrics->flush();
 }
 
@@ -71,10 +90,9 @@ void RunRecorder::writeTrainingRows(RunState& state) {
   for (std::size_t row = 0; row < reportedRows(); ++row) {
     const std::size_t slot = row < memberCount() ? row : memberCount();
     const ModelScore score = state.window[slot].mean();
-    m_metrics->write({state.globalStep, state.epoch + 1, rowName(slot), score.loss, score.accuracy, std::nullopt,
-                      std::nullopt});
+    record({state.globalStep, state.epoch + 1, rowName(slot), score.loss, score.accuracy, std::nullopt, std::nullopt});
   }
-  state.metricsBytes = m_metrics->flush();
+  flush(state);
 }
 
 void RunRecorder::writeEpochRows(const EpochEvent& epoch, RunState& state) {
@@ -84,10 +102,17 @@ void RunRecorder::writeEpochRows(const EpochEvent& epoch, RunState& state) {
     const ModelScore train = member ? epoch.train[row] : epoch.ensembleTrain;
     const ModelScore test = member ? ModelScore{epoch.test.members[row].loss, epoch.test.members[row].accuracy}
                                    : ModelScore{epoch.test.ensemble.nll, epoch.test.ensemble.accuracy};
-    m_metrics->write({state.globalStep, state.epoch + 1, rowName(member ? row : memberCount()), train.loss,
-                      train.accuracy, test.loss, test.accuracy});
+    record({state.globalStep, state.epoch + 1, rowName(member ? row : memberCount()), train.loss, train.accuracy,
+            test.loss, test.accuracy});
   }
-  state.metricsBytes = m_metrics->flush();
+  if (m_config.mode == TrainingMode::Ensemble) {  // what metrics.csv has no column for
+    const EnsembleScore& e = epoch.test.ensemble;
+    for (const ScalarEvent& scalar :
+         ensembleEvaluationScalars(state.globalStep, wallClockSeconds(), e.brier, e.ece, e.disagreement)) {
+      m_tensorboard->add("ensemble", scalar);
+    }
+  }
+  flush(state);
 }
 
 std::optional<CheckpointEvent> RunRecorder::checkpoint(const RunState& state) {

@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// What a run leaves on disk, and who writes it: metrics.csv rows, summary.json, the
+// What a run leaves on disk, and who writes it: metrics.csv rows (and the same values in
+// the run's TensorBoard log, core/io/TensorBoardLog.h), summary.json, the
 // checkpoint assembled from every process's members, and config.json. Only rank 0 writes
 // (the other ranks of a group only train); assembling a checkpoint is a collective that
 // every rank joins.
@@ -16,6 +18,8 @@ namespace ensemble {
 
 class Communicator;
 class MetricsCsvWriter;
+class TensorBoardWriter;
+struct MetricsRow;
 struct ExperimentConfig;
 struct Replica;
 struct RunState;
@@ -63,6 +67,10 @@ class RunRecorder final {
   std::size_t reportedRows() const;
   /// A member's index, or "ensemble" for the slot after the members.
   std::string rowName(std::size_t slot) const;
+  /// `row` into metrics.csv and its values into the TensorBoard log.
+  void record(const MetricsRow& row);
+  /// Hands both files' rows to the OS and notes metrics.csv's length in `state`.
+  void flush(RunState& state);
 
   const ExperimentConfig& m_config;
   RunDirectory m_directory;
@@ -70,6 +78,7 @@ class RunRecorder final {
   std::vector<Replica>& m_replicas;
   std::string m_devices;
   std::unique_ptr<MetricsCsvWriter> m_metrics;  ///< rank 0, once open
+  std::unique_ptr<TensorBoardWriter> m_tensorboard;  ///< rank 0, once open
   int64_t m_lastCheckpointStep = -1;
 };
 

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/train/RunComparison.h"
+
+#include <cstdio>
+#include <optional>
+#include <sstream>
+
+#include "core/io/AtomicFile.h"
+#include "core/io/MetricsCsvReader.h"
+#include "core/io/RunDirectory.h"
+#include "core/train/RunSummary.h"
+
+namespace ensemble {
+namespace {
+
+/// Quoted when it holds a separator, a quote or a line break (RFC 4180).
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + '"';
+}
+
+/// Enough digits to read back the double metrics.csv and summary.json hold.
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return text;
+}
+
+std::string number(const std::optional<double>& value) { return value ? number(*value) : std::string(); }
+
+std::string curveModelName(const std::string& member) { return member == "ensemble" ? member : "member-" + member; }
+
+}  // namespace
+
+std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
+  std::ostringstream out;
+  out << "run,status,mode,model,dataset,devices,replicas,seed,lr,momentum,batch_size,epochs,epochs_completed,"
+         "test_accuracy,test_nll,test_brier,test_ece,mean_member_accuracy,disagreement,seconds_per_epoch,"
+         "images_per_second\n";
+  for (const std::string& directory : runDirectories) {
+    const RunSummary s = RunSummary::read(RunDirectory(directory).summaryPath());
+    out << csvField(RunDirectory::nameOf(directory)) << ',' << runStatusName(s.status) << ',' << modeName(s.mode) << ','
+        << modelName(s.model) << ',' << csvField(s.dataset) << ',' << csvField(s.devices) << ',' << s.replicas << ','
+        << s.seed << ',' << number(s.learningRate) << ',' << number(s.momentum) << ',' << s.batchSize << ','
+        << s.epochs << ',' << s.epochsCompleted << ',';
+    if (s.evaluation) {
+      const EvaluationResult& e = *s.evaluation;
+      out << number(e.ensemble.accuracy) << ',' << number(e.ensemble.nll) << ',' << number(e.ensemble.brier) << ','
+          << number(e.ensemble.ece) << ',' << number(e.meanMember.accuracy) << ',' << number(e.ensemble.disagreement);
+    } else {
+      out << ",,,,,";
+    }
+    out << ',' << number(s.secondsPerEpoch) << ',' << number(s.imagesPerSecond) << '\n';
+  }
+  return out.str();
+}
+
+std::string runCurvesCsv(const std::vector<std::string>& runDirectories) {
+  std::ostringstream out;
+  out << "run,model,step,epoch,metric,value\n";
+  for (const std::string& directory : runDirectories) {
+    const std::string run = csvField(RunDirectory::nameOf(directory));
+    for (const MetricsRow& row : readMetricsCsv(RunDirectory(directory).metricsPath())) {
+      const std::string prefix = run + ',' + csvField(curveModelName(row.member)) + ',' + std::to_string(row.step) + ',' +
+                                 std::to_string(row.epoch) + ',';
+      const std::pair<const char*, const std::optional<double>&> metrics[] = {
+          {"train_loss", row.trainLoss}, {"train_accuracy", row.trainAccuracy},
+          {"test_loss", row.testLoss}, {"test_accuracy", row.testAccuracy}};
+      for (const auto& [metric, value] : metrics) {
+        if (value) out << prefix << metric << ',' << number(*value) << '\n';
+      }
+    }
+  }
+  return out.str();
+}
+
+void writeRunComparison(const std::vector<std::string>& runDirectories, const std::string& path) {
+  writeFileAtomically(path, runComparisonCsv(runDirectories));
+}
+
+void writeRunCurves(const std::vector<std::string>& runDirectories, const std::string& path) {
+  writeFileAtomically(path, runCurvesCsv(runDirectories));
+}
+
+}  // namespace ensemble

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Several runs exported at once, for a spreadsheet or pandas (what TensorBoard users still
+// ask for: every run's data in one download). Two CSV files:
+//   the comparison table, one row per run:
+//     run,status,mode,model,dataset,devices,replicas,seed,lr,momentum,batch_size,epochs,
+//     epochs_completed,test_accuracy,test_nll,test_brier,test_ece,mean_member_accuracy,
+//     disagreement,seconds_per_epoch,images_per_second
+//   every curve in long format, one row per point:
+//     run,model,step,epoch,metric,value
+//   (model: member-0, member-1, ... or ensemble; metric: train_loss, train_accuracy,
+//   test_loss, test_accuracy; a test point's step is the step its epoch ended at).
+// Values a run does not have yet (no evaluation before its first epoch) are left empty.
+// Torch-free.
+#include <string>
+#include <vector>
+
+namespace ensemble {
+
+/// The comparison table's text. Throws IoError or ConfigError naming an unreadable run file.
+std::string runComparisonCsv(const std::vector<std::string>& runDirectories);
+/// The long-format curves' text. Throws IoError naming an unreadable metrics.csv.
+std::string runCurvesCsv(const std::vector<std::string>& runDirectories);
+
+/// Each written atomically; throws as above, and IoError when `path` cannot be written.
+void writeRunComparison(const std::vector<std::string>& runDirectories, const std::string& path);
+void writeRunCurves(const std::vector<std::string>& runDirectories, const std::string& path);
+
+}  // namespace ensemble

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// A run's TensorBoard log regenerated from its files (`ensemble-lab-cli export --run DIR
+// --tensorboard OUT`), for runs trained before the live log existed or whose log was
+// lost. Same folders and tags as the live log (core/io/TensorBoardLog.h). Torch-free.
+#include <string>
+
+namespace ensemble {
+
+/// Writes the log of the run in `runDirectory` into `folder` (one folder per model inside):
+/// every value of metrics.csv, and the ensemble's test/brier, test/ece and
+/// test/disagreement of its last evaluation from summary.json (metrics.csv has no column
+/// for them; the live log has them at every evaluation). Wall times are not in metrics.csv:
+/// a point is dated by the training time the run had spent by its step (summary.json's
+/// train_seconds spread evenly over its steps) counted from 1970, so TensorBoard's
+/// "relative" axis reads as training time and the same run gives the same bytes. Files
+/// already in the model folders are replaced. Throws IoError or ConfigError naming a
+/// missing or damaged file.
+void exportTensorBoard(const std::string& runDirectory, const std::string& folder);
+
+}  // namespace ensemble

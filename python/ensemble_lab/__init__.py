@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""EnsembleLab's runs in PyTorch.
+
+    import ensemble_lab
+    run = ensemble_lab.load_run("~/.local/share/ensemble-lab/runs/<run>")
+    run.members       # torch.nn.Modules with the checkpoint's weights
+    run.optimizers    # torch.optim.SGD each, with the checkpoint's momentum: training goes on
+    ensemble = ensemble_lab.Ensemble(run.members)
+    probabilities = ensemble(images)   # the mean of the members' softmax probabilities
+
+The models' state_dict keys are EnsembleLab's checkpoint keys, so load_state_dict is strict.
+"""
+from ensemble_lab.models import Cnn, Ensemble, LeNet, ResNet18, make_model
+from ensemble_lab.data import load_split
+from ensemble_lab.run import Run, load_run, pytorch_optimizer_state
+
+__all__ = ["Cnn", "Ensemble", "LeNet", "ResNet18", "Run", "load_run", "load_split", "make_model", "pytorch_optimizer_state"]
+__version__ = "0.1.0"

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A run folder read into PyTorch: config.json, and a checkpoint's members and optimizers.
+
+A checkpoint (RUN/checkpoints/step-<N>/) holds per model member-<i>.pt (its state_dict) and
+member-<i>-optimizer.pt (its SGD momentum buffers, keyed by parameter name). load_run puts
+the buffers into torch.optim.SGD's own layout (pytorch_optimizer_state), so PyTorch takes
+the next step exactly as EnsembleLab would: buf = momentum * buf + grad; p -= lr * buf.
+"""
+import json
+import os
+from dataclasses import dataclass, field
+from typing import List
+
+import torch
+import torch.nn as nn
+
+from ensemble_lab.models import make_model
+
+# Each model's first convolution (input channels) and last linear layer (classes, and the
+# flattened features before it where they depend on the image size).
+_SHAPE_KEYS = {"cnn": ("conv1.weight", "dense2.weight", "dense1"), "lenet": ("conv1.weight", "fc3.weight", "fc1"),
+               "resnet18": ("body.0.weight", "fc.weight", None)}
+
+
+@dataclass
+class Run:
+    """What load_run returns."""
+    config: dict                     # config.json
+    checkpoint: str                  # the checkpoint folder read
+    step: int                        # its global step
+    members: List[nn.Module] = field(default_factory=list)  # in train() mode, as training leaves them
+    optimizers: List[torch.optim.SGD] = field(default_factory=list)
+
+
+def _load(path, map_location):
+    # Plain dicts of tensors: torch.load at its defaults reads them (weights_only since 2.6).
+    return torch.load(path, map_location=map_location)
+
+
+def model_for_state(name, state):
+    """The model `name` shaped for the weights in `state` (any image size, channels, classes)."""
+    if name not in _SHAPE_KEYS:
+        raise ValueError(f"unknown model '{name}'; EnsembleLab's models are {', '.join(sorted(_SHAPE_KEYS))}")
+    first, last, flattened = _SHAPE_KEYS[name]
+    model = make_model(name, channels=state[first].shape[1], classes=state[last].shape[0])
+    if flattened is not None:  # the dense layer after the convolutions sees H x W's features
+        layer = getattr(model, flattened)
+        features = state[flattened + ".weight"].shape[1]
+        if layer.in_features != features:
+            setattr(model, flattened, nn.Linear(features, layer.out_features))
+    return model
+
+
+def pytorch_optimizer_state(model, momentum_buffers, lr, momentum):
+    """EnsembleLab's momentum buffers ({parameter name: tensor}) as torch.optim.SGD's
+    state_dict() ({"state": {index: {"momentum_buffer": ...}}, "param_groups": [...]}),
+    indices in model.parameters() order."""
+    names = [name for name, _ in model.named_parameters()]
+    missing = [name for name in names if name not in momentum_buffers]
+    if missing:
+        raise KeyError(f"no momentum buffer for parameter '{missing[0]}'")
+    template = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum).state_dict()
+    template["state"] = {i: {"momentum_buffer": momentum_buffers[name].clone()} for i, name in enumerate(names)}
+    return template
+
+
+def _checkpoint_folder(path, step):
+    checkpoints = os.path.join(path, "checkpoints")
+    if step is None:
+        latest = os.path.join(checkpoints, "latest")
+        if not os.path.exists(latest):
+            raise FileNotFoundError(f"{path} has no checkpoint yet (no {latest})")
+        with open(latest) as f:
+            return os.path.join(checkpoints, f.read().strip())
+    folder = os.path.join(checkpoints, f"step-{step:09d}")
+    if not os.path.isdir(folder):
+        kept = sorted(name for name in os.listdir(checkpoints) if name.startswith("step-"))
+        raise FileNotFoundError(f"{path} has no checkpoint of step {step}; it keeps {', '.join(kept) or 'none'}")
+    return folder
+
+
+def load_run(path, step=None, map_location="cpu"):
+    """Reads run folder `path`: its config and the checkpoint of `step` (default: the latest),
+    each model rebuilt with its weights and an SGD optimizer with its momentum."""
+    path = os.path.expanduser(path)
+    with open(os.path.join(path, "config.json")) as f:
+        config = json.load(f)
+    folder = _checkpoint_folder(path, step)
+    with open(os.path.join(folder, "manifest.json")) as f:
+        manifest = json.load(f)
+    run = Run(config=config, checkpoint=folder, step=int(manifest.get("state", {}).get("global_step", -1)))
+    index = 0
+    while os.path.exists(os.path.join(folder, f"member-{index}.pt")):
+        state = _load(os.path.join(folder, f"member-{index}.pt"), map_location)
+        model = model_for_state(config["model"], state).to(map_location)
+        model.load_state_dict(state)  # strict: every key and shape must match
+        optimizer = torch.optim.SGD(model.parameters(), lr=config["lr"], momentum=config["momentum"])
+        buffers = _load(os.path.join(folder, f"member-{index}-optimizer.pt"), map_location)
+        optimizer.load_state_dict(pytorch_optimizer_state(model, buffers, config["lr"], config["momentum"]))
+        run.members.append(model)
+        run.optimizers.append(optimizer)
+        index += 1
+    if not run.members:
+        raise FileNotFoundError(f"{folder} holds no member-0.pt")
+    return run
