@@ -318,6 +318,38 @@ class TestCli final : public QObject {
     QCOMPARE(b["lr"].toDouble(), 0.07);
     QCOMPARE(b["member_form"].toString(), QString("stacked"));
     saw("train", {"--config", "--member-form"});
+    // --init-from: the file is read when the run starts (TestInitFrom trains from real ones).
+    r = runCli({"train", "--dataset", "synthetic", "--init-from", root + "/none.pt", "--out", root + "/i"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains(root + "/none.pt") && r.err.contains("cannot open"), qPrintable(r.err));
+    saw("train", {"--init-from"});
+
+    // sweep takes train's settings for every job (the same flags as run a, lr as a grid of
+    // one), --config and --member-form, --init-from, and --resume (TestSweep runs real grids).
+    r = runCli(QStringList{"sweep", "--dataset", "synthetic", "--model", "lenet", "--mode", "data-parallel",
+                           "--devices", "cpu*2", "--grid", "lr=0.03", "--momentum", "0.5", "--batch-size", "32",
+                           "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-batch-size", "50",
+                           "--memory-budget", "4096", "--precision", "bf16", "--out", root + "/sa"} +
+               tiny);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject sa = readJson(root + "/sa/001-lr=0.03/config.json");
+    for (auto it = expectedA.begin(); it != expectedA.end(); ++it) {
+      QVERIFY2(sa[it.key()] == it.value(), qPrintable("sweep: " + it.key()));
+    }
+    saw("sweep", {"--dataset", "--model", "--mode", "--devices", "--grid", "--momentum", "--batch-size", "--seed",
+                  "--checkpoint-every", "--log-every", "--eval-batch-size", "--memory-budget", "--precision",
+                  "--epochs", "--train-limit", "--test-limit", "--out"});
+    r = runCli(QStringList{"sweep", "--config", root + "/b.json", "--member-form", "stacked", "--devices", "cpu*2",
+                           "--grid", "seed=0", "--lr", "0.02", "--out", root + "/sb"} + tiny);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject sb = readJson(root + "/sb/001-seed=0/config.json");
+    QVERIFY(sb["lr"].toDouble() == 0.02 && sb["dataset"].toString() == "synthetic" &&
+            sb["member_form"].toString() == "stacked");
+    r = runCli({"sweep", "--resume", root + "/sb"});
+    QVERIFY2(r.exitCode == 0 && r.err.contains("001-seed=0") && r.err.contains("completed"), qPrintable(r.err));
+    r = runCli({"sweep", "--dataset", "synthetic", "--grid", "seed=0", "--init-from", root + "/none.pt", "--out",
+                root + "/si"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains(root + "/none.pt"), qPrintable(r.err));
+    saw("sweep", {"--config", "--member-form", "--lr", "--resume", "--init-from"});
 
     // The group's flags, on train and on resume: rank 0 waits for rank 1 at the given
     // address and port for the given time, and names all of them; rank 1 looks for rank 0;
@@ -445,7 +477,7 @@ class TestCli final : public QObject {
     QVERIFY2(r.exitCode == 1 && r.err.contains("needs --table FILE.csv"), qPrintable(r.err));
     saw("export", {"--runs", "--table", "--curves"});
 
-    for (const QString command : {"devices", "train", "resume", "eval", "predict", "export"}) {
+    for (const QString command : {"devices", "train", "resume", "eval", "predict", "export", "sweep"}) {
       r = runCli({"--list-flags", command});
       QCOMPARE(r.exitCode, 0);
       QSet<QString> accepted;

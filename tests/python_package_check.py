@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Checks python/ensemble_lab against a real run: PyTorch continues it as EnsembleLab did.
 
-    python_package_check.py RUN_DIR [DATASET_FOLDER] [--tolerance T]
+    python_package_check.py RUN_DIR [DATASET_FOLDER] [--tolerance T] [--from FILE[,FILE]]
 
 RUN_DIR trained with train_limit == batch_size (so every step sees the whole training set,
 in an order that does not change its mean gradient) and kept two checkpoints. From the
@@ -10,6 +10,9 @@ older one, every member and its torch.optim.SGD (load_run) take one step on that
 PyTorch; their weights and buffers must equal the newer checkpoint's to 1e-6, and their
 momentum to 1e-6 / lr (a momentum difference d moves the next step's weights by lr * d:
 the same contract, one step on).
+With --from, the run was started by `train --init-from FILE[,FILE]`: the models loaded from
+those state_dicts, with a fresh torch.optim.SGD each, take the step instead, and must reach
+the run's first checkpoint (step 1).
 Then the Ensemble module of the newer checkpoint's members must score the run's test images
 as summary.json says (accuracy to one image in 500).
 Prints what it measured; exits 1 on the first difference.
@@ -30,6 +33,19 @@ def fail(message):
     sys.exit(1)
 
 
+def started_from(files, after):
+    """The run as --init-from started it: each model from its file (or all from one), a fresh SGD."""
+    config = after.config
+    start = ensemble_lab.Run(config=config, checkpoint=",".join(files), step=0)
+    for index in range(len(after.members)):
+        state = torch.load(files[0 if len(files) == 1 else index], map_location="cpu")
+        model = ensemble_lab.model_for_state(config["model"], state)
+        model.load_state_dict(state)
+        start.members.append(model)
+        start.optimizers.append(torch.optim.SGD(model.parameters(), lr=config["lr"], momentum=config["momentum"]))
+    return start
+
+
 def main():
     arguments = sys.argv[1:]
     tolerance = 1e-6
@@ -37,15 +53,25 @@ def main():
         at = arguments.index("--tolerance")
         tolerance = float(arguments[at + 1])
         del arguments[at:at + 2]
+    init_files = None
+    if "--from" in arguments:
+        at = arguments.index("--from")
+        init_files = arguments[at + 1].split(",")
+        del arguments[at:at + 2]
     run_dir = arguments[0]
     folder = arguments[1] if len(arguments) > 1 else ensemble_lab.data.FASHION_MNIST
     torch.manual_seed(0)
     steps = sorted(int(name[5:]) for name in os.listdir(os.path.join(run_dir, "checkpoints")) if name.startswith("step-"))
-    if len(steps) < 2:
+    if init_files is not None:
+        after = ensemble_lab.load_run(run_dir, step=1)
+        before = started_from(init_files, after)
+        steps = [0, 1]
+    elif len(steps) < 2:
         fail(f"{run_dir} keeps {len(steps)} checkpoint(s); the check needs two")
-    before = ensemble_lab.load_run(run_dir, step=steps[-2])
-    after = ensemble_lab.load_run(run_dir)
-    config = before.config
+    else:
+        before = ensemble_lab.load_run(run_dir, step=steps[-2])
+        after = ensemble_lab.load_run(run_dir)
+    config = after.config
     if config["train_limit"] != config["batch_size"] or steps[-1] != steps[-2] + 1:
         fail("the run must train on exactly one batch per step (train_limit == batch_size), checkpointed every step")
     images, labels = ensemble_lab.load_split(folder, "train", config["train_limit"])

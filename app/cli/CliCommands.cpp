@@ -10,6 +10,8 @@
 #include <sstream>
 #include <vector>
 
+#include "app/cli/CliSweep.h"
+#include "app/cli/CliTraining.h"
 #include "app/cli/ProgressPrinter.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
@@ -47,8 +49,6 @@ void installStopHandlers(RunControl& control) {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-/// An engine message in the CLI's words: the settings it names as flags (Error.h).
-std::string inFlags(const std::string& message) { return phraseMessage(message, FieldNaming::Flags); }
 
 int64_t parseInteger(const CliOptions& options, const std::string& flag) {
   const std::string& text = options.value(flag);
@@ -90,6 +90,8 @@ nlohmann::json flagValue(const CliOptions& options, const ConfigField& field) {
   return nullptr;
 }
 
+}  // namespace
+
 /// The config of --config (or the defaults) with every config field's flag laid over it.
 ExperimentConfig configFromOptions(const CliOptions& options) {
   ExperimentConfig config =
@@ -101,6 +103,8 @@ ExperimentConfig configFromOptions(const CliOptions& options) {
   config.merge(flags, "the command line");
   return config;
 }
+
+namespace {
 
 /// The process group: torchrun's environment variables, overridden by the flags.
 ProcessGroupOptions groupFromOptions(const CliOptions& options) {
@@ -129,7 +133,9 @@ void printResult(const RunSummary& summary, const std::string& runDirectory) {
               summary.trainSeconds, runDirectory.c_str());
 }
 
-int runTraining(Trainer& trainer) {
+}  // namespace
+
+RunFinishedEvent trainAndReport(Trainer& trainer) {
   RunControl control;
   installStopHandlers(control);
   ProgressPrinter printer(stderr);
@@ -144,14 +150,23 @@ int runTraining(Trainer& trainer) {
       } else {
         std::fprintf(stderr, "ensemble-lab-cli: %sdone; rank 0 wrote the run folder\n", rank.c_str());
       }
-      return 0;
+      break;
     case RunStatus::Stopped:
       std::fprintf(stderr, "ensemble-lab-cli: %s%s\n", rank.c_str(), inFlags(finished.message).c_str());
-      return kExitInterrupted;
+      break;
     default:
       std::fprintf(stderr, "ensemble-lab-cli: %serror: %s\n", rank.c_str(), inFlags(finished.message).c_str());
-      return kExitError;
   }
+  return finished;
+}
+
+std::string inFlags(const std::string& message) { return phraseMessage(message, FieldNaming::Flags); }
+
+namespace {
+
+int runTraining(Trainer& trainer) {
+  const RunStatus status = trainAndReport(trainer).status;
+  return status == RunStatus::Completed ? 0 : status == RunStatus::Stopped ? kExitInterrupted : kExitError;
 }
 
 /// The config of a run folder that has a readable config.json but no checkpoint yet.
@@ -332,6 +347,7 @@ int runCommand(const CliOptions& options) {
     if (options.command == "eval") return commandEval(options);
     if (options.command == "predict") return commandPredict(options);
     if (options.command == "export") return commandExport(options);
+    if (options.command == "sweep") return commandSweep(options);
   } catch (...) {
     std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", inFlags(describeCurrentException()).c_str());
     return kExitError;

@@ -19,6 +19,9 @@ struct CliFlag {
 const CliFlag kConfigFile{"config", "FILE.json", "start from a config file (flags override it)"};
 const CliFlag kOut{"out", "DIR", "run folder (default: ~/.local/share/ensemble-lab/runs/<name>)"};
 const CliFlag kRun{"run", "DIR", "the run folder"};
+/// Flags that may be given several times; their values are kept in order.
+const char kRepeatSeparator = '\n';
+bool repeatable(const std::string& flag) { return flag == "grid"; }
 
 /// The process group's flags (train and resume).
 const std::vector<CliFlag>& groupFlags() {
@@ -42,6 +45,8 @@ const std::map<std::string, std::set<std::string>>& flagsByCommand() {
         predict{kRun.name, "out", "shift"};
     const std::set<std::string> exportFlags{kRun.name, "to", "tensorboard", "runs", "table", "curves"};
     for (const ConfigField& field : configFields()) train.insert(field.flag);
+    std::set<std::string> sweep = train;  // one process: no group flags
+    sweep.insert({"grid", "resume"});
     for (const CliFlag& flag : groupFlags()) {
       train.insert(flag.name);
       resume.insert(flag.name);
@@ -52,7 +57,7 @@ const std::map<std::string, std::set<std::string>>& flagsByCommand() {
     }
     return std::map<std::string, std::set<std::string>>{
         {"devices", {}}, {"train", train},   {"resume", resume}, {"eval", eval},
-        {"predict", predict}, {"export", exportFlags}, {"help", {}}, {"version", {}}};
+        {"predict", predict}, {"export", exportFlags}, {"sweep", sweep}, {"help", {}}, {"version", {}}};
   }();
   return flags;
 }
@@ -114,6 +119,15 @@ Usage:
   ensemble-lab-cli export --runs DIR,DIR,... [--table FILE.csv] [--curves FILE.csv]
       Write several runs at once: --table one row per run (setup, final scores, speed);
       --curves every curve of every run, one point per row: run,model,step,epoch,metric,value.
+  ensemble-lab-cli sweep --grid SETTING=V1,V2,... [--grid ...] [train flags] [--out SWEEP_DIR]
+  ensemble-lab-cli sweep --resume SWEEP_DIR
+      Train every combination of the grids' values (a setting by its flag or config
+      key, e.g. --grid lr=0.05,0.1 --grid mode=single,ensemble --grid seed=0,1,2), one
+      run after another, each in its own folder under SWEEP_DIR; SWEEP_DIR/sweep.json
+      records the grid and each job's state. Every job is checked before the first
+      starts; a failed job is recorded and the others go on. --resume continues an
+      interrupted sweep: finished jobs are kept, the interrupted one resumes from its
+      checkpoint, the rest run. Exit status 1 when a job failed.
   ensemble-lab-cli --version | --help
   ensemble-lab-cli --list-flags COMMAND
       The flags COMMAND accepts, one per line (for shell completion).
@@ -132,7 +146,7 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
     // For shell completion (and the test that every declared flag has an effect).
     const std::string command = arguments.size() == 2 ? arguments[1] : "";
     if (command == "help" || command == "version" || !flagsByCommand().count(command)) {
-      throw UsageError("--list-flags takes one command: devices, train, resume, eval, predict or export");
+      throw UsageError("--list-flags takes one command: devices, train, resume, eval, predict, export or sweep");
     }
     options.command = "list-flags";
     options.flags["command"] = command;
@@ -141,7 +155,7 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
   const auto known = flagsByCommand().find(options.command);
   if (known == flagsByCommand().end()) {
     throw UsageError("unknown command '" + options.command +
-                     "'; the commands are devices, train, resume, eval, predict and export (see --help)");
+                     "'; the commands are devices, train, resume, eval, predict, export and sweep (see --help)");
   }
   for (std::size_t i = 1; i < arguments.size(); ++i) {
     const std::string& argument = arguments[i];
@@ -166,9 +180,26 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
     if (!known->second.count(name)) {
       throw UsageError("unknown flag --" + name + " for " + options.command + " (see --help)");
     }
-    options.flags[name] = value;
+    if (repeatable(name) && options.has(name)) {
+      options.flags[name] += kRepeatSeparator + value;
+    } else {
+      options.flags[name] = value;
+    }
   }
   return options;
+}
+
+std::vector<std::string> CliOptions::values(const std::string& flag) const {
+  std::vector<std::string> list;
+  if (!has(flag)) return list;
+  const std::string& all = value(flag);
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t end = all.find(kRepeatSeparator, at);
+    list.push_back(all.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    if (end == std::string::npos) return list;
+    at = end + 1;
+  }
 }
 
 }  // namespace ensemble::cli

@@ -20,6 +20,8 @@ struct CliOptions {
 
   bool has(const std::string& flag) const { return flags.count(flag) != 0; }
   const std::string& value(const std::string& flag) const { return flags.at(flag); }
+  /// Every value of a flag that may be given several times (--grid), in order.
+  std::vector<std::string> values(const std::string& flag) const;
 };
 
 /// Parses argv. Accepts `--flag value` and `--flag=value`. Throws UsageError naming the

@@ -16,7 +16,7 @@ std::uint64_t littleEndian(const std::string& bytes, std::size_t at, int width) 
 }
 
 CheckpointError damaged(const std::string& origin, const std::string& why) {
-  return CheckpointError(origin + " is not a tensor file LibTorch wrote (" + why + "); the checkpoint is damaged");
+  return CheckpointError(origin + " is damaged or is not a tensor file (" + why + ")");
 }
 
 /// The pickle opcodes LibTorch's unpickler knows, by how their argument is laid out.

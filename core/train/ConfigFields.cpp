@@ -39,6 +39,10 @@ const std::vector<ConfigField>& configFields() {
       {"precision", "precision", "Precision", "P",
        "fp32 (default), tf32 (CUDA matmuls and convolutions in\nTensorFloat-32) or bf16 (autocast to bfloat16)",
        Kind::Text},
+      {"init_from", "init-from", "Initial weights", "FILE[,FILE]",
+       "start from state_dicts PyTorch saved (torch.save(model.\nstate_dict(), FILE)): one file for every member, or one\n"
+       "per member, comma-separated (default: seeded initialisation)",
+       Kind::Text},
   };
   return fields;
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 #include "core/common/JsonInteger.h"
 #include "core/models/ModelRegistry.h"
 #include "core/train/ConfigFields.h"
@@ -124,9 +125,31 @@ void ExperimentConfig::validate() const {
     throw ConfigError("member form 'stacked' is built for the cnn model; train " + modelName(model) +
                       " members with member form 'separate'", "member_form");
   }
+  if (!initFrom.empty() && memberForm == MemberForm::Stacked) {
+    throw ConfigError(mention::field("init_from") + " loads one network per member; use member form 'separate' with it", "init_from");
+  }
+  if (mode == TrainingMode::DataParallel && initFromFiles().size() > 1) {
+    throw ConfigError(mention::field("init_from") + " names " + std::to_string(initFromFiles().size()) +
+                      " files, but data-parallel trains one model; give one file", "init_from");
+  }
+  for (const std::string& file : initFromFiles()) {
+    if (file.empty()) throw ConfigError(mention::field("init_from") + " '" + initFrom + "' has an empty file name", "init_from");
+  }
   if (checkpointEvery < 0) {
     throw ConfigError("checkpoint_every must be 0 (epoch ends only) or positive, got " +
                       std::to_string(checkpointEvery), "checkpoint_every");
+  }
+}
+
+std::vector<std::string> ExperimentConfig::initFromFiles() const {
+  std::vector<std::string> files;
+  if (initFrom.empty()) return files;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t comma = initFrom.find(',', at);
+    files.push_back(initFrom.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos) return files;
+    at = comma + 1;
   }
 }
 
@@ -158,6 +181,7 @@ nlohmann::json ExperimentConfig::toJson() const {
               {"memory_budget_mb", memoryBudgetMb},
               {"member_form", memberFormName(memberForm)},
               {"precision", precisionName(precision)},
+              {"init_from", initFrom},
               {"version", ENSEMBLELAB_VERSION}};
 }
 
@@ -191,6 +215,7 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   std::string memberFormText = memberFormName(memberForm), precisionText = precisionName(precision);
   read(object, "member_form", memberFormText, origin, "a string");
   read(object, "precision", precisionText, origin, "a string");
+  read(object, "init_from", initFrom, origin, "a string");
   mode = parseMode(modeText);
   model = parseModel(modelText);
   memberForm = parseMemberForm(memberFormText);

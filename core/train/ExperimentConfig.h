@@ -65,6 +65,13 @@ struct ExperimentConfig {
   /// Separate is the default: stacked measured slower on CPU.
   MemberForm memberForm = MemberForm::Separate;
   Precision precision = Precision::Fp32;
+  /// Start from weights PyTorch saved (torch.save(model.state_dict(), F)) instead of the
+  /// seeded initialisation: one file for every model, or one per model, comma-separated.
+  /// Read once, when the run starts; a resumed run continues from its checkpoint.
+  std::string initFrom;
+
+  /// The files of initFrom, in order (none when it is empty).
+  std::vector<std::string> initFromFiles() const;
 
   /// Throws ConfigError naming the first invalid field, its value and the valid range.
   /// Checks that need the data (batch size vs. training set) happen when training starts.

@@ -3,7 +3,9 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <mutex>
+#include <vector>
 
 #include "core/common/Error.h"
 #include "core/common/SeedSequence.h"
@@ -60,6 +62,27 @@ void Replica::load(const TensorDict& weights, const TensorDict& optimizerState,
     momentum.insert(params[i].key(), optimizer->momentumBuffers()[i]);
   }
   restore(momentum, optimizerState, "momentum buffer", origin);
+}
+
+void Replica::initialiseFrom(const TensorDict& stateDict, const std::string& origin, const std::string& modelName) {
+  std::vector<std::string> expected;
+  for (const auto& p : model->named_parameters()) expected.push_back(p.key());
+  for (const auto& b : model->named_buffers()) expected.push_back(b.key());
+  const std::string model = "the " + modelName + " model";
+  for (const std::string& key : expected) {
+    if (!stateDict.contains(key)) {
+      throw CheckpointError(origin + " has no '" + key + "', which " + model +
+                            " has; it was saved from another model (python/ensemble_lab's models have our names)");
+    }
+  }
+  for (const auto& item : stateDict) {
+    if (std::find(expected.begin(), expected.end(), item.key()) == expected.end()) {
+      throw CheckpointError(origin + " has '" + item.key() + "', which " + model +
+                            " does not have; it was saved from another model");
+    }
+  }
+  restore(this->model->named_parameters(), stateDict, "parameter", origin);
+  restore(this->model->named_buffers(), stateDict, "buffer", origin);
 }
 
 Replica makeReplica(const std::string& modelName, const ModelInput& input,

@@ -27,6 +27,10 @@ struct Replica {
   /// Restores both; throws CheckpointError naming a missing or mis-shaped entry.
   void load(const TensorDict& weights, const TensorDict& optimizerState,
             const std::string& origin);
+  /// Takes its parameters and buffers from a state_dict that must hold exactly the
+  /// model's (`modelName`'s) entries (momentum stays zero). Throws CheckpointError naming `origin` and the
+  /// first entry that is missing, unexpected or of another shape.
+  void initialiseFrom(const TensorDict& stateDict, const std::string& origin, const std::string& modelName);
 };
 
 /// A model initialised from `seed` (torch's global generator is seeded under a lock, so

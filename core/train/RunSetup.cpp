@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <map>
 
 #include "core/comm/LocalCommunicator.h"
 #include "core/comm/NcclCommunicator.h"
@@ -16,6 +17,7 @@
 #include "core/data/DatasetSource.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/io/Checkpoint.h"
+#include "core/io/PyTorchStateDict.h"
 #include "core/train/CpuThreads.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/MemoryEstimate.h"
@@ -195,6 +197,24 @@ std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelIn
                                    config.learningRate, config.momentum));
   }
   return replicas;
+}
+
+void initialiseReplicasFrom(std::vector<Replica>& replicas, const ExperimentConfig& config, int firstReplica,
+                            std::size_t models) {
+  const std::vector<std::string> files = config.initFromFiles();
+  if (files.empty()) return;
+  if (files.size() != 1 && files.size() != models) {
+    throw ConfigError(mention::field("init_from") + " names " + std::to_string(files.size()) + " files for " +
+                          std::to_string(models) + " models; give one file for all, or one per model",
+                      "init_from");
+  }
+  std::map<std::size_t, TensorDict> read;  // each file once, however many replicas start from it
+  for (std::size_t r = 0; r < replicas.size(); ++r) {
+    const std::size_t model = config.mode == TrainingMode::DataParallel ? 0 : std::size_t(firstReplica) + r;
+    const std::size_t file = files.size() == 1 ? 0 : model;
+    if (!read.count(file)) read.emplace(file, readPyTorchStateDict(files[file]));
+    replicas[r].initialiseFrom(read.at(file), files[file], modelName(config.model));
+  }
 }
 
 void restoreReplicas(std::vector<Replica>& replicas, const CheckpointData& saved, TrainingMode mode, int firstReplica,

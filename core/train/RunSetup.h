@@ -59,6 +59,13 @@ std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, co
 std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelInput& input,
                                    const std::vector<DeviceRef>& devices, int firstReplica);
 
+/// Gives freshly built `replicas` the weights of config.initFrom's state_dicts: one file
+/// for every model, or file i for model i of the whole group (`firstReplica` + r; `models`
+/// in all). Throws ConfigError for a number of files that fits neither, CheckpointError
+/// naming the file and what does not fit the model.
+void initialiseReplicasFrom(std::vector<Replica>& replicas, const ExperimentConfig& config, int firstReplica,
+                            std::size_t models);
+
 /// Loads the saved weights and momentum into `replicas`: data-parallel saves one model,
 /// ensemble members sit at their index in the group. Throws CheckpointError naming the
 /// file of a model that does not fit.

@@ -131,6 +131,7 @@ std::unique_ptr<Trainer> Trainer::create(ExperimentConfig config, std::string ru
   impl->runPath = std::move(runDirectory);
   impl->data = std::move(data);
   impl->prepare();
+  initialiseReplicasFrom(impl->replicas, impl->config, impl->communicator->firstReplica(), impl->memberCount());
   // Record the devices actually used, so config.json replays the same run.
   impl->config.devices = formatDevices(impl->devices);
   return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));

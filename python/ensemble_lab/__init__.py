@@ -12,7 +12,8 @@ The models' state_dict keys are EnsembleLab's checkpoint keys, so load_state_dic
 """
 from ensemble_lab.models import Cnn, Ensemble, LeNet, ResNet18, make_model
 from ensemble_lab.data import load_split
-from ensemble_lab.run import Run, load_run, pytorch_optimizer_state
+from ensemble_lab.run import Run, load_run, model_for_state, pytorch_optimizer_state
 
-__all__ = ["Cnn", "Ensemble", "LeNet", "ResNet18", "Run", "load_run", "load_split", "make_model", "pytorch_optimizer_state"]
+__all__ = ["Cnn", "Ensemble", "LeNet", "ResNet18", "Run", "load_run", "load_split", "make_model", "model_for_state",
+           "pytorch_optimizer_state"]
 __version__ = "0.1.0"

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/CliSweep.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/CliTraining.h"
+#include "core/common/Error.h"
+#include "core/common/ErrorMessage.h"
+#include "core/io/RunDirectory.h"
+#include "core/train/RunSummary.h"
+#include "core/train/Sweep.h"
+#include "core/train/Trainer.h"
+
+namespace ensemble::cli {
+namespace {
+
+constexpr int kExitInterrupted = 130;
+
+/// The sweep the flags describe, every job checked; refused before anything is written.
+Sweep planFromOptions(const CliOptions& options) {
+  std::vector<SweepAxis> grid;
+  for (const std::string& axis : options.values("grid")) grid.push_back(parseSweepAxis(axis));
+  return planSweep(configFromOptions(options), grid);
+}
+
+/// Whether `run` is a folder a job began (it wrote config.json), so it goes on from there.
+bool begun(const std::string& run) {
+  std::error_code ec;
+  return std::filesystem::exists(RunDirectory(run).configPath(), ec);
+}
+
+bool hasCheckpoint(const std::string& run) {
+  std::error_code ec;
+  return std::filesystem::exists(RunDirectory(run).checkpointsPath() + "/latest", ec);
+}
+
+/// Trains one job: afresh, or on from its checkpoint when an earlier attempt began it
+/// (from step 0 when it was killed before its first checkpoint).
+RunFinishedEvent runJob(const Sweep& sweep, const SweepJob& job, const std::string& run) {
+  std::unique_ptr<Trainer> trainer;
+  if (begun(run) && hasCheckpoint(run)) {
+    trainer = Trainer::open(run);
+    if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
+      RunFinishedEvent done;  // finished, but the sweep was stopped before it said so
+      done.status = RunStatus::Completed;
+      done.runDirectory = run;
+      return done;
+    }
+  } else {
+    std::error_code ec;
+    std::filesystem::remove_all(run, ec);  // no checkpoint: nothing in it to keep
+    trainer = Trainer::create(sweep.configOf(job), run);
+  }
+  return trainAndReport(*trainer);
+}
+
+void printTable(const Sweep& sweep, const std::string& folder) {
+  std::fprintf(stderr, "\nsweep %s:\n", folder.c_str());
+  for (const SweepJob& job : sweep.jobs) {
+    std::string score;
+    try {
+      const RunSummary summary = RunSummary::read(RunDirectory(folder + "/" + job.name).summaryPath());
+      if (summary.evaluation) {
+        char text[64];
+        std::snprintf(text, sizeof text, "test accuracy %.4f", summary.evaluation->ensemble.accuracy);
+        score = text;
+      }
+    } catch (const std::exception&) {
+    }
+    std::fprintf(stderr, "  %-40s %-10s %s%s\n", job.name.c_str(), jobStatusName(job.status).c_str(), score.c_str(),
+                 job.status == JobStatus::Failed ? inFlags(job.message).c_str() : "");
+  }
+}
+
+}  // namespace
+
+int commandSweep(const CliOptions& options) {
+  const bool resuming = options.has("resume");
+  if (resuming && options.values("grid").size()) {
+    throw ConfigError("sweep --resume continues the grid its sweep.json records; give --resume DIR alone");
+  }
+  if (!resuming && !options.has("grid")) {
+    throw ConfigError("sweep needs --grid SETTING=V1,V2 (e.g. --grid lr=0.05,0.1), or --resume DIR");
+  }
+  std::string folder;
+  Sweep sweep;
+  if (resuming) {
+    folder = options.value("resume");
+    sweep = readSweep(folder);
+  } else {
+    sweep = planFromOptions(options);
+    folder = options.has("out") ? options.value("out")
+                                : RunDirectory::defaultRunsRoot() + "/" + RunDirectory::newRunName("sweep", "grid");
+    if (holdsSweep(folder)) {
+      throw ConfigError("folder " + folder + " already holds a sweep; choose another --out, or continue it with "
+                        "`ensemble-lab-cli sweep --resume " + folder + "`");
+    }
+    writeSweep(folder, sweep);
+    std::fprintf(stderr, "ensemble-lab-cli: sweep of %zu jobs in %s\n", sweep.jobs.size(), folder.c_str());
+  }
+
+  for (std::size_t j = 0; j < sweep.jobs.size(); ++j) {
+    SweepJob& job = sweep.jobs[j];
+    if (job.status == JobStatus::Completed || job.status == JobStatus::Failed) continue;
+    std::fprintf(stderr, "ensemble-lab-cli: job %zu of %zu: %s\n", j + 1, sweep.jobs.size(), job.name.c_str());
+    job.status = JobStatus::Running;
+    job.message.clear();
+    writeSweep(folder, sweep);
+    RunFinishedEvent finished;
+    try {
+      finished = runJob(sweep, job, folder + "/" + job.name);
+    } catch (...) {  // refused at its start (its dataset, its devices): recorded, and on to the next
+      finished.status = RunStatus::Failed;
+      finished.message = describeCurrentException();
+      std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", inFlags(finished.message).c_str());
+    }
+    job.status = finished.status == RunStatus::Completed ? JobStatus::Completed
+                 : finished.status == RunStatus::Stopped ? JobStatus::Stopped
+                                                         : JobStatus::Failed;
+    job.message = finished.message;
+    writeSweep(folder, sweep);
+    if (job.status == JobStatus::Stopped) {
+      std::fprintf(stderr, "ensemble-lab-cli: sweep stopped; continue it with: ensemble-lab-cli sweep --resume %s\n",
+                   folder.c_str());
+      return kExitInterrupted;
+    }
+  }
+  printTable(sweep, folder);
+  for (const SweepJob& job : sweep.jobs) {
+    if (job.status == JobStatus::Failed) return 1;
+  }
+  return 0;
+}
+
+}  // namespace ensemble::cli

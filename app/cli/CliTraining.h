@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// What `train`, `resume` and `sweep` share: the config the flags describe, and a run
+// trained with the progress on stderr and Ctrl+C as a clean stop.
+#include <string>
+
+#include "app/cli/CliOptions.h"
+#include "core/train/ExperimentConfig.h"
+#include "core/train/TrainingEvents.h"
+
+namespace ensemble {
+class Trainer;
+}
+
+namespace ensemble::cli {
+
+/// The config of --config (or the defaults) with every config field's flag laid over it.
+ExperimentConfig configFromOptions(const CliOptions& options);
+
+/// Trains `trainer` to the end, a stop (SIGINT, SIGTERM) or a failure, printing progress
+/// and the result or the message; returns how it finished.
+RunFinishedEvent trainAndReport(Trainer& trainer);
+
+/// An engine message in the CLI's words: the settings it names as flags (Error.h).
+std::string inFlags(const std::string& message);
+
+}  // namespace ensemble::cli

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/train/Sweep.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/common/Error.h"
+#include "core/io/AtomicFile.h"
+#include "core/train/ConfigFields.h"
+
+namespace ensemble {
+namespace {
+
+constexpr int kFormat = 1;
+const char* const kFileName = "sweep.json";
+
+const JobStatus kStatuses[] = {JobStatus::Pending, JobStatus::Running, JobStatus::Completed, JobStatus::Failed,
+                               JobStatus::Stopped};
+
+std::string knownSettings() {
+  std::string list;
+  for (const ConfigField& field : configFields()) list += std::string(list.empty() ? "" : ", ") + field.key;
+  return list;
+}
+
+/// `text` as the JSON value of `field`, as its flag would give it.
+nlohmann::json valueOf(const ConfigField& field, const std::string& text) {
+  const std::string where = "sweep grid " + std::string(field.key) + "=" + text;
+  if (field.kind == ConfigField::Kind::Text) return text;
+  char* end = nullptr;
+  errno = 0;
+  if (field.kind == ConfigField::Kind::Number) {
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end || errno) throw ConfigError(where + ": " + field.key + " takes a number");
+    return value;
+  }
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end || errno) throw ConfigError(where + ": " + field.key + " takes an integer");
+  if (field.kind == ConfigField::Kind::NonNegativeInteger) {
+    if (value < 0) throw ConfigError(where + ": " + field.key + " takes a non-negative integer");
+    return std::uint64_t(value);
+  }
+  return int64_t(value);
+}
+
+/// A value as it reads in a folder name: no path separators or spaces.
+std::string folderText(const nlohmann::json& value) {
+  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+  for (char& c : text) {
+    const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '+';
+    if (!plain) c = '_';
+  }
+  return text;
+}
+
+std::string jobName(std::size_t index, const nlohmann::json& settings, const std::vector<SweepAxis>& grid) {
+  char number[16];
+  std::snprintf(number, sizeof number, "%03zu", index + 1);
+  std::string name = number;
+  for (const SweepAxis& axis : grid) name += "-" + axis.key + "=" + folderText(settings.at(axis.key));
+  return name;
+}
+
+}  // namespace
+
+std::string jobStatusName(JobStatus status) {
+  switch (status) {
+    case JobStatus::Pending: return "pending";
+    case JobStatus::Running: return "running";
+    case JobStatus::Completed: return "completed";
+    case JobStatus::Failed: return "failed";
+    case JobStatus::Stopped: return "stopped";
+  }
+  return "pending";
+}
+
+ExperimentConfig Sweep::configOf(const SweepJob& job) const {
+  ExperimentConfig config = ExperimentConfig::fromJson(base, "the sweep's base config");
+  config.merge(job.settings, "sweep job " + job.name);
+  return config;
+}
+
+nlohmann::json Sweep::toJson() const {
+  nlohmann::json axes = nlohmann::json::array(), list = nlohmann::json::array();
+  for (const SweepAxis& axis : grid) axes.push_back({{"key", axis.key}, {"values", axis.values}});
+  for (const SweepJob& job : jobs) {
+    list.push_back({{"name", job.name},
+                    {"settings", job.settings},
+                    {"status", jobStatusName(job.status)},
+                    {"message", job.message}});
+  }
+  return {{"format", kFormat}, {"base", base}, {"grid", axes}, {"jobs", list}};
+}
+
+Sweep Sweep::fromJson(const nlohmann::json& json, const std::string& origin) {
+  const auto bad = [&](const std::string& why) {
+    return ConfigError(origin + " is not a sweep EnsembleLab wrote (" + why + ")");
+  };
+  try {
+    if (!json.is_object() || json.value("format", 0) != kFormat) throw bad("no format " + std::to_string(kFormat));
+    Sweep sweep;
+    sweep.base = json.at("base");
+    for (const auto& axis : json.at("grid")) {
+      sweep.grid.push_back({axis.at("key").get<std::string>(), axis.at("values").get<std::vector<nlohmann::json>>()});
+    }
+    for (const auto& item : json.at("jobs")) {
+      SweepJob job;
+      job.name = item.at("name").get<std::string>();
+      job.settings = item.at("settings");
+      job.message = item.value("message", "");
+      const std::string status = item.at("status").get<std::string>();
+      bool known = false;
+      for (const JobStatus s : kStatuses) {
+        if (jobStatusName(s) == status) job.status = s, known = true;
+      }
+      if (!known || job.name.empty() || job.name.find('/') != std::string::npos) throw bad("job '" + job.name + "'");
+      sweep.jobs.push_back(std::move(job));
+    }
+    return sweep;
+  } catch (const nlohmann::json::exception& e) {
+    throw bad(e.what());
+  }
+}
+
+SweepAxis parseSweepAxis(const std::string& text) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw ConfigError("sweep grid '" + text + "' is not SETTING=VALUE,VALUE (e.g. lr=0.05,0.1)");
+  }
+  std::string name = text.substr(0, equals);
+  const ConfigField* field = configFieldByKey(name);
+  if (!field) field = configFieldByFlag(name);
+  if (!field) {
+    throw ConfigError("sweep grid '" + text + "': '" + name + "' is not a setting; the settings are " +
+                      knownSettings());
+  }
+  SweepAxis axis{field->key, {}};
+  const std::string values = text.substr(equals + 1);
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t comma = values.find(',', at);
+    const std::string value = values.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (value.empty() && field->kind != ConfigField::Kind::Text) {
+      throw ConfigError("sweep grid '" + text + "' has an empty value for " + field->key);
+    }
+    axis.values.push_back(valueOf(*field, value));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return axis;
+}
+
+Sweep planSweep(const ExperimentConfig& base, const std::vector<SweepAxis>& grid) {
+  if (grid.empty()) throw ConfigError("a sweep needs at least one grid axis, e.g. lr=0.05,0.1");
+  for (std::size_t a = 0; a < grid.size(); ++a) {
+    for (std::size_t b = 0; b < a; ++b) {
+      if (grid[a].key == grid[b].key) throw ConfigError("sweep grid sets " + grid[a].key + " twice; give its values once");
+    }
+  }
+  Sweep sweep;
+  sweep.base = base.toJson();
+  sweep.base.erase("version");
+  sweep.grid = grid;
+  std::size_t count = 1;
+  for (const SweepAxis& axis : grid) count *= axis.values.size();
+  for (std::size_t index = 0; index < count; ++index) {
+    SweepJob job;
+    job.settings = nlohmann::json::object();
+    std::size_t rest = index;
+    for (std::size_t a = grid.size(); a-- > 0;) {  // the last axis varies fastest
+      job.settings[grid[a].key] = grid[a].values[rest % grid[a].values.size()];
+      rest /= grid[a].values.size();
+    }
+    job.name = jobName(index, job.settings, grid);
+    try {
+      sweep.configOf(job).validate();
+    } catch (const ConfigError& e) {
+      std::string values;
+      for (const SweepAxis& axis : grid) values += (values.empty() ? "" : " ") + axis.key + "=" + job.settings[axis.key].dump();
+      throw ConfigError("sweep job " + job.name + " (" + values + "): " + e.what(), e.field());
+    }
+    sweep.jobs.push_back(std::move(job));
+  }
+  return sweep;
+}
+
+void writeSweep(const std::string& folder, const Sweep& sweep) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  writeFileAtomically(folder + "/" + kFileName, sweep.toJson().dump(2) + "\n");
+}
+
+bool holdsSweep(const std::string& folder) {
+  std::error_code ec;
+  return std::filesystem::exists(folder + "/" + kFileName, ec);
+}
+
+Sweep readSweep(const std::string& folder) {
+  const std::string path = folder + "/" + kFileName;
+  std::ifstream in(path);
+  if (!in) throw ConfigError(folder + " holds no sweep (no " + kFileName + "); start one with `ensemble-lab-cli sweep --grid ...`");
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(path + " is not valid JSON (" + std::string(e.what()) + ")");
+  }
+  return Sweep::fromJson(json, path);
+}
+
+}  // namespace ensemble

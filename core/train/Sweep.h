@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// A sweep: every combination of a grid of settings over a base config, trained one run
+// after another, each in its own folder under the sweep's folder. The plan and each job's
+// state live in SWEEP/sweep.json (rewritten atomically at every change), so an interrupted
+// sweep resumes where it stopped and a failed job is recorded while the others go on.
+//   sweep.json: {"format": 1, "base": {config.json}, "grid": [{"key": "lr", "values": [..]}],
+//                "jobs": [{"name": "001-lr=0.05-seed=0", "settings": {"lr": 0.05, "seed": 0},
+//                          "status": "pending|running|completed|failed|stopped",
+//                          "message": "..."}]}
+// Torch-free: the CLI's `sweep` and the window's queue run the jobs.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/train/ExperimentConfig.h"
+
+namespace ensemble {
+
+/// One setting and the values it takes, in the order given.
+struct SweepAxis {
+  std::string key;  ///< config.json key
+  std::vector<nlohmann::json> values;
+};
+
+enum class JobStatus { Pending, Running, Completed, Failed, Stopped };
+/// "pending", "running", "completed", "failed", "stopped".
+std::string jobStatusName(JobStatus status);
+
+struct SweepJob {
+  std::string name;         ///< its run folder under the sweep's: "003-lr=0.1-seed=0"
+  nlohmann::json settings;  ///< its grid values: {"lr": 0.1, "seed": 0}
+  JobStatus status = JobStatus::Pending;
+  std::string message;      ///< why it failed or stopped
+};
+
+struct Sweep {
+  nlohmann::json base;  ///< ExperimentConfig::toJson() of what every job shares
+  std::vector<SweepAxis> grid;
+  std::vector<SweepJob> jobs;
+
+  /// The base config with the job's settings laid over it.
+  ExperimentConfig configOf(const SweepJob& job) const;
+  nlohmann::json toJson() const;
+  /// Throws ConfigError naming `origin` when the file is not a sweep.
+  static Sweep fromJson(const nlohmann::json& json, const std::string& origin);
+};
+
+/// "lr=0.05,0.1" (a setting by its config.json key or its flag, and its values). Throws
+/// ConfigError naming an unknown setting (and listing the known ones), a missing '=' or
+/// value, or a value of the wrong kind ("batch_size=1.5").
+SweepAxis parseSweepAxis(const std::string& text);
+
+/// Every combination of `grid` over `base`, the first axis varying slowest. Every job's
+/// config is validated here, so an invalid value is refused, naming the setting and value,
+/// before any job starts. Throws ConfigError (also for an empty grid or a setting twice).
+Sweep planSweep(const ExperimentConfig& base, const std::vector<SweepAxis>& grid);
+
+/// SWEEP/sweep.json, written atomically; throws IoError.
+void writeSweep(const std::string& folder, const Sweep& sweep);
+/// Throws ConfigError when `folder` has no readable sweep.json.
+Sweep readSweep(const std::string& folder);
+/// Whether `folder` holds a sweep.json.
+bool holdsSweep(const std::string& folder);
+
+}  // namespace ensemble

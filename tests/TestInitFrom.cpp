@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `train --init-from`: runs start from state_dicts that PyTorch itself saved (Debian's 1.13
+// and the wheel's 2.x, where installed). The reader gives back every tensor as PyTorch
+// wrote it (views, offsets, dtypes, protocol 4); a run started from the files is the run
+// PyTorch continues (SGD's first step from those weights reaches our step 1); and what
+// does not fit is refused before anything is written, by name.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <torch/torch.h>
+
+#include "core/common/Error.h"
+#include "core/io/PyTorchStateDict.h"
+#include "core/train/ConfigFields.h"
+#include "core/models/ModelRegistry.h"
+#include "core/train/ExperimentConfig.h"
+#include "core/train/Trainer.h"
+#include "tests/TestSupport.h"
+
+using namespace ensemble;
+
+namespace {
+
+struct Output {
+  int exitCode = -1;
+  QString text;
+};
+
+Output runProcess(const QString& program, const QStringList& arguments) {
+  QProcess process;
+  process.start(program, arguments);
+  if (!process.waitForFinished(300000)) return {-1, program + " did not finish in 300 s"};
+  return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+          QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError()).trimmed()};
+}
+
+/// The CheckpointError or ConfigError message of `action`, or "" when it throws none.
+template <typename Action>
+QString refusal(Action action) {
+  try {
+    action();
+  } catch (const CheckpointError& e) {
+    return QString::fromStdString(e.what());
+  } catch (const ConfigError& e) {
+    return QString::fromStdString(phraseMessage(e.what(), FieldNaming::Flags));
+  }
+  return {};
+}
+
+/// The tensors init_from_fixtures.py's views() saves, built here.
+std::vector<std::pair<std::string, torch::Tensor>> expectedViews() {
+  const torch::Tensor base = torch::arange(12, torch::kFloat32).reshape({3, 4});
+  return {{"base", base},
+          {"transposed", base.t()},
+          {"corner", base.slice(0, 1).slice(1, 2)},
+          {"double", torch::tensor({1.5, -2.25}, torch::kFloat64)},
+          {"count", torch::tensor(int64_t(7))},
+          {"empty", torch::zeros({0, 3})}};
+}
+
+ExperimentConfig fashionConfig(const QString& initFrom) {
+  ExperimentConfig config;
+  config.dataset = "fashion-mnist";
+  config.mode = TrainingMode::Ensemble;
+  config.devices = "cpu*2";
+  config.epochs = 1;
+  config.batchSize = 64;
+  config.trainLimit = 64;  // one batch: one step, checkpointed at step 1
+  config.testLimit = 500;
+  config.initFrom = initFrom.toStdString();
+  return config;
+}
+
+}  // namespace
+
+class TestInitFrom final : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QStringList m_pythons;  ///< the interpreters with torch; fixtures under m_dir/<index>
+
+  QString fixture(int python, const QString& name) const {
+    return m_dir.filePath(QString::number(python) + "/" + name);
+  }
+
+ private slots:
+  void initTestCase() {
+    const QStringList candidates{ENSEMBLELAB_TEST_PYTHON, "/usr/bin/python3"};
+    for (const QString& python : candidates) {
+      if (m_pythons.contains(python) || runProcess(python, {"-c", "import torch"}).exitCode != 0) continue;
+      const Output made = runProcess(python, {ENSEMBLELAB_SOURCE_DIR "/tests/init_from_fixtures.py",
+                                              m_dir.filePath(QString::number(m_pythons.size()))});
+      QVERIFY2(made.exitCode == 0, qPrintable(made.text));
+      m_pythons << python;
+    }
+    if (m_pythons.isEmpty()) QSKIP("no Python with torch to write state_dicts");
+  }
+
+  void readsEveryTensorAsPyTorchWroteIt_data() {
+    QTest::addColumn<int>("python");
+    QTest::addColumn<QString>("file");
+    for (int p = 0; p < m_pythons.size(); ++p) {
+      for (const QString file : {"views.pt", "views-p4.pt"}) {
+        QTest::newRow(qPrintable(m_pythons[p] + " " + file)) << p << file;
+      }
+    }
+  }
+
+  void readsEveryTensorAsPyTorchWroteIt() {
+    QFETCH(int, python);
+    QFETCH(QString, file);
+    const TensorDict read = readPyTorchStateDict(fixture(python, file).toStdString());
+    const auto expected = expectedViews();
+    QCOMPARE(read.size(), expected.size());
+    std::size_t at = 0;
+    for (const auto& item : read) {  // in the file's order
+      const auto& [name, tensor] = expected[at++];
+      QCOMPARE(item.key(), name);
+      QCOMPARE(item.value().scalar_type(), tensor.scalar_type());
+      QVERIFY2(item.value().sizes().equals(tensor.sizes()), name.c_str());
+      QVERIFY2(torch::equal(item.value(), tensor), name.c_str());
+    }
+  }
+
+  void pytorchContinuesARunStartedFromItsFiles_data() {
+    QTest::addColumn<int>("python");
+    QTest::addColumn<QStringList>("files");
+    for (int p = 0; p < m_pythons.size(); ++p) {
+      QTest::newRow(qPrintable(m_pythons[p] + ": one file per member")) << p << QStringList{"cnn-0.pt", "cnn-1.pt"};
+      QTest::newRow(qPrintable(m_pythons[p] + ": one file for all")) << p << QStringList{"cnn-1.pt"};
+    }
+  }
+
+  // The strong check: PyTorch loads the same files, takes SGD's first step on the same
+  // batch, and lands on our step-1 weights and momentum. Seeded weights would not.
+  void pytorchContinuesARunStartedFromItsFiles() {
+    QFETCH(int, python);
+    QFETCH(QStringList, files);
+    if (!QFileInfo::exists("/usr/share/datasets/fashion-mnist")) QSKIP("Fashion-MNIST is not installed");
+    QStringList paths;
+    for (const QString& file : files) paths << fixture(python, file);
+    const QString run = m_dir.filePath(QString("run-%1-%2").arg(python).arg(files.size()));
+    REQUIRE_COMPLETED(Trainer::create(fashionConfig(paths.join(',')), run.toStdString())->run(nullptr, nullptr));
+    const Output check = runProcess(m_pythons[python], {ENSEMBLELAB_SOURCE_DIR "/tests/python_package_check.py", run,
+                                                        "--from", paths.join(',')});
+    QVERIFY2(check.exitCode == 0, qPrintable(check.text));
+    qInfo().noquote() << check.text;
+    // config.json says where the run started from.
+    QVERIFY(testing::readLines(run + "/config.json").join('\n').contains(paths.first()));
+  }
+
+  void refusesWhatIsNotAStateDictSayingWhat_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("a list") << "list.pt" << "holds no dict of tensors";
+    QTest::newRow("a whole module") << "module.pt" << "holds a pickled ensemble_lab.models.Cnn";
+    QTest::newRow("a training checkpoint") << "nested.pt" << "entry 'state_dict' is not a tensor";
+    QTest::newRow("the legacy format") << "legacy.pt" << "legacy (pre-1.6) format";
+    QTest::newRow("truncated") << "truncated.pt" << "is damaged or is not a tensor file";
+    QTest::newRow("not PyTorch's") << "text.pt" << "is damaged or is not a tensor file";
+    QTest::newRow("missing") << "missing.pt" << "cannot open";
+  }
+
+  void refusesWhatIsNotAStateDictSayingWhat() {
+    QFETCH(QString, file);
+    QFETCH(QString, expected);
+    if (m_pythons.isEmpty()) QSKIP("no fixtures");
+    QFile whole(fixture(0, "cnn-0.pt"));
+    QVERIFY(whole.open(QIODevice::ReadOnly));
+    QVERIFY(testing::writeFile(fixture(0, "truncated.pt"), whole.readAll().left(int(whole.size() / 2))));
+    QVERIFY(testing::writeFile(fixture(0, "text.pt"), "conv1.weight = [0.1, 0.2]\n"));
+    const QString path = fixture(0, file);
+    const QString message = refusal([&] { readPyTorchStateDict(path.toStdString()); });
+    QVERIFY2(message.startsWith(path) && message.contains(expected), qPrintable(message));
+    if (file != "missing.pt" && file != "truncated.pt" && file != "text.pt") {
+      QVERIFY2(message.contains("torch.save"), qPrintable(message));  // and says what to give instead
+    }
+  }
+
+  void refusesAModelThatDoesNotFitNamingTheFirstMismatch() {
+    if (m_pythons.isEmpty()) QSKIP("no fixtures");
+    if (!QFileInfo::exists("/usr/share/datasets/fashion-mnist")) QSKIP("Fashion-MNIST is not installed");
+    const QString run = m_dir.filePath("refused");
+    // Another model's keys: the message names an entry the CNN has and the file lacks,
+    // the first such in the model's order.
+    const QString lenet = fixture(0, "lenet.pt");
+    QString message = refusal([&] { Trainer::create(fashionConfig(lenet), run.toStdString()); });
+    const QRegularExpressionMatch named = QRegularExpression("has no '([^']+)', which the cnn model has").match(message);
+    QVERIFY2(named.hasMatch() && message.startsWith(lenet), qPrintable(message));
+    const TensorDict file = readPyTorchStateDict(lenet.toStdString());
+    auto cnn = makeModel("cnn", ModelInput{1, 28, 28, 10});
+    std::vector<std::string> keys;
+    for (const auto& p : cnn->named_parameters()) keys.push_back(p.key());
+    for (const auto& b : cnn->named_buffers()) keys.push_back(b.key());
+    const auto firstMissing = std::find_if(keys.begin(), keys.end(), [&](const std::string& k) { return !file.contains(k); });
+    QVERIFY(firstMissing != keys.end());
+    QCOMPARE(named.captured(1).toStdString(), *firstMissing);
+
+    // One entry of another shape: named, with both shapes.
+    const QString wide = fixture(0, "cnn-wide.pt");
+    const TensorDict wideFile = readPyTorchStateDict(wide.toStdString());
+    std::string last;
+    for (const auto& item : wideFile) last = item.key();  // c10::Dict's iterators go forward only
+    message = refusal([&] { Trainer::create(fashionConfig(wide), run.toStdString()); });
+    QVERIFY2(message.contains(QString::fromStdString("'" + last + "' has shape [11]")), qPrintable(message));
+
+    // Three files for two members.
+    const QString three = QStringList{fixture(0, "cnn-0.pt"), fixture(0, "cnn-1.pt"), fixture(0, "cnn-0.pt")}.join(',');
+    message = refusal([&] { Trainer::create(fashionConfig(three), run.toStdString()); });
+    QVERIFY2(message.contains("--init-from names 3 files for 2 models"), qPrintable(message));
+
+    // Refused before anything is written.
+    QVERIFY(!QFileInfo::exists(run));
+  }
+
+  void theCliRefusesWithTheMessage() {
+    if (m_pythons.isEmpty()) QSKIP("no fixtures");
+    const QString out = m_dir.filePath("cli-refused");
+    const Output result = runProcess(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--mode", "single",
+                                                            "--epochs", "1", "--init-from", fixture(0, "nested.pt"),
+                                                            "--out", out});
+    QCOMPARE(result.exitCode, 1);
+    QVERIFY2(result.text.contains("entry 'state_dict' is not a tensor"), qPrintable(result.text));
+    QVERIFY(!QFileInfo::exists(out));
+    const Output empty = runProcess(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--init-from",
+                                                           fixture(0, "cnn-0.pt") + ",", "--out", out});
+    QCOMPARE(empty.exitCode, 1);
+    QVERIFY2(empty.text.contains("--init-from") && empty.text.contains("empty file name"), qPrintable(empty.text));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestInitFrom)
+#include "TestInitFrom.moc"

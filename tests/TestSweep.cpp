@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Sweeps (core/train/Sweep.h, `ensemble-lab-cli sweep`): the plan covers the grid, a bad
+// grid is refused by name before any job starts, a failed job is recorded while the others
+// train, and a sweep killed mid-job resumes to the uninterrupted sweep's results.
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <set>
+
+#include "core/common/Error.h"
+#include "core/train/ConfigFields.h"
+#include "core/train/Sweep.h"
+#include "tests/TestSupport.h"
+
+using namespace ensemble;
+
+namespace {
+
+struct Result {
+  int exitCode = -1;
+  QString err;
+};
+
+Result runCli(const QStringList& arguments, const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment()) {
+  QProcess process;
+  process.setProcessEnvironment(environment);
+  process.start(ENSEMBLELAB_CLI_PATH, arguments);
+  if (!process.waitForFinished(600000)) return {-1, "timed out"};
+  return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+          QString::fromUtf8(process.readAllStandardError())};
+}
+
+QJsonObject readJson(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+QStringList statuses(const QString& sweep) {
+  QStringList list;
+  for (const QJsonValue job : readJson(sweep + "/sweep.json")["jobs"].toArray()) {
+    list << job.toObject()["status"].toString();
+  }
+  return list;
+}
+
+QStringList jobNames(const QString& sweep) {
+  QStringList list;
+  for (const QJsonValue job : readJson(sweep + "/sweep.json")["jobs"].toArray()) list << job.toObject()["name"].toString();
+  return list;
+}
+
+const QStringList kTiny{"--dataset", "synthetic", "--mode", "single", "--train-limit", "256", "--test-limit",
+                        "100",       "--batch-size", "32"};
+
+/// The message of the ConfigError `action` throws, in the CLI's words; "" when none.
+template <typename Action>
+QString refusal(Action action) {
+  try {
+    action();
+  } catch (const ConfigError& e) {
+    return QString::fromStdString(phraseMessage(e.what(), FieldNaming::Flags));
+  }
+  return {};
+}
+
+}  // namespace
+
+class TestSweep final : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+
+ private slots:
+  void thePlanIsEveryCombinationFirstAxisSlowest() {
+    const std::vector<SweepAxis> grid{parseSweepAxis("lr=0.05,0.1"), parseSweepAxis("mode=single,ensemble"),
+                                      parseSweepAxis("seed=0,1,2")};
+    const Sweep sweep = planSweep(testing::smallConfig("single", "cpu"), grid);
+    QCOMPARE(sweep.jobs.size(), std::size_t(12));
+    std::set<std::string> seen, names;
+    for (std::size_t i = 0; i < sweep.jobs.size(); ++i) {
+      const SweepJob& job = sweep.jobs[i];
+      const ExperimentConfig config = sweep.configOf(job);
+      QCOMPARE(config.learningRate, i < 6 ? 0.05 : 0.1);
+      QCOMPARE(modeName(config.mode), std::string((i / 3) % 2 ? "ensemble" : "single"));
+      QCOMPARE(config.seed, std::uint64_t(i % 3));
+      QCOMPARE(config.batchSize, testing::smallConfig("single", "cpu").batchSize);  // the base's
+      seen.insert(job.settings.dump());
+      names.insert(job.name);
+      QCOMPARE(job.status, JobStatus::Pending);
+    }
+    QCOMPARE(seen.size(), std::size_t(12));
+    QCOMPARE(names.size(), std::size_t(12));
+    QCOMPARE(sweep.jobs[7].name, std::string("008-lr=0.1-mode=single-seed=1"));
+    // sweep.json reads back as written.
+    QCOMPARE(Sweep::fromJson(sweep.toJson(), "test").toJson(), sweep.toJson());
+    // A setting by its flag, a folder path as a value: a folder name without separators.
+    const Sweep paths = planSweep(ExperimentConfig{}, {parseSweepAxis("batch-size=64"), parseSweepAxis("dataset=/data/a b")});
+    QCOMPARE(paths.jobs[0].name, std::string("001-batch_size=64-dataset=_data_a_b"));
+    QCOMPARE(paths.configOf(paths.jobs[0]).dataset, std::string("/data/a b"));
+  }
+
+  void aBadGridIsRefusedNamingIt_data() {
+    QTest::addColumn<QStringList>("grid");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("unknown setting") << QStringList{"lrate=0.1"} << "'lrate' is not a setting; the settings are dataset,";
+    QTest::newRow("not key=values") << QStringList{"lr"} << "sweep grid 'lr' is not SETTING=VALUE";
+    QTest::newRow("invalid value") << QStringList{"momentum=0.5,1.5"}
+                                   << "sweep job 002-momentum=1.5 (momentum=1.5): momentum must be in [0, 1), got 1.5";
+    QTest::newRow("unknown mode") << QStringList{"mode=single,parallel"} << "unknown mode 'parallel'";
+    QTest::newRow("wrong kind") << QStringList{"batch-size=32,1.5"} << "batch_size=1.5: batch_size takes an integer";
+    QTest::newRow("empty value") << QStringList{"lr=0.1,"} << "has an empty value for lr";
+    QTest::newRow("twice") << QStringList{"lr=0.1", "lr=0.2"} << "sets lr twice";
+  }
+
+  void aBadGridIsRefusedNamingIt() {
+    QFETCH(QStringList, grid);
+    QFETCH(QString, expected);
+    const QString message = refusal([&] {
+      std::vector<SweepAxis> axes;
+      for (const QString& axis : grid) axes.push_back(parseSweepAxis(axis.toStdString()));
+      planSweep(ExperimentConfig{}, axes);
+    });
+    QVERIFY2(message.contains(expected), qPrintable(message));
+    // The CLI says the same and starts nothing.
+    const QString out = m_dir.filePath("refused-" + QString(QTest::currentDataTag()).replace(' ', '-'));
+    QStringList arguments{"sweep", "--out", out};
+    for (const QString& axis : grid) arguments << "--grid" << axis;
+    const Result r = runCli(arguments + kTiny);
+    QVERIFY2(r.exitCode == 1 && r.err.contains(expected), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(out));
+  }
+
+  void aFailedJobIsRecordedAndTheOthersTrain() {
+    const QString out = m_dir.filePath("failing");
+    // A batch larger than the 256 training samples fails when its job starts.
+    const Result r = runCli(QStringList{"sweep", "--grid", "lr=0.05,0.1", "--grid", "batch-size=32,1000", "--epochs",
+                                        "1", "--out", out} +
+                            kTiny.mid(0, 8));
+    QCOMPARE(r.exitCode, 1);
+    QCOMPARE(statuses(out), (QStringList{"completed", "failed", "completed", "failed"}));
+    const QJsonObject failed = readJson(out + "/sweep.json")["jobs"].toArray()[1].toObject();
+    QVERIFY2(failed["message"].toString().contains("batch"), qPrintable(failed["message"].toString()));
+    const QStringList names = jobNames(out);
+    const QJsonObject third = readJson(out + "/" + names[2] + "/config.json");
+    QCOMPARE(third["lr"].toDouble(), 0.1);
+    QCOMPARE(third["batch_size"].toInt(), 32);
+    QVERIFY(QFileInfo::exists(out + "/" + names[2] + "/summary.json"));
+    QVERIFY2(r.err.contains(names[3]) && r.err.contains("failed"), qPrintable(r.err));  // the closing table
+  }
+
+  // Killed (SIGKILL) while job 2 publishes its first checkpoint; `sweep --resume` keeps job 1
+  // as it was, finishes job 2 and runs job 3, each with the uninterrupted sweep's numbers.
+  void aKilledSweepResumesToTheUninterruptedResults() {
+    const QStringList sweep = QStringList{"sweep", "--grid", "seed=0,1,2", "--epochs", "2"} + kTiny;
+    const QString reference = m_dir.filePath("reference"), killed = m_dir.filePath("killed");
+    QCOMPARE(runCli(sweep + QStringList{"--out", reference}).exitCode, 0);
+
+    QProcessEnvironment crash = QProcessEnvironment::systemEnvironment();
+    crash.insert("ENSEMBLELAB_CRASH_AT", "checkpoint-published:3");  // job 1 publishes 2 (one per epoch)
+    const Result r = runCli(sweep + QStringList{"--out", killed}, crash);
+    QCOMPARE(r.exitCode, -1);  // killed
+    QCOMPARE(statuses(killed), (QStringList{"completed", "running", "pending"}));
+    const QStringList names = jobNames(killed);
+    const QStringList firstJob = testing::readLines(killed + "/" + names[0] + "/metrics.csv");
+    const QByteArray firstSummary = [&] {
+      QFile f(killed + "/" + names[0] + "/summary.json");
+      return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }();
+
+    const Result resumed = runCli({"sweep", "--resume", killed});
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    QCOMPARE(statuses(killed), (QStringList{"completed", "completed", "completed"}));
+    QVERIFY2(!resumed.err.contains("job 1 of 3"), qPrintable(resumed.err));  // not trained again
+    QFile summary(killed + "/" + names[0] + "/summary.json");
+    QVERIFY(summary.open(QIODevice::ReadOnly));
+    QCOMPARE(summary.readAll(), firstSummary);
+    QCOMPARE(testing::readLines(killed + "/" + names[0] + "/metrics.csv"), firstJob);
+    for (const QString& name : names) {
+      QCOMPARE(testing::readLines(killed + "/" + name + "/metrics.csv"),
+               testing::readLines(reference + "/" + name + "/metrics.csv"));
+      QVERIFY(testing::identical(testing::latestWeights((killed + "/" + name).toStdString()),
+                                 testing::latestWeights((reference + "/" + name).toStdString())));
+    }
+    // A folder that holds a sweep is not overwritten by a new one.
+    const Result again = runCli(sweep + QStringList{"--out", killed});
+    QVERIFY2(again.exitCode == 1 && again.err.contains("already holds a sweep") && again.err.contains("--resume"),
+             qPrintable(again.err));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSweep)
+#include "TestSweep.moc"
