@@ -104,6 +104,8 @@ class TestSweep final : public QObject {
     const Sweep paths = planSweep(ExperimentConfig{}, {parseSweepAxis("batch-size=64"), parseSweepAxis("dataset=/data/a b")});
     QCOMPARE(paths.jobs[0].name, std::string("001-batch_size=64-dataset=_data_a_b"));
     QCOMPARE(paths.configOf(paths.jobs[0]).dataset, std::string("/data/a b"));
+    // A value is named as it was typed.
+    QCOMPARE(planSweep(ExperimentConfig{}, {parseSweepAxis("lr=1e9")}).jobs[0].name, std::string("001-lr=1e9"));
   }
 
   void aBadGridIsRefusedNamingIt_data() {

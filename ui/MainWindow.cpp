@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/MainWindow.h"
 
+#include <algorithm>
+
 #include <qcustomplot.h>
 
 #include <QAction>
@@ -22,6 +24,7 @@
 #include <QVBoxLayout>
 
 #include "core/common/TextFormat.h"
+#include "core/common/ErrorMessage.h"
 #include "core/io/RunDirectory.h"
 #include "ui/EngineMessage.h"
 #include "ui/EnsembleBreakdownView.h"
@@ -32,6 +35,10 @@
 #include "ui/RunController.h"
 #include "ui/RunListView.h"
 #include "ui/RunsModel.h"
+#include "ui/SeedGroups.h"
+#include "ui/SweepDialog.h"
+#include "ui/SweepPanel.h"
+#include "ui/SweepQueue.h"
 #include "ui/UncertaintyView.h"
 
 namespace ensemble::ui {
@@ -52,7 +59,9 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
       m_plotPanel(new PlotPanel),
       m_breakdown(new EnsembleBreakdownView),
       m_uncertainty(new UncertaintyView),
-      m_export(new ExportActions(this, *m_plotPanel, *m_runsView, *m_runs)) {
+      m_export(new ExportActions(this, *m_plotPanel, *m_runsView, *m_runs)),
+      m_sweepQueue(new SweepQueue(*m_controller, this)),
+      m_sweepPanel(new SweepPanel(*m_sweepQueue)) {
   setWindowTitle(tr("EnsembleLab"));
   setWindowIcon(QIcon(":/icons/ensemble-lab.svg"));
   m_runs->scan(m_runsRoot);
@@ -60,6 +69,8 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
   buildLayout();
 
   connect(m_form, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
+  connect(m_plotPanel, &PlotPanel::groupingChanged, this, &MainWindow::showRunsOnPlots);
+  connect(m_sweepQueue, &SweepQueue::failed, this, [this](const QString& message) { showError(tr("The sweep"), message); });
   connect(m_runsView, &RunListView::runsChanged, this, [this] {
     showRunsOnPlots();
     showEnsembleBreakdown(m_runsView->firstSelectedRow());
@@ -133,6 +144,18 @@ void MainWindow::buildActions() {
   resume->setObjectName("resumeSelectedAction");
   run->addAction(tr("&Evaluate selected run on the chosen dataset"), m_runsView->findChild<QAction*>("evaluateAction"),
                  &QAction::trigger);
+  run->addSeparator();
+  QAction* newSweep = run->addAction(tr("New &sweep…"), this, [this] {
+    if (!m_form->isValid()) return showError(tr("New sweep"), tr("Fix the marked fields first: they are every run's settings."));
+    SweepDialog dialog(m_form->config(), this);
+    if (dialog.exec() == QDialog::Accepted && dialog.plan()) startSweep(*dialog.plan());
+  });
+  newSweep->setObjectName("newSweepAction");
+  QAction* openSweepAction = run->addAction(tr("&Open sweep…"), this, [this] {
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a sweep folder"), m_runsRoot);
+    if (!folder.isEmpty()) openSweep(folder);
+  });
+  openSweepAction->setObjectName("openSweepAction");
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About EnsembleLab"), this, [this] {
     QMessageBox::about(this, tr("About EnsembleLab"),
@@ -172,6 +195,7 @@ void MainWindow::buildLayout() {
   m_tabs->addTab(m_runsView, tr("Runs"));
   m_tabs->addTab(m_breakdown, tr("Ensemble"));
   m_tabs->addTab(m_uncertainty, tr("Uncertainty"));
+  m_tabs->addTab(m_sweepPanel, tr("Sweep"));
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(m_plotPanel);
   splitter->addWidget(m_tabs);
@@ -220,6 +244,29 @@ void MainWindow::startRun() {
   m_status->setText(tr("Preparing %1 (loading data, building replicas)…").arg(QString::fromStdString(config.dataset)));
   m_progress->setValue(0);
   m_controller->start(config, directory);
+  updateActions();
+}
+
+void MainWindow::startSweep(const Sweep& sweep) {
+  QSettings settings;
+  m_form->save(settings);
+  const QString folder = m_runsRoot + "/" + QString::fromStdString(RunDirectory::newRunName("sweep", "grid"));
+  try {
+    m_sweepQueue->start(folder, sweep);
+  } catch (...) {
+    return showError(tr("The sweep could not start"), inLabels(describeCurrentException()));
+  }
+  m_tabs->setCurrentWidget(m_sweepPanel);
+  updateActions();
+}
+
+void MainWindow::openSweep(const QString& folder) {
+  try {
+    m_sweepQueue->open(folder);
+  } catch (...) {
+    return showError(tr("The sweep could not be opened"), inLabels(describeCurrentException()));
+  }
+  m_tabs->setCurrentWidget(m_sweepPanel);
   updateActions();
 }
 
@@ -274,10 +321,12 @@ void MainWindow::onRunFinished(const RunFinishedEvent& event) {
 }
 
 void MainWindow::showRunsOnPlots() {
-  // The live run first, then every selected run for comparison.
+  // The live run first, then every selected run for comparison; selected runs of one seed
+  // group (two or more of them, none training) show as the group's band instead.
   QVector<std::shared_ptr<const RunCurves>> runs;
   const std::shared_ptr<const RunCurves> live = m_runs->liveCurves();
   if (live) runs.push_back(live);
+  QMap<QString, QVector<int>> grouped;
   for (const int row : m_runsView->selectedRows()) {
     RunRecord& record = m_runs->record(row);
     QString error;
@@ -285,9 +334,33 @@ void MainWindow::showRunsOnPlots() {
       m_status->setText(tr("Cannot show %1: %2").arg(record.name(), error));
       continue;
     }
-    if (record.curves != live) runs.push_back(record.curves);
+    if (record.curves == live) continue;
+    if (m_plotPanel->groupSeeds() && !record.seedGroup.isEmpty() && !record.training) {
+      grouped[record.seedGroup].push_back(row);
+    } else {
+      runs.push_back(record.curves);
+    }
   }
-  m_plotPanel->setRuns(runs);
+  QVector<std::shared_ptr<const SeedGroupCurves>> groups;
+  for (auto it = grouped.begin(); it != grouped.end(); ++it) {
+    if (it.value().size() < 2) {  // one run of a group: shown as itself
+      runs.push_back(m_runs->record(it.value().front()).curves);
+      continue;
+    }
+    QVector<std::shared_ptr<const RunCurves>> members;
+    QVector<std::uint64_t> seedValues;
+    for (const int row : it.value()) {
+      members.push_back(m_runs->record(row).curves);
+      seedValues.push_back(m_runs->record(row).config->seed);
+    }
+    std::sort(seedValues.begin(), seedValues.end());
+    QStringList seeds;
+    for (const std::uint64_t seed : seedValues) seeds << QString::number(seed);
+    const QString label =
+        tr("group %1 (%2, seeds %3)").arg(it.key(), m_runs->record(it.value().front()).describe(), seeds.join(','));
+    groups.push_back(std::make_shared<SeedGroupCurves>(label, members));
+  }
+  m_plotPanel->setRuns(runs, groups);
 }
 
 void MainWindow::showEnsembleBreakdown(int row) {
@@ -347,6 +420,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
       return;
     }
     m_status->setText(tr("Stopping the run…"));
+    m_sweepQueue->pause();  // a sweep's next job must not start as the window closes
     m_controller->stopAndWait();
   }
   QSettings settings;

@@ -19,6 +19,10 @@ class QTableView;
 class QTableWidget;
 class QTabWidget;
 
+namespace ensemble {
+struct Sweep;
+}
+
 namespace ensemble::ui {
 
 class EnsembleBreakdownView;
@@ -31,6 +35,8 @@ class RunController;
 class UncertaintyView;
 class RunListView;
 class RunsModel;
+class SweepPanel;
+class SweepQueue;
 
 class MainWindow final : public QMainWindow {
   Q_OBJECT
@@ -65,6 +71,13 @@ class MainWindow final : public QMainWindow {
   void startRun();
   /// Evaluates the run in `row` on the form's dataset, in the worker thread.
   void evaluateRun(int row);
+  /// Starts `sweep` (of the form's settings) in a new folder of the runs folder, and shows
+  /// the Sweep tab (what Run > New sweep… does once its dialog is accepted).
+  void startSweep(const Sweep& sweep);
+  /// Goes on with the sweep in `folder` (Run > Open sweep…).
+  void openSweep(const QString& folder);
+  SweepQueue* sweepQueue() const { return m_sweepQueue; }
+  SweepPanel* sweepPanel() const { return m_sweepPanel; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -94,6 +107,8 @@ class MainWindow final : public QMainWindow {
   EnsembleBreakdownView* m_breakdown;
   UncertaintyView* m_uncertainty;
   ExportActions* m_export;
+  SweepQueue* m_sweepQueue;
+  SweepPanel* m_sweepPanel;
   QProgressBar* m_progress = nullptr;
   QLabel* m_status = nullptr;
   QTabWidget* m_tabs = nullptr;

@@ -67,6 +67,19 @@ void MetricPlot::setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs) 
   refresh();
 }
 
+void MetricPlot::setGroups(const QVector<std::shared_ptr<const SeedGroupCurves>>& groups) {
+  m_groups = groups;
+  rebuild();
+  refresh();
+}
+
+void MetricPlot::setBandKind(BandKind kind) {
+  if (kind == m_bandKind) return;
+  m_bandKind = kind;
+  rebuild();
+  refresh();
+}
+
 void MetricPlot::setSmoothing(double weight) {
   m_smoothing = std::clamp(weight, 0.0, 0.99);
   if (isTrain(m_metric)) {
@@ -143,7 +156,45 @@ void MetricPlot::rebuild() {
       m_lines.push_back(line);
     }
   }
+  m_groupGraphs.clear();
+  for (int g = 0; g < m_groups.size(); ++g) addGroup(g, kRunColors[(m_runs.size() + g) % int(std::size(kRunColors))]);
   m_follow = true;
+}
+
+void MetricPlot::addGroup(int index, const QColor& color) {
+  const SeedGroupCurves& group = *m_groups[index];
+  const Band& band = group.band(m_metric);
+  const bool deviation = m_bandKind == BandKind::StandardDeviation;
+  QVector<double> keys = band.x, mean = band.mean, lower(band.x.size()), upper(band.x.size());
+  for (int i = 0; i < band.x.size(); ++i) {
+    lower[i] = deviation ? band.mean[i] - band.std[i] : band.min[i];
+    upper[i] = deviation ? band.mean[i] + band.std[i] : band.max[i];
+    if (m_epochAxis && isTrain(m_metric) && group.stepsPerEpoch() > 0) keys[i] /= group.stepsPerEpoch();
+  }
+  if (smoothed()) {  // the same moving average as a run's line, on the mean and on both edges
+    for (QVector<double>* values : {&mean, &lower, &upper}) {
+      for (int i = 1; i < values->size(); ++i) (*values)[i] = m_smoothing * (*values)[i - 1] + (1 - m_smoothing) * (*values)[i];
+    }
+  }
+  GroupGraphs graphs;
+  QColor fill = color;
+  fill.setAlpha(55);
+  graphs.lower = m_plot->addGraph();
+  graphs.lower->setPen(QPen(fill, 1));
+  graphs.lower->removeFromLegend();
+  graphs.upper = m_plot->addGraph();
+  graphs.upper->setPen(QPen(fill, 1));
+  graphs.upper->setBrush(fill);
+  graphs.upper->setChannelFillGraph(graphs.lower);
+  graphs.mean = m_plot->addGraph();
+  graphs.mean->setPen(QPen(color.darker(115), 2.5));
+  if (!isTrain(m_metric)) graphs.mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
+  graphs.mean->setName(tr("%1: mean of %2 seeds").arg(group.label()).arg(group.runCount()));
+  graphs.upper->setName(deviation ? tr("%1: ± 1 std").arg(group.label()) : tr("%1: min–max").arg(group.label()));
+  graphs.lower->setData(keys, lower, true);
+  graphs.upper->setData(keys, upper, true);
+  graphs.mean->setData(keys, mean, true);
+  m_groupGraphs.push_back(graphs);
 }
 
 bool MetricPlot::structureChanged() const {
@@ -179,6 +230,7 @@ void MetricPlot::refresh() {
   }
   bool hasData = false;
   for (const Line& line : m_lines) hasData = hasData || line.appended > 0;
+  for (const GroupGraphs& group : m_groupGraphs) hasData = hasData || group.mean->dataCount() > 0;
   if (m_follow && hasData) {
     m_plot->rescaleAxes();
     // Keep points off the frame: pad the value range (a lone point gets a fixed margin);

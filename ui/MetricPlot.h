@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "ui/RunCurves.h"
+#include "ui/SeedGroups.h"
 
 class QCustomPlot;
 class QCPGraph;
@@ -25,6 +26,10 @@ class MetricPlot final : public QWidget {
 
   /// The runs to draw (the live one and any selected for comparison).
   void setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs);
+  /// Seed groups to draw after the runs: a mean line and a filled band each.
+  void setGroups(const QVector<std::shared_ptr<const SeedGroupCurves>>& groups);
+  /// What a group's band spans: ± one standard deviation (default) or min to max.
+  void setBandKind(BandKind kind);
   /// EMA weight in [0, 1): 0 draws the raw points only. Applies to the train metrics.
   void setSmoothing(double weight);
   void setLogScale(bool logarithmic);
@@ -45,6 +50,13 @@ class MetricPlot final : public QWidget {
   int pointsOf(int runIndex, int member) const;
   /// Value of the smoothed (or only) line at point `index`, for tests.
   double smoothedValue(int runIndex, int member, int index) const;
+  /// A seed group's graphs, for tests: its mean line and its band's edges.
+  struct GroupGraphs {
+    QCPGraph* mean = nullptr;
+    QCPGraph* lower = nullptr;
+    QCPGraph* upper = nullptr;  ///< filled down to `lower`
+  };
+  GroupGraphs groupGraphs(int group) const { return m_groupGraphs.value(group); }
 
  private:
   struct Line {
@@ -57,6 +69,7 @@ class MetricPlot final : public QWidget {
     double average = 0;
   };
   void rebuild();
+  void addGroup(int index, const QColor& color);
   bool structureChanged() const;
   bool smoothed() const;
 
@@ -64,6 +77,9 @@ class MetricPlot final : public QWidget {
   QCustomPlot* m_plot;
   QVector<std::shared_ptr<const RunCurves>> m_runs;
   QVector<Line> m_lines;
+  QVector<std::shared_ptr<const SeedGroupCurves>> m_groups;
+  QVector<GroupGraphs> m_groupGraphs;
+  BandKind m_bandKind = BandKind::StandardDeviation;
   double m_smoothing = 0.6;
   bool m_logScale = false;
   bool m_epochAxis = false;

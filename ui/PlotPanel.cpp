@@ -4,6 +4,7 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -13,6 +14,7 @@
 
 #include "ui/MetricPlot.h"
 #include "ui/RunCurves.h"
+#include "ui/SeedGroups.h"
 
 namespace ensemble::ui {
 
@@ -35,6 +37,13 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   m_logScale = new QCheckBox(tr("Log-scale loss"));
   m_epochAxis = new QCheckBox(tr("Training curves by epoch"));
   m_epochAxis->setToolTip(tr("Plot the training curves against epochs instead of steps (known after the first epoch)"));
+  m_groupSeeds = new QCheckBox(tr("Group seeds"));
+  m_groupSeeds->setChecked(true);
+  m_groupSeeds->setToolTip(tr("Selected runs that differ only in their seed show as their mean with a band"));
+  m_band = new QComboBox;
+  m_band->addItem(tr("± 1 std"), int(BandKind::StandardDeviation));
+  m_band->addItem(tr("min–max"), int(BandKind::MinMax));
+  m_band->setToolTip(tr("What a seed group's band spans"));
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Smoothing")));
   controls->addWidget(m_smoothing);
@@ -42,6 +51,9 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   controls->addWidget(m_logScale);
   controls->addSpacing(16);
   controls->addWidget(m_epochAxis);
+  controls->addSpacing(16);
+  controls->addWidget(m_groupSeeds);
+  controls->addWidget(m_band);
   controls->addStretch();
   controls->addWidget(new QLabel(tr("Drag to pan, wheel to zoom, double-click to follow the data")));
   auto* layout = new QVBoxLayout(this);
@@ -56,6 +68,13 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
     for (MetricPlot* plot : m_plots) plot->setLogScale(on);
   });
+  connect(m_groupSeeds, &QCheckBox::toggled, this, [this](bool on) {
+    m_band->setEnabled(on);
+    emit groupingChanged();
+  });
+  connect(m_band, &QComboBox::currentIndexChanged, this, [this] {
+    for (MetricPlot* plot : m_plots) plot->setBandKind(BandKind(m_band->currentData().toInt()));
+  });
   for (MetricPlot* plot : m_plots) plot->setSmoothing(m_smoothing->value() / 100.0);
 
   m_repaint = new QTimer(this);
@@ -68,8 +87,14 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   m_repaint->start();
 }
 
-void PlotPanel::setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs) {
-  for (MetricPlot* plot : m_plots) plot->setRuns(runs);
+void PlotPanel::setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs,
+                        const QVector<std::shared_ptr<const SeedGroupCurves>>& groups) {
+  for (MetricPlot* plot : m_plots) {
+    plot->setGroups(groups);
+    plot->setRuns(runs);
+  }
 }
+
+bool PlotPanel::groupSeeds() const { return m_groupSeeds->isChecked(); }
 
 }  // namespace ensemble::ui

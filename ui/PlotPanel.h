@@ -9,6 +9,7 @@
 #include <memory>
 
 class QCheckBox;
+class QComboBox;
 class QSlider;
 class QTimer;
 
@@ -16,6 +17,7 @@ namespace ensemble::ui {
 
 class MetricPlot;
 class RunCurves;
+class SeedGroupCurves;
 
 class PlotPanel final : public QWidget {
   Q_OBJECT
@@ -26,8 +28,12 @@ class PlotPanel final : public QWidget {
 
   explicit PlotPanel(QWidget* parent = nullptr);
 
-  /// Shows these runs' curves on every plot (the live run first, by convention).
-  void setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs);
+  /// Shows these runs' curves on every plot (the live run first, by convention), then the
+  /// seed groups' bands.
+  void setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs,
+               const QVector<std::shared_ptr<const SeedGroupCurves>>& groups = {});
+  /// Whether selected runs that differ only in seed show as one band (on by default).
+  bool groupSeeds() const;
   /// New points in curves already shown: repaint at the next tick.
   void markChanged() { m_changed = true; }
 
@@ -36,6 +42,12 @@ class PlotPanel final : public QWidget {
   MetricPlot* activePlot() const { return m_activePlot; }
   QSlider* smoothingSlider() const { return m_smoothing; }
   QCheckBox* epochAxisBox() const { return m_epochAxis; }
+  QCheckBox* groupSeedsBox() const { return m_groupSeeds; }
+  QComboBox* bandBox() const { return m_band; }
+
+ signals:
+  /// Seed grouping was switched on or off: the window regroups the selected runs.
+  void groupingChanged();
 
  private:
   QVector<MetricPlot*> m_plots;
@@ -43,6 +55,8 @@ class PlotPanel final : public QWidget {
   QSlider* m_smoothing = nullptr;
   QCheckBox* m_logScale = nullptr;
   QCheckBox* m_epochAxis = nullptr;
+  QCheckBox* m_groupSeeds = nullptr;
+  QComboBox* m_band = nullptr;
   QTimer* m_repaint = nullptr;
   bool m_changed = false;
 };

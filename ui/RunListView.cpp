@@ -22,6 +22,13 @@ RunListView::RunListView(RunsModel& runs, QWidget* parent)
   setContextMenuPolicy(Qt::ActionsContextMenu);
   addRowAction(tr("Resume"), "resumeAction", [this](int row) { emit resumeRequested(row); });
   addRowAction(tr("Evaluate on the chosen dataset"), "evaluateAction", [this](int row) { emit evaluateRequested(row); });
+  addRowAction(tr("Select its seed group"), "selectSeedGroupAction", [this, &runs](int row) {
+    const QVector<int> rows = runs.rowsOfSeedGroup(runs.record(row).seedGroup);
+    if (rows.isEmpty()) return emit failed(tr("Select its seed group"), tr("No other run differs from this one only in seed."));
+    QItemSelection selection;
+    for (const int r : rows) selection.select(runs.index(r, 0), runs.index(r, RunsModel::ColumnCount - 1));
+    selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  });
   addRowAction(tr("Rename…"), "renameAction", [this](int row) { m_folderActions->rename(row); });
   addRowAction(tr("Delete…"), "deleteAction", [this](int) { m_folderActions->remove(selectedRows()); });
   connect(m_folderActions, &RunFolderActions::runsChanged, this, &RunListView::runsChanged);

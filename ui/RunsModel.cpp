@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/RunsModel.h"
 
+#include <algorithm>
+
 #include <QBrush>
+#include <QMap>
 #include <QDir>
 #include <QFileInfo>
 
@@ -9,6 +12,7 @@
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
 #include "ui/EngineMessage.h"
+#include "ui/SeedGroups.h"
 
 namespace ensemble::ui {
 namespace {
@@ -29,13 +33,18 @@ QString statusOf(const RunRecord& run) {
 
 QString RunRecord::name() const { return QFileInfo(directory).fileName(); }
 
-QString RunRecord::legendLabel() const {
+QString RunRecord::describe() const {
   if (!config) return name();
   const std::size_t members = summary && summary->evaluation ? summary->evaluation->members.size() : 0;
   QString what = config->mode == TrainingMode::Ensemble && members > 0
                      ? QObject::tr("ensemble of %1").arg(members)
                      : QString::fromStdString(modeName(config->mode));
-  return QObject::tr("%1, %2 (%3)").arg(what, QString::fromStdString(modelName(config->model)), name());
+  return QObject::tr("%1, %2").arg(what, QString::fromStdString(modelName(config->model)));
+}
+
+QString RunRecord::legendLabel() const {
+  if (!config) return name();
+  return QObject::tr("%1 (%2)").arg(describe(), name());
 }
 
 QString RunRecord::captionLine() const {
@@ -89,8 +98,41 @@ void RunsModel::scan(const QString& root) {
   const QFileInfoList folders = QDir(root).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed);
   for (const QFileInfo& folder : folders) {
     if (QFileInfo::exists(folder.filePath() + "/config.json")) m_runs.push_back(RunRecord::load(folder.filePath()));
+    if (!QFileInfo::exists(folder.filePath() + "/sweep.json")) continue;
+    // A sweep's jobs are runs too, in its folder, in the sweep's order.
+    for (const QFileInfo& job : QDir(folder.filePath()).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+      if (QFileInfo::exists(job.filePath() + "/config.json")) m_runs.push_back(RunRecord::load(job.filePath()));
+    }
   }
+  updateSeedGroups();
   endResetModel();
+}
+
+void RunsModel::updateSeedGroups() {
+  QMap<QString, QVector<int>> byKey;
+  for (int row = 0; row < m_runs.size(); ++row) {
+    if (m_runs[row].config) byKey[seedGroupKey(*m_runs[row].config)].push_back(row);
+  }
+  for (RunRecord& run : m_runs) run.seedGroup.clear();
+  // Letters in the order the groups first appear in the list (newest run first).
+  QVector<QVector<int>> groups;
+  for (const QVector<int>& rows : byKey) {
+    if (rows.size() > 1) groups.push_back(rows);
+  }
+  std::sort(groups.begin(), groups.end(), [](const QVector<int>& a, const QVector<int>& b) { return a[0] < b[0]; });
+  for (int g = 0; g < groups.size(); ++g) {
+    const QString letter = g < 26 ? QString(QChar('A' + g)) : QString("G%1").arg(g + 1);
+    for (const int row : groups[g]) m_runs[row].seedGroup = letter;
+  }
+  if (!m_runs.isEmpty()) emit dataChanged(index(0, SeedGroup), index(int(m_runs.size()) - 1, SeedGroup));
+}
+
+QVector<int> RunsModel::rowsOfSeedGroup(const QString& group) const {
+  QVector<int> rows;
+  for (int row = 0; !group.isEmpty() && row < m_runs.size(); ++row) {
+    if (m_runs[row].seedGroup == group) rows.push_back(row);
+  }
+  return rows;
 }
 
 int RunsModel::rowOf(const QString& directory) const {
@@ -105,6 +147,7 @@ void RunsModel::remove(int row) {
   beginRemoveRows({}, row, row);
   m_runs.removeAt(row);
   endRemoveRows();
+  updateSeedGroups();
 }
 
 void RunsModel::setDirectory(int row, const QString& directory) {
@@ -141,6 +184,7 @@ int RunsModel::runStarted(const RunStartedEvent& event) {
   run.training = true;
   run.curves.reset();
   if (event.startStep == 0 || !run.ensureCurves()) run.curves = std::make_shared<RunCurves>(run.name());
+  updateSeedGroups();
   rowChanged(row);
   return row;
 }
@@ -206,6 +250,9 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case EnsembleNll: return evaluation ? number(evaluation->ensemble.nll, 4) : QString();
     case SecondsPerEpoch: return s ? number(s->secondsPerEpoch, 1) : QString();
     case ImagesPerSecond: return s ? number(s->imagesPerSecond, 0) : QString();
+    case SeedGroup:
+      return run.seedGroup.isEmpty() ? QString()
+                                     : tr("%1 · %2 seeds").arg(run.seedGroup).arg(rowsOfSeedGroup(run.seedGroup).size());
   }
   return {};
 }
@@ -213,7 +260,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   static const char* const names[] = {"Run", "Status", "Mode", "Model", "Devices", "LR", "Momentum", "Batch",
-                                      "Epochs", "Test acc.", "Ens. NLL", "s/epoch", "img/s"};
+                                      "Epochs", "Test acc.", "Ens. NLL", "s/epoch", "img/s", "Seed group"};
   return tr(names[section]);
 }
 

@@ -25,8 +25,13 @@ struct RunRecord {
   QString problem;                         ///< why config.json or summary.json could not be read
   std::shared_ptr<RunCurves> curves;  ///< loaded on demand for past runs, live for the current
   bool training = false;              ///< true while this window trains it
+  /// Its seed group ("A", "B", ...) when other runs differ from it only in seed; else empty.
+  QString seedGroup;
 
   QString name() const;
+  /// What it trains, in brief: "ensemble of 4, cnn", "single, lenet" (the name alone when
+  /// config.json is unreadable).
+  QString describe() const;
   /// How legends name the run: "ensemble of 4, cnn (NAME)", "single, lenet (NAME)".
   QString legendLabel() const;
   /// A caption line for exported plots: "NAME: dataset · model · mode · devices · lr ·
@@ -45,16 +50,19 @@ class RunsModel final : public QAbstractTableModel {
   Q_DISABLE_COPY_MOVE(RunsModel)
 
  public:
-  enum Column { Name, Status, Mode, Model, Devices, Lr, Momentum, Batch, Epochs, TestAccuracy, EnsembleNll, SecondsPerEpoch, ImagesPerSecond, ColumnCount };
+  enum Column { Name, Status, Mode, Model, Devices, Lr, Momentum, Batch, Epochs, TestAccuracy, EnsembleNll, SecondsPerEpoch, ImagesPerSecond, SeedGroup, ColumnCount };
 
   explicit RunsModel(QObject* parent = nullptr);
 
-  /// Replaces the list with the run folders under `root` (newest first).
+  /// Replaces the list with the run folders under `root` (newest first), a sweep folder's
+  /// jobs among them.
   void scan(const QString& root);
   int rowOf(const QString& directory) const;
   RunRecord& record(int row) { return m_runs[row]; }
   const RunRecord& record(int row) const { return m_runs[row]; }
   void remove(int row);
+  /// The rows of the seed group `group` ("A"), top to bottom.
+  QVector<int> rowsOfSeedGroup(const QString& group) const;
   void setDirectory(int row, const QString& directory);
 
   /// The row of the run this window trains, or trained last; -1 when there is none.
@@ -83,6 +91,8 @@ class RunsModel final : public QAbstractTableModel {
 
  private:
   void rowChanged(int row);
+  /// Gives every run that shares its settings but for the seed with another a group letter.
+  void updateSeedGroups();
 
   QVector<RunRecord> m_runs;
   QString m_liveDirectory;

@@ -47,9 +47,11 @@ nlohmann::json valueOf(const ConfigField& field, const std::string& text) {
   return int64_t(value);
 }
 
-/// A value as it reads in a folder name: no path separators or spaces.
-std::string folderText(const nlohmann::json& value) {
-  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+/// Value `index` of `axis` as it reads in a folder name: as typed, without path separators
+/// or spaces.
+std::string folderText(const SweepAxis& axis, std::size_t index) {
+  const nlohmann::json& value = axis.values[index];
+  std::string text = index < axis.texts.size() ? axis.texts[index] : value.is_string() ? value.get<std::string>() : value.dump();
   for (char& c : text) {
     const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '+';
     if (!plain) c = '_';
@@ -57,11 +59,12 @@ std::string folderText(const nlohmann::json& value) {
   return text;
 }
 
-std::string jobName(std::size_t index, const nlohmann::json& settings, const std::vector<SweepAxis>& grid) {
+/// "007-lr=0.1-seed=2": the job's number and, per axis, the index of its value.
+std::string jobName(std::size_t index, const std::vector<std::size_t>& choice, const std::vector<SweepAxis>& grid) {
   char number[16];
   std::snprintf(number, sizeof number, "%03zu", index + 1);
   std::string name = number;
-  for (const SweepAxis& axis : grid) name += "-" + axis.key + "=" + folderText(settings.at(axis.key));
+  for (std::size_t a = 0; a < grid.size(); ++a) name += "-" + grid[a].key + "=" + folderText(grid[a], choice[a]);
   return name;
 }
 
@@ -148,6 +151,7 @@ SweepAxis parseSweepAxis(const std::string& text) {
       throw ConfigError("sweep grid '" + text + "' has an empty value for " + field->key);
     }
     axis.values.push_back(valueOf(*field, value));
+    axis.texts.push_back(value);
     if (comma == std::string::npos) break;
     at = comma + 1;
   }
@@ -171,11 +175,13 @@ Sweep planSweep(const ExperimentConfig& base, const std::vector<SweepAxis>& grid
     SweepJob job;
     job.settings = nlohmann::json::object();
     std::size_t rest = index;
+    std::vector<std::size_t> choice(grid.size());
     for (std::size_t a = grid.size(); a-- > 0;) {  // the last axis varies fastest
-      job.settings[grid[a].key] = grid[a].values[rest % grid[a].values.size()];
+      choice[a] = rest % grid[a].values.size();
+      job.settings[grid[a].key] = grid[a].values[choice[a]];
       rest /= grid[a].values.size();
     }
-    job.name = jobName(index, job.settings, grid);
+    job.name = jobName(index, choice, grid);
     try {
       sweep.configOf(job).validate();
     } catch (const ConfigError& e) {

@@ -22,6 +22,7 @@ namespace ensemble {
 struct SweepAxis {
   std::string key;  ///< config.json key
   std::vector<nlohmann::json> values;
+  std::vector<std::string> texts;  ///< the values as typed, for job names ("1e9"); may be empty
 };
 
 enum class JobStatus { Pending, Running, Completed, Failed, Stopped };

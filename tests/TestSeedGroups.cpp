@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Seed groups (ui/SeedGroups.h): runs that differ only in seed are grouped in the runs
+// table, and selected together they plot as their mean with a ± std (or min–max) band,
+// computed at the points every run has. Real runs, trained by the engine; the real window.
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <qcustomplot.h>
+
+#include <cmath>
+
+#include "core/train/ExperimentConfig.h"
+#include "core/train/Trainer.h"
+#include "tests/RunStatusCheck.h"
+#include "ui/MainWindow.h"
+#include "ui/MetricPlot.h"
+#include "ui/PlotPanel.h"
+#include "ui/RunListView.h"
+#include "ui/RunsModel.h"
+#include "ui/SeedGroups.h"
+
+using namespace ensemble;
+using namespace ensemble::ui;
+
+namespace {
+
+ExperimentConfig tinyRun(std::uint64_t seed, double lr) {
+  ExperimentConfig config;
+  config.dataset = "synthetic";
+  config.mode = TrainingMode::Single;
+  config.devices = "cpu";
+  config.batchSize = 64;
+  config.epochs = 3;
+  config.trainLimit = 512;
+  config.seed = seed;
+  config.learningRate = lr;
+  return config;
+}
+
+QVector<double> valuesOf(const QCPGraph* graph) {
+  QVector<double> values;
+  for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it) values.push_back(it->value);
+  return values;
+}
+
+}  // namespace
+
+class TestSeedGroups final : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_root;
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    // Three seeds of one setup, and the same setup at another learning rate.
+    const struct {
+      const char* name;
+      std::uint64_t seed;
+      double lr;
+    } runs[] = {{"20260101-000000001-single-cnn", 0, 0.05},
+                {"20260101-000000002-single-cnn", 1, 0.05},
+                {"20260101-000000003-single-cnn", 2, 0.05},
+                {"20260101-000000004-single-cnn", 0, 0.1}};
+    for (const auto& run : runs) {
+      REQUIRE_COMPLETED(Trainer::create(tinyRun(run.seed, run.lr), m_root.filePath(run.name).toStdString())
+                            ->run(nullptr, nullptr));
+    }
+  }
+
+  void theBandIsTakenAtThePointsEveryRunHas() {
+    const Series a{{1, 2, 3, 4}, {1, 2, 3, 4}}, b{{2, 3, 4, 5}, {4, 6, 8, 10}}, c{{2, 4}, {0, 5}};
+    const Band band = bandOf({&a, &b, &c});
+    QCOMPARE(band.x, (QVector<double>{2, 4}));
+    QCOMPARE(band.mean, (QVector<double>{2, 17.0 / 3}));
+    QCOMPARE(band.min, (QVector<double>{0, 4}));
+    QCOMPARE(band.max, (QVector<double>{4, 8}));
+    // Sample standard deviation: at x = 2, values 2, 4, 0 around 2 -> sqrt(8 / 2).
+    QCOMPARE(band.std[0], 2.0);
+    QVERIFY(std::abs(band.std[1] - std::sqrt((std::pow(4 - 17.0 / 3, 2) + std::pow(8 - 17.0 / 3, 2) +
+                                              std::pow(5 - 17.0 / 3, 2)) / 2)) < 1e-12);
+    QCOMPARE(bandOf({&a}).std, (QVector<double>{0, 0, 0, 0}));  // one run: no spread
+  }
+
+  void onlyTheSeedMayDiffer() {
+    QCOMPARE(seedGroupKey(tinyRun(0, 0.05)), seedGroupKey(tinyRun(7, 0.05)));
+    QVERIFY(seedGroupKey(tinyRun(0, 0.05)) != seedGroupKey(tinyRun(0, 0.1)));
+    ExperimentConfig otherDevices = tinyRun(0, 0.05);
+    otherDevices.devices = "cpu*2";
+    QVERIFY(seedGroupKey(tinyRun(0, 0.05)) != seedGroupKey(otherDevices));
+  }
+
+  void theWindowGroupsSeedsAndPlotsTheirBand() {
+    MainWindow window(m_root.path());
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RunsModel& runs = *window.runsModel();
+    QCOMPARE(runs.rowCount(), 4);
+    QVector<int> group;
+    for (int row = 0; row < runs.rowCount(); ++row) {
+      const QString cell = runs.data(runs.index(row, RunsModel::SeedGroup), Qt::DisplayRole).toString();
+      if (runs.record(row).config->learningRate == 0.1) {
+        QCOMPARE(cell, QString());  // no other run shares its settings
+      } else {
+        QCOMPARE(cell, QString("A · 3 seeds"));
+        group.push_back(row);
+      }
+    }
+    // "Select its seed group" from one of them selects all three.
+    auto* view = static_cast<RunListView*>(window.runsView());
+    view->selectRow(group[1]);
+    view->findChild<QAction*>("selectSeedGroupAction")->trigger();
+    QCOMPARE(view->selectedRows(), group);
+
+    // The test-accuracy plot: one band, its mean the mean of the three runs' curves.
+    MetricPlot* plot = window.plots()[3];
+    QTRY_VERIFY(plot->groupGraphs(0).mean != nullptr);
+    QVERIFY(plot->groupGraphs(1).mean == nullptr);
+    const MetricPlot::GroupGraphs graphs = plot->groupGraphs(0);
+    QVector<double> expectedMean(3, 0), sumSquares(3, 0), low(3, 1e9);
+    for (const int row : group) {
+      const Series& series = runs.record(row).curves->series(Metric::TestAccuracy, 0);
+      QCOMPARE(series.y.size(), 3);
+      for (int e = 0; e < 3; ++e) expectedMean[e] += series.y[e] / 3, low[e] = std::min(low[e], series.y[e]);
+    }
+    for (const int row : group) {
+      const Series& series = runs.record(row).curves->series(Metric::TestAccuracy, 0);
+      for (int e = 0; e < 3; ++e) sumSquares[e] += std::pow(series.y[e] - expectedMean[e], 2);
+    }
+    const QVector<double> mean = valuesOf(graphs.mean), lower = valuesOf(graphs.lower), upper = valuesOf(graphs.upper);
+    for (int e = 0; e < 3; ++e) {
+      QVERIFY(std::abs(mean[e] - expectedMean[e]) < 1e-12);
+      QVERIFY(std::abs((upper[e] - lower[e]) / 2 - std::sqrt(sumSquares[e] / 2)) < 1e-12);
+    }
+    QCOMPARE(graphs.upper->channelFillGraph(), graphs.lower);  // the band is filled between its edges
+    QVERIFY(graphs.upper->brush().style() != Qt::NoBrush);
+    QVERIFY2(graphs.mean->name().contains("mean of 3 seeds") && graphs.mean->name().contains("seeds 0,1,2"),
+             qPrintable(graphs.mean->name()));
+    QCOMPARE(plot->graphCount(), 3);  // the band's two edges and the mean; no run line
+    QTest::qWait(200);
+    QVERIFY(window.grab().save(m_root.filePath("seed-group.png")));
+
+    // min–max instead of ± std.
+    window.findChild<PlotPanel*>()->bandBox()->setCurrentIndex(1);
+    QTRY_COMPARE(valuesOf(plot->groupGraphs(0).lower), low);
+    QVERIFY(plot->groupGraphs(0).upper->name().contains("min–max"));
+
+    // With another run selected too, the band and that run's own line; ungrouped, four lines.
+    window.runsView()->selectAll();
+    QTRY_COMPARE(plot->graphCount(), 3 + 1);
+    window.findChild<PlotPanel*>()->groupSeedsBox()->setChecked(false);
+    QTRY_COMPARE(plot->graphCount(), 4);
+    QVERIFY(plot->groupGraphs(0).mean == nullptr);
+  }
+};
+
+QTEST_MAIN(TestSeedGroups)
+#include "TestSeedGroups.moc"

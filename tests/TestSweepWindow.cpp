@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A sweep from the window (Run > New sweep…, the Sweep tab): the dialog checks the grid as
+// it is typed; the queue trains every job through the real worker thread, records a failed
+// one and goes on; it pauses after the running job, reorders pending jobs, cancels the
+// running one with a checkpoint, and a new window opens the sweep again and finishes it.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "core/train/Sweep.h"
+#include "tests/RunStatusCheck.h"
+#include "ui/ExperimentForm.h"
+#include "ui/MainWindow.h"
+#include "ui/RunController.h"
+#include "ui/RunsModel.h"
+#include "ui/SweepDialog.h"
+#include "ui/SweepPanel.h"
+#include "ui/SweepQueue.h"
+
+using namespace ensemble;
+using namespace ensemble::ui;
+
+namespace {
+
+void quickSetup(ExperimentForm* form, int epochs) {
+  form->datasetBox()->setCurrentIndex(form->datasetBox()->findData("synthetic"));
+  form->modeBox()->setCurrentIndex(form->modeBox()->findData("single"));
+  form->cpuReplicasBox()->setValue(1);
+  form->batchSizeBox()->setValue(64);
+  form->epochsBox()->setValue(epochs);
+  form->trainLimitBox()->setValue(1024);
+}
+
+/// The jobs' states as sweep.json on disk has them, in its order.
+QStringList statesOnDisk(const QString& folder) {
+  QFile file(folder + "/sweep.json");
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  QStringList states;
+  for (const QJsonValue job : QJsonDocument::fromJson(file.readAll()).object()["jobs"].toArray()) {
+    states << job.toObject()["name"].toString() + ":" + job.toObject()["status"].toString();
+  }
+  return states;
+}
+
+QStringList states(const SweepQueue& queue) {
+  QStringList list;
+  for (const SweepJob& job : queue.sweep().jobs) {
+    list << QString::fromStdString(job.name + ":" + jobStatusName(job.status));
+  }
+  return list;
+}
+
+/// Every job's message, for a failure's output.
+QString messages(const SweepQueue& queue) {
+  QStringList list;
+  for (const SweepJob& job : queue.sweep().jobs) list << QString::fromStdString(job.name + ": " + job.message);
+  return list.join('\n');
+}
+
+}  // namespace
+
+class TestSweepWindow final : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_root;
+
+ private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void theDialogChecksTheGridAsItIsTyped() {
+    MainWindow window(m_root.filePath("dialog"));
+    quickSetup(window.form(), 1);
+    SweepDialog dialog(window.form()->config());
+    auto* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    QVERIFY(!ok->isEnabled());
+    dialog.gridEdit()->setPlainText("lrate = 0.1");
+    QVERIFY2(dialog.verdict().contains("'lrate' is not a setting") && !ok->isEnabled(), qPrintable(dialog.verdict()));
+    dialog.gridEdit()->setPlainText("momentum = 0.5, 1.5");
+    QVERIFY2(dialog.verdict().contains("momentum must be in [0, 1)"), qPrintable(dialog.verdict()));
+    dialog.gridEdit()->setPlainText("seed = 0, 1\nlr = 0.05, 0.1, 0.2");
+    QVERIFY2(dialog.verdict().contains("6 run(s)") && ok->isEnabled(), qPrintable(dialog.verdict()));
+    QCOMPARE(dialog.plan()->jobs.size(), std::size_t(6));
+    QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[5]).learningRate, 0.2);
+    QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[5]).epochs, int64_t(1));  // the form's
+    QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[5]).devices, std::string("cpu"));
+    // Over modes, each job takes its mode's devices (the form's suit one mode).
+    dialog.gridEdit()->setPlainText("mode = single, ensemble");
+    QVERIFY2(dialog.verdict().contains("each mode's default"), qPrintable(dialog.verdict()));
+    QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[1]).devices, std::string());
+  }
+
+  void theQueueTrainsEveryJobAndGoesOnAfterAFailure() {
+    MainWindow window(m_root.filePath("failing"));
+    window.show();
+    quickSetup(window.form(), 1);
+    SweepDialog dialog(window.form()->config());
+    dialog.gridEdit()->setPlainText("seed = 0, 1\nlr = 0.05, 1e9");  // lr 1e9: the loss becomes NaN
+    QVERIFY(dialog.plan());
+    window.startSweep(*dialog.plan());
+    SweepQueue& queue = *window.sweepQueue();
+    QCOMPARE(window.tabs()->currentWidget(), window.sweepPanel());
+    QTRY_VERIFY_WITH_TIMEOUT(queue.isDone(), 120000);
+    QStringList outcomes;
+    for (const QString& state : states(queue)) outcomes << state.section(':', -1);
+    QVERIFY2(outcomes == (QStringList{"completed", "failed", "completed", "failed"}), qPrintable(messages(queue)));
+    QCOMPARE(statesOnDisk(queue.folder()), states(queue));
+    QVERIFY2(QString::fromStdString(queue.sweep().jobs[1].message).contains("NaN"), queue.sweep().jobs[1].message.c_str());
+    // The panel shows each job's state, the runs list every job's run.
+    QTableWidget* table = window.sweepPanel()->table();
+    QCOMPARE(table->item(1, SweepPanel::State)->text(), QString("failed"));
+    QVERIFY(!table->item(2, SweepPanel::TestAccuracy)->text().isEmpty());
+    QVERIFY2(window.sweepPanel()->summaryText().contains("4 of 4 jobs done, finished"),
+             qPrintable(window.sweepPanel()->summaryText()));
+    for (const SweepJob& job : queue.sweep().jobs) {
+      QVERIFY(window.runsModel()->rowOf(queue.folder() + "/" + QString::fromStdString(job.name)) >= 0);
+    }
+    // A new window lists the sweep's jobs among the runs.
+    MainWindow reopened(m_root.filePath("failing"));
+    QCOMPARE(reopened.runsModel()->rowCount(), 4);
+  }
+
+  void theQueuePausesReordersCancelsAndResumesInANewWindow() {
+    const QString root = m_root.filePath("controlled");
+    QString folder;
+    {
+      MainWindow window(root);
+      window.setConfirmClose(false);
+      window.show();
+      quickSetup(window.form(), 3);
+      SweepDialog dialog(window.form()->config());
+      dialog.gridEdit()->setPlainText("seed = 0, 1, 2, 3");
+      SweepQueue& queue = *window.sweepQueue();
+      SweepPanel& panel = *window.sweepPanel();
+      QSignalSpy started(window.controller(), &RunController::runStarted);
+      window.startSweep(*dialog.plan());
+      folder = queue.folder();
+      QVERIFY(started.wait(60000));
+      // Pause: the running job finishes, the next does not start.
+      panel.pauseButton()->click();
+      QTRY_VERIFY_WITH_TIMEOUT(queue.runningJob() < 0, 60000);
+      QTest::qWait(300);
+      QVERIFY(!window.controller()->isRunning());
+      QCOMPARE(states(queue), (QStringList{"001-seed=0:completed", "002-seed=1:pending", "003-seed=2:pending",
+                                           "004-seed=3:pending"}));
+      QVERIFY(panel.summaryText().contains("paused"));
+      // Reorder: job 4 moves up twice, ahead of jobs 2 and 3.
+      panel.table()->selectRow(3);
+      QVERIFY(panel.upButton()->isEnabled());
+      panel.upButton()->click();
+      panel.upButton()->click();
+      QCOMPARE(states(queue).mid(1), (QStringList{"004-seed=3:pending", "002-seed=1:pending", "003-seed=2:pending"}));
+      QCOMPARE(statesOnDisk(folder), states(queue));
+      panel.table()->selectRow(0);
+      QVERIFY(!panel.upButton()->isEnabled());  // a finished job stays where it is
+      // Resume: the moved job runs next; cancel it mid-run.
+      started.clear();
+      panel.resumeButton()->click();
+      QVERIFY(started.wait(60000));
+      QVERIFY(QString::fromStdString(started.last().first().value<RunStartedEvent>().runDirectory).endsWith("004-seed=3"));
+      panel.cancelButton()->click();
+      QTRY_VERIFY_WITH_TIMEOUT(queue.runningJob() < 0, 60000);
+      QCOMPARE(states(queue)[1], QString("004-seed=3:stopped"));
+      QTest::qWait(300);
+      QVERIFY(!window.controller()->isRunning());
+      QCOMPARE(statesOnDisk(folder), states(queue));
+    }  // the window closes with the sweep unfinished
+
+    MainWindow window(root);
+    window.show();
+    window.openSweep(folder);
+    SweepQueue& queue = *window.sweepQueue();
+    QTRY_VERIFY_WITH_TIMEOUT(queue.isDone(), 120000);
+    QCOMPARE(states(queue), (QStringList{"001-seed=0:completed", "004-seed=3:completed", "002-seed=1:completed",
+                                         "003-seed=2:completed"}));
+    // The cancelled job went on from its checkpoint and finished all three epochs.
+    const int row = window.runsModel()->rowOf(folder + "/004-seed=3");
+    QVERIFY(row >= 0);
+    QCOMPARE(window.runsModel()->record(row).summary->epochsCompleted, int64_t(3));
+    QCOMPARE(statesOnDisk(folder), states(queue));
+  }
+};
+
+QTEST_MAIN(TestSweepWindow)
+#include "TestSweepWindow.moc"

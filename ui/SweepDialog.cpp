@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/SweepDialog.h"
+
+#include <algorithm>
+
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include "core/common/Error.h"
+#include "ui/EngineMessage.h"
+
+namespace ensemble::ui {
+
+SweepDialog::SweepDialog(const ExperimentConfig& base, QWidget* parent)
+    : QDialog(parent),
+      m_base(base),
+      m_grid(new QPlainTextEdit),
+      m_verdict(new QLabel),
+      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel)) {
+  setWindowTitle(tr("New sweep"));
+  auto* intro = new QLabel(tr("Every combination of these values trains as its own run, one after another, with the "
+                              "Experiment form's other settings. One setting per line, e.g.:\n"
+                              "lr = 0.05, 0.1\nmode = single, ensemble\nseed = 0, 1, 2"));
+  intro->setWordWrap(true);
+  m_grid->setObjectName("sweepGrid");
+  m_grid->setPlaceholderText("seed = 0, 1, 2");
+  m_verdict->setObjectName("sweepVerdict");
+  m_verdict->setWordWrap(true);
+  m_buttons->button(QDialogButtonBox::Ok)->setText(tr("Start sweep"));
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(intro);
+  layout->addWidget(m_grid, 1);
+  layout->addWidget(m_verdict);
+  layout->addWidget(m_buttons);
+  connect(m_grid, &QPlainTextEdit::textChanged, this, &SweepDialog::check);
+  connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  resize(520, 360);
+  check();
+}
+
+QString SweepDialog::verdict() const { return m_verdict->text(); }
+
+void SweepDialog::check() {
+  m_plan.reset();
+  std::vector<SweepAxis> grid;
+  try {
+    for (QString line : m_grid->toPlainText().split('\n')) {
+      line.remove(' ');
+      if (!line.isEmpty()) grid.push_back(parseSweepAxis(line.toStdString()));
+    }
+    if (grid.empty()) {
+      m_verdict->setText(tr("Give at least one setting and its values."));
+    } else {
+      // The form's devices suit its mode; a sweep over modes gives each its own default.
+      const auto sets = [&](const char* key) {
+        return std::any_of(grid.begin(), grid.end(), [&](const SweepAxis& axis) { return axis.key == key; });
+      };
+      ExperimentConfig base = m_base;
+      if (sets("mode") && !sets("devices")) base.devices.clear();
+      m_plan = planSweep(base, grid);
+      m_verdict->setText(tr("%n run(s), one after another.", nullptr, int(m_plan->jobs.size())) +
+                         (base.devices.empty() ? tr(" Devices: each mode's default.") : QString()));
+    }
+  } catch (const Error& e) {
+    m_verdict->setText(inLabels(e.what()));
+  }
+  m_verdict->setStyleSheet(m_plan ? QString() : QString("color: #c62828"));
+  m_buttons->button(QDialogButtonBox::Ok)->setEnabled(m_plan.has_value());
+}
+
+}  // namespace ensemble::ui

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/SweepPanel.h"
+
+#include <QBrush>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "core/io/RunDirectory.h"
+#include "core/train/RunSummary.h"
+#include "ui/EngineMessage.h"
+#include "ui/SweepQueue.h"
+
+namespace ensemble::ui {
+
+SweepPanel::SweepPanel(SweepQueue& queue, QWidget* parent)
+    : QWidget(parent),
+      m_queue(queue),
+      m_summary(new QLabel),
+      m_table(new QTableWidget(0, ColumnCount)),
+      m_pause(new QPushButton(tr("Pause queue"))),
+      m_resume(new QPushButton(tr("Resume queue"))),
+      m_cancel(new QPushButton(tr("Cancel"))),
+      m_up(new QPushButton(tr("Move up"))),
+      m_down(new QPushButton(tr("Move down"))) {
+  m_summary->setWordWrap(true);
+  m_table->setHorizontalHeaderLabels({tr("Job"), tr("State"), tr("Test acc."), tr("Message")});
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_table->verticalHeader()->hide();
+  m_pause->setToolTip(tr("Let the running job finish, then start no other"));
+  m_cancel->setToolTip(tr("Stop the running job now (it keeps a checkpoint) and start no other"));
+  m_up->setToolTip(tr("Run the selected pending job earlier"));
+  auto* buttons = new QHBoxLayout;
+  for (QPushButton* button : {m_pause, m_resume, m_cancel, m_up, m_down}) buttons->addWidget(button);
+  buttons->addStretch();
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(m_summary);
+  layout->addWidget(m_table, 1);
+  layout->addLayout(buttons);
+  connect(m_pause, &QPushButton::clicked, &m_queue, &SweepQueue::pause);
+  connect(m_resume, &QPushButton::clicked, &m_queue, &SweepQueue::resume);
+  connect(m_cancel, &QPushButton::clicked, &m_queue, &SweepQueue::cancel);
+  connect(m_up, &QPushButton::clicked, this, [this] { move(-1); });
+  connect(m_down, &QPushButton::clicked, this, [this] { move(+1); });
+  connect(m_table, &QTableWidget::itemSelectionChanged, this, &SweepPanel::refresh);
+  connect(&m_queue, &SweepQueue::changed, this, &SweepPanel::refresh);
+  refresh();
+}
+
+QString SweepPanel::summaryText() const { return m_summary->text(); }
+
+void SweepPanel::move(int delta) {
+  const int row = m_table->currentRow();
+  if (m_queue.moveJob(row, delta)) m_table->selectRow(row + delta);
+}
+
+void SweepPanel::refresh() {
+  const auto& jobs = m_queue.sweep().jobs;
+  const int selected = m_table->currentRow();
+  const QSignalBlocker blocker(m_table);
+  m_table->setRowCount(int(jobs.size()));
+  int done = 0;
+  for (int row = 0; row < int(jobs.size()); ++row) {
+    const SweepJob& job = jobs[std::size_t(row)];
+    done += job.status == JobStatus::Completed || job.status == JobStatus::Failed;
+    QString accuracy;
+    if (job.status == JobStatus::Completed) {
+      try {
+        const std::string folder = m_queue.folder().toStdString() + "/" + job.name;
+        const RunSummary summary = RunSummary::read(RunDirectory(folder).summaryPath());
+        if (summary.evaluation) accuracy = QString::number(summary.evaluation->ensemble.accuracy, 'f', 4);
+      } catch (const std::exception&) {
+      }
+    }
+    const QString cells[] = {QString::fromStdString(job.name), QString::fromStdString(jobStatusName(job.status)),
+                             accuracy, inLabels(job.message)};
+    for (int column = 0; column < ColumnCount; ++column) {
+      auto* item = new QTableWidgetItem(cells[column]);
+      if (column == State && job.status == JobStatus::Failed) item->setForeground(QBrush(QColor(198, 40, 40)));
+      if (column == Message) item->setToolTip(cells[column]);
+      m_table->setItem(row, column, item);
+    }
+  }
+  if (selected >= 0 && selected < m_table->rowCount()) m_table->selectRow(selected);
+  if (!m_queue.hasSweep()) {
+    m_summary->setText(tr("No sweep yet: Run > New sweep… trains every combination of a grid of settings, "
+                          "one run after another."));
+  } else {
+    QString state = m_queue.isDone()                ? tr("finished")
+                    : m_queue.runningJob() >= 0     ? tr("training job %1").arg(m_queue.runningJob() + 1)
+                    : m_queue.isPaused()            ? tr("paused")
+                                                    : tr("waiting for the current run to end");
+    m_summary->setText(tr("Sweep %1: %2 of %3 jobs done, %4.").arg(m_queue.folder()).arg(done).arg(jobs.size()).arg(state));
+  }
+  const bool pendingSelected = selected >= 0 && selected < int(jobs.size()) &&
+                               jobs[std::size_t(selected)].status == JobStatus::Pending;
+  m_pause->setEnabled(m_queue.hasSweep() && !m_queue.isPaused() && !m_queue.isDone());
+  m_resume->setEnabled(m_queue.hasSweep() && m_queue.isPaused() && !m_queue.isDone());
+  m_cancel->setEnabled(m_queue.runningJob() >= 0);
+  m_up->setEnabled(pendingSelected);
+  m_down->setEnabled(pendingSelected);
+}
+
+}  // namespace ensemble::ui

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/SweepQueue.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include "core/common/ErrorMessage.h"
+#include "ui/RunController.h"
+
+namespace ensemble::ui {
+
+SweepQueue::SweepQueue(RunController& controller, QObject* parent) : QObject(parent), m_controller(controller) {
+  connect(&m_controller, &RunController::runFinished, this, &SweepQueue::onRunFinished);
+  // A run or an evaluation the person started kept the controller busy: go on after it.
+  connect(&m_controller, &RunController::evaluationFinished, this,
+          [this] { QMetaObject::invokeMethod(this, &SweepQueue::startNext, Qt::QueuedConnection); });
+}
+
+void SweepQueue::start(const QString& folder, const Sweep& sweep) {
+  writeSweep(folder.toStdString(), sweep);
+  m_folder = folder;
+  m_sweep = sweep;
+  m_paused = false;
+  m_running = -1;
+  emit changed();
+  startNext();
+}
+
+void SweepQueue::open(const QString& folder) {
+  m_sweep = readSweep(folder.toStdString());
+  m_folder = folder;
+  m_paused = false;
+  m_running = -1;
+  emit changed();
+  startNext();
+}
+
+void SweepQueue::pause() {
+  m_paused = true;
+  emit changed();
+}
+
+void SweepQueue::resume() {
+  m_paused = false;
+  emit changed();
+  startNext();
+}
+
+void SweepQueue::cancel() {
+  m_paused = true;
+  if (m_running >= 0) m_controller.stop();  // runFinished (stopped) follows
+  emit changed();
+}
+
+bool SweepQueue::isDone() const {
+  for (const SweepJob& job : m_sweep.jobs) {
+    if (job.status != JobStatus::Completed && job.status != JobStatus::Failed) return false;
+  }
+  return true;
+}
+
+bool SweepQueue::moveJob(int index, int delta) {
+  const int other = index + delta;
+  if (index < 0 || other < 0 || index >= int(m_sweep.jobs.size()) || other >= int(m_sweep.jobs.size())) return false;
+  if (m_sweep.jobs[std::size_t(index)].status != JobStatus::Pending ||
+      m_sweep.jobs[std::size_t(other)].status != JobStatus::Pending) {
+    return false;
+  }
+  std::swap(m_sweep.jobs[std::size_t(index)], m_sweep.jobs[std::size_t(other)]);
+  save();
+  emit changed();
+  return true;
+}
+
+QString SweepQueue::jobFolder(int index) const {
+  return m_folder + "/" + QString::fromStdString(m_sweep.jobs[std::size_t(index)].name);
+}
+
+void SweepQueue::save() {
+  try {
+    writeSweep(m_folder.toStdString(), m_sweep);
+  } catch (...) {
+    emit failed(QString::fromStdString(describeCurrentException()));
+  }
+}
+
+void SweepQueue::startNext() {
+  if (m_paused || m_running >= 0 || m_controller.isRunning() || !hasSweep()) return;
+  for (int j = 0; j < int(m_sweep.jobs.size()); ++j) {
+    SweepJob& job = m_sweep.jobs[std::size_t(j)];
+    if (job.status == JobStatus::Completed || job.status == JobStatus::Failed) continue;
+    const QString folder = jobFolder(j);
+    const bool checkpointed = QFileInfo::exists(folder + "/checkpoints/latest");
+    m_running = j;
+    job.status = JobStatus::Running;
+    job.message.clear();
+    save();
+    emit changed();
+    if (checkpointed) {
+      m_controller.resume(folder);  // an interrupted job goes on from its checkpoint
+    } else {
+      QDir(folder).removeRecursively();  // begun without a checkpoint: nothing to keep
+      try {
+        m_controller.start(m_sweep.configOf(job), folder);
+      } catch (...) {  // its settings no longer read (sweep.json edited by hand)
+        RunFinishedEvent refused;
+        refused.status = RunStatus::Failed;
+        refused.runDirectory = folder.toStdString();
+        refused.message = describeCurrentException();
+        onRunFinished(refused);
+      }
+    }
+    return;
+  }
+}
+
+void SweepQueue::onRunFinished(const RunFinishedEvent& event) {
+  if (m_running < 0 || QFileInfo(QString::fromStdString(event.runDirectory)) != QFileInfo(jobFolder(m_running))) {
+    // Not ours: a run the person started or resumed by hand; the sweep may go on after it.
+    QMetaObject::invokeMethod(this, &SweepQueue::startNext, Qt::QueuedConnection);
+    return;
+  }
+  SweepJob& job = m_sweep.jobs[std::size_t(m_running)];
+  job.status = event.status == RunStatus::Completed ? JobStatus::Completed
+               : event.status == RunStatus::Stopped ? JobStatus::Stopped
+                                                    : JobStatus::Failed;
+  job.message = event.message;
+  m_running = -1;
+  save();
+  emit changed();
+  // The controller emits runFinished before it is free again: start the next job after.
+  QMetaObject::invokeMethod(this, &SweepQueue::startNext, Qt::QueuedConnection);
+}
+
+}  // namespace ensemble::ui
