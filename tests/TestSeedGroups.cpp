@@ -139,7 +139,7 @@ class TestSeedGroups final : public QObject {
     }
     QCOMPARE(graphs.upper->channelFillGraph(), graphs.lower);  // the band is filled between its edges
     QVERIFY(graphs.upper->brush().style() != Qt::NoBrush);
-    QVERIFY2(graphs.mean->name().contains("mean of 3 seeds") && graphs.mean->name().contains("seeds 0,1,2"),
+    QVERIFY2(graphs.mean->name() == "group A (single, cnn, seeds 0,1,2): mean" && graphs.upper->name() == "group A: ± 1 std",
              qPrintable(graphs.mean->name()));
     QCOMPARE(plot->graphCount(), 3);  // the band's two edges and the mean; no run line
     QTest::qWait(200);

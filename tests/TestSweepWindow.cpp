@@ -88,7 +88,7 @@ class TestSweepWindow final : public QObject {
     dialog.gridEdit()->setPlainText("momentum = 0.5, 1.5");
     QVERIFY2(dialog.verdict().contains("momentum must be in [0, 1)"), qPrintable(dialog.verdict()));
     dialog.gridEdit()->setPlainText("seed = 0, 1\nlr = 0.05, 0.1, 0.2");
-    QVERIFY2(dialog.verdict().contains("6 run(s)") && ok->isEnabled(), qPrintable(dialog.verdict()));
+    QVERIFY2(dialog.verdict().contains("6 runs, one after another") && ok->isEnabled(), qPrintable(dialog.verdict()));
     QCOMPARE(dialog.plan()->jobs.size(), std::size_t(6));
     QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[5]).learningRate, 0.2);
     QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[5]).epochs, int64_t(1));  // the form's

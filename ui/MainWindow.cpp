@@ -356,9 +356,9 @@ void MainWindow::showRunsOnPlots() {
     std::sort(seedValues.begin(), seedValues.end());
     QStringList seeds;
     for (const std::uint64_t seed : seedValues) seeds << QString::number(seed);
-    const QString label =
-        tr("group %1 (%2, seeds %3)").arg(it.key(), m_runs->record(it.value().front()).describe(), seeds.join(','));
-    groups.push_back(std::make_shared<SeedGroupCurves>(label, members));
+    const QString name = tr("group %1").arg(it.key());
+    const QString label = tr("%1 (%2, seeds %3)").arg(name, m_runs->record(it.value().front()).describe(), seeds.join(','));
+    groups.push_back(std::make_shared<SeedGroupCurves>(name, label, members));
   }
   m_plotPanel->setRuns(runs, groups);
 }

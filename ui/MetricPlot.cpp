@@ -151,8 +151,8 @@ void MetricPlot::rebuild() {
         if (membersNamed) line.shown->removeFromLegend();
         membersNamed = true;
       }
-      // Overlaid runs: every entry names its run too.
-      line.shown->setName(m_runs.size() > 1 && !run->label().isEmpty() ? run->label() + ": " + who : who);
+      // Overlaid runs (or seed groups): every entry names its run too.
+      line.shown->setName(m_runs.size() + m_groups.size() > 1 && !run->label().isEmpty() ? run->label() + ": " + who : who);
       m_lines.push_back(line);
     }
   }
@@ -189,8 +189,8 @@ void MetricPlot::addGroup(int index, const QColor& color) {
   graphs.mean = m_plot->addGraph();
   graphs.mean->setPen(QPen(color.darker(115), 2.5));
   if (!isTrain(m_metric)) graphs.mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
-  graphs.mean->setName(tr("%1: mean of %2 seeds").arg(group.label()).arg(group.runCount()));
-  graphs.upper->setName(deviation ? tr("%1: ± 1 std").arg(group.label()) : tr("%1: min–max").arg(group.label()));
+  graphs.mean->setName(tr("%1: mean").arg(group.label()));
+  graphs.upper->setName(deviation ? tr("%1: ± 1 std").arg(group.name()) : tr("%1: min–max").arg(group.name()));
   graphs.lower->setData(keys, lower, true);
   graphs.upper->setData(keys, upper, true);
   graphs.mean->setData(keys, mean, true);

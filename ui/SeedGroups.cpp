@@ -45,8 +45,8 @@ Band bandOf(const QVector<const Series*>& series) {
   return band;
 }
 
-SeedGroupCurves::SeedGroupCurves(QString label, const QVector<std::shared_ptr<const RunCurves>>& runs)
-    : m_label(std::move(label)), m_runCount(int(runs.size())) {
+SeedGroupCurves::SeedGroupCurves(QString name, QString label, const QVector<std::shared_ptr<const RunCurves>>& runs)
+    : m_name(std::move(name)), m_label(std::move(label)), m_runCount(int(runs.size())) {
   for (const auto& run : runs) m_stepsPerEpoch = std::max(m_stepsPerEpoch, run->stepsPerEpoch());
   for (int m = 0; m < kMetricCount; ++m) {
     QVector<const Series*> series;

@@ -31,9 +31,11 @@ enum class BandKind { StandardDeviation, MinMax };
 /// The headline curves of a seed group, each metric summarised as a band.
 class SeedGroupCurves final {
  public:
-  /// `runs`: the group's curves (two or more); `label` names the group in legends.
-  SeedGroupCurves(QString label, const QVector<std::shared_ptr<const RunCurves>>& runs);
+  /// `runs`: the group's curves (two or more); `name` ("group A") and `label` ("group A
+  /// (single, cnn, seeds 0,1,2)") name it in legends: the mean by its label, the band by its name.
+  SeedGroupCurves(QString name, QString label, const QVector<std::shared_ptr<const RunCurves>>& runs);
 
+  const QString& name() const { return m_name; }
   const QString& label() const { return m_label; }
   int runCount() const { return m_runCount; }
   const Band& band(Metric metric) const { return m_bands[std::size_t(metric)]; }
@@ -41,7 +43,7 @@ class SeedGroupCurves final {
   double stepsPerEpoch() const { return m_stepsPerEpoch; }
 
  private:
-  QString m_label;
+  QString m_name, m_label;
   int m_runCount = 0;
   double m_stepsPerEpoch = 0;
   std::array<Band, kMetricCount> m_bands;

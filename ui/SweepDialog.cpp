@@ -62,7 +62,8 @@ void SweepDialog::check() {
       ExperimentConfig base = m_base;
       if (sets("mode") && !sets("devices")) base.devices.clear();
       m_plan = planSweep(base, grid);
-      m_verdict->setText(tr("%n run(s), one after another.", nullptr, int(m_plan->jobs.size())) +
+      const int runs = int(m_plan->jobs.size());
+      m_verdict->setText((runs == 1 ? tr("1 run.") : tr("%1 runs, one after another.").arg(runs)) +
                          (base.devices.empty() ? tr(" Devices: each mode's default.") : QString()));
     }
   } catch (const Error& e) {
