@@ -95,14 +95,21 @@ class TestPythonPackage final : public QObject {
   }
 
   // `pip install ./python` gives an importable package (into a folder of the test's own,
-  // from the source tree, with no network: the build backend is the environment's setuptools).
+  // with no network: the build backend is the environment's setuptools). From a copy of
+  // python/: setuptools builds in the folder it is given, and the source tree stays clean.
   void thePackageInstallsWithPip() {
     const QString python = ENSEMBLELAB_TEST_PYTHON;
     if (runPython(python, {"-m", "pip", "--version"}).exitCode != 0) QSKIP(qPrintable(python + " has no pip"));
-    const QString target = m_dir.filePath("site");
+    const QString source = m_dir.filePath("python"), target = m_dir.filePath("site");
+    QVERIFY(QDir().mkpath(source + "/ensemble_lab"));
+    QVERIFY(QFile::copy(ENSEMBLELAB_SOURCE_DIR "/python/pyproject.toml", source + "/pyproject.toml"));
+    const QDir package(ENSEMBLELAB_SOURCE_DIR "/python/ensemble_lab");
+    for (const QString& file : package.entryList({"*.py"}, QDir::Files)) {
+      QVERIFY(QFile::copy(package.filePath(file), source + "/ensemble_lab/" + file));
+    }
     const PythonResult install =
         runPython(python, {"-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-                           "--target", target, ENSEMBLELAB_SOURCE_DIR "/python"});
+                           "--target", target, source});
     QVERIFY2(install.exitCode == 0, qPrintable(install.output));
     const PythonResult imported = runPython(
         python, {"-c", "import ensemble_lab, sys; print(ensemble_lab.__file__); "
