@@ -98,8 +98,14 @@ class TestSweep final : public QObject {
     QCOMPARE(seen.size(), std::size_t(12));
     QCOMPARE(names.size(), std::size_t(12));
     QCOMPARE(sweep.jobs[7].name, std::string("008-lr=0.1-mode=single-seed=1"));
-    // sweep.json reads back as written.
+    // sweep.json reads back as written; a job name that leaves the sweep's folder is refused
+    // (resuming removes a job's folder when it has no checkpoint).
     QCOMPARE(Sweep::fromJson(sweep.toJson(), "test").toJson(), sweep.toJson());
+    for (const char* name : {"..", ".", "../runs", ""}) {
+      nlohmann::json edited = sweep.toJson();
+      edited["jobs"][0]["name"] = name;
+      QVERIFY2(!refusal([&] { Sweep::fromJson(edited, "sweep.json"); }).isEmpty(), name);
+    }
     // A setting by its flag, a folder path as a value: a folder name without separators.
     const Sweep paths = planSweep(ExperimentConfig{}, {parseSweepAxis("batch-size=64"), parseSweepAxis("dataset=/data/a b")});
     QCOMPARE(paths.jobs[0].name, std::string("001-batch_size=64-dataset=_data_a_b"));

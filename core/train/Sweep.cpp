@@ -120,7 +120,10 @@ Sweep Sweep::fromJson(const nlohmann::json& json, const std::string& origin) {
       for (const JobStatus s : kStatuses) {
         if (jobStatusName(s) == status) job.status = s, known = true;
       }
-      if (!known || job.name.empty() || job.name.find('/') != std::string::npos) throw bad("job '" + job.name + "'");
+      // A job's name is a folder inside the sweep's: never a path out of it ("..", "a/b").
+      const bool folderName = !job.name.empty() && job.name != "." && job.name != ".." &&
+                              job.name.find_first_of("/\\") == std::string::npos;
+      if (!known || !folderName) throw bad("job '" + job.name + "'");
       sweep.jobs.push_back(std::move(job));
     }
     return sweep;
