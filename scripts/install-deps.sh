@@ -21,6 +21,8 @@ packages=(
   dataset-fashion-mnist python3-torch
   # the Debian package: cpack's dependency scan, man pages, and the validators its test runs
   dpkg-dev file help2man desktop-file-utils appstream lintian
+  # TestHosts: ranks on hosts of their own (network namespaces, veth, a bridge, tc netem)
+  iproute2
 )
 
 missing=()

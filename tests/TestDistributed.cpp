@@ -25,6 +25,7 @@
 #include "core/comm/BrokenPipes.h"
 #include "core/comm/ProcessGroupCommunicator.h"
 #include "core/comm/ProcessGroupOptions.h"
+#include "core/comm/RouteToHost.h"
 #include "core/common/Error.h"
 #include "tests/TestSupport.h"
 
@@ -445,6 +446,21 @@ class TestDistributed final : public QObject {
     // What rank 0 kept is a whole, loadable checkpoint and a failed summary.
     QVERIFY(!testing::latestWeights(group.toStdString()).empty());
     QCOMPARE(readJson(group + "/summary.json")["status"].toString(), QString("failed"));
+  }
+
+  // Gloo's address is the one on the route to rank 0 (TestHosts runs it across hosts).
+  void theAddressTowardsRankZeroIsOnItsRoute() {
+    QCOMPARE(ensemble::localAddressTowards("127.0.0.1"), std::string("127.0.0.1"));
+    QCOMPARE(ensemble::localAddressTowards("127.0.0.2"), std::string("127.0.0.1"));
+    try {
+      ensemble::localAddressTowards("no-such-host.invalid");
+      QFAIL("an unknown host was accepted");
+    } catch (const ensemble::DistributedError& error) {
+      const std::string message = error.what();
+      QVERIFY2(message.find("no-such-host.invalid") != std::string::npos &&
+                   message.find("GLOO_SOCKET_IFNAME") != std::string::npos,
+               error.what());
+    }
   }
 
   void aRankThatNeverArrivesIsNamed() {

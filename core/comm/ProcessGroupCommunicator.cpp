@@ -19,6 +19,7 @@
 #include <cstdlib>
 
 #include "core/comm/Rendezvous.h"
+#include "core/comm/RouteToHost.h"
 #endif
 
 namespace ensemble {
@@ -68,13 +69,14 @@ bool isLoopback(const std::string& host) {
 }
 
 /// Gloo's transport: on loopback for a single-host run; GLOO_SOCKET_IFNAME (torch's own
-/// variable) for a chosen interface; otherwise the address this host's name resolves to.
+/// variable) for a chosen interface; otherwise this host's address on the route to rank 0
+/// (RouteToHost.h says why not torch's default, the address of this host's name).
 std::shared_ptr<::gloo::transport::Device> glooDevice(const ProcessGroupOptions& options) {
   if (const char* interface = environment::read(environment::kGlooSocketInterface)) {
     return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
   }
   if (isLoopback(options.masterAddr)) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
-  return c10d::ProcessGroupGloo::createDefaultDevice();
+  return c10d::ProcessGroupGloo::createDeviceForHostname(localAddressTowards(options.masterAddr));
 }
 
 class ProcessGroupCommunicator final : public Communicator {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "core/comm/BrokenPipes.h"
@@ -112,22 +113,13 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
     m_store->set(key("hello", options.rank), bytes(mine.dump()));
     waitForPeers(mine);
     // Started last: a constructor that throws must not leave a running thread behind.
-    m_heartbeat = std::thread([this] { beat(); });
+    m_heartbeat = std::make_unique<Heartbeat>(m_heartbeatStore, key("heartbeat", options.rank), kHeartbeatPeriod);
   } catch (const DistributedError&) {
     throw;
   } catch (const std::exception& error) {
     throw DistributedError("lost the rendezvous at " + where() + " while waiting for the other ranks (" +
                            error.what() + "); rank 0, which serves it, has stopped");
   }
-}
-
-Rendezvous::~Rendezvous() {
-  {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    m_stopping = true;
-  }
-  m_wake.notify_all();
-  if (m_heartbeat.joinable()) m_heartbeat.join();
 }
 
 std::string Rendezvous::where() const { return m_options.masterAddr + ":" + std::to_string(m_options.masterPort); }
@@ -210,20 +202,11 @@ void Rendezvous::waitForPeers(const nlohmann::json& mine) {
   }
 }
 
-void Rendezvous::beat() {
-  std::unique_lock<std::mutex> lock(m_mutex);
-  while (!m_wake.wait_for(lock, kHeartbeatPeriod, [this] { return m_stopping; })) {
-    try {
-      m_heartbeatStore->add(key("heartbeat", m_options.rank), 1);
-    } catch (const std::exception&) {
-      return;  // the store is gone (rank 0 ended); a failing collective will say so
-    }
-  }
-}
-
 std::string Rendezvous::diagnose(const std::string& error) {
   int survivors = m_options.worldSize;
   const std::string diagnosis = findLostRank(error, survivors);
+  // With rank 0 unreachable every store call below would wait out its timeout in vain.
+  if (m_storeLost) return diagnosis;
   try {
     // Leave the conclusion for the ranks still diagnosing, and keep the store (served by
     // rank 0) up until they have read it: otherwise they could only report rank 0 gone.
@@ -269,6 +252,7 @@ std::string Rendezvous::findLostRank(const std::string& error, int& survivors) {
     if (std::string message = announced(); !message.empty()) return message;
     return "a collective operation failed although every rank is still alive" + cause;
   } catch (const std::exception&) {
+    m_storeLost = true;
     survivors = 0;
     return "rank 0 (which serves the rendezvous at " + where() +
            ") is gone: killed, crashed or unreachable; rank " + std::to_string(m_options.rank) + " stops too" +
@@ -277,6 +261,7 @@ std::string Rendezvous::findLostRank(const std::string& error, int& survivors) {
 }
 
 void Rendezvous::announceFailure(const std::string& message) {
+  if (m_storeLost) return;
   try {
     m_store->setTimeout(std::chrono::milliseconds(2000));
     m_store->set(key("failed", m_options.rank), bytes(message));

@@ -7,13 +7,11 @@
 // that when a collective fails the survivors can say which rank is gone.
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
-#include <atomic>
-#include <condition_variable>
-#include <mutex>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 
+#include "core/comm/Heartbeat.h"
 #include "core/comm/ProcessGroupOptions.h"
 
 namespace ensemble {
@@ -25,7 +23,6 @@ class Rendezvous final {
   /// rank must send the same. Throws DistributedError naming the missing or mismatched
   /// rank, or the port that is in use.
   Rendezvous(const ProcessGroupOptions& options, const nlohmann::json& hello);
-  ~Rendezvous();
   Rendezvous(const Rendezvous&) = delete;
   Rendezvous& operator=(const Rendezvous&) = delete;
 
@@ -50,15 +47,12 @@ class Rendezvous final {
   std::string where() const;
   /// diagnose()'s search; sets `survivors` to the ranks believed alive.
   std::string findLostRank(const std::string& error, int& survivors);
-  void beat();
 
   ProcessGroupOptions m_options;
   c10::intrusive_ptr<c10d::Store> m_store;
   c10::intrusive_ptr<c10d::Store> m_heartbeatStore;  ///< own connection: never blocked by a collective
-  std::thread m_heartbeat;
-  std::mutex m_mutex;
-  std::condition_variable m_wake;
-  bool m_stopping = false;
+  std::unique_ptr<Heartbeat> m_heartbeat;
+  bool m_storeLost = false;  ///< a diagnosis found rank 0's store unreachable
 };
 
 }  // namespace ensemble
