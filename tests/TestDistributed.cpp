@@ -2,6 +2,7 @@
 // Runs of several processes on torch's c10d (TCPStore rendezvous + Gloo) over loopback:
 // real ensemble-lab-cli processes, started, killed and interrupted here, compared with
 // the same run in one process. Every test picks free ports and reaps its processes.
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/version.h>
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -26,6 +28,8 @@
 #include "core/comm/ProcessGroupCommunicator.h"
 #include "core/comm/ProcessGroupOptions.h"
 #include "core/comm/RouteToHost.h"
+#include "core/comm/RunToken.h"
+#include "core/common/Sha256.h"
 #include "core/common/Error.h"
 #include "tests/TestSupport.h"
 
@@ -105,6 +109,33 @@ void expectSameTestMetrics(const QString& a, const QString& b) {
     QVERIFY2(std::abs(p - q) < 1e-6, qPrintable(QString("%1: %2 vs %3").arg(key).arg(p).arg(q)));
   }
   QCOMPARE(x["members"].toArray().size(), y["members"].toArray().size());
+}
+
+/// This environment with ENSEMBLELAB_RUN_TOKEN set to `token` (removed when empty).
+QProcessEnvironment withToken(const QString& token) {
+  QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+  environment.remove("ENSEMBLELAB_RUN_TOKEN");
+  environment.remove("ENSEMBLELAB_RUN_TOKEN_FILE");
+  if (!token.isEmpty()) environment.insert("ENSEMBLELAB_RUN_TOKEN", token);
+  return environment;
+}
+
+std::string hostName() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+/// Whether a TCP connection to `address:port` is accepted.
+bool connects(const char* address, int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in peer{};
+  peer.sin_family = AF_INET;
+  peer.sin_port = htons(std::uint16_t(port));
+  ::inet_pton(AF_INET, address, &peer.sin_addr);
+  const bool accepted = ::connect(fd, reinterpret_cast<sockaddr*>(&peer), sizeof peer) == 0;
+  ::close(fd);
+  return accepted;
 }
 
 const QStringList kSmallRun{"train", "--dataset", "synthetic", "--epochs", "1", "--seed", "11", "--timeout", "60"};
@@ -501,6 +532,106 @@ class TestDistributed final : public QObject {
     QCOMPARE(code, 1);
     const QString errors = rank0.errors();
     QVERIFY2(errors.contains("choose another --master-port"), qPrintable(errors));
+  }
+
+  // The proof's hash against FIPS 180-4's and RFC 4231's published vectors.
+  void theTokenProofIsHmacSha256() {
+    const auto digest = ensemble::sha256("abc");
+    QCOMPARE(QByteArray(reinterpret_cast<const char*>(digest.data()), 32).toHex(),
+             QByteArray("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+    QCOMPARE(ensemble::hmacSha256Hex("Jefe", "what do ya want for nothing?"),
+             std::string("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"));
+    // RFC 4231 case 6: a key longer than the block is hashed first.
+    QCOMPARE(ensemble::hmacSha256Hex(std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First"),
+             std::string("60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"));
+    // 55 and 56 bytes: the two sides of the padding's length boundary.
+    QCOMPARE(QByteArray(reinterpret_cast<const char*>(ensemble::sha256(std::string(56, 'a')).data()), 32).toHex(),
+             QByteArray("b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"));
+    QVERIFY(ensemble::tokenProof("t", "n", 1) != ensemble::tokenProof("t", "n", 2));
+  }
+
+  // Who may join: only a process that knows the run token (core/comm/RunToken.h).
+  void aRankWithAnotherRunTokenIsRefusedAndNamedByRankZero() {
+    const QString out = m_dir.filePath("wrong-token");
+    const int port = testing::freePort();
+    Rank rank0, rank1;
+    rank0.start(kSmallRun + QStringList{"--out", out} + groupFlags(2, 0, port), withToken("the run's"));
+    rank1.start(kSmallRun + groupFlags(2, 1, port), withToken("a stranger's guess"));
+    EXPECT_EXIT(rank0, 1, 60000);
+    EXPECT_EXIT(rank1, 1, 60000);
+    const QString expected = "rank 1 (on host " + QString::fromStdString(hostName()) + ") was refused: its run token is not this run's";
+    const QString errors0 = rank0.errors(), errors1 = rank1.errors();
+    QVERIFY2(errors0.contains(expected), qPrintable(errors0));
+    QVERIFY2(errors1.contains(expected), qPrintable(errors1));  // the refused rank hears why
+    QVERIFY(!QFile::exists(out));  // refused before training: nothing written
+  }
+
+  // Without a token rank 0 makes one and prints it; a rank elsewhere (here: another user's
+  // private folder) is refused until it is given that token, from a file or a variable.
+  void rankZeroMakesAndShowsATokenWhichOtherHostsMustBeGiven() {
+    QTemporaryDir host0, host1;
+    const int port = testing::freePort();
+    QProcessEnvironment environment0 = withToken(QString()), environment1 = withToken(QString());
+    environment0.insert("XDG_RUNTIME_DIR", host0.path());
+    environment1.insert("XDG_RUNTIME_DIR", host1.path());
+    {
+      Rank rank0, rank1;
+      rank0.start(kSmallRun + QStringList{"--out", m_dir.filePath("no-token")} + groupFlags(2, 0, port), environment0);
+      rank1.start(kSmallRun + groupFlags(2, 1, port), environment1);
+      EXPECT_EXIT(rank1, 1, 60000);
+      EXPECT_EXIT(rank0, 1, 60000);
+      const QString errors = rank0.errors();
+      QVERIFY2(errors.contains("rank 1 (on host") && errors.contains("was refused: it has no run token"), qPrintable(errors));
+    }
+    // Rank 0 shows the token it made; given it, through a file, the other rank joins.
+    const int port2 = testing::freePort();
+    Rank rank0, rank1;
+    rank0.start(kSmallRun + QStringList{"--out", m_dir.filePath("shown-token")} + groupFlags(2, 0, port2), environment0);
+    QRegularExpressionMatch shown;
+    QString printed;
+    QElapsedTimer clock;
+    clock.start();
+    while (!shown.hasMatch() && clock.elapsed() < 30000) {
+      rank0.process->waitForReadyRead(200);
+      printed += QString::fromUtf8(rank0.process->readAllStandardError());
+      shown = QRegularExpression("this run's token is ([0-9a-f]{32})").match(printed);
+    }
+    QVERIFY2(shown.hasMatch(), qPrintable(printed));
+    const QString tokenFile = host1.filePath("token");
+    QVERIFY(testing::writeFile(tokenFile, shown.captured(1).toUtf8() + "\n"));
+    // The token kept for this user's ranks on rank 0's host is private to them.
+    const QString kept = host0.filePath(QString("ensemblelab/run-token-127.0.0.1-%1").arg(port2));
+    QCOMPARE(QFile::permissions(kept) & ~(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser),
+             QFile::Permissions());
+    environment1.insert("ENSEMBLELAB_RUN_TOKEN_FILE", tokenFile);
+    rank1.start(kSmallRun + groupFlags(2, 1, port2), environment1);
+    EXPECT_EXIT(rank1, 0);
+    EXPECT_EXIT(rank0, 0);
+  }
+
+#if TORCH_VERSION_MAJOR >= 2
+  // The store listens on the master address only (LibTorch 2.x; 1.13's binds everywhere).
+  void theStoreListensOnTheMasterAddressOnly() {
+    const int port = testing::freePort();
+    Rank rank0;
+    rank0.start(kSmallRun + QStringList{"--timeout", "20", "--out", m_dir.filePath("bound")} + groupFlags(2, 0, port));
+    QElapsedTimer clock;
+    clock.start();
+    while (!connects("127.0.0.1", port) && clock.elapsed() < 20000) QTest::qSleep(100);
+    QVERIFY(connects("127.0.0.1", port));
+    QVERIFY(!connects("127.0.0.2", port));  // loopback too, but not the master address
+    rank0.process->kill();
+  }
+#endif
+
+  void aMasterAddressNotOfRankZerosHostIsNamed() {
+    Rank rank0;
+    rank0.start(kSmallRun + QStringList{"--out", m_dir.filePath("elsewhere")} +
+                QStringList{"--world-size", "2", "--rank", "0", "--master-addr", "192.0.2.1", "--master-port",
+                            QString::number(testing::freePort())});
+    EXPECT_EXIT(rank0, 1, 30000);
+    const QString errors = rank0.errors();
+    QVERIFY2(errors.contains("192.0.2.1 is not an address of this host"), qPrintable(errors));
   }
 };
 

@@ -5,12 +5,18 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/version.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "core/comm/BrokenPipes.h"
+#include "core/comm/ListeningSocket.h"
+#include "core/comm/RunToken.h"
 #include "core/common/Error.h"
 
 namespace ensemble {
@@ -25,6 +31,8 @@ constexpr auto kHeartbeatPeriod = 250ms;
 constexpr auto kSilenceLimit = 2s;
 
 const std::string kAbortKey = "abort";
+const std::string kNonceKey = "nonce";
+const std::string kAdmittedKey = "admitted";
 const std::string kDoneKey = "done";
 const std::string kDiagnosedKey = "diagnosed";
 
@@ -52,7 +60,21 @@ c10::intrusive_ptr<c10d::Store> connectStore(const ProcessGroupOptions& options,
   storeOptions.numWorkers = c10::nullopt;  // we count the ranks ourselves, with names
   storeOptions.waitWorkers = false;
   storeOptions.timeout = timeout;
+  if (server) {
+#if TORCH_VERSION_MAJOR >= 2
+    storeOptions.masterListenFd = listenOn(options.masterAddr, options.masterPort);
+#else
+    // 1.13 binds every interface itself; a trial bind still names a wrong address or a busy port.
+    ::close(listenOn(options.masterAddr, options.masterPort));
+#endif
+  }
   return c10::make_intrusive<c10d::TCPStore>(options.masterAddr, storeOptions);
+}
+
+std::string thisHostName() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
 }
 
 std::string key(const char* kind, int rank) { return std::string(kind) + "/" + std::to_string(rank); }
@@ -85,6 +107,8 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
   const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
   try {
     m_store = connectStore(options, options.rank == 0 && !options.agentServesStore, timeout);
+  } catch (const DistributedError&) {
+    throw;  // listenOn's, which says what is wrong with the address or port
   } catch (const std::exception& error) {
     if (options.rank == 0) {
       throw DistributedError("rank 0 could not serve the rendezvous on port " +
@@ -108,14 +132,18 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
       abortRun("two processes joined " + where() + " as rank " + std::to_string(options.rank) +
                "; give every process its own --rank from 0 to " + std::to_string(options.worldSize - 1));
     }
+    // The proof before the hello: whoever reads a hello finds its proof beside it.
+    m_store->set(key("proof", options.rank), bytes(proveToken()));
     nlohmann::json mine = hello;
     mine["world_size"] = options.worldSize;
+    mine["host"] = thisHostName();
     m_store->set(key("hello", options.rank), bytes(mine.dump()));
     waitForPeers(mine);
+    awaitAdmission();
     // Started last: a constructor that throws must not leave a running thread behind.
     m_heartbeat = std::make_unique<Heartbeat>(m_heartbeatStore, key("heartbeat", options.rank), kHeartbeatPeriod);
-  } catch (const DistributedError&) {
-    throw;
+  } catch (const Error&) {
+    throw;  // ours, which say what is wrong (a token that cannot be kept, a refused rank)
   } catch (const std::exception& error) {
     throw DistributedError("lost the rendezvous at " + where() + " while waiting for the other ranks (" +
                            error.what() + "); rank 0, which serves it, has stopped");
@@ -147,6 +175,69 @@ std::string disagreement(int rankA, std::string valueA, int rankB, std::string v
          std::to_string(rankB) + " with " + valueB + "; " + advice;
 }
 }  // namespace
+
+std::string Rendezvous::proveToken() {
+  std::optional<std::string> token = givenRunToken();
+  const std::string kept = localTokenPath(m_options.masterAddr, m_options.masterPort);
+  if (m_options.rank == 0) {
+    if (!token) {
+      token = newRandomHex();
+      keepLocalToken(kept, *token);
+      std::cerr << "rank 0: no run token was given, so this run's token is " << *token
+                << " (kept for this user's ranks on this host in " << kept
+                << "); start ranks on other hosts with ENSEMBLELAB_RUN_TOKEN=" << *token << std::endl;
+    }
+    m_nonce = newRandomHex();
+    m_store->set(kNonceKey, bytes(m_nonce));
+  } else {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(int64_t(m_options.timeoutSeconds * 1000));
+    while (!m_store->check({kNonceKey})) {
+      if (m_store->check({kAbortKey})) throw DistributedError(text(m_store->get(kAbortKey)));
+      if (Clock::now() > deadline) {
+        throw DistributedError("rank 0 did not open the run at " + where() + " within " +
+                               seconds(m_options.timeoutSeconds) + "; start rank 0, or raise --timeout");
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    m_nonce = text(m_store->get(kNonceKey));
+    // Rank 0 kept the token it made before it opened the run: it is there by now.
+    if (!token) token = readLocalToken(kept);
+  }
+  m_token = token.value_or("");
+  return m_token.empty() ? std::string() : tokenProof(m_token, m_nonce, m_options.rank);
+}
+
+void Rendezvous::awaitAdmission() {
+  if (m_options.rank == 0) {
+    m_store->set(kAdmittedKey, bytes("yes"));
+    return;
+  }
+  // Only rank 0 judges the tokens; a refused rank learns why here, before any collective.
+  const auto deadline = Clock::now() + std::chrono::milliseconds(int64_t(m_options.timeoutSeconds * 1000));
+  while (!m_store->check({kAdmittedKey})) {
+    if (m_store->check({kAbortKey})) throw DistributedError(text(m_store->get(kAbortKey)));
+    if (Clock::now() > deadline) {
+      throw DistributedError("rank 0 did not admit rank " + std::to_string(m_options.rank) + " to the run at " +
+                             where() + " within " + seconds(m_options.timeoutSeconds) + "; see rank 0's log");
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
+void Rendezvous::checkToken(int rank, const nlohmann::json& theirs) {
+  // Rank 0's token is the run's: only rank 0 judges (a rank given a wrong token would
+  // otherwise find everyone else wrong).
+  if (m_options.rank != 0) return;
+  const std::string proof = m_store->check({key("proof", rank)}) ? text(m_store->get(key("proof", rank))) : "";
+  if (proof == tokenProof(m_token, m_nonce, rank)) return;
+  const std::string who = "rank " + std::to_string(rank) + " (on host " + theirs.value("host", "?") + ")";
+  if (proof.empty()) {
+    abortRun(who + " was refused: it has no run token. Rank 0 printed the token it made for this run; start " +
+             "every rank with it in ENSEMBLELAB_RUN_TOKEN (or a file named by ENSEMBLELAB_RUN_TOKEN_FILE)");
+  }
+  abortRun(who + " was refused: its run token is not this run's. Give every rank the same " +
+           "ENSEMBLELAB_RUN_TOKEN (or token file); a process that does not know it cannot join");
+}
 
 void Rendezvous::checkPeer(int rank, const nlohmann::json& mine, const nlohmann::json& theirs) {
   const auto differ = [&](const std::string& what, const std::string& their, const std::string& my,
@@ -188,7 +279,9 @@ void Rendezvous::waitForPeers(const nlohmann::json& mine) {
         missing.push_back(rank);
         continue;
       }
-      checkPeer(rank, mine, nlohmann::json::parse(text(m_store->get(key("hello", rank)))));
+      const nlohmann::json theirs = nlohmann::json::parse(text(m_store->get(key("hello", rank))));
+      checkToken(rank, theirs);
+      checkPeer(rank, mine, theirs);
       checked[std::size_t(rank)] = true;
     }
     if (missing.empty()) return;

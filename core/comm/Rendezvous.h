@@ -43,6 +43,14 @@ class Rendezvous final {
  private:
   void waitForPeers(const nlohmann::json& hello);
   void checkPeer(int rank, const nlohmann::json& mine, const nlohmann::json& theirs);
+  /// Rank 0 opens the run with a nonce; every rank answers it (core/comm/RunToken.h).
+  /// Returns this rank's proof, empty when it has no token.
+  std::string proveToken();
+  /// Rank 0 admits the group once every rank is checked; the others wait for that (or
+  /// for the reason they were refused).
+  void awaitAdmission();
+  /// Refuses (abortRun) a rank whose proof does not show this run's token.
+  void checkToken(int rank, const nlohmann::json& theirs);
   [[noreturn]] void abortRun(const std::string& message);
   std::string where() const;
   /// diagnose()'s search; sets `survivors` to the ranks believed alive.
@@ -52,6 +60,8 @@ class Rendezvous final {
   c10::intrusive_ptr<c10d::Store> m_store;
   c10::intrusive_ptr<c10d::Store> m_heartbeatStore;  ///< own connection: never blocked by a collective
   std::unique_ptr<Heartbeat> m_heartbeat;
+  std::string m_token;  ///< this run's token, empty when this rank was given none
+  std::string m_nonce;
   bool m_storeLost = false;  ///< a diagnosis found rank 0's store unreachable
 };
 

@@ -9,6 +9,9 @@ namespace ensemble::environment {
 inline constexpr char kReplicaThreads[] = "ENSEMBLELAB_REPLICA_THREADS";
 /// Test seam: "<path part>:<n>:<ENOSPC|EACCES|EIO>" fails the nth write to a matching file.
 inline constexpr char kWriteFault[] = "ENSEMBLELAB_WRITE_FAULT";
+/// The run token of a multi-process run (core/comm/RunToken.h), or a file holding it.
+inline constexpr char kRunToken[] = "ENSEMBLELAB_RUN_TOKEN";
+inline constexpr char kRunTokenFile[] = "ENSEMBLELAB_RUN_TOKEN_FILE";
 /// Test seam: "<point>:<n>" SIGKILLs the process the nth time it reaches a crash point.
 inline constexpr char kCrashAt[] = "ENSEMBLELAB_CRASH_AT";
 
@@ -27,6 +30,8 @@ inline constexpr char kGlooSocketInterface[] = "GLOO_SOCKET_IFNAME";
 /// Where the default runs folder lives (XDG base directories).
 inline constexpr char kXdgDataHome[] = "XDG_DATA_HOME";
 inline constexpr char kHome[] = "HOME";
+/// The user's private runtime folder, where rank 0 keeps a run token it made.
+inline constexpr char kXdgRuntimeDir[] = "XDG_RUNTIME_DIR";
 
 /// The value of `name`, or nullptr when it is unset or empty (an empty variable means unset).
 const char* read(const char* name);
