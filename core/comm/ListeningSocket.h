@@ -2,7 +2,7 @@
 #pragma once
 // Rank 0's rendezvous socket, bound to the master address only. torch's TCPStore binds to
 // every interface of the host; a store reachable on interfaces the run does not use is a
-// door left open (README, "who may join"). LibTorch 2.x's TCPStore takes over a socket made
+// door left open (README, "Who may join"). LibTorch 2.x's TCPStore takes over a socket made
 // here; LibTorch 1.13's cannot, so the Debian build's store still listens everywhere.
 // Torch-free.
 #include <string>

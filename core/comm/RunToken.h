@@ -9,7 +9,7 @@
 // names. Where neither is set, rank 0 makes one, prints it, and keeps it for ranks of the
 // same user on the same host in a private file (so one-host runs and torchrun need nothing);
 // ranks on other hosts must be given it. What this does and does not protect: README,
-// "Running across hosts: who may join". Torch-free.
+// "Who may join: the run token and the trust model". Torch-free.
 #include <optional>
 #include <string>
 
