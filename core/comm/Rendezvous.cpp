@@ -16,6 +16,7 @@
 
 #include "core/comm/BrokenPipes.h"
 #include "core/comm/ListeningSocket.h"
+#include "core/comm/RouteToHost.h"
 #include "core/comm/RunToken.h"
 #include "core/common/Error.h"
 
@@ -316,6 +317,17 @@ std::string Rendezvous::diagnose(const std::string& error) {
 
 std::string Rendezvous::findLostRank(const std::string& error, int& survivors) {
   const std::string cause = " (the process group reported: " + error + ")";
+  const auto storeGone = [&] {
+    m_storeLost = true;
+    survivors = 0;
+    return "rank 0 (which serves the rendezvous at " + where() + ") is gone: killed, crashed or unreachable; rank " +
+           std::to_string(m_options.rank) + " stops too" + cause;
+  };
+  // Behind a cut link the store's host answers nothing, and a call on the store's open
+  // connection would wait for ever (LibTorch 2.x applies no timeout to it): ask first.
+  if (m_options.rank != 0 && !acceptsConnections(m_options.masterAddr, m_options.masterPort, kSilenceLimit)) {
+    return storeGone();
+  }
   try {
     m_store->setTimeout(std::chrono::milliseconds(5000));
     const auto announced = [&]() -> std::string {
@@ -345,11 +357,7 @@ std::string Rendezvous::findLostRank(const std::string& error, int& survivors) {
     if (std::string message = announced(); !message.empty()) return message;
     return "a collective operation failed although every rank is still alive" + cause;
   } catch (const std::exception&) {
-    m_storeLost = true;
-    survivors = 0;
-    return "rank 0 (which serves the rendezvous at " + where() +
-           ") is gone: killed, crashed or unreachable; rank " + std::to_string(m_options.rank) + " stops too" +
-           cause;
+    return storeGone();
   }
 }
 

@@ -2,7 +2,9 @@
 #include "core/comm/RouteToHost.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -58,6 +60,30 @@ std::string localAddressTowards(const std::string& host) {
   }
   throw DistributedError("no address of this host reaches rank 0's host " + host + " (" + lastError + ")" +
                          advice(host));
+}
+
+bool acceptsConnections(const std::string& host, int port, std::chrono::milliseconds within) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return false;
+  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, &::freeaddrinfo);
+  for (const addrinfo* candidate = found; candidate; candidate = candidate->ai_next) {
+    const int fd = ::socket(candidate->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    bool connected = ::connect(fd, candidate->ai_addr, candidate->ai_addrlen) == 0;
+    if (!connected && errno == EINPROGRESS) {
+      pollfd waiting{fd, POLLOUT, 0};
+      int error = 0;
+      socklen_t length = sizeof error;
+      connected = ::poll(&waiting, 1, int(within.count())) == 1 &&
+                  ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0;
+    }
+    ::close(fd);
+    if (connected) return true;
+  }
+  return false;
 }
 
 }  // namespace ensemble
