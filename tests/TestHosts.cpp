@@ -172,8 +172,10 @@ class TestHosts final : public QObject {
       qInfo("rank %d exited %lld ms after the cut", rank, qint64(clock.elapsed()));
     }
     // --timeout 10: the collective's wait, then the diagnosis (2 s of heartbeats, or a 2 s
-    // probe of rank 0) and the teardown (the heartbeat thread waited for at most 1 s).
-    QVERIFY2(clock.elapsed() < 10000 + 6000, qPrintable(QString::number(clock.elapsed())));
+    // probe of rank 0) and the teardown (the heartbeat thread waited for at most 1 s):
+    // 12-13 s measured; the bound leaves room for a loaded or sanitized machine. Before
+    // the fixes a rank cut off never exited.
+    QVERIFY2(clock.elapsed() < 10000 + 10000, qPrintable(QString::number(clock.elapsed())));
     QVERIFY(!testing::latestWeights(group.toStdString()).empty());
     QCOMPARE(readJson(group + "/summary.json")["status"].toString(), QString("failed"));
 

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A long CLI run watched from outside, as a user's monitoring would: 60 epochs on the
+// synthetic set, evaluated every epoch, with the process's resident memory, threads and
+// open file descriptors read from /proc at each epoch's end. A leak of any of them grows
+// with the epochs; the run must end as it settled.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <map>
+
+#include "tests/TestSupport.h"
+
+namespace {
+
+struct Usage {
+  qint64 rssKiB = 0;
+  int threads = 0;
+  int fds = 0;
+};
+
+/// `pid`'s resident set, thread count and open descriptors, or zeros once it has gone.
+Usage usageOf(qint64 pid) {
+  Usage usage;
+  QFile status(QString("/proc/%1/status").arg(pid));
+  if (!status.open(QIODevice::ReadOnly)) return usage;
+  for (const QByteArray& line : status.readAll().split('\n')) {
+    const QList<QByteArray> fields = line.simplified().split(' ');
+    if (fields.size() < 2) continue;
+    if (fields[0] == "VmRSS:") usage.rssKiB = fields[1].toLongLong();
+    if (fields[0] == "Threads:") usage.threads = fields[1].toInt();
+  }
+  usage.fds = int(QDir(QString("/proc/%1/fd").arg(pid)).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System).size());
+  return usage;
+}
+
+/// The epoch of metrics.csv's last whole row, or 0.
+int lastEpoch(const QString& metricsCsv) {
+  const QStringList rows = testing::readLines(metricsCsv);
+  if (rows.size() < 2) return 0;
+  const QStringList fields = rows.back().split(',');
+  return fields.size() == rows.front().split(',').size() ? fields[1].toInt() : 0;
+}
+
+}  // namespace
+
+class TestLongLife final : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void sixtyEpochsKeepMemoryThreadsAndFilesFlat() {
+    QTemporaryDir dir;
+    const QString run = dir.filePath("long");
+    QProcess training;
+    training.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--devices", "cpu*2", "--epochs", "60",
+                                          "--seed", "4", "--out", run});
+    QVERIFY(training.waitForStarted());
+    std::map<int, Usage> byEpoch;  // the first sample after each epoch's rows appear
+    while (training.state() != QProcess::NotRunning) {
+      const int epoch = lastEpoch(run + "/metrics.csv");
+      if (epoch > 0 && !byEpoch.count(epoch)) {
+        const Usage usage = usageOf(training.processId());
+        if (usage.rssKiB > 0) byEpoch[epoch] = usage;
+      }
+      training.waitForFinished(50);
+    }
+    QVERIFY2(training.exitStatus() == QProcess::NormalExit && training.exitCode() == 0,
+             training.readAllStandardError().constData());
+    QVERIFY2(byEpoch.count(5) && byEpoch.rbegin()->first >= 55,
+             qPrintable(QString("sampled %1 epochs, the last %2").arg(byEpoch.size()).arg(byEpoch.rbegin()->first)));
+    const Usage early = byEpoch.at(5), late = byEpoch.rbegin()->second;
+    qInfo("epoch 5: %lld KiB, %d threads, %d fds; epoch %d: %lld KiB, %d threads, %d fds", early.rssKiB, early.threads,
+          early.fds, byEpoch.rbegin()->first, late.rssKiB, late.threads, late.fds);
+    QVERIFY2(late.rssKiB <= early.rssKiB * 105 / 100, "resident memory grew by more than 5%");
+    QCOMPARE(late.threads, early.threads);
+    QCOMPARE(late.fds, early.fds);
+    for (const auto& [epoch, usage] : byEpoch) {
+      if (epoch < 5) continue;
+      QVERIFY2(usage.threads == early.threads && usage.fds == early.fds,
+               qPrintable(QString("epoch %1: %2 threads, %3 fds").arg(epoch).arg(usage.threads).arg(usage.fds)));
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestLongLife)
+#include "TestLongLife.moc"
