@@ -92,16 +92,27 @@ bool RunRecord::ensureCurves(QString* error) {
 
 RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+namespace {
+/// A run's folder, or what is left of one: a run half deleted, or whose config.json was
+/// lost, is still listed (as unreadable, saying why) rather than silently dropped.
+bool looksLikeRun(const QString& folder) {
+  for (const char* part : {"config.json", "summary.json", "metrics.csv", "checkpoints"}) {
+    if (QFileInfo::exists(folder + "/" + part)) return true;
+  }
+  return false;
+}
+}  // namespace
+
 void RunsModel::scan(const QString& root) {
   beginResetModel();
   m_runs.clear();
   const QFileInfoList folders = QDir(root).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed);
   for (const QFileInfo& folder : folders) {
-    if (QFileInfo::exists(folder.filePath() + "/config.json")) m_runs.push_back(RunRecord::load(folder.filePath()));
+    if (looksLikeRun(folder.filePath())) m_runs.push_back(RunRecord::load(folder.filePath()));
     if (!QFileInfo::exists(folder.filePath() + "/sweep.json")) continue;
     // A sweep's jobs are runs too, in its folder, in the sweep's order.
     for (const QFileInfo& job : QDir(folder.filePath()).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-      if (QFileInfo::exists(job.filePath() + "/config.json")) m_runs.push_back(RunRecord::load(job.filePath()));
+      if (looksLikeRun(job.filePath())) m_runs.push_back(RunRecord::load(job.filePath()));
     }
   }
   updateSeedGroups();
