@@ -29,6 +29,12 @@ using namespace ensemble::ui;
 namespace {
 
 constexpr int kRuns = 1000;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// Under a sanitizer our code runs several times slower: the times are reported, not bounded.
+constexpr bool kTimed = false;
+#else
+constexpr bool kTimed = true;
+#endif
 
 ExperimentConfig realRun(TrainingMode mode, const char* devices, std::uint64_t seed) {
   ExperimentConfig config;
@@ -93,7 +99,7 @@ class TestManyRuns final : public QObject {
     RunsModel& runs = *window.runsModel();
     QTRY_COMPARE(runs.rowCount(), kRuns);
     const qint64 listed = clock.elapsed();
-    QVERIFY2(listed < 2000, qPrintable(QString("listing %1 runs took %2 ms").arg(kRuns).arg(listed)));
+    QVERIFY2(!kTimed || listed < 2000, qPrintable(QString("listing %1 runs took %2 ms").arg(kRuns).arg(listed)));
 
     // The broken two: "unreadable", and the tooltip says why; the others are whole.
     int unreadable = 0;
@@ -119,7 +125,7 @@ class TestManyRuns final : public QObject {
       table->viewport()->repaint();
       slowestScroll = std::max(slowestScroll, frame.elapsed());
     }
-    QVERIFY2(slowestScroll < 50, qPrintable(QString("a scroll step took %1 ms").arg(slowestScroll)));
+    QVERIFY2(!kTimed || slowestScroll < 50, qPrintable(QString("a scroll step took %1 ms").arg(slowestScroll)));
 
     // Twenty runs compared: selecting them, and then each plot's repaint.
     QElapsedTimer selecting;
@@ -141,7 +147,7 @@ class TestManyRuns final : public QObject {
         slowestReplot = std::max(slowestReplot, frame.elapsed());
       }
     }
-    QVERIFY2(slowestReplot < 100, qPrintable(QString("a plot of 20 runs took %1 ms to repaint").arg(slowestReplot)));
+    QVERIFY2(!kTimed || slowestReplot < 100, qPrintable(QString("a plot of 20 runs took %1 ms to repaint").arg(slowestReplot)));
     qInfo("%d runs listed in %lld ms; slowest scroll step %lld ms; 20 runs selected and plotted in %lld ms, "
           "slowest repaint of a plot %lld ms",
           kRuns, listed, slowestScroll, selected, slowestReplot);
