@@ -11,7 +11,7 @@
 namespace ensemble {
 namespace {
 
-constexpr RunStatus kStatuses[] = {RunStatus::Running, RunStatus::Completed, RunStatus::Stopped, RunStatus::Failed};
+constexpr RunStatus kRunStatuses[] = {RunStatus::Running, RunStatus::Completed, RunStatus::Stopped, RunStatus::Failed};
 
 const nlohmann::json& at(const nlohmann::json& json, const char* key) {
   if (!json.is_object()) throw ConfigError("it holds " + std::string(json.type_name()) + ", not a JSON object");
@@ -50,7 +50,7 @@ std::string runStatusName(RunStatus status) {
 }
 
 RunStatus parseRunStatus(const std::string& name) {
-  for (const RunStatus status : kStatuses) {
+  for (const RunStatus status : kRunStatuses) {
     if (runStatusName(status) == name) return status;
   }
   throw ConfigError("unknown run status \"" + name + "\"; a run is running, completed, stopped or failed");

@@ -18,8 +18,8 @@ namespace {
 constexpr int kFormat = 1;
 const char* const kFileName = "sweep.json";
 
-const JobStatus kStatuses[] = {JobStatus::Pending, JobStatus::Running, JobStatus::Completed, JobStatus::Failed,
-                               JobStatus::Stopped};
+const JobStatus kJobStatuses[] = {JobStatus::Pending, JobStatus::Running, JobStatus::Completed, JobStatus::Failed,
+                                  JobStatus::Stopped};
 
 std::string knownSettings() {
   std::string list;
@@ -117,7 +117,7 @@ Sweep Sweep::fromJson(const nlohmann::json& json, const std::string& origin) {
       job.message = item.value("message", "");
       const std::string status = item.at("status").get<std::string>();
       bool known = false;
-      for (const JobStatus s : kStatuses) {
+      for (const JobStatus s : kJobStatuses) {
         if (jobStatusName(s) == status) job.status = s, known = true;
       }
       // A job's name is a folder inside the sweep's: never a path out of it ("..", "a/b").
