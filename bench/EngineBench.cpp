@@ -2,10 +2,11 @@
 // ensemble-lab-bench: times EnsembleLab's engine on one workload and prints one JSON line.
 // Training throughput counts the steps after a warm-up, from the engine's own step clock;
 // evaluation throughput times Trainer::evaluate() on the test images. bench/run_bench.py
-// runs it side by side with the PyTorch peer (bench/peer.py).
+// runs it side by side with the PyTorch and Flax peers (bench/peer.py, bench/flax_peer.py).
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <ATen/Context.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -45,7 +46,8 @@ std::string loadedBlas() {
       return line.substr(line.find('/'));
     }
   }
-  return "none";
+  // The PyPI wheels link MKL into libtorch_cpu: no BLAS library of its own is mapped.
+  return at::hasMKL() ? "MKL, linked into libtorch_cpu" : "none";
 }
 
 }  // namespace

@@ -8,11 +8,13 @@ batches, lax.pmean of the members' losses and softmax probabilities.
 With one member per device it runs the HOWTO's jax.pmap as written. With more members than
 devices (an ensemble of 8 on one GPU) it maps the same functions with jax.vmap over the
 member axis, named 'ensemble' so that lax.pmean means what it means under pmap.
-Prints one JSON line: member-images per second after warm-up. Usage (on the GPU machine,
-where jax, flax and optax are installed):
-    python3 bench/flax_peer.py --members 8 --steps 200 --warmup 20
+Prints one JSON line like bench/peer.py: member-images per second after warm-up, test
+images per second (the members' averaged probabilities), peak resident memory. On a CPU,
+XLA_FLAGS=--xla_force_host_platform_device_count=N gives pmap N devices (run_bench.py sets
+it). Usage, in scripts/bench-venv.sh's environment:
+    python bench/flax_peer.py --members 8 --steps 200 --warmup 20
 """
-import argparse, gzip, json, time
+import argparse, gzip, json, resource, time
 
 import numpy as np
 import jax
@@ -44,6 +46,7 @@ def main():
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--test-limit", type=int, default=10000)
     p.add_argument("--data", default="/usr/share/datasets/fashion-mnist/")
     a = p.parse_args()
     cnn = CNN()
@@ -66,16 +69,21 @@ def main():
     def update_model(state, grads):
         return state.apply_gradients(grads=grads)
 
+    def probabilities(state, images):
+        return jax.lax.pmean(jax.nn.softmax(cnn.apply({"params": state.params}, images)), axis_name="ensemble")
+
     pmapped = a.members == jax.local_device_count()
     if pmapped:  # the HOWTO as written: one member per device
         create = jax.pmap(create_train_state)
         step_grads = jax.pmap(apply_model, axis_name="ensemble")
         update = jax.pmap(update_model)
+        predict = jax.pmap(probabilities, axis_name="ensemble")
         feed = jax_utils.replicate
     else:  # several members per device: the same functions mapped over the member axis
         create = jax.jit(jax.vmap(create_train_state))
         step_grads = jax.jit(jax.vmap(apply_model, in_axes=(0, None, None), axis_name="ensemble"))
         update = jax.jit(jax.vmap(update_model))
+        predict = jax.jit(jax.vmap(probabilities, in_axes=(0, None), axis_name="ensemble"))
         feed = lambda x: x
 
     images = jnp.asarray(idx(a.data + "train-images-idx3-ubyte.gz", 16).reshape(-1, 28, 28, 1) / np.float32(255))
@@ -99,9 +107,19 @@ def main():
     start = time.perf_counter()
     state, losses = run(a.warmup, a.steps, state)
     seconds = time.perf_counter() - start
-    print(json.dumps({"side": "flax", "mapping": "pmap" if pmapped else "vmap", "members": a.members,
-                      "devices": [str(d) for d in jax.local_devices()], "batch_size": a.batch_size, "steps": a.steps,
-                      "images_per_second": a.steps * a.batch_size * a.members / seconds,
+
+    test = jnp.asarray(idx(a.data + "t10k-images-idx3-ubyte.gz", 16).reshape(-1, 28, 28, 1)[: a.test_limit] / np.float32(255))
+    chunks = [test[i:i + 1000] for i in range(0, test.shape[0], 1000)]
+    jax.block_until_ready(predict(state, feed(chunks[0])))  # compiled outside the timing
+    start = time.perf_counter()
+    for chunk in chunks:
+        jax.block_until_ready(predict(state, feed(chunk)))
+    evaluation = time.perf_counter() - start
+    print(json.dumps({"side": "flax", "jax": jax.__version__, "mapping": "pmap" if pmapped else "vmap",
+                      "members": a.members, "devices": len(jax.local_devices()), "batch_size": a.batch_size,
+                      "steps": a.steps, "images_per_second": a.steps * a.batch_size * a.members / seconds,
+                      "eval_images_per_second": test.shape[0] / evaluation,
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                       "last_loss": float(np.asarray(losses[-1]).ravel()[0])}))
 
 

@@ -1,8 +1,16 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The PyTorch peer: the same recipe in plain PyTorch, as people write it (members trained
-one after another in the Python loop). Prints one JSON line like ensemble-lab-bench."""
-import argparse, gzip, json, resource, time
+"""The PyTorch peer: the same recipe in plain PyTorch. As people write it, members are trained
+one after another in the Python loop; tuned, as an expert would on a CPU (bench/run_bench.py
+picks per PyTorch version):
+  --threads N        intra-op threads (OPENBLAS_NUM_THREADS=1 in the environment keeps
+                     OpenBLAS's own pool from spinning against them)
+  --channels-last    NHWC tensors for the convolutions (oneDNN's preferred layout)
+  --vmap             the members as one vmapped function of stacked parameters (torch.func,
+                     PyTorch's "model ensembling" recipe, the counterpart of Flax's vmap)
+  --compile          torch.compile (inductor) of the step's model, or of the vmapped loss
+Prints one JSON line like ensemble-lab-bench."""
+import argparse, copy, gzip, json, resource, time
 
 import numpy as np
 import torch
@@ -77,7 +85,8 @@ def loaded_blas():
         for line in maps:
             if "libblas" in line or "libopenblas" in line:
                 return line[line.index("/"):].strip()
-    return "none"
+    # The PyPI wheels link MKL into libtorch_cpu: no BLAS library of its own is mapped.
+    return "MKL, linked into libtorch_cpu" if torch.backends.mkl.is_available() else "none"
 
 
 def main():
@@ -89,8 +98,13 @@ def main():
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--test-limit", type=int, default=10000)
+    p.add_argument("--channels-last", action="store_true")
+    p.add_argument("--vmap", action="store_true")
+    p.add_argument("--compile", action="store_true")
     p.add_argument("--sgemm", action="store_true", help="measure the sgemm peak and exit")
     a = p.parse_args()
+    if a.vmap and a.model != "cnn":
+        p.error("--vmap needs a model without batch-norm buffers: --model cnn")
     if a.threads:
         torch.set_num_threads(a.threads)
     if a.sgemm:
@@ -109,16 +123,54 @@ def main():
     make = Cnn if a.model == "cnn" else resnet18
     torch.manual_seed(0)
     models = [make() for _ in range(a.members)]
-    optimizers = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in models]
+    flops = 3 * forward_flops(models[0], (1, 28, 28))
+    layout = torch.channels_last if a.channels_last else torch.contiguous_format
+    models = [m.to(memory_format=layout) for m in models]
     order = torch.randperm(images.shape[0])
 
-    def step(i):
-        batch = order[i * a.batch_size:(i + 1) * a.batch_size]
-        x, y = images[batch].float() / 255, labels[batch]
-        for m, o in zip(models, optimizers):
-            o.zero_grad()
-            F.cross_entropy(m(x), y).backward()
-            o.step()
+    def batch(i):
+        rows = order[i * a.batch_size:(i + 1) * a.batch_size]
+        return (images[rows].float() / 255).contiguous(memory_format=layout), labels[rows]
+
+    if a.vmap:
+        from torch.func import functional_call, stack_module_state, vmap
+        params, buffers = stack_module_state(models)
+        skeleton = copy.deepcopy(models[0]).to("meta")
+
+        def logits_of(p, b, x):
+            return functional_call(skeleton, (p, b), (x,))
+
+        ensemble_logits = vmap(logits_of, in_dims=(0, 0, None))
+        if a.compile:
+            ensemble_logits = torch.compile(ensemble_logits)
+        optimizer = torch.optim.SGD(list(params.values()), lr=0.1, momentum=0.9)
+
+        def step(i):
+            x, y = batch(i)
+            logits = ensemble_logits(params, buffers, x)  # [members, batch, 10]
+            # The members' parameters are disjoint: the sum's gradient is each member's own.
+            loss = F.cross_entropy(logits.flatten(0, 1), y.repeat(a.members), reduction="sum") / y.shape[0]
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+        def evaluate(chunk):
+            return torch.softmax(ensemble_logits(params, buffers, chunk), -1).mean(0)
+    else:
+        run = [torch.compile(m) for m in models] if a.compile else models
+        optimizers = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in models]
+
+        def step(i):
+            x, y = batch(i)
+            for m, o in zip(run, optimizers):
+                o.zero_grad()
+                F.cross_entropy(m(x), y).backward()
+                o.step()
+
+        def evaluate(chunk):
+            for m in models:
+                m.eval()
+            return torch.stack([torch.softmax(m(chunk), 1) for m in run]).mean(0)
 
     for i in range(a.warmup):
         step(i)
@@ -128,16 +180,16 @@ def main():
     train = time.perf_counter() - start
     start = time.perf_counter()
     with torch.no_grad():
-        for m in models:
-            m.eval()
-            for chunk in test.split(1000):
-                torch.softmax(m(chunk.float() / 255), 1)
+        for chunk in test.split(1000):
+            evaluate((chunk.float() / 255).contiguous(memory_format=layout))
     evaluation = time.perf_counter() - start
-    print(json.dumps({"side": "peer", "threads": torch.get_num_threads(), "model": a.model, "members": a.members,
+    print(json.dumps({"side": "peer", "torch": torch.__version__, "threads": torch.get_num_threads(),
+                      "tuning": [k for k in ("channels_last", "vmap", "compile") if getattr(a, k)],
+                      "model": a.model, "members": a.members,
                       "batch_size": a.batch_size, "steps": a.steps,
                       "images_per_second": a.steps * a.batch_size * a.members / train,
                       "eval_images_per_second": test.shape[0] / evaluation,
-                      "train_flops_per_image": 3 * forward_flops(models[0], (1, 28, 28)),
+                      "train_flops_per_image": flops,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                       "blas": loaded_blas()}))
 

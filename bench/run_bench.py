@@ -1,83 +1,180 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""EnsembleLab against the PyTorch peer, side by side in one run.
+"""EnsembleLab against every peer, side by side in one run.
 
-For every workload it runs ensemble-lab-bench and bench/peer.py (at the peer's default
-thread count and at one thread per core) alternately, REPEATS times, and prints medians,
-the ratio to the faster peer, achieved GFLOP/s and their share of the machine's measured
-sgemm peak, and peak resident memory. Usage:
-    bench/run_bench.py [--build build] [--repeats 3] [--quick]
+Sides (those whose program or environment is missing are left out, saying so):
+  EnsembleLab on Debian's LibTorch 1.13 (build/), and on the CUDA wheel's LibTorch, on CPU
+  (build-cuda/); PyTorch 1.13 (Debian, OpenBLAS) and the PyPI wheel's PyTorch (MKL,
+  oneDNN), both tuned; the Flax HOWTO's program as written (pmap, one member per XLA host
+  device) and in its vmap form.
+
+A peer is tuned in the run itself: before the timed repeats, each of its candidate settings
+(bench/peer.py: channels-last, vmap, torch.compile) runs once and the fastest is kept. The
+timed repeats then alternate over the sides (drift hits every side alike) and the medians
+are reported: member-images/s, GFLOP/s as a share of the sgemm peak measured in this run,
+test images/s, peak resident memory. Usage:
+    bench/run_bench.py [--repeats 3] [--only ensemble] [--quick] [--json out.json]
 """
 import argparse, json, os, statistics, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CORES = os.cpu_count()
 
 
-def run(command):
-    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+def run(command, env=None):
+    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, **(env or {})})
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited {result.returncode}:\n{result.stderr[-2000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def venv(script):
+    """The environment's folder, made by its script if needed (progress on stderr)."""
+    try:
+        return subprocess.run(["bash", os.path.join(ROOT, "scripts", script)], check=True, capture_output=True,
+                              text=True).stdout.strip()
+    except subprocess.CalledProcessError as e:
+        print(f"{script} failed, its peers are left out:\n{e.stderr[-1000:]}", file=sys.stderr)
+        return None
+
+
+class Workload:
+    def __init__(self, name, members, batch, ours_mode, ours_devices, test_limit, peer_members=None):
+        self.name, self.members, self.batch = name, members, batch
+        self.ours_args = ["--model", "cnn", "--mode", ours_mode, "--devices", ours_devices, "--batch-size", str(batch),
+                          "--test-limit", str(test_limit)]
+        # Data-parallel has no peer of its own shape: the peers train one model at the global batch.
+        self.peer_members = peer_members or members
+        self.peer_args = ["--model", "cnn", "--members", str(self.peer_members), "--batch-size", str(batch),
+                          "--test-limit", str(test_limit)]
+
+
+WORKLOADS = [
+    Workload("CNN ensemble of 4, batch 128", 4, 128, "ensemble", "cpu*4", 10000),
+    Workload("CNN single, batch 128", 1, 128, "single", "cpu", 1000),
+    Workload("CNN data-parallel cpu*2, global batch 256 (peers: one model, batch 256)", 1, 256, "data-parallel", "cpu*2",
+             1000),
+]
+
+
+class Side:
+    """One program to time; `candidates` are the settings its tuning pass chooses from."""
+
+    def __init__(self, name, command, env=None, candidates=([],), applies=lambda w: True, shape=None):
+        self.name, self.command, self.env, self.candidates, self.applies = name, command, env or {}, candidates, applies
+        self.shape = shape or (lambda w: w.peer_args)
+        self.chosen = {}
+
+    def args(self, workload, tuning):
+        return self.command + self.shape(workload) + tuning
+
+
+def sides(a):
+    found = []
+    for label, build in (("EnsembleLab, Debian LibTorch 1.13", a.build), ("EnsembleLab, wheel LibTorch (CPU)", a.cuda_build)):
+        program = os.path.join(build, "bench", "ensemble-lab-bench")
+        if os.access(program, os.X_OK):
+            found.append(Side(label, [program], shape=lambda w: w.ours_args))
+        else:
+            print(f"left out: {label} ({program} not built)")
+    peer = os.path.join(HERE, "peer.py")
+    # OPENBLAS_NUM_THREADS=1: OpenBLAS's own pool otherwise spins against torch's threads.
+    tuned = {"OPENBLAS_NUM_THREADS": "1"}
+    threads = ["--threads", str(CORES)]
+    found.append(Side("PyTorch 1.13 (Debian, OpenBLAS), tuned", ["/usr/bin/python3", peer], tuned,
+                      [threads, threads + ["--channels-last"]]))
+    torch_venv = a.torch_venv or venv("torch-venv.sh")
+    if torch_venv:
+        fast = [threads, threads + ["--channels-last"], threads + ["--vmap"], threads + ["--vmap", "--channels-last"]]
+        compiled = [threads + ["--compile"], threads + ["--vmap", "--compile"]]
+        found.append(Side("PyTorch 2.x (wheel, MKL), tuned", [os.path.join(torch_venv, "bin", "python"), peer], tuned,
+                          fast + ([] if a.no_compile else compiled)))
+    jax_venv = a.jax_venv or venv("bench-venv.sh")
+    if jax_venv:
+        flax = [os.path.join(jax_venv, "bin", "python"), os.path.join(HERE, "flax_peer.py")]
+        flax_shape = lambda w: ["--members", str(w.peer_members), "--batch-size", str(w.batch),
+                                "--test-limit", w.peer_args[-1]]
+        pmap = Side("Flax HOWTO, pmap (one member per device)", flax, shape=flax_shape)
+        pmap.env_of = lambda w: {"XLA_FLAGS": f"--xla_force_host_platform_device_count={w.peer_members}"}
+        found.append(pmap)
+        found.append(Side("Flax HOWTO, vmap (members on one device)", flax, shape=flax_shape,
+                          applies=lambda w: w.peer_members > 1))
+    return found
+
+
+def time_side(side, workload, tuning, steps, warmup):
+    env = {**side.env, **(side.env_of(workload) if hasattr(side, "env_of") else {})}
+    return run(side.args(workload, tuning) + ["--steps", str(steps), "--warmup", str(warmup)], env)
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--cuda-build", default=os.path.join(ROOT, "build-cuda"))
+    p.add_argument("--torch-venv", help="scripts/torch-venv.sh's folder (default: ask the script)")
+    p.add_argument("--jax-venv", help="scripts/bench-venv.sh's folder (default: ask the script)")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--quick", action="store_true", help="fewer steps (a smoke run, not for the record)")
+    p.add_argument("--steps", type=int, default=30)
+    p.add_argument("--quick", action="store_true", help="8 steps, no torch.compile (a smoke run, not for the record)")
+    p.add_argument("--no-compile", action="store_true", help="leave torch.compile out of the tuning (2 minutes a try)")
     p.add_argument("--only", default="", help="run only the workloads whose name contains this text")
+    p.add_argument("--json", help="also write every measurement here")
     a = p.parse_args()
-    ours = os.path.join(a.build, "bench", "ensemble-lab-bench")
-    peer = [sys.executable if sys.executable.startswith("/usr/bin") else "/usr/bin/python3", os.path.join(HERE, "peer.py")]
-    cores = os.cpu_count()
-    steps = 8 if a.quick else 30
+    if a.quick:
+        a.steps, a.no_compile = 8, True
+    warmup = 5
 
-    peak = run(peer + ["--sgemm", "--threads", str(cores)])
-    print(f"machine: {cores} cores; sgemm 2048^3 peak {peak['sgemm_gflops']:.0f} GFLOP/s ({peak['threads']} threads)")
-    print(f"peer BLAS: {peak['blas']}")
+    peaks = [run(["/usr/bin/python3", os.path.join(HERE, "peer.py"), "--sgemm", "--threads", str(CORES)])]
+    everyone = sides(a)
+    torch2 = next((s for s in everyone if s.name.startswith("PyTorch 2")), None)
+    if torch2:
+        peaks.append(run([torch2.command[0], os.path.join(HERE, "peer.py"), "--sgemm", "--threads", str(CORES)]))
+    peak = max(x["sgemm_gflops"] for x in peaks)
+    print(f"machine: {CORES} cores; sgemm 2048^3 on {CORES} threads: "
+          + ", ".join(f"{x['sgemm_gflops']:.0f} GFLOP/s ({x['blas']})" for x in peaks) + f"; peak = {peak:.0f}")
 
-    workloads = [
-        ("CNN single, batch 128", ["--model", "cnn", "--mode", "single", "--devices", "cpu", "--batch-size", "128", "--test-limit", "1000"],
-         ["--model", "cnn", "--members", "1", "--batch-size", "128", "--test-limit", "1000"], steps, 5),
-        ("CNN ensemble of 4 (cpu*4), batch 128", ["--model", "cnn", "--mode", "ensemble", "--devices", "cpu*4", "--batch-size", "128", "--test-limit", "10000"],
-         ["--model", "cnn", "--members", "4", "--batch-size", "128", "--test-limit", "10000"], steps, 5),
-        ("CNN ensemble of 4 stacked into one network (cpu*4, --member-form stacked), batch 128",
-         ["--model", "cnn", "--mode", "ensemble", "--devices", "cpu*4", "--member-form", "stacked", "--batch-size", "128",
-          "--test-limit", "10000"],
-         ["--model", "cnn", "--members", "4", "--batch-size", "128", "--test-limit", "10000"], steps, 5),
-        ("CNN data-parallel cpu*2, global batch 256 (peer: single, batch 256)",
-         ["--model", "cnn", "--mode", "data-parallel", "--devices", "cpu*2", "--batch-size", "256", "--test-limit", "1000"],
-         ["--model", "cnn", "--members", "1", "--batch-size", "256", "--test-limit", "1000"], steps, 5),
-        ("ResNet-18 (d2l) single, batch 256", ["--model", "resnet18", "--mode", "single", "--devices", "cpu", "--batch-size", "256", "--test-limit", "1000"],
-         ["--model", "resnet18", "--members", "1", "--batch-size", "256", "--test-limit", "1000"], 2 if a.quick else 4, 1),
-    ]
-    rows = []
-    for name, ours_args, peer_args, n, warmup in workloads:
-        if a.only not in name:
-            continue
-        common = ["--steps", str(n), "--warmup", str(warmup)]
-        results = {"ours": [], "peer": [], f"peer x{cores}": []}
-        for _ in range(a.repeats):  # alternate, so drift hits every side alike
-            results["ours"].append(run([ours] + ours_args + common))
-            results["peer"].append(run(peer + peer_args + common))
-            results[f"peer x{cores}"].append(run(peer + peer_args + common + ["--threads", str(cores)]))
-        med = {side: statistics.median(r["images_per_second"] for r in rs) for side, rs in results.items()}
-        evals = {side: statistics.median(r["eval_images_per_second"] for r in rs) for side, rs in results.items()}
-        rss = {side: max(r["peak_rss_mb"] for r in rs) for side, rs in results.items()}
-        flops = results["peer"][0]["train_flops_per_image"]
-        best_peer = max(med["peer"], med[f"peer x{cores}"])
-        rows.append((name, med, evals, rss, flops, best_peer))
-        print(f"\n{name}  ({n} steps after {warmup} warm-up, {a.repeats} repeats, medians)")
-        for side in results:
-            gflops = med[side] * flops / 1e9
-            print(f"  {side:10s} {med[side]:8.0f} img/s  {gflops:6.1f} GFLOP/s ({100 * gflops / peak['sgemm_gflops']:4.1f}% of peak)"
-                  f"  eval {evals[side]:7.0f} img/s  peak RSS {rss[side]:6.0f} MB")
-        print(f"  ratio ours / faster peer: {med['ours'] / best_peer:.2f}")
-    print(f"\nours BLAS: {results['ours'][0]['blas']}")
-    print(f"\n| workload | EnsembleLab img/s | peer img/s (default / x{cores} threads) | ratio | EnsembleLab share of sgemm peak | eval img/s (ours / peer) | peak RSS MB (ours / peer) |")
-    print("|---|---|---|---|---|---|---|")
-    for name, med, evals, rss, flops, best_peer in rows:
-        print(f"| {name} | {med['ours']:.0f} | {med['peer']:.0f} / {med[f'peer x{cores}']:.0f} | {med['ours'] / best_peer:.2f} | "
-              f"{100 * med['ours'] * flops / 1e9 / peak['sgemm_gflops']:.1f}% | {evals['ours']:.0f} / {evals['peer']:.0f} | "
-              f"{rss['ours']:.0f} / {rss['peer']:.0f} |")
+    record = {"cores": CORES, "sgemm": peaks, "peak_gflops": peak, "workloads": []}
+    for workload in (w for w in WORKLOADS if a.only in w.name):
+        present = [s for s in everyone if s.applies(workload)]
+        for side in present:  # the tuning pass: every candidate once, the fastest kept
+            if len(side.candidates) == 1:
+                side.chosen[workload.name] = side.candidates[0]
+                continue
+            tries = []
+            for tuning in side.candidates:
+                result = time_side(side, workload, tuning, max(4, a.steps // 2), warmup)
+                tries.append((result["images_per_second"], tuning))
+                print(f"  tuning {side.name}: {' '.join(tuning)} -> {result['images_per_second']:.0f} img/s")
+            side.chosen[workload.name] = max(tries, key=lambda t: t[0])[1]
+        results = {s.name: [] for s in present}
+        for _ in range(a.repeats):
+            for side in present:
+                results[side.name].append(time_side(side, workload, side.chosen[workload.name], a.steps, warmup))
+        flops = next(r for s, rs in results.items() for r in rs if "train_flops_per_image" in r)["train_flops_per_image"]
+        rows = []
+        for side in present:
+            rs = results[side.name]
+            rows.append({"side": side.name, "tuning": " ".join(side.chosen[workload.name]),
+                         "images_per_second": statistics.median(r["images_per_second"] for r in rs),
+                         "eval_images_per_second": statistics.median(r["eval_images_per_second"] for r in rs),
+                         "peak_rss_mb": max(r["peak_rss_mb"] for r in rs),
+                         "blas": rs[0].get("blas", "XLA (Eigen)"), "all": [r["images_per_second"] for r in rs]})
+        best_peer = max(r["images_per_second"] for r in rows if not r["side"].startswith("EnsembleLab"))
+        print(f"\n{workload.name}  ({a.steps} steps after {warmup} warm-up, {a.repeats} repeats alternating, medians)")
+        print("| side | settings | member-img/s | x best peer | share of sgemm peak | eval img/s | peak RSS MB |")
+        print("|---|---|---|---|---|---|---|")
+        for r in rows:
+            share = 100 * r["images_per_second"] * flops / 1e9 / peak
+            print(f"| {r['side']} | {r['tuning'] or '-'} | {r['images_per_second']:.0f} | "
+                  f"{r['images_per_second'] / best_peer:.2f} | {share:.0f}% | {r['eval_images_per_second']:.0f} | "
+                  f"{r['peak_rss_mb']:.0f} |")
+        record["workloads"].append({"name": workload.name, "steps": a.steps, "repeats": a.repeats,
+                                    "train_flops_per_image": flops, "rows": rows})
+        sys.stdout.flush()
+    if a.json:
+        with open(a.json, "w") as out:
+            json.dump(record, out, indent=1)
 
 
 if __name__ == "__main__":
