@@ -12,8 +12,13 @@ A peer is tuned in the run itself: before the timed repeats, each of its candida
 (bench/peer.py: channels-last, vmap, torch.compile) runs once and the fastest is kept. The
 timed repeats then alternate over the sides (drift hits every side alike) and the medians
 are reported: member-images/s, GFLOP/s as a share of the sgemm peak measured in this run,
-test images/s, peak resident memory. Usage:
+test images/s, peak resident memory.
+
+--scaling then measures members 1, 2, 4, 8 at batch 32, 128 and 512 for our faster build
+and the peer that was fastest on the ensemble of 4 (with its chosen settings): a table, and
+a PNG plot by bench/plot_scaling.py. Usage:
     bench/run_bench.py [--repeats 3] [--only ensemble] [--quick] [--json out.json]
+    bench/run_bench.py --scaling --png docs/results/scaling.png --json out.json
 """
 import argparse, json, os, statistics, subprocess, sys
 
@@ -120,6 +125,8 @@ def main():
     p.add_argument("--no-compile", action="store_true", help="leave torch.compile out of the tuning (2 minutes a try)")
     p.add_argument("--only", default="", help="run only the workloads whose name contains this text")
     p.add_argument("--json", help="also write every measurement here")
+    p.add_argument("--scaling", action="store_true", help="then members 1-8 x batch 32-512, ours against the best peer")
+    p.add_argument("--png", help="the scaling plot (needs --scaling)")
     a = p.parse_args()
     if a.quick:
         a.steps, a.no_compile = 8, True
@@ -137,6 +144,7 @@ def main():
     record = {"cores": CORES, "sgemm": peaks, "peak_gflops": peak, "workloads": []}
     for workload in (w for w in WORKLOADS if a.only in w.name):
         present = [s for s in everyone if s.applies(workload)]
+        print(f"\n== {workload.name}")
         for side in present:  # the tuning pass: every candidate once, the fastest kept
             if len(side.candidates) == 1:
                 side.chosen[workload.name] = side.candidates[0]
@@ -161,7 +169,7 @@ def main():
                          "peak_rss_mb": max(r["peak_rss_mb"] for r in rs),
                          "blas": rs[0].get("blas", "XLA (Eigen)"), "all": [r["images_per_second"] for r in rs]})
         best_peer = max(r["images_per_second"] for r in rows if not r["side"].startswith("EnsembleLab"))
-        print(f"\n{workload.name}  ({a.steps} steps after {warmup} warm-up, {a.repeats} repeats alternating, medians)")
+        print(f"{workload.name}  ({a.steps} steps after {warmup} warm-up, {a.repeats} repeats alternating, medians)")
         print("| side | settings | member-img/s | x best peer | share of sgemm peak | eval img/s | peak RSS MB |")
         print("|---|---|---|---|---|---|---|")
         for r in rows:
@@ -172,9 +180,52 @@ def main():
         record["workloads"].append({"name": workload.name, "steps": a.steps, "repeats": a.repeats,
                                     "train_flops_per_image": flops, "rows": rows})
         sys.stdout.flush()
+    if record["workloads"]:
+        print("\nBLAS each side loaded (/proc/self/maps):")
+        for row in record["workloads"][0]["rows"]:
+            print(f"  {row['side']}: {row['blas']}")
+    if a.scaling:
+        record["scaling"] = scaling(a, everyone, record)
     if a.json:
         with open(a.json, "w") as out:
             json.dump(record, out, indent=1)
+    if a.png and record.get("scaling"):
+        jax_venv = a.jax_venv or venv("bench-venv.sh")
+        points = os.path.join(os.path.dirname(os.path.abspath(a.png)), "scaling-points.json")
+        with open(points, "w") as out:
+            json.dump(record["scaling"], out, indent=1)
+        subprocess.run([os.path.join(jax_venv, "bin", "python"), os.path.join(HERE, "plot_scaling.py"), points, a.png],
+                       check=True)
+        print(f"plot: {a.png} (from {points})")
+
+
+def scaling(a, everyone, record):
+    """Members x batch for our faster build and the fastest peer of the ensemble of 4."""
+    ensemble = next((w for w in record["workloads"] if w["name"].startswith("CNN ensemble of 4")), None)
+    if not ensemble:
+        print("--scaling needs the ensemble of 4 in the run (to know the best peer and our faster build)")
+        return None
+    by_speed = sorted(ensemble["rows"], key=lambda r: -r["images_per_second"])
+    ours_row = next(r for r in by_speed if r["side"].startswith("EnsembleLab"))
+    peer_row = next(r for r in by_speed if not r["side"].startswith("EnsembleLab"))
+    chosen = [next(s for s in everyone if s.name == row["side"]) for row in (ours_row, peer_row)]
+    print(f"\nscaling: {ours_row['side']} against {peer_row['side']} ({peer_row['tuning'] or 'as written'})")
+    points = []
+    print("| members | batch | side | member-img/s | peak RSS MB |")
+    print("|---|---|---|---|---|")
+    for members in (1, 2, 4, 8):
+        for batch in (32, 128, 512):
+            # The same images per member at every batch size: 3,840 (30 steps of 128).
+            steps, warmup = max(8, 3840 // batch), max(2, 640 // batch)
+            workload = Workload(f"scaling {members}x{batch}", members, batch, "ensemble", f"cpu*{members}", 1000)
+            for side in chosen:
+                tuning = side.chosen[ensemble["name"]]
+                result = time_side(side, workload, tuning, steps, warmup)
+                points.append({"members": members, "batch": batch, "side": side.name,
+                               "images_per_second": result["images_per_second"], "peak_rss_mb": result["peak_rss_mb"]})
+                print(f"| {members} | {batch} | {side.name} | {result['images_per_second']:.0f} | {result['peak_rss_mb']:.0f} |")
+                sys.stdout.flush()
+    return points
 
 
 if __name__ == "__main__":
