@@ -45,19 +45,22 @@ def venv(script):
 
 
 class Workload:
-    def __init__(self, name, members, batch, ours_mode, ours_devices, test_limit, peer_members=None):
-        self.name, self.members, self.batch = name, members, batch
+    """Our run (`ours_mode` on `ours_devices`) and the peers' shape of it: `members` models
+    trained on the same batches of `batch` images."""
+
+    def __init__(self, name, members, batch, ours_mode, ours_devices, test_limit):
+        self.name, self.members, self.batch, self.test_limit = name, members, batch, test_limit
         self.ours_args = ["--model", "cnn", "--mode", ours_mode, "--devices", ours_devices, "--batch-size", str(batch),
                           "--test-limit", str(test_limit)]
-        # Data-parallel has no peer of its own shape: the peers train one model at the global batch.
-        self.peer_members = peer_members or members
-        self.peer_args = ["--model", "cnn", "--members", str(self.peer_members), "--batch-size", str(batch),
+        self.peer_args = ["--model", "cnn", "--members", str(members), "--batch-size", str(batch),
                           "--test-limit", str(test_limit)]
+        self.flax_args = ["--members", str(members), "--batch-size", str(batch), "--test-limit", str(test_limit)]
 
 
 WORKLOADS = [
     Workload("CNN ensemble of 4, batch 128", 4, 128, "ensemble", "cpu*4", 10000),
     Workload("CNN single, batch 128", 1, 128, "single", "cpu", 1000),
+    # Data-parallel has no peer of its own shape: the peers train one model at the global batch.
     Workload("CNN data-parallel cpu*2, global batch 256 (peers: one model, batch 256)", 1, 256, "data-parallel", "cpu*2",
              1000),
 ]
@@ -66,13 +69,15 @@ WORKLOADS = [
 class Side:
     """One program to time; `candidates` are the settings its tuning pass chooses from."""
 
-    def __init__(self, name, command, env=None, candidates=([],), applies=lambda w: True, shape=None):
-        self.name, self.command, self.env, self.candidates, self.applies = name, command, env or {}, candidates, applies
-        self.shape = shape or (lambda w: w.peer_args)
+    def __init__(self, name, command, env=None, candidates=([],), applies=lambda w: True,
+                 shape=lambda w: w.peer_args, env_of=lambda w: {}):
+        self.name, self.command, self.candidates, self.applies, self.shape = name, command, candidates, applies, shape
+        self.env_of = lambda w: {**(env or {}), **env_of(w)}
         self.chosen = {}
 
-    def args(self, workload, tuning):
-        return self.command + self.shape(workload) + tuning
+    def time(self, workload, tuning, steps, warmup):
+        command = self.command + self.shape(workload) + tuning + ["--steps", str(steps), "--warmup", str(warmup)]
+        return run(command, self.env_of(workload))
 
 
 def sides(a):
@@ -89,28 +94,18 @@ def sides(a):
     threads = ["--threads", str(CORES)]
     found.append(Side("PyTorch 1.13 (Debian, OpenBLAS), tuned", ["/usr/bin/python3", peer], tuned,
                       [threads, threads + ["--channels-last"]]))
-    torch_venv = a.torch_venv or venv("torch-venv.sh")
-    if torch_venv:
+    if a.torch_venv:
         fast = [threads, threads + ["--channels-last"], threads + ["--vmap"], threads + ["--vmap", "--channels-last"]]
         compiled = [threads + ["--compile"], threads + ["--vmap", "--compile"]]
-        found.append(Side("PyTorch 2.x (wheel, MKL), tuned", [os.path.join(torch_venv, "bin", "python"), peer], tuned,
+        found.append(Side("PyTorch 2.x (wheel, MKL), tuned", [os.path.join(a.torch_venv, "bin", "python"), peer], tuned,
                           fast + ([] if a.no_compile else compiled)))
-    jax_venv = a.jax_venv or venv("bench-venv.sh")
-    if jax_venv:
-        flax = [os.path.join(jax_venv, "bin", "python"), os.path.join(HERE, "flax_peer.py")]
-        flax_shape = lambda w: ["--members", str(w.peer_members), "--batch-size", str(w.batch),
-                                "--test-limit", w.peer_args[-1]]
-        pmap = Side("Flax HOWTO, pmap (one member per device)", flax, shape=flax_shape)
-        pmap.env_of = lambda w: {"XLA_FLAGS": f"--xla_force_host_platform_device_count={w.peer_members}"}
-        found.append(pmap)
-        found.append(Side("Flax HOWTO, vmap (members on one device)", flax, shape=flax_shape,
-                          applies=lambda w: w.peer_members > 1))
+    if a.jax_venv:
+        flax = [os.path.join(a.jax_venv, "bin", "python"), os.path.join(HERE, "flax_peer.py")]
+        found.append(Side("Flax HOWTO, pmap (one member per device)", flax, shape=lambda w: w.flax_args,
+                          env_of=lambda w: {"XLA_FLAGS": f"--xla_force_host_platform_device_count={w.members}"}))
+        found.append(Side("Flax HOWTO, vmap (members on one device)", flax, shape=lambda w: w.flax_args,
+                          applies=lambda w: w.members > 1))
     return found
-
-
-def time_side(side, workload, tuning, steps, warmup):
-    env = {**side.env, **(side.env_of(workload) if hasattr(side, "env_of") else {})}
-    return run(side.args(workload, tuning) + ["--steps", str(steps), "--warmup", str(warmup)], env)
 
 
 def main():
@@ -131,12 +126,14 @@ def main():
     if a.quick:
         a.steps, a.no_compile = 8, True
     warmup = 5
+    a.torch_venv = a.torch_venv or venv("torch-venv.sh")
+    a.jax_venv = a.jax_venv or venv("bench-venv.sh")
 
     peaks = [run(["/usr/bin/python3", os.path.join(HERE, "peer.py"), "--sgemm", "--threads", str(CORES)])]
     everyone = sides(a)
-    torch2 = next((s for s in everyone if s.name.startswith("PyTorch 2")), None)
-    if torch2:
-        peaks.append(run([torch2.command[0], os.path.join(HERE, "peer.py"), "--sgemm", "--threads", str(CORES)]))
+    if a.torch_venv:
+        peaks.append(run([os.path.join(a.torch_venv, "bin", "python"), os.path.join(HERE, "peer.py"), "--sgemm",
+                          "--threads", str(CORES)]))
     peak = max(x["sgemm_gflops"] for x in peaks)
     print(f"machine: {CORES} cores; sgemm 2048^3 on {CORES} threads: "
           + ", ".join(f"{x['sgemm_gflops']:.0f} GFLOP/s ({x['blas']})" for x in peaks) + f"; peak = {peak:.0f}")
@@ -151,14 +148,14 @@ def main():
                 continue
             tries = []
             for tuning in side.candidates:
-                result = time_side(side, workload, tuning, max(4, a.steps // 2), warmup)
+                result = side.time(workload, tuning, max(4, a.steps // 2), warmup)
                 tries.append((result["images_per_second"], tuning))
                 print(f"  tuning {side.name}: {' '.join(tuning)} -> {result['images_per_second']:.0f} img/s")
             side.chosen[workload.name] = max(tries, key=lambda t: t[0])[1]
         results = {s.name: [] for s in present}
         for _ in range(a.repeats):
             for side in present:
-                results[side.name].append(time_side(side, workload, side.chosen[workload.name], a.steps, warmup))
+                results[side.name].append(side.time(workload, side.chosen[workload.name], a.steps, warmup))
         flops = next(r for s, rs in results.items() for r in rs if "train_flops_per_image" in r)["train_flops_per_image"]
         rows = []
         for side in present:
@@ -189,12 +186,11 @@ def main():
     if a.json:
         with open(a.json, "w") as out:
             json.dump(record, out, indent=1)
-    if a.png and record.get("scaling"):
-        jax_venv = a.jax_venv or venv("bench-venv.sh")
+    if a.png and record.get("scaling") and a.jax_venv:
         points = os.path.join(os.path.dirname(os.path.abspath(a.png)), "scaling-points.json")
         with open(points, "w") as out:
             json.dump(record["scaling"], out, indent=1)
-        subprocess.run([os.path.join(jax_venv, "bin", "python"), os.path.join(HERE, "plot_scaling.py"), points, a.png],
+        subprocess.run([os.path.join(a.jax_venv, "bin", "python"), os.path.join(HERE, "plot_scaling.py"), points, a.png],
                        check=True)
         print(f"plot: {a.png} (from {points})")
 
@@ -220,7 +216,7 @@ def scaling(a, everyone, record):
             workload = Workload(f"scaling {members}x{batch}", members, batch, "ensemble", f"cpu*{members}", 1000)
             for side in chosen:
                 tuning = side.chosen[ensemble["name"]]
-                result = time_side(side, workload, tuning, steps, warmup)
+                result = side.time(workload, tuning, steps, warmup)
                 points.append({"members": members, "batch": batch, "side": side.name,
                                "images_per_second": result["images_per_second"], "peak_rss_mb": result["peak_rss_mb"]})
                 print(f"| {members} | {batch} | {side.name} | {result['images_per_second']:.0f} | {result['peak_rss_mb']:.0f} |")
