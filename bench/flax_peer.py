@@ -13,8 +13,21 @@ images per second (the members' averaged probabilities), peak resident memory. O
 XLA_FLAGS=--xla_force_host_platform_device_count=N gives pmap N devices (run_bench.py sets
 it). Usage, in scripts/bench-venv.sh's environment:
     python bench/flax_peer.py --members 8 --steps 200 --warmup 20
+
+Time to accuracy (bench/time_to_accuracy.py), as bench/peer.py: --until-accuracy A trains over
+the whole training set (--train-limit N: its first N images), a new permutation each epoch
+(the HOWTO's, the last partial batch dropped), scores the ensemble (the members' pmean'd
+softmax) on the test set every round(F x steps per epoch) steps (--eval-fraction F) and at
+each epoch's end, and stops at the first evaluation with accuracy >= A, or after
+--max-epochs. One JSON line per evaluation, flushed at once, {"event": "evaluation", "step",
+"epoch", "accuracy", "seconds"}, then {"event": "done", "reached", "seconds_to_target",
+"evaluations", "peak_rss_mb"}; seconds count from the process's start (imports included).
 """
-import argparse, gzip, json, resource, time
+import time
+
+PROCESS_START = time.time()  # before the heavy imports: what --until-accuracy's seconds count from
+
+import argparse, gzip, json, resource
 
 import numpy as np
 import jax
@@ -48,6 +61,10 @@ def main():
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--test-limit", type=int, default=10000)
     p.add_argument("--data", default="/usr/share/datasets/fashion-mnist/")
+    p.add_argument("--until-accuracy", type=float, help="train until the ensemble's test accuracy reaches this")
+    p.add_argument("--eval-fraction", type=float, default=0.25, help="evaluate every this much of an epoch")
+    p.add_argument("--max-epochs", type=int, default=5)
+    p.add_argument("--train-limit", type=int, default=0, help="train on the first N images (default: all)")
     a = p.parse_args()
     cnn = CNN()
 
@@ -86,14 +103,20 @@ def main():
         predict = jax.jit(jax.vmap(probabilities, in_axes=(0, None), axis_name="ensemble"))
         feed = lambda x: x
 
-    images = jnp.asarray(idx(a.data + "train-images-idx3-ubyte.gz", 16).reshape(-1, 28, 28, 1) / np.float32(255))
-    labels = jnp.asarray(idx(a.data + "train-labels-idx1-ubyte.gz", 8).astype(np.int32))
+    train_rows = a.train_limit or None
+    images = jnp.asarray(idx(a.data + "train-images-idx3-ubyte.gz", 16).reshape(-1, 28, 28, 1)[:train_rows]
+                         / np.float32(255))
+    labels = jnp.asarray(idx(a.data + "train-labels-idx1-ubyte.gz", 8).astype(np.int32)[:train_rows])
+    test = jnp.asarray(idx(a.data + "t10k-images-idx3-ubyte.gz", 16).reshape(-1, 28, 28, 1)[: a.test_limit] / np.float32(255))
+    test_labels = idx(a.data + "t10k-labels-idx1-ubyte.gz", 8)[: a.test_limit]
+    chunks = [(test[i:i + 1000], test_labels[i:i + 1000]) for i in range(0, test.shape[0], 1000)]
     rng, init_rng, input_rng = jax.random.split(jax.random.key(0), 3)
     state = create(jax.random.split(init_rng, a.members))
     perms = jax.random.permutation(input_rng, images.shape[0])
     steps_per_epoch = images.shape[0] // a.batch_size
 
-    def run(first, count, state):
+    def run(first, count, state, perms):
+        """Steps first..first+count-1 of the batches of the permutation `perms` (wrapping)."""
         losses = []
         for i in range(first, first + count):
             perm = perms[(i % steps_per_epoch) * a.batch_size:(i % steps_per_epoch + 1) * a.batch_size]
@@ -103,17 +126,25 @@ def main():
         jax.block_until_ready(state)
         return state, losses
 
-    state, _ = run(0, a.warmup, state)
+    def test_accuracy(state):
+        """The ensemble's accuracy on the test set: the members' pmean'd softmax, 1000 images a call."""
+        correct = 0
+        for chunk, truth in chunks:
+            probabilities = np.asarray(predict(state, feed(chunk))[0])  # every member holds the mean
+            correct += int((probabilities.argmax(-1) == truth).sum())
+        return correct / test.shape[0]
+
+    if a.until_accuracy is not None:
+        train_until(a, steps_per_epoch, state, rng, perms, run, test_accuracy)
+        return
+    state, _ = run(0, a.warmup, state, perms)
     start = time.perf_counter()
-    state, losses = run(a.warmup, a.steps, state)
+    state, losses = run(a.warmup, a.steps, state, perms)
     seconds = time.perf_counter() - start
 
-    test = jnp.asarray(idx(a.data + "t10k-images-idx3-ubyte.gz", 16).reshape(-1, 28, 28, 1)[: a.test_limit] / np.float32(255))
-    chunks = [test[i:i + 1000] for i in range(0, test.shape[0], 1000)]
-    jax.block_until_ready(predict(state, feed(chunks[0])))  # compiled outside the timing
+    jax.block_until_ready(predict(state, feed(chunks[0][0])))  # compiled outside the timing
     start = time.perf_counter()
-    for chunk in chunks:
-        jax.block_until_ready(predict(state, feed(chunk)))
+    test_accuracy(state)
     evaluation = time.perf_counter() - start
     print(json.dumps({"side": "flax", "jax": jax.__version__, "mapping": "pmap" if pmapped else "vmap",
                       "members": a.members, "devices": len(jax.local_devices()), "batch_size": a.batch_size,
@@ -121,6 +152,38 @@ def main():
                       "eval_images_per_second": test.shape[0] / evaluation,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                       "last_loss": float(np.asarray(losses[-1]).ravel()[0])}))
+
+
+def train_until(a, steps_per_epoch, state, rng, perms, run, test_accuracy):
+    """--until-accuracy: epochs of `run` over the HOWTO's permutations (`perms` the first, then
+    one split off `rng` each epoch), scored by `test_accuracy(state)` every round(eval_fraction
+    x steps per epoch) steps and at each epoch's end, until that reaches a.until_accuracy or
+    a.max_epochs are done."""
+    if steps_per_epoch == 0:
+        raise SystemExit(f"--train-limit {a.train_limit} is less than one batch of {a.batch_size}")
+    every = max(1, round(a.eval_fraction * steps_per_epoch))
+    done, evaluations, reached = 0, 0, None
+    for epoch in range(a.max_epochs):
+        if epoch > 0:
+            rng, input_rng = jax.random.split(rng)
+            perms = jax.random.permutation(input_rng, perms.shape[0])
+        i = 0
+        while i < steps_per_epoch and reached is None:
+            count = min(every - done % every, steps_per_epoch - i)  # up to the next evaluation
+            state, _ = run(i, count, state, perms)
+            i, done = i + count, done + count
+            accuracy = test_accuracy(state)
+            evaluations += 1
+            seconds = time.time() - PROCESS_START
+            print(json.dumps({"event": "evaluation", "step": done, "epoch": done / steps_per_epoch,
+                              "accuracy": accuracy, "seconds": seconds}), flush=True)
+            if accuracy >= a.until_accuracy:
+                reached = seconds
+        if reached is not None:
+            break
+    print(json.dumps({"event": "done", "reached": reached is not None, "seconds_to_target": reached,
+                      "evaluations": evaluations,
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), flush=True)
 
 
 if __name__ == "__main__":

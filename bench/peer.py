@@ -9,8 +9,21 @@ picks per PyTorch version):
   --vmap             the members as one vmapped function of stacked parameters (torch.func,
                      PyTorch's "model ensembling" recipe, the counterpart of Flax's vmap)
   --compile          torch.compile (inductor) of the step's model, or of the vmapped loss
-Prints one JSON line like ensemble-lab-bench."""
-import argparse, copy, gzip, json, resource, time
+Prints one JSON line like ensemble-lab-bench.
+
+Time to accuracy (bench/time_to_accuracy.py): --until-accuracy A trains the same recipe over
+the whole training set (--train-limit N: its first N images), shuffled each epoch, the last
+partial batch dropped, and scores the ensemble (the members' mean softmax) on the test set
+every round(F x steps per epoch) steps (--eval-fraction F) and at each epoch's end; it stops
+at the first evaluation with accuracy >= A, or after --max-epochs. One JSON line per
+evaluation, flushed at once, {"event": "evaluation", "step", "epoch", "accuracy", "seconds"},
+then {"event": "done", "reached", "seconds_to_target", "evaluations", "peak_rss_mb"};
+seconds count from the process's start (imports and data loading included)."""
+import time
+
+PROCESS_START = time.time()  # before the heavy imports: what --until-accuracy's seconds count from
+
+import argparse, copy, gzip, json, resource
 
 import numpy as np
 import torch
@@ -102,6 +115,10 @@ def main():
     p.add_argument("--vmap", action="store_true")
     p.add_argument("--compile", action="store_true")
     p.add_argument("--sgemm", action="store_true", help="measure the sgemm peak and exit")
+    p.add_argument("--until-accuracy", type=float, help="train until the ensemble's test accuracy reaches this")
+    p.add_argument("--eval-fraction", type=float, default=0.25, help="evaluate every this much of an epoch")
+    p.add_argument("--max-epochs", type=int, default=5)
+    p.add_argument("--train-limit", type=int, default=0, help="train on the first N images (default: all)")
     a = p.parse_args()
     if a.vmap and a.model != "cnn":
         p.error("--vmap needs a model without batch-norm buffers: --model cnn")
@@ -117,9 +134,11 @@ def main():
                           "blas": loaded_blas()}))
         return
     root = "/usr/share/datasets/fashion-mnist/"
-    images = torch.from_numpy(idx(root + "train-images-idx3-ubyte.gz", 16).copy()).view(-1, 1, 28, 28)
-    labels = torch.from_numpy(idx(root + "train-labels-idx1-ubyte.gz", 8).copy()).long()
+    train_rows = a.train_limit or None
+    images = torch.from_numpy(idx(root + "train-images-idx3-ubyte.gz", 16).copy()).view(-1, 1, 28, 28)[:train_rows]
+    labels = torch.from_numpy(idx(root + "train-labels-idx1-ubyte.gz", 8).copy()).long()[:train_rows]
     test = torch.from_numpy(idx(root + "t10k-images-idx3-ubyte.gz", 16).copy()).view(-1, 1, 28, 28)[: a.test_limit]
+    test_labels = torch.from_numpy(idx(root + "t10k-labels-idx1-ubyte.gz", 8).copy()).long()[: a.test_limit]
     make = Cnn if a.model == "cnn" else resnet18
     torch.manual_seed(0)
     models = [make() for _ in range(a.members)]
@@ -128,7 +147,7 @@ def main():
     models = [m.to(memory_format=layout) for m in models]
     order = torch.randperm(images.shape[0])
 
-    def batch(i):
+    def batch(order, i):  # the i-th batch of a permutation of the training images
         rows = order[i * a.batch_size:(i + 1) * a.batch_size]
         return (images[rows].float() / 255).contiguous(memory_format=layout), labels[rows]
 
@@ -145,8 +164,7 @@ def main():
             ensemble_logits = torch.compile(ensemble_logits)
         optimizer = torch.optim.SGD(list(params.values()), lr=0.1, momentum=0.9)
 
-        def step(i):
-            x, y = batch(i)
+        def step(x, y):
             logits = ensemble_logits(params, buffers, x)  # [members, batch, 10]
             # The members' parameters are disjoint: the sum's gradient is each member's own.
             loss = F.cross_entropy(logits.flatten(0, 1), y.repeat(a.members), reduction="sum") / y.shape[0]
@@ -160,28 +178,40 @@ def main():
         run = [torch.compile(m) for m in models] if a.compile else models
         optimizers = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in models]
 
-        def step(i):
-            x, y = batch(i)
+        def step(x, y):
             for m, o in zip(run, optimizers):
                 o.zero_grad()
                 F.cross_entropy(m(x), y).backward()
                 o.step()
 
         def evaluate(chunk):
-            for m in models:
-                m.eval()
             return torch.stack([torch.softmax(m(chunk), 1) for m in run]).mean(0)
 
+    def test_accuracy():
+        """The ensemble's accuracy on the test set (its members' mean softmax), in chunks of 1000."""
+        for m in models:
+            m.eval()
+        correct = 0
+        with torch.no_grad():
+            for chunk, truth in zip(test.split(1000), test_labels.split(1000)):
+                probabilities = evaluate((chunk.float() / 255).contiguous(memory_format=layout))
+                correct += int((probabilities.argmax(1) == truth).sum())
+        for m in models:
+            m.train()
+        return correct / test.shape[0]
+
+    if a.until_accuracy is not None:
+        train_until(a, images.shape[0], lambda: torch.randperm(images.shape[0]),
+                    lambda order, i: step(*batch(order, i)), test_accuracy)
+        return
     for i in range(a.warmup):
-        step(i)
+        step(*batch(order, i))
     start = time.perf_counter()
     for i in range(a.warmup, a.warmup + a.steps):
-        step(i)
+        step(*batch(order, i))
     train = time.perf_counter() - start
     start = time.perf_counter()
-    with torch.no_grad():
-        for chunk in test.split(1000):
-            evaluate((chunk.float() / 255).contiguous(memory_format=layout))
+    test_accuracy()
     evaluation = time.perf_counter() - start
     print(json.dumps({"side": "peer", "torch": torch.__version__, "threads": torch.get_num_threads(),
                       "tuning": [k for k in ("channels_last", "vmap", "compile") if getattr(a, k)],
@@ -192,6 +222,38 @@ def main():
                       "train_flops_per_image": flops,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                       "blas": loaded_blas()}))
+
+
+def train_until(a, size, shuffle, step, test_accuracy):
+    """--until-accuracy: epochs of `step(order, i)` (batch i of the permutation `order`, a new
+    `shuffle()` of the `size` training images each epoch, the last partial batch dropped),
+    scored by `test_accuracy()` every round(eval_fraction x steps per epoch) steps and at each
+    epoch's end, until that reaches a.until_accuracy or a.max_epochs are done."""
+    steps_per_epoch = size // a.batch_size
+    if steps_per_epoch == 0:
+        raise SystemExit(f"--train-limit {size} is less than one batch of {a.batch_size}")
+    every = max(1, round(a.eval_fraction * steps_per_epoch))
+    done, evaluations, reached = 0, 0, None
+    for epoch in range(a.max_epochs):
+        order = shuffle()
+        for i in range(steps_per_epoch):
+            step(order, i)
+            done += 1
+            if done % every and i + 1 < steps_per_epoch:
+                continue
+            accuracy = test_accuracy()
+            evaluations += 1
+            seconds = time.time() - PROCESS_START
+            print(json.dumps({"event": "evaluation", "step": done, "epoch": done / steps_per_epoch,
+                              "accuracy": accuracy, "seconds": seconds}), flush=True)
+            if accuracy >= a.until_accuracy:
+                reached = seconds
+                break
+        if reached is not None:
+            break
+    print(json.dumps({"event": "done", "reached": reached is not None, "seconds_to_target": reached,
+                      "evaluations": evaluations,
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), flush=True)
 
 
 if __name__ == "__main__":

@@ -292,22 +292,24 @@ class TestCli final : public QObject {
     const QStringList tiny{"--epochs", "1", "--train-limit", "256", "--test-limit", "100"};
     Result r = runCli(QStringList{"train", "--dataset", "synthetic", "--model", "lenet", "--mode", "data-parallel",
                                   "--devices", "cpu*2", "--lr", "0.03", "--momentum", "0.5", "--batch-size", "32",
-                                  "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-batch-size",
-                                  "50", "--memory-budget", "4096", "--precision", "bf16", "--out", root + "/a"} +
+                                  "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-every", "5",
+                                  "--eval-batch-size", "50", "--memory-budget", "4096", "--precision", "bf16", "--out",
+                                  root + "/a"} +
                       tiny);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonObject a = readJson(root + "/a/config.json");
     const QMap<QString, QJsonValue> expectedA{
         {"dataset", "synthetic"}, {"model", "lenet"}, {"mode", "data-parallel"}, {"devices", "cpu*2"},
         {"lr", 0.03}, {"momentum", 0.5}, {"batch_size", 32}, {"seed", 5}, {"checkpoint_every", 3},
-        {"log_every", 2}, {"eval_batch_size", 50}, {"memory_budget_mb", 4096}, {"precision", "bf16"},
+        {"log_every", 2}, {"eval_every", 5}, {"eval_batch_size", 50}, {"memory_budget_mb", 4096}, {"precision", "bf16"},
         {"epochs", 1}, {"train_limit", 256}, {"test_limit", 100}};
     for (auto it = expectedA.begin(); it != expectedA.end(); ++it) {
       QVERIFY2(a[it.key()] == it.value(), qPrintable(it.key() + " in config.json: " + a[it.key()].toVariant().toString()));
     }
     QCOMPARE(readJson(root + "/a/summary.json")["test_samples"].toInt(), 100);  // the limit was applied
     saw("train", {"--dataset", "--model", "--mode", "--devices", "--lr", "--momentum", "--batch-size", "--seed",
-                  "--checkpoint-every", "--log-every", "--eval-batch-size", "--memory-budget", "--precision",
+                  "--checkpoint-every", "--log-every", "--eval-every", "--eval-batch-size", "--memory-budget",
+                  "--precision",
                   "--epochs", "--train-limit", "--test-limit", "--out"});
     // --config sets what no flag overrides; --member-form stacked.
     QVERIFY(testing::writeFile(root + "/b.json", R"({"lr": 0.07, "dataset": "synthetic"})"));
@@ -327,7 +329,8 @@ class TestCli final : public QObject {
     // one), --config and --member-form, --init-from, and --resume (TestSweep runs real grids).
     r = runCli(QStringList{"sweep", "--dataset", "synthetic", "--model", "lenet", "--mode", "data-parallel",
                            "--devices", "cpu*2", "--grid", "lr=0.03", "--momentum", "0.5", "--batch-size", "32",
-                           "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-batch-size", "50",
+                           "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-every", "5",
+                           "--eval-batch-size", "50",
                            "--memory-budget", "4096", "--precision", "bf16", "--out", root + "/sa"} +
                tiny);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -336,7 +339,8 @@ class TestCli final : public QObject {
       QVERIFY2(sa[it.key()] == it.value(), qPrintable("sweep: " + it.key()));
     }
     saw("sweep", {"--dataset", "--model", "--mode", "--devices", "--grid", "--momentum", "--batch-size", "--seed",
-                  "--checkpoint-every", "--log-every", "--eval-batch-size", "--memory-budget", "--precision",
+                  "--checkpoint-every", "--log-every", "--eval-every", "--eval-batch-size", "--memory-budget",
+                  "--precision",
                   "--epochs", "--train-limit", "--test-limit", "--out"});
     r = runCli(QStringList{"sweep", "--config", root + "/b.json", "--member-form", "stacked", "--devices", "cpu*2",
                            "--grid", "seed=0", "--lr", "0.02", "--out", root + "/sb"} + tiny);

@@ -30,6 +30,8 @@ class TestExperimentForm final : public QObject {
     QCOMPARE(QString::fromStdString(config.devices), QString("cpu*4"));
     QCOMPARE(config.learningRate, 0.1);
     QCOMPARE(config.batchSize, int64_t(128));
+    QCOMPARE(config.evalEvery, int64_t(0));  // test scores at epoch ends only, as the CLI
+    QCOMPARE(form.evalEveryBox()->text(), QString("epoch ends"));
   }
 
   void withoutAGpuThePickerShowsTheCpuAndSaysWhy() {
@@ -137,6 +139,7 @@ class TestExperimentForm final : public QObject {
       form.batchSizeBox()->setValue(32);
       form.epochsBox()->setValue(3);
       form.seedBox()->setValue(17);
+      form.evalEveryBox()->setValue(117);
       form.cpuReplicasBox()->setValue(2);
       form.precisionBox()->setCurrentIndex(form.precisionBox()->findData("bf16"));
       form.addDatasetFolder("/data/kmnist");
@@ -152,6 +155,7 @@ class TestExperimentForm final : public QObject {
     QCOMPARE(config.batchSize, int64_t(32));
     QCOMPARE(config.epochs, int64_t(3));
     QCOMPARE(config.seed, std::uint64_t(17));
+    QCOMPARE(config.evalEvery, int64_t(117));
     QCOMPARE(config.precision, ensemble::Precision::Bf16);
     QCOMPARE(QString::fromStdString(config.devices), QString("cpu*2"));
   }

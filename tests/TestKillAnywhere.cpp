@@ -21,7 +21,7 @@
 namespace {
 
 const QStringList kRun{"--dataset", "synthetic", "--devices", "cpu*3", "--epochs", "3", "--seed", "7",
-                       "--checkpoint-every", "2", "--log-every", "1", "--train-limit", "1024"};
+                       "--checkpoint-every", "2", "--log-every", "1", "--eval-every", "3", "--train-limit", "1024"};
 
 /// Every step-* folder (complete checkpoints) must read back whole.
 void expectEveryCheckpointLoads(const QString& run) {

@@ -3,37 +3,15 @@
 // synthetic set, evaluated every epoch, with the process's resident memory, threads and
 // open file descriptors read from /proc at each epoch's end. A leak of any of them grows
 // with the epochs; the run must end as it settled.
-#include <QDir>
-#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <map>
 
+#include "tests/ProcessUsage.h"
 #include "tests/TestSupport.h"
 
 namespace {
-
-struct Usage {
-  qint64 rssKiB = 0;
-  int threads = 0;
-  int fds = 0;
-};
-
-/// `pid`'s resident set, thread count and open descriptors, or zeros once it has gone.
-Usage usageOf(qint64 pid) {
-  Usage usage;
-  QFile status(QString("/proc/%1/status").arg(pid));
-  if (!status.open(QIODevice::ReadOnly)) return usage;
-  for (const QByteArray& line : status.readAll().split('\n')) {
-    const QList<QByteArray> fields = line.simplified().split(' ');
-    if (fields.size() < 2) continue;
-    if (fields[0] == "VmRSS:") usage.rssKiB = fields[1].toLongLong();
-    if (fields[0] == "Threads:") usage.threads = fields[1].toInt();
-  }
-  usage.fds = int(QDir(QString("/proc/%1/fd").arg(pid)).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System).size());
-  return usage;
-}
 
 /// The epoch of metrics.csv's last whole row, or 0.
 int lastEpoch(const QString& metricsCsv) {
@@ -56,11 +34,11 @@ class TestLongLife final : public QObject {
     training.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--devices", "cpu*2", "--epochs", "60",
                                           "--seed", "4", "--out", run});
     QVERIFY(training.waitForStarted());
-    std::map<int, Usage> byEpoch;  // the first sample after each epoch's rows appear
+    std::map<int, testing::ProcessUsage> byEpoch;  // the first sample after each epoch's rows appear
     while (training.state() != QProcess::NotRunning) {
       const int epoch = lastEpoch(run + "/metrics.csv");
       if (epoch > 0 && !byEpoch.count(epoch)) {
-        const Usage usage = usageOf(training.processId());
+        const testing::ProcessUsage usage = testing::usageOf(QString::number(training.processId()));
         if (usage.rssKiB > 0) byEpoch[epoch] = usage;
       }
       training.waitForFinished(50);
@@ -69,7 +47,7 @@ class TestLongLife final : public QObject {
              training.readAllStandardError().constData());
     QVERIFY2(byEpoch.count(5) && byEpoch.rbegin()->first >= 55,
              qPrintable(QString("sampled %1 epochs, the last %2").arg(byEpoch.size()).arg(byEpoch.rbegin()->first)));
-    const Usage early = byEpoch.at(5), late = byEpoch.rbegin()->second;
+    const testing::ProcessUsage early = byEpoch.at(5), late = byEpoch.rbegin()->second;
     qInfo("epoch 5: %lld KiB, %d threads, %d fds; epoch %d: %lld KiB, %d threads, %d fds", early.rssKiB, early.threads,
           early.fds, byEpoch.rbegin()->first, late.rssKiB, late.threads, late.fds);
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

@@ -125,6 +125,37 @@ class TestMetricPlot final : public QObject {
     QCOMPARE(plot.customPlot()->xAxis->label(), QString("epoch"));
   }
 
+  // Evaluations between epoch ends (eval_every) sit at their fractional epoch on the test
+  // plots, live and reloaded from metrics.csv alike; reloaded, their place is known once an
+  // epoch has ended (its row gives the steps per epoch).
+  void placesEvaluationsBetweenEpochEndsAtTheirFractionOfAnEpoch() {
+    RunCurves live("live");
+    EvaluationEvent between;
+    between.epoch = 1;
+    between.globalStep = 4;
+    between.stepsPerEpoch = 16;
+    between.test.members = {{0.9, 0.6}};
+    live.addEvaluation(between, false);
+    EpochEvent epoch;
+    epoch.epoch = 1;
+    epoch.globalStep = 16;
+    epoch.test.members = {{0.5, 0.8}};
+    live.addEpoch(epoch, false);
+    QCOMPARE(live.series(Metric::TestAccuracy, 0).x, QVector<double>({0.25, 1.0}));
+    QCOMPARE(live.series(Metric::TestAccuracy, 0).y, QVector<double>({0.6, 0.8}));
+
+    // step,epoch,member,train_loss,train_accuracy,test_loss,test_accuracy
+    std::vector<MetricsRow> rows{{4, 1, "0", std::nullopt, std::nullopt, 0.9, 0.6},
+                                 {8, 1, "0", std::nullopt, std::nullopt, 0.8, 0.7},
+                                 {16, 1, "0", 0.7, 0.75, 0.5, 0.8},
+                                 {20, 2, "0", std::nullopt, std::nullopt, 0.45, 0.85}};
+    const RunCurves reloaded = RunCurves::fromRows(rows, "reloaded");
+    QCOMPARE(reloaded.series(Metric::TestAccuracy, 0).x, QVector<double>({0.25, 0.5, 1.0, 1.25}));
+    QCOMPARE(reloaded.series(Metric::TestLoss, 0).y, QVector<double>({0.9, 0.8, 0.5, 0.45}));
+    rows.resize(2);  // a first epoch that never ended: nothing tells where its evaluations sit
+    QCOMPARE(RunCurves::fromRows(rows, "cut").series(Metric::TestAccuracy, 0).x.size(), 0);
+  }
+
   void comparesSeveralRuns() {
     auto single = std::make_shared<RunCurves>("single");
     auto ensembleRun = std::make_shared<RunCurves>("ensemble");

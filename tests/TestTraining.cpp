@@ -10,6 +10,7 @@
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
 #include "core/train/ConfigFields.h"
+#include "core/train/RunControl.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/RunSummary.h"
 #include "core/train/Trainer.h"
@@ -119,6 +120,74 @@ class TestTraining final : public QObject {
     // Read back, the file gives the same struct: every key is read, none is lost.
     QCOMPARE(QString::fromStdString(RunSummary::read(observer.summaryPath).toJson().dump()),
              QString::fromStdString(summaryOf(dir).dump()));
+  }
+
+  // eval_every evaluates between epoch ends and leaves training exactly as it was: every
+  // row of a run without it comes back, byte for byte, with test-only rows added at the
+  // steps it names (none at an epoch's end, where the epoch's own row scores the test set).
+  void evaluationBetweenEpochEndsLeavesTrainingUnchanged() {
+    QTemporaryDir dir;
+    const auto train = [&](int64_t evalEvery, const QString& folder) {
+      ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+      config.epochs = 2;
+      config.evalEvery = evalEvery;
+      return Trainer::create(config, folder.toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    };
+    REQUIRE_COMPLETED(train(0, dir.filePath("plain")));
+    REQUIRE_COMPLETED(train(4, dir.filePath("every4")));
+    const QString plain = dir.filePath("plain/metrics.csv"), evaluated = dir.filePath("every4/metrics.csv");
+    QStringList kept;
+    for (const QString& line : testing::readLines(evaluated)) {
+      const QStringList cells = line.split(',');
+      if (!(cells.value(3).isEmpty() && !cells.value(5).isEmpty())) kept << line;  // all but test-only rows
+    }
+    QCOMPARE(kept, testing::readLines(plain));
+
+    const std::vector<MetricsRow> rows = readMetricsCsv(evaluated.toStdString());
+    const auto stepsPerEpoch = int64_t(stepsPerEpochOf(rows));
+    QVERIFY(stepsPerEpoch % 4 == 0);  // so that epoch ends are among the steps eval_every names
+    QSet<int64_t> expectedSteps, steps;
+    for (int64_t step = 4; step <= 2 * stepsPerEpoch; step += 4) {
+      if (step % stepsPerEpoch != 0) expectedSteps.insert(step);
+    }
+    int added = 0;
+    for (const MetricsRow& row : rows) {
+      if (!row.testLoss || row.trainLoss) continue;
+      added += 1;
+      steps.insert(row.step);
+      QCOMPARE(row.epoch, (row.step - 1) / stepsPerEpoch + 1);  // the epoch in progress
+      QVERIFY(row.testAccuracy && !row.trainAccuracy);
+      QCOMPARE(*testEpochPosition(row, double(stepsPerEpoch)), double(row.step) / double(stepsPerEpoch));
+    }
+    QCOMPARE(steps, expectedSteps);
+    QCOMPARE(added, int(expectedSteps.size()) * 3);  // two members and the ensemble
+  }
+
+  // An evaluation between epoch ends scores the weights of its own step: the same numbers
+  // as evaluating that step's checkpoint afterwards.
+  void evaluationBetweenEpochEndsScoresTheWeightsOfItsStep() {
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+    config.evalEvery = 5;
+    struct StopAtFirstEvaluation final : TrainingObserver {
+      RunControl control;
+      std::vector<EvaluationEvent> seen;
+      void onEvaluation(const EvaluationEvent& event) override {
+        seen.push_back(event);
+        control.requestStop();  // the run checkpoints this step
+      }
+    } observer;
+    EXPECT_STATUS(Trainer::create(config, dir.path().toStdString(), testing::syntheticData())
+                      ->run(&observer, &observer.control),
+                  RunStatus::Stopped);
+    QCOMPARE(observer.seen.size(), std::size_t(1));
+    const EvaluationEvent& live = observer.seen.front();
+    QCOMPARE(live.globalStep, int64_t(5));
+    QCOMPARE(live.epochPosition(), 5.0 / double(live.stepsPerEpoch));
+    const EvaluationResult again = Trainer::open(dir.path().toStdString(), {}, testing::syntheticData())->evaluate();
+    QCOMPARE(again.ensemble.nll, live.test.ensemble.nll);
+    QCOMPARE(again.ensemble.accuracy, live.test.ensemble.accuracy);
+    for (std::size_t m = 0; m < 2; ++m) QCOMPARE(again.members[m].loss, live.test.members[m].loss);
   }
 
   void damagedSummaryNamesTheFileAndTheKey() {

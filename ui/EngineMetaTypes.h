@@ -11,6 +11,7 @@
 Q_DECLARE_METATYPE(ensemble::RunStartedEvent)
 Q_DECLARE_METATYPE(ensemble::StepEvent)
 Q_DECLARE_METATYPE(ensemble::EpochEvent)
+Q_DECLARE_METATYPE(ensemble::EvaluationEvent)
 Q_DECLARE_METATYPE(ensemble::RunFinishedEvent)
 Q_DECLARE_METATYPE(ensemble::ExperimentConfig)
 Q_DECLARE_METATYPE(ensemble::EvaluationResult)

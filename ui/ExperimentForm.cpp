@@ -67,6 +67,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
       m_epochs(new QSpinBox),
       m_seed(new QSpinBox),
       m_trainLimit(new QSpinBox),
+      m_evalEvery(new QSpinBox),
       m_memberForm(new QComboBox),
       m_precision(new QComboBox) {
   m_dataset->addItem(tr("Fashion-MNIST"), "fashion-mnist");
@@ -104,6 +105,11 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_trainLimit->setRange(0, std::numeric_limits<int>::max());
   m_trainLimit->setSpecialValueText(tr("all"));
   m_trainLimit->setToolTip(tr("Train on the first N samples only (quick experiments)"));
+  m_evalEvery->setRange(0, std::numeric_limits<int>::max());
+  m_evalEvery->setSpecialValueText(tr("epoch ends"));
+  m_evalEvery->setSuffix(tr(" steps"));
+  m_evalEvery->setToolTip(tr("Also score the test set every N training steps, for test curves between "
+                             "epoch ends (each evaluation takes time)"));
   m_memberForm->addItem(tr("separate networks"), "separate");
   m_memberForm->addItem(tr("stacked into one network"), "stacked");
   m_memberForm->setToolTip(tr("How ensemble members that share a device train: each on its own "
@@ -157,6 +163,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   addRow(m_epochs, nullptr, "epochs");
   addRow(m_seed, nullptr, "seed");
   addRow(m_trainLimit, nullptr, "train_limit");
+  addRow(m_evalEvery, nullptr, "eval_every");
   addRow(m_memberForm, nullptr, "member_form");
   addRow(m_precision, nullptr, "precision");
   setLayout(form);
@@ -169,7 +176,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   for (QLineEdit* edit : {m_learningRate, m_momentum}) {
     connect(edit, &QLineEdit::textChanged, this, &ExperimentForm::revalidate);
   }
-  for (QSpinBox* box : {m_cpuReplicas, m_batchSize, m_epochs, m_seed, m_trainLimit}) {
+  for (QSpinBox* box : {m_cpuReplicas, m_batchSize, m_epochs, m_seed, m_trainLimit, m_evalEvery}) {
     connect(box, &QSpinBox::valueChanged, this, &ExperimentForm::revalidate);
   }
   revalidate();
@@ -212,6 +219,7 @@ ExperimentConfig ExperimentForm::config() const {
   config.epochs = m_epochs->value();
   config.seed = std::uint64_t(m_seed->value());
   config.trainLimit = m_trainLimit->value();
+  config.evalEvery = m_evalEvery->value();
   config.memberForm = parseMemberForm(m_memberForm->currentData().toString().toStdString());
   config.precision = parsePrecision(m_precision->currentData().toString().toStdString());
   return config;
@@ -297,6 +305,7 @@ void ExperimentForm::load(const QSettings& settings) {
   m_epochs->setValue(settings.value("setup/epochs", 10).toInt());
   m_seed->setValue(settings.value("setup/seed", 0).toInt());
   m_trainLimit->setValue(settings.value("setup/trainLimit", 0).toInt());
+  m_evalEvery->setValue(settings.value("setup/evalEvery", 0).toInt());
   m_memberForm->setCurrentIndex(std::max(0, m_memberForm->findData(settings.value("setup/memberForm", "separate"))));
   m_precision->setCurrentIndex(std::max(0, m_precision->findData(settings.value("setup/precision", "fp32"))));
   revalidate();
@@ -318,6 +327,7 @@ void ExperimentForm::save(QSettings& settings) const {
   settings.setValue("setup/epochs", m_epochs->value());
   settings.setValue("setup/seed", m_seed->value());
   settings.setValue("setup/trainLimit", m_trainLimit->value());
+  settings.setValue("setup/evalEvery", m_evalEvery->value());
   settings.setValue("setup/memberForm", m_memberForm->currentData());
   settings.setValue("setup/precision", m_precision->currentData());
 }

@@ -48,6 +48,7 @@ class ExperimentForm final : public QWidget {
   QSpinBox* epochsBox() const { return m_epochs; }
   QSpinBox* seedBox() const { return m_seed; }
   QSpinBox* trainLimitBox() const { return m_trainLimit; }
+  QSpinBox* evalEveryBox() const { return m_evalEvery; }
   QComboBox* memberFormBox() const { return m_memberForm; }
   QComboBox* precisionBox() const { return m_precision; }
 
@@ -71,6 +72,7 @@ class ExperimentForm final : public QWidget {
   QSpinBox* m_epochs;
   QSpinBox* m_seed;
   QSpinBox* m_trainLimit;
+  QSpinBox* m_evalEvery;
   QComboBox* m_memberForm;
   QComboBox* m_precision;
   QHash<QString, QLabel*> m_errorLabels;

@@ -89,6 +89,10 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
   connect(m_controller, &RunController::runStarted, this, &MainWindow::onRunStarted);
   connect(m_controller, &RunController::stepsReady, this, &MainWindow::onSteps);
   connect(m_controller, &RunController::epochFinished, this, &MainWindow::onEpoch);
+  connect(m_controller, &RunController::evaluated, this, [this](const EvaluationEvent& event) {
+    m_runs->evaluationDone(event);
+    m_plotPanel->markChanged();
+  });
   connect(m_controller, &RunController::runFinished, this, &MainWindow::onRunFinished);
   connect(m_controller, &RunController::evaluationFinished, this, &MainWindow::onEvaluated);
   connect(m_controller, &RunController::pausedChanged, this, [this](bool paused) {
@@ -361,6 +365,9 @@ void MainWindow::showRunsOnPlots() {
     groups.push_back(std::make_shared<SeedGroupCurves>(name, label, members));
   }
   m_plotPanel->setRuns(runs, groups);
+  // Past runs no longer shown give their curves back (a long session compares many runs;
+  // selecting one again reloads its metrics.csv).
+  m_runs->releaseCurvesExcept(m_runsView->selectedRows());
 }
 
 void MainWindow::showEnsembleBreakdown(int row) {

@@ -14,6 +14,7 @@ void registerEngineMetaTypes() {
   qRegisterMetaType<ensemble::StepEvent>();
   qRegisterMetaType<QVector<ensemble::StepEvent>>();
   qRegisterMetaType<ensemble::EpochEvent>();
+  qRegisterMetaType<ensemble::EvaluationEvent>();
   qRegisterMetaType<ensemble::RunFinishedEvent>();
   qRegisterMetaType<ensemble::ExperimentConfig>();
   qRegisterMetaType<ensemble::EvaluationResult>();
@@ -38,6 +39,7 @@ RunController::RunController(QObject* parent) : QObject(parent), m_thread(new QT
   connect(m_worker, &TrainingWorker::runStarted, this, &RunController::runStarted);
   connect(m_worker, &TrainingWorker::stepsReady, this, &RunController::stepsReady);
   connect(m_worker, &TrainingWorker::epochFinished, this, &RunController::epochFinished);
+  connect(m_worker, &TrainingWorker::evaluated, this, &RunController::evaluated);
   connect(m_worker, &TrainingWorker::pausedChanged, this, [this](bool paused) {
     m_paused = paused;
     emit pausedChanged(paused);

@@ -46,6 +46,8 @@ class RunController final : public QObject {
   void runStarted(const ensemble::RunStartedEvent& event);
   void stepsReady(const QVector<ensemble::StepEvent>& steps);
   void epochFinished(const ensemble::EpochEvent& event);
+  /// An evaluation between epoch ends (eval_every).
+  void evaluated(const ensemble::EvaluationEvent& event);
   void pausedChanged(bool paused);
   void runFinished(const ensemble::RunFinishedEvent& event);
   void evaluationFinished(const QString& runDirectory, const ensemble::EvaluationResult& result,

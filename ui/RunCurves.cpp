@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/RunCurves.h"
 
+#include "core/io/MetricsCsvReader.h"
+
 namespace ensemble::ui {
 
 void RunCurves::add(Metric metric, int member, double x, double y) {
@@ -23,28 +25,37 @@ void RunCurves::addStep(const StepEvent& event, bool ensembleMode) {
 }
 
 void RunCurves::addEpoch(const EpochEvent& event, bool ensembleMode) {
-  const double x = double(event.epoch);
   if (event.epoch > 0) m_stepsPerEpoch = double(event.globalStep) / double(event.epoch);
-  for (int m = 0; m < int(event.test.members.size()); ++m) {
-    add(Metric::TestLoss, m, x, event.test.members[std::size_t(m)].loss);
-    add(Metric::TestAccuracy, m, x, event.test.members[std::size_t(m)].accuracy);
+  addTest(event.test, double(event.epoch), ensembleMode);
+}
+
+void RunCurves::addEvaluation(const EvaluationEvent& event, bool ensembleMode) {
+  addTest(event.test, event.epochPosition(), ensembleMode);
+}
+
+void RunCurves::addTest(const EvaluationResult& test, double x, bool ensembleMode) {
+  for (int m = 0; m < int(test.members.size()); ++m) {
+    add(Metric::TestLoss, m, x, test.members[std::size_t(m)].loss);
+    add(Metric::TestAccuracy, m, x, test.members[std::size_t(m)].accuracy);
   }
   if (ensembleMode) {
-    add(Metric::TestLoss, kEnsemble, x, event.test.ensemble.nll);
-    add(Metric::TestAccuracy, kEnsemble, x, event.test.ensemble.accuracy);
+    add(Metric::TestLoss, kEnsemble, x, test.ensemble.nll);
+    add(Metric::TestAccuracy, kEnsemble, x, test.ensemble.accuracy);
   }
 }
 
 RunCurves RunCurves::fromRows(const std::vector<MetricsRow>& rows, const QString& label) {
   RunCurves curves(label);
+  curves.m_stepsPerEpoch = stepsPerEpochOf(rows);
   for (const MetricsRow& row : rows) {
     bool numeric = false;
     const int member = row.member == "ensemble" ? kEnsemble : QString::fromStdString(row.member).toInt(&numeric);
     if (row.member != "ensemble" && !numeric) continue;
-    if (row.testLoss && row.testAccuracy) {  // an epoch evaluation row
-      if (row.epoch > 0) curves.m_stepsPerEpoch = double(row.step) / double(row.epoch);
-      curves.add(Metric::TestLoss, member, double(row.epoch), *row.testLoss);
-      curves.add(Metric::TestAccuracy, member, double(row.epoch), *row.testAccuracy);
+    if (row.testLoss && row.testAccuracy) {  // an evaluation: by epoch, fractional between epoch ends
+      const std::optional<double> x = testEpochPosition(row, curves.m_stepsPerEpoch);
+      if (!x) continue;  // between epoch ends of a first epoch that never ended: no axis for it
+      curves.add(Metric::TestLoss, member, *x, *row.testLoss);
+      curves.add(Metric::TestAccuracy, member, *x, *row.testAccuracy);
     } else if (row.trainLoss && row.trainAccuracy) {
       curves.add(Metric::TrainLoss, member, double(row.step), *row.trainLoss);
       curves.add(Metric::TrainAccuracy, member, double(row.step), *row.trainAccuracy);

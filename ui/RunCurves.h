@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The curves of one run: per member (and the ensemble), train loss/accuracy by step and
-// test loss/accuracy by epoch. Filled live from engine events or reloaded from metrics.csv.
+// test loss/accuracy by epoch (fractional for evaluations between epoch ends). Filled live from engine events or reloaded from metrics.csv.
 #include <QMap>
 #include <QString>
 #include <QVector>
@@ -32,6 +32,8 @@ class RunCurves final {
 
   void addStep(const StepEvent& event, bool ensembleMode);
   void addEpoch(const EpochEvent& event, bool ensembleMode);
+  /// An evaluation between epoch ends, at its fractional epoch.
+  void addEvaluation(const EvaluationEvent& event, bool ensembleMode);
   /// Curves from metrics.csv rows (any member names; "ensemble" maps to kEnsemble).
   static RunCurves fromRows(const std::vector<MetricsRow>& rows, const QString& label);
 
@@ -47,6 +49,7 @@ class RunCurves final {
 
  private:
   void add(Metric metric, int member, double x, double y);
+  void addTest(const EvaluationResult& test, double x, bool ensembleMode);
 
   QString m_label;
   double m_stepsPerEpoch = 0;

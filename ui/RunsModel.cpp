@@ -195,6 +195,7 @@ int RunsModel::runStarted(const RunStartedEvent& event) {
   run.training = true;
   run.curves.reset();
   if (event.startStep == 0 || !run.ensureCurves()) run.curves = std::make_shared<RunCurves>(run.name());
+  run.curves->setStepsPerEpoch(double(event.stepsPerEpoch));  // an epoch axis before the first epoch ends
   updateSeedGroups();
   rowChanged(row);
   return row;
@@ -215,6 +216,21 @@ int RunsModel::epochDone(const EpochEvent& event) {
   run.summary = event.summary;
   rowChanged(row);
   return row;
+}
+
+void RunsModel::releaseCurvesExcept(const QVector<int>& shown) {
+  const int live = liveRow();
+  for (int row = 0; row < int(m_runs.size()); ++row) {
+    RunRecord& run = m_runs[row];
+    if (row != live && !run.training && !shown.contains(row)) run.curves.reset();
+  }
+}
+
+void RunsModel::evaluationDone(const EvaluationEvent& event) {
+  const int row = liveRow();
+  if (row < 0) return;
+  RunRecord& run = m_runs[row];
+  run.curves->addEvaluation(event, run.isEnsemble());
 }
 
 int RunsModel::runFinished(const RunFinishedEvent& event) {

@@ -69,6 +69,8 @@ class RunsModel final : public QAbstractTableModel {
   int liveRow() const { return rowOf(m_liveDirectory); }
   /// That run's curves (the plots always show them), or null.
   std::shared_ptr<const RunCurves> liveCurves() const;
+  /// Drops the loaded curves of every past run but `shown` (and the live run's).
+  void releaseCurvesExcept(const QVector<int>& shown);
 
   /// Marks a past run that the window is about to resume as training, before its
   /// checkpoint has loaded: from now on it cannot be renamed or deleted.
@@ -81,6 +83,8 @@ class RunsModel final : public QAbstractTableModel {
   int runStarted(const RunStartedEvent& event);
   void stepsDone(const QVector<StepEvent>& steps);
   int epochDone(const EpochEvent& event);
+  /// An evaluation between epoch ends: its points join the live run's test curves.
+  void evaluationDone(const EvaluationEvent& event);
   /// -1 when the run never started (nothing was written for it).
   int runFinished(const RunFinishedEvent& event);
 

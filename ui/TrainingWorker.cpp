@@ -67,6 +67,11 @@ void TrainingWorker::onEpoch(const EpochEvent& event) {
   emit epochFinished(event);
 }
 
+void TrainingWorker::onEvaluation(const EvaluationEvent& event) {
+  flushSteps();  // the steps before it reach the curves first
+  emit evaluated(event);
+}
+
 void TrainingWorker::onCheckpoint(const CheckpointEvent& event) {
   emit checkpointWritten(QString::fromStdString(event.path));
 }

@@ -40,6 +40,7 @@ class TrainingWorker final : public QObject, private TrainingObserver {
   /// Steps coalesced to at most ~10 batches a second; every logged step is included.
   void stepsReady(const QVector<ensemble::StepEvent>& steps);
   void epochFinished(const ensemble::EpochEvent& event);
+  void evaluated(const ensemble::EvaluationEvent& event);
   void checkpointWritten(const QString& path);
   void pausedChanged(bool paused);
   void runFinished(const ensemble::RunFinishedEvent& event);
@@ -55,6 +56,7 @@ class TrainingWorker final : public QObject, private TrainingObserver {
   void onRunStarted(const RunStartedEvent& event) override;
   void onStep(const StepEvent& event) override;
   void onEpoch(const EpochEvent& event) override;
+  void onEvaluation(const EvaluationEvent& event) override;
   void onCheckpoint(const CheckpointEvent& event) override;
   void onPaused(bool paused) override;
   void onRunFinished(const RunFinishedEvent& event) override;

@@ -55,18 +55,28 @@ void ProgressPrinter::onStep(const StepEvent& event) {
 
 void ProgressPrinter::onEpoch(const EpochEvent& event) {
   endBar();
+  std::fprintf(m_stream, "epoch %lld/%lld done in %s: ", static_cast<long long>(event.epoch),
+               static_cast<long long>(event.epochs), formatDuration(event.epochSeconds).c_str());
+  printTestAccuracy(event.test);
+}
+
+void ProgressPrinter::onEvaluation(const EvaluationEvent& event) {
+  endBar();
+  std::fprintf(m_stream, "step %lld (epoch %.2f) after %s of training: ", static_cast<long long>(event.globalStep),
+               event.epochPosition(), formatDuration(event.elapsedSeconds).c_str());
+  printTestAccuracy(event.test);
+}
+
+void ProgressPrinter::printTestAccuracy(const EvaluationResult& test) {
   std::string members;
-  for (const auto& m : event.test.members) {
+  for (const auto& m : test.members) {
     char text[16];
     std::snprintf(text, sizeof text, "%s%.2f%%", members.empty() ? "" : " ", 100 * m.accuracy);
     members += text;
   }
-  std::fprintf(m_stream, "epoch %lld/%lld done in %s: test accuracy %s", static_cast<long long>(event.epoch),
-               static_cast<long long>(event.epochs), formatDuration(event.epochSeconds).c_str(),
-               event.test.members.size() > 1 ? ("members " + members).c_str() : members.c_str());
-  if (event.test.members.size() > 1) {
-    std::fprintf(m_stream, ", ensemble %.2f%% (nll %.4f)", 100 * event.test.ensemble.accuracy,
-                 event.test.ensemble.nll);
+  std::fprintf(m_stream, "test accuracy %s", test.members.size() > 1 ? ("members " + members).c_str() : members.c_str());
+  if (test.members.size() > 1) {
+    std::fprintf(m_stream, ", ensemble %.2f%% (nll %.4f)", 100 * test.ensemble.accuracy, test.ensemble.nll);
   }
   std::fprintf(m_stream, "\n");
   std::fflush(m_stream);

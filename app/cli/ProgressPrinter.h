@@ -16,11 +16,14 @@ class ProgressPrinter final : public TrainingObserver {
   void onRunStarted(const RunStartedEvent& event) override;
   void onStep(const StepEvent& event) override;
   void onEpoch(const EpochEvent& event) override;
+  void onEvaluation(const EvaluationEvent& event) override;
   void onPaused(bool paused) override;
   void onRunFinished(const RunFinishedEvent& event) override;
 
  private:
   void endBar();
+  /// "test accuracy members a% b%, ensemble c% (nll d)" and the line's end.
+  void printTestAccuracy(const EvaluationResult& test);
 
   std::FILE* m_stream;
   bool m_live;

@@ -60,4 +60,17 @@ std::vector<MetricsRow> readMetricsCsv(const std::string& path) {
   return parseMetricsCsv(readWholeFile(path), path);
 }
 
+double stepsPerEpochOf(const std::vector<MetricsRow>& rows) {
+  for (const MetricsRow& row : rows) {
+    if (isEpochRow(row) && row.epoch > 0) return double(row.step) / double(row.epoch);
+  }
+  return 0;
+}
+
+std::optional<double> testEpochPosition(const MetricsRow& row, double stepsPerEpoch) {
+  if (isEpochRow(row)) return double(row.epoch);
+  if (stepsPerEpoch <= 0) return std::nullopt;
+  return double(row.step) / stepsPerEpoch;
+}
+
 }  // namespace ensemble

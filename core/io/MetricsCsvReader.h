@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reads a run's metrics.csv back (the GUI reloads past runs with it). Torch-free.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,5 +15,15 @@ std::vector<MetricsRow> readMetricsCsv(const std::string& path);
 
 /// Parses the text of a metrics.csv (for tests and fuzzing); `origin` names it in errors.
 std::vector<MetricsRow> parseMetricsCsv(const std::string& text, const std::string& origin);
+
+/// An epoch's evaluation row: the epoch's training means and its test scores.
+inline bool isEpochRow(const MetricsRow& row) { return row.trainLoss && row.testLoss; }
+/// Steps per epoch as the rows tell it (an epoch row's step over its epoch); 0 while no
+/// epoch has ended.
+double stepsPerEpochOf(const std::vector<MetricsRow>& rows);
+/// Where a row with test scores sits on an epoch axis: its epoch for an epoch row, its
+/// step in epochs for an evaluation between epoch ends (2.25: a quarter into the third
+/// epoch). None for the latter while `stepsPerEpoch` is unknown (0).
+std::optional<double> testEpochPosition(const MetricsRow& row, double stepsPerEpoch);
 
 }  // namespace ensemble

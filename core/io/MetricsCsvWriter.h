@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// metrics.csv: one row per logged step and per member, and one per epoch evaluation.
+// metrics.csv: one row per logged step and per member, and one per evaluation: at an epoch's
+// end with the epoch's training means, between epoch ends (eval_every) with test scores only.
 // Columns: step,epoch,member,train_loss,train_accuracy,test_loss,test_accuracy; member is
-// the member's index or "ensemble"; a value that does not apply is left empty.
+// the member's index or "ensemble"; epoch is the one in progress (1-based); a value that does
+// not apply is left empty.
 #include <cstdint>
 #include <cstdio>
 #include <optional>

@@ -28,11 +28,15 @@ bool endsWith(const std::string& text, const std::string& suffix) {
 nlohmann::json runMetricsDocument(const std::string& runDirectory) {
   const RunDirectory run(runDirectory);
   nlohmann::json curves = nlohmann::json::object();
-  for (const MetricsRow& row : readMetricsCsv(run.metricsPath())) {
+  const std::vector<MetricsRow> rows = readMetricsCsv(run.metricsPath());
+  const double stepsPerEpoch = stepsPerEpochOf(rows);
+  for (const MetricsRow& row : rows) {
     nlohmann::json& series = curves[row.member];
-    if (row.testLoss && row.testAccuracy) {  // an epoch's evaluation, by epoch
-      series["test_loss"].push_back({double(row.epoch), *row.testLoss});
-      series["test_accuracy"].push_back({double(row.epoch), *row.testAccuracy});
+    if (row.testLoss && row.testAccuracy) {  // an evaluation, by epoch (fractional between epoch ends)
+      const std::optional<double> x = testEpochPosition(row, stepsPerEpoch);
+      if (!x) continue;
+      series["test_loss"].push_back({*x, *row.testLoss});
+      series["test_accuracy"].push_back({*x, *row.testAccuracy});
     } else if (row.trainLoss && row.trainAccuracy) {  // a logged step's training means, by step
       series["train_loss"].push_back({double(row.step), *row.trainLoss});
       series["train_accuracy"].push_back({double(row.step), *row.trainAccuracy});

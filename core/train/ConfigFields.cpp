@@ -27,6 +27,8 @@ const std::vector<ConfigField>& configFields() {
       {"checkpoint_every", "checkpoint-every", "Checkpoint every", "N",
        "also checkpoint every N steps (default: epoch ends only)", Kind::Integer},
       {"log_every", "log-every", "Log every", "N", "write a metrics row every N steps (default 10)", Kind::Integer},
+      {"eval_every", "eval-every", "Evaluate every", "N",
+       "also evaluate on the test split every N steps (default:\nepoch ends only)", Kind::Integer},
       {"eval_batch_size", "eval-batch-size", "Evaluation batch", "N", "images per evaluation batch (default 256)",
        Kind::Integer},
       {"memory_budget_mb", "memory-budget", "Memory budget", "MB",

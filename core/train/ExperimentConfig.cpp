@@ -139,6 +139,10 @@ void ExperimentConfig::validate() const {
     throw ConfigError("checkpoint_every must be 0 (epoch ends only) or positive, got " +
                       std::to_string(checkpointEvery), "checkpoint_every");
   }
+  if (evalEvery < 0) {
+    throw ConfigError("eval_every must be 0 (epoch ends only) or positive, got " + std::to_string(evalEvery),
+                      "eval_every");
+  }
 }
 
 std::vector<std::string> ExperimentConfig::initFromFiles() const {
@@ -177,6 +181,7 @@ nlohmann::json ExperimentConfig::toJson() const {
               {"test_limit", testLimit},
               {"checkpoint_every", checkpointEvery},
               {"log_every", logEvery},
+              {"eval_every", evalEvery},
               {"eval_batch_size", evalBatchSize},
               {"memory_budget_mb", memoryBudgetMb},
               {"member_form", memberFormName(memberForm)},
@@ -210,6 +215,7 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   read(object, "test_limit", testLimit, origin, "an integer");
   read(object, "checkpoint_every", checkpointEvery, origin, "an integer");
   read(object, "log_every", logEvery, origin, "an integer");
+  read(object, "eval_every", evalEvery, origin, "an integer");
   read(object, "eval_batch_size", evalBatchSize, origin, "an integer");
   read(object, "memory_budget_mb", memoryBudgetMb, origin, "an integer");
   std::string memberFormText = memberFormName(memberForm), precisionText = precisionName(precision);

@@ -56,6 +56,9 @@ struct ExperimentConfig {
   int64_t testLimit = 0;        ///< use only the first N test samples; 0 = all
   int64_t checkpointEvery = 0;  ///< also checkpoint every N steps; 0 = at epoch ends only
   int64_t logEvery = 10;        ///< write a metrics row every N steps
+  /// Also evaluate on the test split every N steps (rows in metrics.csv at that step, curves
+  /// between epochs); 0 = at epoch ends only. Costs an evaluation each time.
+  int64_t evalEvery = 0;
   /// Small batches evaluate faster on the CPU (they stay in cache): measured 1.9x for the
   /// CNN ensemble at 256 against 1000, with less memory (docs/BENCHMARKS.md).
   int64_t evalBatchSize = 256;

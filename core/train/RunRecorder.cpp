@@ -95,16 +95,28 @@ void RunRecorder::writeTrainingRows(RunState& state) {
   flush(state);
 }
 
-void RunRecorder::writeEpochRows(const EpochEvent& epoch, RunState& state) {
-  if (!m_metrics) return;
+void RunRecorder::writeTestRows(const EvaluationResult& test, const std::vector<ModelScore>& train,
+                                RunState& state) {
   for (std::size_t row = 0; row < reportedRows(); ++row) {
     const bool member = row < memberCount();
-    const ModelScore train = member ? epoch.train[row] : epoch.ensembleTrain;
-    const ModelScore test = member ? ModelScore{epoch.test.members[row].loss, epoch.test.members[row].accuracy}
-                                   : ModelScore{epoch.test.ensemble.nll, epoch.test.ensemble.accuracy};
-    record({state.globalStep, state.epoch + 1, rowName(member ? row : memberCount()), train.loss, train.accuracy,
-            test.loss, test.accuracy});
+    const std::size_t slot = member ? row : memberCount();
+    const ModelScore score = member ? ModelScore{test.members[row].loss, test.members[row].accuracy}
+                                    : ModelScore{test.ensemble.nll, test.ensemble.accuracy};
+    MetricsRow line{state.globalStep, state.epoch + 1, rowName(slot), std::nullopt, std::nullopt, score.loss,
+                    score.accuracy};
+    if (!train.empty()) {
+      line.trainLoss = train[slot].loss;
+      line.trainAccuracy = train[slot].accuracy;
+    }
+    record(line);
   }
+}
+
+void RunRecorder::writeEpochRows(const EpochEvent& epoch, RunState& state) {
+  if (!m_metrics) return;
+  std::vector<ModelScore> train = epoch.train;
+  train.push_back(epoch.ensembleTrain);
+  writeTestRows(epoch.test, train, state);
   if (m_config.mode == TrainingMode::Ensemble) {  // what metrics.csv has no column for
     const EnsembleScore& e = epoch.test.ensemble;
     for (const ScalarEvent& scalar :
@@ -112,6 +124,12 @@ void RunRecorder::writeEpochRows(const EpochEvent& epoch, RunState& state) {
       m_tensorboard->add("ensemble", scalar);
     }
   }
+  flush(state);
+}
+
+void RunRecorder::writeEvaluationRows(const EvaluationEvent& evaluation, RunState& state) {
+  if (!m_metrics) return;
+  writeTestRows(evaluation.test, {}, state);
   flush(state);
 }
 

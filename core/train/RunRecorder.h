@@ -49,6 +49,9 @@ class RunRecorder final {
   void writeTrainingRows(RunState& state);
   /// One row per reported model with the epoch's training means and its test scores.
   void writeEpochRows(const EpochEvent& epoch, RunState& state);
+  /// One row per reported model with the test scores of an evaluation between epoch ends
+  /// (no training means: those rows have empty train columns).
+  void writeEvaluationRows(const EvaluationEvent& evaluation, RunState& state);
 
   /// Gathers every member's weights and momentum from every process and, on rank 0,
   /// writes them with `state` as the checkpoint of state.globalStep. Returns what was
@@ -67,6 +70,9 @@ class RunRecorder final {
   std::size_t reportedRows() const;
   /// A member's index, or "ensemble" for the slot after the members.
   std::string rowName(std::size_t slot) const;
+  /// The test rows of `test` at `state`'s step, with `train`'s means (members, then the
+  /// ensemble) where given.
+  void writeTestRows(const EvaluationResult& test, const std::vector<ModelScore>& train, RunState& state);
   /// `row` into metrics.csv and its values into the TensorBoard log.
   void record(const MetricsRow& row);
   /// Hands both files' rows to the OS and notes metrics.csv's length in `state`.

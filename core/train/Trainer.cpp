@@ -101,6 +101,17 @@ EpochEvent Trainer::Impl::finishEpoch(double epochSeconds) {
   return event;
 }
 
+void Trainer::Impl::evaluateMidEpoch(TrainingObserver* observer) {
+  EvaluationEvent event;
+  event.epoch = state.epoch + 1;
+  event.globalStep = state.globalStep;
+  event.stepsPerEpoch = sampler->stepsPerEpoch();
+  event.elapsedSeconds = state.trainSeconds;
+  event.test = evaluate();
+  recorder->writeEvaluationRows(event, state);
+  if (observer) observer->onEvaluation(event);
+}
+
 void Trainer::Impl::checkpoint(TrainingObserver* observer) {
   ledger->flush(state);  // a checkpoint holds every step's numbers, and no diverged weights
   const std::optional<CheckpointEvent> written = recorder->checkpoint(state);
@@ -212,6 +223,8 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
         sessionSteps += 1;
         sessionSeconds += seconds;
         d.logStep(observer, logged, sessionSteps, sessionSeconds);
+        // Before a checkpoint due at this step, so the checkpoint keeps the evaluation's rows.
+        if (!endOfEpoch && d.config.evalEvery > 0 && step % d.config.evalEvery == 0) d.evaluateMidEpoch(observer);
         if (endOfEpoch) {
           EpochEvent epoch = d.finishEpoch(epochSeconds);
           d.checkpoint(observer);

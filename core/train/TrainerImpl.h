@@ -63,6 +63,8 @@ struct Trainer::Impl {
   void logStep(TrainingObserver* observer, bool logged, int64_t sessionSteps, double sessionSeconds);
   /// Evaluates, writes the epoch's metrics rows and moves the state to the next epoch.
   EpochEvent finishEpoch(double epochSeconds);
+  /// Evaluates between epoch ends (eval_every) and writes the test rows of this step.
+  void evaluateMidEpoch(TrainingObserver* observer);
   void checkpoint(TrainingObserver* observer);
   /// Ends the run at a step boundary on request: checkpoint, summary, event.
   RunFinishedEvent stop(TrainingObserver* observer);

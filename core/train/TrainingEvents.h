@@ -51,6 +51,20 @@ struct EpochEvent {
   RunSummary summary;       ///< summary.json as written after this epoch
 };
 
+/// Sent after an evaluation between epoch ends (every `eval_every` steps). The epoch's own
+/// evaluation comes in EpochEvent, never here.
+struct EvaluationEvent {
+  int64_t epoch = 0;          ///< 1-based, the epoch in progress
+  int64_t globalStep = 0;     ///< steps done when the weights were evaluated
+  int64_t stepsPerEpoch = 0;
+  double elapsedSeconds = 0;  ///< training time so far, evaluations excluded
+  EvaluationResult test;
+  /// Where the evaluation sits on an epoch axis: 2.25 is a quarter into the third epoch.
+  double epochPosition() const {
+    return stepsPerEpoch > 0 ? double(globalStep) / double(stepsPerEpoch) : double(epoch);
+  }
+};
+
 struct CheckpointEvent {
   std::string path;
   int64_t globalStep = 0;

@@ -12,6 +12,7 @@ class TrainingObserver {
   virtual void onRunStarted(const RunStartedEvent&) {}
   virtual void onStep(const StepEvent&) {}
   virtual void onEpoch(const EpochEvent&) {}
+  virtual void onEvaluation(const EvaluationEvent&) {}
   virtual void onCheckpoint(const CheckpointEvent&) {}
   virtual void onPaused(bool /*paused*/) {}
   virtual void onRunFinished(const RunFinishedEvent&) {}
