@@ -16,6 +16,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -189,6 +190,11 @@ void MainWindow::buildLayout() {
   auto* scroll = new QScrollArea;
   scroll->setWidget(setupPanel);
   scroll->setWidgetResizable(true);
+  // The panel scrolls up and down on a short screen, never sideways: the dock is as wide as
+  // the form needs (at its narrowest, scroll bar included), so no field is cut off.
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(setupPanel->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() +
+                          2 * scroll->frameWidth());
   auto* dock = new QDockWidget(tr("Experiment"), this);
   dock->setObjectName("experimentDock");
   dock->setWidget(scroll);

@@ -107,10 +107,12 @@ void MetricPlot::setEpochAxis(bool epochs) {
 
 void MetricPlot::followData() {
   m_follow = true;
+  m_needsReplot = true;
   refresh();
 }
 
 void MetricPlot::rebuild() {
+  m_needsReplot = true;
   m_plot->clearGraphs();
   m_lines.clear();
   for (int r = 0; r < m_runs.size(); ++r) {
@@ -228,19 +230,31 @@ void MetricPlot::refresh() {
     line.appended = end;
     added = true;
   }
+  // Nothing new since the last replot (progress without a logged step, or points for the
+  // other plots): no redraw. Redraws take the CPU the run trains on (bench/gui_vs_cli.py).
+  if (!added && !m_needsReplot) return;
+  m_needsReplot = false;
   bool hasData = false;
   for (const Line& line : m_lines) hasData = hasData || line.appended > 0;
   for (const GroupGraphs& group : m_groupGraphs) hasData = hasData || group.mean->dataCount() > 0;
   if (m_follow && hasData) {
     m_plot->rescaleAxes();
     // Keep points off the frame: pad the value range (a lone point gets a fixed margin);
-    // accuracy stays within [0, 1]; epochs get half an epoch on each side.
+    // accuracy stays within [0, 1]; epochs get half an epoch on each side (from 0 when an
+    // evaluation between epoch ends comes before the first epoch's).
     const QCPRange y = m_plot->yAxis->range();
     const double pad = std::max(0.08 * (y.upper - y.lower), 0.01 * std::max(std::abs(y.upper), 1e-3));
     if (m_logScale) m_plot->yAxis->setRange(y.lower / 1.15, y.upper * 1.15);
     else m_plot->yAxis->setRange(std::max(0.0, y.lower - pad),
                                  isLoss(m_metric) ? y.upper + pad : std::min(1.0, y.upper + pad));
-    if (!isTrain(m_metric)) m_plot->xAxis->setRange(0.5, std::max(1.5, m_plot->xAxis->range().upper + 0.5));
+    if (!isTrain(m_metric)) {
+      double first = 1;  // the earliest evaluation drawn (a lone point's rescaled range is not its key)
+      for (int g = 0; g < m_plot->graphCount(); ++g) {
+        if (!m_plot->graph(g)->data()->isEmpty()) first = std::min(first, m_plot->graph(g)->data()->constBegin()->key);
+      }
+      m_plot->xAxis->setRange(std::max(0.0, std::min(0.5, first - 0.25)),
+                              std::max(1.5, m_plot->xAxis->range().upper + 0.5));
+    }
   }
   m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
   m_plot->replot(QCustomPlot::rpQueuedReplot);

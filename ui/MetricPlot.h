@@ -84,6 +84,9 @@ class MetricPlot final : public QWidget {
   bool m_logScale = false;
   bool m_epochAxis = false;
   bool m_follow = true;
+  /// Set by what changes the drawing other than new points (rebuild, axis settings): the
+  /// next refresh replots even with no new points.
+  bool m_needsReplot = true;
 };
 
 }  // namespace ensemble::ui

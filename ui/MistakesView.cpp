@@ -44,6 +44,7 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
   m_order->addItem(tr("Ensemble wrong, most members right"), int(GalleryOrder::EnsembleWrongMostMembersRight));
   m_showAll->setToolTip(tr("Leave the confusion-matrix cell and show the whole test set again"));
   m_showAll->hide();
+  m_caption->setWordWrap(true);  // a long caption takes two lines rather than widening the window
   m_view->setObjectName("gallery");
   m_view->setModel(m_gallery);
   m_view->setItemDelegate(m_delegate);

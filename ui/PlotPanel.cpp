@@ -12,6 +12,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "ui/ElidedLabel.h"
 #include "ui/MetricPlot.h"
 #include "ui/RunCurves.h"
 #include "ui/SeedGroups.h"
@@ -54,8 +55,10 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   controls->addSpacing(16);
   controls->addWidget(m_groupSeeds);
   controls->addWidget(m_band);
-  controls->addStretch();
-  controls->addWidget(new QLabel(tr("Drag to pan, wheel to zoom, double-click to follow the data")));
+  // The hint gives way first when the window is narrow (it ends in "…", whole in its tooltip).
+  auto* hint = new ElidedLabel(tr("Drag to pan, wheel to zoom, double-click to follow the data"));
+  hint->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  controls->addWidget(hint, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(controls);
   layout->addLayout(grid, 1);

@@ -29,7 +29,7 @@ void exportTensorBoard(const std::string& runDirectory, const std::string& folde
     for (ScalarEvent& scalar : tensorBoardScalars(row, wallTime(row.step))) model.push_back(std::move(scalar));
     // An epoch's row (train means too): summary.json's evaluation is the last epoch's, not
     // a later one between epoch ends (eval_every).
-    if (row.testAccuracy && row.trainAccuracy) lastEpochStep = std::max(lastEpochStep, row.step);
+    if (isEpochRow(row)) lastEpochStep = std::max(lastEpochStep, row.step);
   }
   if (summary.evaluation && lastEpochStep >= 0 && byModel.count("ensemble")) {
     const EnsembleScore& e = summary.evaluation->ensemble;
