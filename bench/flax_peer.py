@@ -29,6 +29,8 @@ PROCESS_START = time.time()  # before the heavy imports: what --until-accuracy's
 
 import argparse, gzip, json, resource
 
+import until_accuracy
+
 import numpy as np
 import jax
 import jax.numpy as jnp
@@ -61,10 +63,7 @@ def main():
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--test-limit", type=int, default=10000)
     p.add_argument("--data", default="/usr/share/datasets/fashion-mnist/")
-    p.add_argument("--until-accuracy", type=float, help="train until the ensemble's test accuracy reaches this")
-    p.add_argument("--eval-fraction", type=float, default=0.25, help="evaluate every this much of an epoch")
-    p.add_argument("--max-epochs", type=int, default=5)
-    p.add_argument("--train-limit", type=int, default=0, help="train on the first N images (default: all)")
+    until_accuracy.add_arguments(p)
     a = p.parse_args()
     cnn = CNN()
 
@@ -156,34 +155,22 @@ def main():
 
 def train_until(a, steps_per_epoch, state, rng, perms, run, test_accuracy):
     """--until-accuracy: epochs of `run` over the HOWTO's permutations (`perms` the first, then
-    one split off `rng` each epoch), scored by `test_accuracy(state)` every round(eval_fraction
-    x steps per epoch) steps and at each epoch's end, until that reaches a.until_accuracy or
-    a.max_epochs are done."""
-    if steps_per_epoch == 0:
-        raise SystemExit(f"--train-limit {a.train_limit} is less than one batch of {a.batch_size}")
-    every = max(1, round(a.eval_fraction * steps_per_epoch))
-    done, evaluations, reached = 0, 0, None
+    one split off `rng` each epoch), scored by `test_accuracy(state)` as until_accuracy.Race
+    says, until it reaches the target or a.max_epochs are done."""
+    race = until_accuracy.Race(a, steps_per_epoch, PROCESS_START)
+    done = 0
     for epoch in range(a.max_epochs):
         if epoch > 0:
             rng, input_rng = jax.random.split(rng)
             perms = jax.random.permutation(input_rng, perms.shape[0])
         i = 0
-        while i < steps_per_epoch and reached is None:
-            count = min(every - done % every, steps_per_epoch - i)  # up to the next evaluation
+        while i < steps_per_epoch:
+            count = min(race.every - done % race.every, steps_per_epoch - i)  # up to the next evaluation
             state, _ = run(i, count, state, perms)
             i, done = i + count, done + count
-            accuracy = test_accuracy(state)
-            evaluations += 1
-            seconds = time.time() - PROCESS_START
-            print(json.dumps({"event": "evaluation", "step": done, "epoch": done / steps_per_epoch,
-                              "accuracy": accuracy, "seconds": seconds}), flush=True)
-            if accuracy >= a.until_accuracy:
-                reached = seconds
-        if reached is not None:
-            break
-    print(json.dumps({"event": "done", "reached": reached is not None, "seconds_to_target": reached,
-                      "evaluations": evaluations,
-                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), flush=True)
+            if race.due(done, i) and race.evaluated(done, test_accuracy(state)):
+                return race.finish()
+    race.finish()
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ PROCESS_START = time.time()  # before the heavy imports: what --until-accuracy's
 
 import argparse, copy, gzip, json, resource
 
+import until_accuracy
+
 import numpy as np
 import torch
 import torch.nn as nn
@@ -115,10 +117,7 @@ def main():
     p.add_argument("--vmap", action="store_true")
     p.add_argument("--compile", action="store_true")
     p.add_argument("--sgemm", action="store_true", help="measure the sgemm peak and exit")
-    p.add_argument("--until-accuracy", type=float, help="train until the ensemble's test accuracy reaches this")
-    p.add_argument("--eval-fraction", type=float, default=0.25, help="evaluate every this much of an epoch")
-    p.add_argument("--max-epochs", type=int, default=5)
-    p.add_argument("--train-limit", type=int, default=0, help="train on the first N images (default: all)")
+    until_accuracy.add_arguments(p)
     a = p.parse_args()
     if a.vmap and a.model != "cnn":
         p.error("--vmap needs a model without batch-norm buffers: --model cnn")
@@ -227,33 +226,18 @@ def main():
 def train_until(a, size, shuffle, step, test_accuracy):
     """--until-accuracy: epochs of `step(order, i)` (batch i of the permutation `order`, a new
     `shuffle()` of the `size` training images each epoch, the last partial batch dropped),
-    scored by `test_accuracy()` every round(eval_fraction x steps per epoch) steps and at each
-    epoch's end, until that reaches a.until_accuracy or a.max_epochs are done."""
-    steps_per_epoch = size // a.batch_size
-    if steps_per_epoch == 0:
-        raise SystemExit(f"--train-limit {size} is less than one batch of {a.batch_size}")
-    every = max(1, round(a.eval_fraction * steps_per_epoch))
-    done, evaluations, reached = 0, 0, None
+    scored by `test_accuracy()` as until_accuracy.Race says, until it reaches the target or
+    a.max_epochs are done."""
+    race = until_accuracy.Race(a, size // a.batch_size, PROCESS_START)
+    done = 0
     for epoch in range(a.max_epochs):
         order = shuffle()
-        for i in range(steps_per_epoch):
+        for i in range(race.steps_per_epoch):
             step(order, i)
             done += 1
-            if done % every and i + 1 < steps_per_epoch:
-                continue
-            accuracy = test_accuracy()
-            evaluations += 1
-            seconds = time.time() - PROCESS_START
-            print(json.dumps({"event": "evaluation", "step": done, "epoch": done / steps_per_epoch,
-                              "accuracy": accuracy, "seconds": seconds}), flush=True)
-            if accuracy >= a.until_accuracy:
-                reached = seconds
-                break
-        if reached is not None:
-            break
-    print(json.dumps({"event": "done", "reached": reached is not None, "seconds_to_target": reached,
-                      "evaluations": evaluations,
-                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), flush=True)
+            if race.due(done, i + 1) and race.evaluated(done, test_accuracy()):
+                return race.finish()
+    race.finish()
 
 
 if __name__ == "__main__":
