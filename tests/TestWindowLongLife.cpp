@@ -2,8 +2,8 @@
 // The window left open through 30 consecutive runs, as a person works through an afternoon:
 // each started with Start, every third stopped with Stop as soon as it trains, the previous
 // run selected for comparison and deselected again. After every run the process's threads
-// and open files are back where they were after the first (which starts LibTorch's thread
-// pools for good), a deselected past run's curves are freed, and resident memory stays
+// and open files are back to at most what they were after the first (which starts
+// LibTorch's thread pools for good), a deselected past run's curves are freed, and resident memory stays
 // within a stated bound of what it was early on.
 #include <QAction>
 #include <QComboBox>
@@ -99,8 +99,13 @@ class TestWindowLongLife final : public QObject {
         QTRY_VERIFY(testing::usageOf(self).threads > 0);
         settled = testing::usageOf(self);
       } else {  // the run's threads are joined and its files closed once it has reported its end
-        QTRY_COMPARE_WITH_TIMEOUT(testing::usageOf(self).threads, settled.threads, 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(testing::usageOf(self).fds, settled.fds, 10000);
+        // At most as many as after run 1: a leak only adds. (With the wheel's LibTorch, run 1
+        // leaves 15 descriptors and later runs 12: something of CUDA's it opens once, closed later.)
+        QTRY_VERIFY_WITH_TIMEOUT(testing::usageOf(self).threads <= settled.threads, 10000);
+        QTRY_VERIFY2_WITH_TIMEOUT(testing::usageOf(self).fds <= settled.fds,
+                                  qPrintable(QString("after run %1: %2 descriptors, %3 after run 1")
+                                                 .arg(run).arg(testing::usageOf(self).fds).arg(settled.fds)),
+                                  10000);
       }
       rssKiB.push_back(testing::usageOf(self).rssKiB);
     }
