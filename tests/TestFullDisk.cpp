@@ -4,22 +4,23 @@
 // byte left, as a download or a log would. No fault is injected: the kernel says ENOSPC.
 // The run must say so and keep what it had; copied to a bigger disk, it resumes to the
 // uninterrupted run's results. Needs root (mount); skips, saying why, without.
-#include <sys/mount.h>
-#include <unistd.h>
-
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <map>
 
+#include "core/io/TensorBoardEvents.h"
+
+#include "tests/SmallDisk.h"
 #include "tests/TestSupport.h"
 
 namespace {
 
 const QStringList kRun{"train", "--dataset", "synthetic", "--devices", "cpu*2", "--epochs", "6", "--seed", "3",
-                       "--checkpoint-every", "8"};
+                       "--checkpoint-every", "8", "--log-every", "1"};
 
 int runCli(const QStringList& arguments, QString* errors = nullptr) {
   QProcess process;
@@ -29,21 +30,21 @@ int runCli(const QStringList& arguments, QString* errors = nullptr) {
   return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
 }
 
-/// Writes zeros into `path` until the filesystem refuses, then gives `leave` bytes back;
-/// returns the bytes it keeps.
-qint64 fillDisk(const QString& path, qint64 leave) {
-  QFile filler(path);
-  if (!filler.open(QIODevice::WriteOnly)) return 0;
-  const QByteArray chunk(1 << 20, '\0');
-  qint64 written = 0;
-  for (;;) {
-    const qint64 n = filler.write(chunk);
-    if (n <= 0 || !filler.flush()) break;
-    written += n;
+/// Every TensorBoard point a run's log holds, by model folder: tag, step and value (the
+/// wall time differs between runs).
+std::map<QString, QStringList> tensorBoardPoints(const QString& run) {
+  std::map<QString, QStringList> points;
+  for (const QFileInfo& model : QDir(run + "/tensorboard").entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    for (const QFileInfo& file : QDir(model.filePath()).entryInfoList({"*tfevents*"}, QDir::Files)) {
+      QFile events(file.filePath());
+      if (!events.open(QIODevice::ReadOnly)) continue;
+      const QByteArray bytes = events.readAll();
+      for (const ensemble::ScalarEvent& point : ensemble::readScalarRecords(bytes.toStdString())) {
+        points[model.fileName()] << QString("%1@%2=%3").arg(QString::fromStdString(point.tag)).arg(point.step).arg(point.value);
+      }
+    }
   }
-  written = std::max<qint64>(0, written - leave);
-  filler.resize(written);
-  return written;
+  return points;
 }
 
 }  // namespace
@@ -52,20 +53,17 @@ class TestFullDisk final : public QObject {
   Q_OBJECT
 
   QTemporaryDir m_dir;
+  testing::SmallDisk m_disk;
   QString m_small;
 
  private slots:
+  void cleanup() { m_disk.release(); }  // a failed case leaves the next one room
+
   void initTestCase() {
     QVERIFY(m_dir.isValid());
-    if (::geteuid() != 0) QSKIP("needs root to mount a small tmpfs: run the suite as root, as CI does");
-    m_small = m_dir.filePath("small-disk");
-    QVERIFY(QDir().mkpath(m_small));
-    if (::mount("tmpfs", m_small.toLocal8Bit().constData(), "tmpfs", 0, "size=48m") != 0) {
-      QSKIP(qPrintable("cannot mount a tmpfs here: " + QString::fromLocal8Bit(std::strerror(errno))));
-    }
-  }
-  void cleanupTestCase() {
-    if (!m_small.isEmpty()) ::umount2(m_small.toLocal8Bit().constData(), MNT_DETACH);
+    const QString whyNot = m_disk.mount(m_dir.filePath("small-disk"), 48);
+    if (!whyNot.isEmpty()) QSKIP(qPrintable(whyNot));
+    m_small = m_disk.path();
   }
 
   // The disk fills at different points of the run: at once (the next checkpoint fails),
@@ -85,7 +83,7 @@ class TestFullDisk final : public QObject {
     QProcess training;
     training.start(ENSEMBLELAB_CLI_PATH, kRun + QStringList{"--out", run});
     QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(run + "/checkpoints/latest"), 120000);
-    const qint64 filled = fillDisk(m_small + "/someone-elses-download", leave);
+    const qint64 filled = m_disk.fill(leave);
     QVERIFY(filled > 0);
     QVERIFY(training.waitForFinished(300000));
     const QString errors = QString::fromUtf8(training.readAllStandardError());
@@ -109,8 +107,58 @@ class TestFullDisk final : public QObject {
     QVERIFY(testing::identical(testing::latestWeights(reference.toStdString()),
                                testing::latestWeights(moved.toStdString())));
     QCOMPARE(testing::readLines(moved + "/metrics.csv"), testing::readLines(reference + "/metrics.csv"));
+    // The live TensorBoard log too: every point of the uninterrupted run's, once.
+    const auto points = tensorBoardPoints(moved);
+    QVERIFY(!points.empty());
+    QCOMPARE(points, tensorBoardPoints(reference));
     // Room for the next case.
-    QVERIFY(QDir(run).removeRecursively() && QFile::remove(m_small + "/someone-elses-download"));
+    QVERIFY(QDir(run).removeRecursively() && m_disk.release());
+  }
+
+  // The files made from a finished run (exports, TensorBoard logs, predictions) on a disk
+  // that is full: each command fails, saying so, and leaves what was at its target as it
+  // was; once there is room, the same command writes it.
+  void exportsOnAFullDiskKeepWhatWasThere_data() {
+    QTest::addColumn<QStringList>("arguments");  // {target} is the file or folder on the small disk
+    QTest::addColumn<QString>("target");
+    QTest::newRow("metrics as JSON") << QStringList{"export", "--run", "{reference}", "--to", "{target}"} << "metrics.json";
+    QTest::newRow("metrics as CSV") << QStringList{"export", "--run", "{reference}", "--to", "{target}"} << "metrics.csv";
+    QTest::newRow("TensorBoard log") << QStringList{"export", "--run", "{reference}", "--tensorboard", "{target}"} << "tensorboard";
+    QTest::newRow("predictions") << QStringList{"predict", "--run", "{reference}", "--out", "{target}"} << "predictions.csv";
+    QTest::newRow("comparison table") << QStringList{"export", "--runs", "{reference},{short}", "--table", "{target}"} << "runs.csv";
+    QTest::newRow("curves") << QStringList{"export", "--runs", "{reference},{short}", "--curves", "{target}"} << "curves.csv";
+  }
+  void exportsOnAFullDiskKeepWhatWasThere() {
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, target);
+    const QString reference = m_dir.filePath("reference"), shortRun = m_dir.filePath("short");
+    if (!QFile::exists(reference)) QCOMPARE(runCli(kRun + QStringList{"--out", reference}), 0);
+    if (!QFile::exists(shortRun)) QCOMPARE(runCli({"train", "--dataset", "synthetic", "--devices", "cpu*2", "--epochs", "1", "--out", shortRun}), 0);
+    const QString path = m_small + "/" + target;
+    const auto withPaths = [&](QStringList list, const QString& run) {
+      for (QString& argument : list) {
+        argument.replace("{target}", path).replace("{reference}", run).replace("{short}", shortRun);
+      }
+      return list;
+    };
+    // What was there before: the same file made from the short run (fewer pages than the
+    // reference's, so removing it first would not make room: an export that did so would
+    // succeed here, having lost the earlier file had it failed).
+    QString errors;
+    QVERIFY2(runCli(withPaths(arguments, shortRun), &errors) == 0, qPrintable(errors));
+    const QStringList before = testing::filesWithContents(path);
+
+    QVERIFY(m_disk.fill(0) > 0);
+    QVERIFY(runCli(withPaths(arguments, reference), &errors) == 1);
+    QVERIFY2(errors.contains("No space left on device") && errors.contains("free some disk space"), qPrintable(errors));
+    qInfo("%s", qPrintable(errors.trimmed()));
+    QCOMPARE(testing::filesWithContents(path), before);
+    QCOMPARE(testing::stagingLeftovers(m_small), QStringList());
+
+    QVERIFY(m_disk.release());
+    QVERIFY2(runCli(withPaths(arguments, reference), &errors) == 0, qPrintable(errors));
+    QVERIFY(testing::filesWithContents(path) != before);
+    QVERIFY(QFileInfo(path).isDir() ? QDir(path).removeRecursively() : QFile::remove(path));
   }
 };
 

@@ -17,6 +17,7 @@
 #include "ui/GalleryDelegate.h"
 #include "ui/GalleryModel.h"
 #include "ui/PlotExport.h"
+#include "ui/SaveFile.h"
 
 namespace ensemble::ui {
 namespace {
@@ -138,7 +139,7 @@ void MistakesView::updateCaption() {
 QString MistakesView::saveContactSheet(const QString& path) const {
   if (m_gallery->rowCount() == 0) return tr("The gallery is empty: predict the test set, or pick another order.");
   const QImage sheet = m_delegate->contactSheet(kContactSheetColumns, kContactSheetTiles);
-  return sheet.save(path, "PNG") ? QString() : tr("could not write %1").arg(path);
+  return savePng(path, sheet);
 }
 
 }  // namespace ensemble::ui

@@ -3,12 +3,17 @@
 
 #include <qcustomplot.h>
 
+#include <QBuffer>
+#include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QSaveFile>
+#include <QPdfWriter>
 #include <QSvgGenerator>
 #include <QTextStream>
 #include <QToolButton>
+#include <memory>
+
+#include "ui/SaveFile.h"
 
 namespace ensemble::ui {
 namespace {
@@ -71,43 +76,58 @@ QString plotExportFilter() {
 QString exportPlot(QCustomPlot* plot, const QString& path, const QString& caption) {
   const QString suffix = QFileInfo(path).suffix().toLower();
   if (suffix == "csv") return exportPlotData(plot, path);
-  const CaptionRow captionRow(plot, caption);
-  const int width = std::max(plot->width(), 640), height = std::max(plot->height(), 420);
-  bool ok = false;
-  if (suffix == "png") {
-    ok = plot->savePng(path, width, height, 2.0);
-  } else if (suffix == "pdf") {
-    ok = plot->savePdf(path, width, height);
-  } else if (suffix == "svg") {
-    QSvgGenerator generator;
-    generator.setFileName(path);
-    generator.setSize(QSize(width, height));
-    generator.setViewBox(QRect(0, 0, width, height));
-    generator.setTitle(plot->objectName());
-    QCPPainter painter;
-    ok = painter.begin(&generator);
-    if (ok) {
-      plot->toPainter(&painter, width, height);
-      painter.end();
-    }
-  } else {
+  if (suffix != "png" && suffix != "pdf" && suffix != "svg") {
     return QObject::tr("unknown format '%1': save as .png, .pdf, .svg or .csv").arg(suffix);
   }
-  return ok && QFileInfo(path).size() > 0 ? QString() : QObject::tr("could not write %1").arg(path);
+  const CaptionRow captionRow(plot, caption);
+  const int width = std::max(plot->width(), 640), height = std::max(plot->height(), 420);
+  if (suffix == "png") {
+    // Twice the pixels, marked 96 dpi (what QCustomPlot::savePng writes).
+    QImage image = plot->toPixmap(width, height, 2.0).toImage();
+    image.setDotsPerMeterX(qRound(96 / 0.0254));
+    image.setDotsPerMeterY(qRound(96 / 0.0254));
+    return savePng(path, image);
+  }
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  std::unique_ptr<QPaintDevice> device;
+  if (suffix == "pdf") {
+    auto pdf = std::make_unique<QPdfWriter>(&buffer);
+    pdf->setTitle(plot->objectName());
+    pdf->setCreator(QCoreApplication::applicationName());
+    pdf->setResolution(96);  // one point of the page per pixel of the plot
+    pdf->setPageLayout(QPageLayout(QPageSize(QSizeF(width * 72.0 / 96, height * 72.0 / 96), QPageSize::Point,
+                                             QString(), QPageSize::ExactMatch),
+                                   QPageLayout::Portrait, QMarginsF()));
+    device = std::move(pdf);
+  } else {
+    auto svg = std::make_unique<QSvgGenerator>();
+    svg->setOutputDevice(&buffer);
+    svg->setSize(QSize(width, height));
+    svg->setViewBox(QRect(0, 0, width, height));
+    svg->setTitle(plot->objectName());
+    device = std::move(svg);
+  }
+  QCPPainter painter;
+  if (!painter.begin(device.get())) return QObject::tr("could not draw %1").arg(path);
+  painter.setMode(QCPPainter::pmVectorized);
+  plot->toPainter(&painter, width, height);
+  painter.end();
+  device.reset();  // a PDF is finished when its writer goes
+  return saveFile(path, bytes);
 }
 
 QString exportPlotData(QCustomPlot* plot, const QString& path) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return QObject::tr("could not write %1: %2").arg(path, file.errorString());
-  QTextStream out(&file);
+  QString text;
+  QTextStream out(&text);
   out << "panel,series,x,y,z\n";
   for (int i = 0; i < plot->plottableCount(); ++i) {
     QCPAbstractPlottable* plottable = plot->plottable(i);
     if (!plottable->name().isEmpty()) writeSeries(out, plottable);  // unnamed ones are drawing aids
   }
   out.flush();
-  if (out.status() != QTextStream::Ok || !file.commit()) return QObject::tr("could not write %1: %2").arg(path, file.errorString());
-  return {};
+  return saveFile(path, text.toUtf8());
 }
 
 QToolButton* makePlotExportButton(QCustomPlot* plot, const QString& fileBaseName, QWidget* dialogParent,

@@ -15,14 +15,15 @@ namespace ensemble::ui {
 QString plotExportFilter();
 
 /// Returns an empty string on success, otherwise what went wrong. A non-empty `caption`
-/// (say the runs' setup) is drawn under the plot in the image files, not on screen.
+/// (say the runs' setup) is drawn under the plot in the image files, not on screen. Every
+/// format is made in memory and written whole or not at all (ui/SaveFile.h).
 QString exportPlot(QCustomPlot* plot, const QString& path, const QString& caption = {});
 
 /// The data behind every named series of `plot` as CSV, one row per point:
 ///   panel,series,x,y,z
 /// `panel` is the label of the series' value axis (plots with several panels), `z` the
 /// cell value of a colour map (x, y: its column and row) and empty for lines and bars.
-/// Written atomically; returns an error message or an empty string.
+/// Written whole or not at all; returns an error message or an empty string.
 QString exportPlotData(QCustomPlot* plot, const QString& path);
 
 /// An "Export…" button that asks where and saves `plot` (any format above), reporting

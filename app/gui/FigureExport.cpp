@@ -15,6 +15,7 @@
 #include "ui/MistakesView.h"
 #include "ui/OodView.h"
 #include "ui/PlotExport.h"
+#include "ui/SaveFile.h"
 #include "ui/ReliabilityDiagram.h"
 #include "ui/RunsModel.h"
 #include "ui/ShiftView.h"
@@ -57,7 +58,7 @@ class FigureWriter {
     plot->replot();
     for (const QString suffix : {".png", ".csv"}) write(name + suffix, exportPlot(plot, m_folder.filePath(name + suffix)));
     const QString screenshot = "page-" + name + ".png";
-    write(screenshot, m_view.grab().save(m_folder.filePath(screenshot)) ? QString() : QObject::tr("could not write it"));
+    write(screenshot, savePng(m_folder.filePath(screenshot), m_view.grab().toImage()));
   }
 
   void write(const QString& file, const QString& error) {

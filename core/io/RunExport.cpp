@@ -68,8 +68,21 @@ std::string exportLatestCheckpoint(const std::string& runDirectory, const std::s
   if (std::filesystem::exists(target, error)) {
     throw IoError("cannot copy the checkpoint to " + target + ": it exists already; choose another folder");
   }
-  std::filesystem::copy(checkpoint, target, std::filesystem::copy_options::recursive, error);
-  if (error) throw IoError("cannot copy the checkpoint to " + target + ": " + error.message());
+  // Copied beside the target and renamed when whole: a disk that fills halfway leaves no
+  // half checkpoint under the final name (nor the partial copy, which is removed).
+  const std::string staging = target + ".incomplete";
+  std::filesystem::remove_all(staging, error);
+  std::filesystem::copy(checkpoint, staging, std::filesystem::copy_options::recursive, error);
+  if (!error) {
+    syncDirectory(staging);
+    std::filesystem::rename(staging, target, error);
+  }
+  if (error) {
+    std::error_code ignored;
+    std::filesystem::remove_all(staging, ignored);
+    throw IoError(describeIoFailure("cannot copy the checkpoint to", target, error.value()));
+  }
+  syncDirectory(folder);
   return target;
 }
 

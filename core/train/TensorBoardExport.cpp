@@ -13,6 +13,9 @@
 #include "core/train/RunSummary.h"
 
 namespace ensemble {
+namespace {
+constexpr const char* kExportedEventFile = "events.out.tfevents.0.ensemble-lab";
+}  // namespace
 
 void exportTensorBoard(const std::string& runDirectory, const std::string& folder) {
   const RunDirectory run(runDirectory);
@@ -39,18 +42,42 @@ void exportTensorBoard(const std::string& runDirectory, const std::string& folde
     }
   }
 
+  // Every model's file is written whole under a staging name first (no "tfevents" in it,
+  // so TensorBoard does not read it), and only then renamed over an earlier export's: a
+  // disk that fills midway leaves the earlier export as it was, not half of each.
   namespace fs = std::filesystem;
-  for (const auto& [model, scalars] : byModel) {
-    const fs::path modelFolder = fs::path(folder) / model;
-    std::error_code error;
-    fs::create_directories(modelFolder, error);
-    if (error) throw IoError(describeIoFailure("cannot create", modelFolder.string(), error.value()));
-    for (const auto& entry : fs::directory_iterator(modelFolder, error)) {  // an earlier export's files
-      if (entry.path().filename().string().find("tfevents") != std::string::npos) fs::remove(entry.path(), error);
+  std::vector<fs::path> staged;
+  const auto discardStaged = [&] {
+    std::error_code ignored;
+    for (const fs::path& file : staged) fs::remove(file, ignored);
+  };
+  try {
+    for (const auto& [model, scalars] : byModel) {
+      const fs::path modelFolder = fs::path(folder) / model;
+      std::error_code error;
+      fs::create_directories(modelFolder, error);
+      if (error) throw IoError(describeIoFailure("cannot create", modelFolder.string(), error.value()));
+      std::string contents = fileVersionRecord(0.0);
+      for (const ScalarEvent& scalar : scalars) contents += scalarRecord(scalar);
+      staged.push_back(modelFolder / ".incoming-export");
+      writeFileAtomically(staged.back().string(), contents);
     }
-    std::string contents = fileVersionRecord(0.0);
-    for (const ScalarEvent& scalar : scalars) contents += scalarRecord(scalar);
-    writeFileAtomically((modelFolder / "events.out.tfevents.0.ensemble-lab").string(), contents);
+  } catch (...) {
+    discardStaged();
+    throw;
+  }
+  for (const fs::path& file : staged) {
+    const fs::path modelFolder = file.parent_path(), target = modelFolder / kExportedEventFile;
+    std::error_code error;
+    fs::rename(file, target, error);
+    if (error) {
+      discardStaged();
+      throw IoError(describeIoFailure("cannot replace", target.string(), error.value()));
+    }
+    for (const auto& entry : fs::directory_iterator(modelFolder, error)) {  // a live log's files, or older exports'
+      const std::string name = entry.path().filename().string();
+      if (name.find("tfevents") != std::string::npos && name != kExportedEventFile) fs::remove(entry.path(), error);
+    }
   }
 }
 

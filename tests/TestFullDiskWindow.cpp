@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The window on a disk that really fills up (a small tmpfs this test mounts, filled by an
+// ordinary file; the kernel says ENOSPC, nothing is injected). A run trained from the
+// window says so in the window's words and keeps its last checkpoint and whole metrics
+// rows; once there is room, Resume finishes it. Every export the window offers (plots as
+// PNG, PDF, SVG and CSV, metrics, the checkpoint, runs side by side) fails with the
+// reason and leaves what was at its target as it was. Needs root (mount); skips without.
+#include <QComboBox>
+#include <QDir>
+#include <QDirIterator>
+#include <QItemSelectionModel>
+#include <QProcess>
+#include <QSet>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "core/io/MetricsCsvReader.h"
+#include "core/train/RunSummary.h"
+#include "tests/RunStatusCheck.h"
+#include "tests/SmallDisk.h"
+#include "ui/ExperimentForm.h"
+#include "ui/ExportActions.h"
+#include "ui/MainWindow.h"
+#include "ui/MetricPlot.h"
+#include "ui/PlotExport.h"
+#include "ui/RunController.h"
+#include "ui/RunsModel.h"
+
+using namespace ensemble;
+using namespace ensemble::ui;
+
+namespace {
+
+int runCli(const QStringList& arguments) {
+  QProcess process;
+  process.start(ENSEMBLELAB_CLI_PATH, arguments);
+  return process.waitForFinished(300000) && process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+}
+
+/// The first run folder under `root` whose checkpoint is written.
+QString runWithCheckpoint(const QString& root) {
+  QDirIterator it(root, {"latest"}, QDir::Files, QDirIterator::Subdirectories);
+  return it.hasNext() ? QFileInfo(it.next()).dir().absolutePath().section('/', 0, -2) : QString();
+}
+
+}  // namespace
+
+class TestFullDiskWindow final : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  testing::SmallDisk m_disk;
+  QString m_runs;  ///< two finished runs on a disk with room: "long" and "short"
+
+  QString run(const QString& name) const { return m_runs + "/" + name; }
+
+ private slots:
+  void cleanup() { m_disk.release(); }  // a failed case leaves the next one room
+
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_dir.isValid());
+    const QString whyNot = m_disk.mount(m_dir.filePath("small-disk"), 48);
+    if (!whyNot.isEmpty()) QSKIP(qPrintable(whyNot));
+    m_runs = m_dir.filePath("runs");
+    const QStringList common{"train", "--dataset", "synthetic", "--devices", "cpu*2", "--log-every", "1"};
+    QCOMPARE(runCli(common + QStringList{"--epochs", "4", "--out", run("long")}), 0);
+    QCOMPARE(runCli(common + QStringList{"--epochs", "1", "--out", run("short")}), 0);
+  }
+
+  void aRunFromTheWindowOnAFullDiskSaysSoKeepsItsCheckpointAndResumes() {
+    const QString root = m_disk.path() + "/window-runs";
+    QVERIFY(QDir().mkpath(root));
+    MainWindow window(root);
+    ExperimentForm* form = window.form();
+    form->datasetBox()->setCurrentIndex(form->datasetBox()->findData("synthetic"));
+    form->modeBox()->setCurrentIndex(form->modeBox()->findData("ensemble"));
+    form->cpuReplicasBox()->setValue(2);
+    form->batchSizeBox()->setValue(64);
+    form->epochsBox()->setValue(4);
+    form->trainLimitBox()->setValue(1024);
+    QSignalSpy finished(window.controller(), &RunController::runFinished);
+    window.startRun();
+    QString directory;
+    QTRY_VERIFY_WITH_TIMEOUT(!(directory = runWithCheckpoint(root)).isEmpty(), 120000);
+    QVERIFY(m_disk.fill(0) > 0);
+    QVERIFY(finished.wait(300000));
+    const RunFinishedEvent event = finished.last().first().value<RunFinishedEvent>();
+    EXPECT_STATUS(event, RunStatus::Failed);
+    const QString status = window.statusText();
+    QVERIFY2(status.contains("No space left on device") && status.contains("free some disk space"), qPrintable(status));
+    QVERIFY2(!status.contains("--") && !status.contains("ensemble-lab-cli"), qPrintable(status));  // the window's words
+    qInfo("the window said: %s", qPrintable(status));
+    QTRY_VERIFY(window.findChild<QWidget*>("errorMessage") != nullptr);
+    QVERIFY(window.startAction()->isEnabled());
+
+    // Kept: a checkpoint that loads, and metrics rows that are whole.
+    const RunSummary kept = RunSummary::read((directory + "/summary.json").toStdString());
+    QVERIFY(kept.stepsCompleted > 0 && kept.epochsCompleted < 4);
+    QVERIFY(!readMetricsCsv((directory + "/metrics.csv").toStdString()).empty());
+
+    // Room again: Resume from the window finishes the run, every step logged once.
+    QVERIFY(m_disk.release());
+    window.runsView()->selectRow(window.runsModel()->rowOf(directory));
+    window.findChild<QAction*>("resumeAction")->trigger();
+    QVERIFY(finished.wait(300000));
+    REQUIRE_COMPLETED(finished.last().first().value<RunFinishedEvent>());
+    QCOMPARE(RunSummary::read((directory + "/summary.json").toStdString()).epochsCompleted, int64_t(4));
+    QSet<QString> logged;
+    for (const MetricsRow& row : readMetricsCsv((directory + "/metrics.csv").toStdString())) {
+      const QString key = QString("%1/%2/%3").arg(row.step).arg(QString::fromStdString(row.member)).arg(row.testLoss.has_value());
+      QVERIFY2(!logged.contains(key), qPrintable("logged twice: " + key));
+      logged.insert(key);
+    }
+    QVERIFY(QDir(directory).removeRecursively());
+  }
+
+  void theWindowsExportsOnAFullDiskKeepWhatWasThere_data() {
+    QTest::addColumn<QString>("target");
+    for (const char* target : {"plot.png", "plot.pdf", "plot.svg", "plot.csv", "metrics.csv", "metrics.json",
+                               "checkpoints", "runs.csv"}) {
+      QTest::newRow(target) << QString(target);
+    }
+  }
+  void theWindowsExportsOnAFullDiskKeepWhatWasThere() {
+    QFETCH(QString, target);
+    MainWindow window(m_runs);
+    const QString path = m_disk.path() + "/" + target;
+    if (target == "checkpoints") QVERIFY(QDir().mkpath(path));
+    // `runs` selected in the list, then the export the window's File > Export makes of
+    // them once its dialog has said where.
+    const auto exportOf = [&](const QStringList& runs) {
+      window.runsView()->clearSelection();
+      for (const QString& name : runs) {
+        window.runsView()->selectionModel()->select(window.runsModel()->index(window.runsModel()->rowOf(run(name)), 0),
+                                                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
+      }
+      QCoreApplication::processEvents();
+      if (target.startsWith("plot.")) return exportPlot(window.plots()[0]->customPlot(), path, "caption");
+      if (target.startsWith("metrics.")) return ExportActions::exportMetrics(run(runs.front()), path);
+      if (target == "checkpoints") return ExportActions::exportCheckpoint(run(runs.front()), path);
+      QStringList directories;
+      for (const QString& name : runs) directories << run(name);
+      return ExportActions::exportRuns(directories, path);
+    };
+    // What was there before: the short run's export (smaller than the long run's).
+    QCOMPARE(exportOf({"short"}), QString());
+    const QStringList before = testing::filesWithContents(path) + testing::filesWithContents(ExportActions::curvesPathFor(path));
+    QVERIFY(!before.isEmpty());
+
+    QVERIFY(m_disk.fill(0) > 0);
+    const QString error = exportOf({"long", "short"});
+    QVERIFY2(error.contains("No space left on device") && error.contains("free some disk space"), qPrintable(error));
+    QVERIFY2(!error.contains("--"), qPrintable(error));
+    qInfo("%s", qPrintable(error));
+    QCOMPARE(testing::filesWithContents(path) + testing::filesWithContents(ExportActions::curvesPathFor(path)), before);
+    QCOMPARE(testing::stagingLeftovers(m_disk.path()), QStringList());
+
+    QVERIFY(m_disk.release());
+    QCOMPARE(exportOf({"long", "short"}), QString());
+    QVERIFY(testing::filesWithContents(path) != before);
+    QVERIFY(QFileInfo(path).isDir() ? QDir(path).removeRecursively() : QFile::remove(path));
+    QFile::remove(ExportActions::curvesPathFor(path));
+  }
+};
+
+QTEST_MAIN(TestFullDiskWindow)
+#include "TestFullDiskWindow.moc"
