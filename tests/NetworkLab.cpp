@@ -9,6 +9,8 @@
 #include <QProcess>
 #include <QStandardPaths>
 
+#include "core/common/Environment.h"
+
 namespace testing {
 namespace {
 
@@ -45,9 +47,8 @@ NetworkLab::NetworkLab(int hosts) : m_prefix(QString("el%1").arg(QCoreApplicatio
   const QString sw = switchName();
   bool ok = run({"netns", "add", sw}) && run({"-n", sw, "link", "add", "br0", "type", "bridge"}) &&
             run({"-n", sw, "link", "set", "br0", "up"});
-  char machine[256] = {};
-  ::gethostname(machine, sizeof machine - 1);
-  const QByteArray hostsFile = QByteArray("127.0.0.1 localhost\n127.0.1.1 ") + machine + "\n";
+  const QByteArray hostsFile =
+      QByteArray("127.0.0.1 localhost\n127.0.1.1 ") + ensemble::environment::hostName().c_str() + "\n";
   for (int host = 0; ok && host < hosts; ++host) {
     const QString name = hostName(host), port = QString("port%1").arg(host), end = m_prefix + "-v" + QString::number(host);
     // `ip netns exec` mounts /etc/netns/NAME/hosts over /etc/hosts for what it runs.

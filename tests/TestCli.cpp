@@ -15,6 +15,7 @@
 
 #include "core/devices/DeviceInventory.h"
 #include "core/io/MetricsCsvReader.h"
+#include "tests/JsonFile.h"
 #include "tests/TestSupport.h"
 
 namespace {
@@ -52,11 +53,7 @@ void expectCudasOwnWords(const QString& why) {
 #endif
 }
 
-QJsonObject readJson(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) return {};
-  return QJsonDocument::fromJson(file.readAll()).object();
-}
+using testing::readJson;
 
 }  // namespace
 

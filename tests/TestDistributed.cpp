@@ -29,32 +29,22 @@
 #include "core/comm/ProcessGroupOptions.h"
 #include "core/comm/RouteToHost.h"
 #include "core/comm/RunToken.h"
+#include "core/common/Environment.h"
 #include "core/common/Sha256.h"
 #include "core/common/Error.h"
+#include "tests/ChildProcess.h"
+#include "tests/JsonFile.h"
 #include "tests/TestSupport.h"
 
 namespace {
 
 /// A port nobody listens on right now (the kernel's pick for an ephemeral bind).
 /// One CLI process of a run; killed and reaped if a test leaves early.
-struct Rank {
-  std::unique_ptr<QProcess> process = std::make_unique<QProcess>();
-  ~Rank() {
-    if (process->state() != QProcess::NotRunning) {
-      process->kill();
-      process->waitForFinished();
-    }
-  }
+/// A rank: the CLI in a process of its own.
+struct Rank : testing::ChildProcess {
   void start(const QStringList& arguments, const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment()) {
-    process->setProcessEnvironment(environment);
-    process->start(ENSEMBLELAB_CLI_PATH, arguments);
+    ChildProcess::start(ENSEMBLELAB_CLI_PATH, arguments, environment);
   }
-  /// Exit code, or -1 when it crashed or outlived `timeoutMs`.
-  int finish(int timeoutMs = 120000) {
-    if (!process->waitForFinished(timeoutMs)) return -1;
-    return process->exitStatus() == QProcess::NormalExit ? process->exitCode() : -1;
-  }
-  QString errors() { return QString::fromUtf8(process->readAllStandardError()); }
 };
 
 /// Waits for `rank` to exit; when the code is not `expected`, the failure shows its stderr
@@ -72,11 +62,7 @@ QStringList groupFlags(int worldSize, int rank, int port) {
           "127.0.0.1", "--master-port", QString::number(port)};
 }
 
-QJsonObject readJson(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) return {};
-  return QJsonDocument::fromJson(file.readAll()).object();
-}
+using testing::readJson;
 
 /// Runs one process to completion; returns its exit code.
 int runAlone(const QStringList& arguments) {
@@ -118,12 +104,6 @@ QProcessEnvironment withToken(const QString& token) {
   environment.remove("ENSEMBLELAB_RUN_TOKEN_FILE");
   if (!token.isEmpty()) environment.insert("ENSEMBLELAB_RUN_TOKEN", token);
   return environment;
-}
-
-std::string hostName() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return name;
 }
 
 /// Whether a TCP connection to `address:port` is accepted.
@@ -559,7 +539,7 @@ class TestDistributed final : public QObject {
     rank1.start(kSmallRun + groupFlags(2, 1, port), withToken("a stranger's guess"));
     EXPECT_EXIT(rank0, 1, 60000);
     EXPECT_EXIT(rank1, 1, 60000);
-    const QString expected = "rank 1 (on host " + QString::fromStdString(hostName()) + ") was refused: its run token is not this run's";
+    const QString expected = "rank 1 (on host " + QString::fromStdString(ensemble::environment::hostName()) + ") was refused: its run token is not this run's";
     const QString errors0 = rank0.errors(), errors1 = rank1.errors();
     QVERIFY2(errors0.contains(expected), qPrintable(errors0));
     QVERIFY2(errors1.contains(expected), qPrintable(errors1));  // the refused rank hears why

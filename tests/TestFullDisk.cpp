@@ -3,49 +3,26 @@
 // tmpfs this test mounts, and once the first checkpoint is there another file takes every
 // byte left, as a download or a log would. No fault is injected: the kernel says ENOSPC.
 // The run must say so and keep what it had; copied to a bigger disk, it resumes to the
-// uninterrupted run's results. Needs root (mount); skips, saying why, without.
+// uninterrupted run's results. The files made from a finished run (exports, TensorBoard
+// logs, predictions) fail on that full disk with the reason, and leave what was at their
+// target as it was. Needs root (mount); skips, saying why, without.
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <map>
 
-#include "core/io/TensorBoardEvents.h"
-
+#include "tests/ChildProcess.h"
 #include "tests/SmallDisk.h"
 #include "tests/TestSupport.h"
 
 namespace {
 
+using testing::runCli;
+
 const QStringList kRun{"train", "--dataset", "synthetic", "--devices", "cpu*2", "--epochs", "6", "--seed", "3",
                        "--checkpoint-every", "8", "--log-every", "1"};
-
-int runCli(const QStringList& arguments, QString* errors = nullptr) {
-  QProcess process;
-  process.start(ENSEMBLELAB_CLI_PATH, arguments);
-  if (!process.waitForFinished(300000)) return -1;
-  if (errors) *errors = QString::fromUtf8(process.readAllStandardError());
-  return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-}
-
-/// Every TensorBoard point a run's log holds, by model folder: tag, step and value (the
-/// wall time differs between runs).
-std::map<QString, QStringList> tensorBoardPoints(const QString& run) {
-  std::map<QString, QStringList> points;
-  for (const QFileInfo& model : QDir(run + "/tensorboard").entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-    for (const QFileInfo& file : QDir(model.filePath()).entryInfoList({"*tfevents*"}, QDir::Files)) {
-      QFile events(file.filePath());
-      if (!events.open(QIODevice::ReadOnly)) continue;
-      const QByteArray bytes = events.readAll();
-      for (const ensemble::ScalarEvent& point : ensemble::readScalarRecords(bytes.toStdString())) {
-        points[model.fileName()] << QString("%1@%2=%3").arg(QString::fromStdString(point.tag)).arg(point.step).arg(point.value);
-      }
-    }
-  }
-  return points;
-}
 
 }  // namespace
 
@@ -108,9 +85,9 @@ class TestFullDisk final : public QObject {
                                testing::latestWeights(moved.toStdString())));
     QCOMPARE(testing::readLines(moved + "/metrics.csv"), testing::readLines(reference + "/metrics.csv"));
     // The live TensorBoard log too: every point of the uninterrupted run's, once.
-    const auto points = tensorBoardPoints(moved);
+    const QStringList points = testing::tensorBoardPoints(moved + "/tensorboard");
     QVERIFY(!points.empty());
-    QCOMPARE(points, tensorBoardPoints(reference));
+    QCOMPARE(points, testing::tensorBoardPoints(reference + "/tensorboard"));
     // Room for the next case.
     QVERIFY(QDir(run).removeRecursively() && m_disk.release());
   }

@@ -5,14 +5,12 @@
 // rows; once there is room, Resume finishes it. Every export the window offers (plots as
 // PNG, PDF, SVG and CSV, metrics, the checkpoint, runs side by side) fails with the
 // reason and leaves what was at its target as it was. Needs root (mount); skips without.
-#include <QComboBox>
 #include <QDir>
 #include <QDirIterator>
 #include <QItemSelectionModel>
 #include <QProcess>
 #include <QSet>
 #include <QSignalSpy>
-#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -20,9 +18,10 @@
 
 #include "core/io/MetricsCsvReader.h"
 #include "core/train/RunSummary.h"
+#include "tests/ChildProcess.h"
+#include "tests/FormSetup.h"
 #include "tests/RunStatusCheck.h"
 #include "tests/SmallDisk.h"
-#include "ui/ExperimentForm.h"
 #include "ui/ExportActions.h"
 #include "ui/MainWindow.h"
 #include "ui/MetricPlot.h"
@@ -35,11 +34,7 @@ using namespace ensemble::ui;
 
 namespace {
 
-int runCli(const QStringList& arguments) {
-  QProcess process;
-  process.start(ENSEMBLELAB_CLI_PATH, arguments);
-  return process.waitForFinished(300000) && process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-}
+using testing::runCli;
 
 /// The first run folder under `root` whose checkpoint is written.
 QString runWithCheckpoint(const QString& root) {
@@ -76,13 +71,10 @@ class TestFullDiskWindow final : public QObject {
     const QString root = m_disk.path() + "/window-runs";
     QVERIFY(QDir().mkpath(root));
     MainWindow window(root);
-    ExperimentForm* form = window.form();
-    form->datasetBox()->setCurrentIndex(form->datasetBox()->findData("synthetic"));
-    form->modeBox()->setCurrentIndex(form->modeBox()->findData("ensemble"));
-    form->cpuReplicasBox()->setValue(2);
-    form->batchSizeBox()->setValue(64);
-    form->epochsBox()->setValue(4);
-    form->trainLimitBox()->setValue(1024);
+    testing::QuickRun quick;
+    quick.cpuReplicas = 2;
+    quick.epochs = 4;
+    testing::setUpForm(window.form(), quick);
     QSignalSpy finished(window.controller(), &RunController::runFinished);
     window.startRun();
     QString directory;

@@ -13,36 +13,22 @@
 #include <QtTest>
 #include <memory>
 
+#include "tests/ChildProcess.h"
+#include "tests/JsonFile.h"
 #include "tests/NetworkLab.h"
 #include "tests/TestSupport.h"
 
 namespace {
 
 /// One CLI process on one host of the lab; killed and reaped if a test leaves early.
-struct HostedRank {
-  std::unique_ptr<QProcess> process = std::make_unique<QProcess>();
-  ~HostedRank() {
-    if (process->state() != QProcess::NotRunning) {
-      process->kill();
-      process->waitForFinished();
-    }
-  }
+/// A rank on a host of its own: `command` is `ip netns exec HOST` and the CLI's.
+struct HostedRank : testing::ChildProcess {
   void start(const QStringList& command, const QProcessEnvironment& environment) {
-    process->setProcessEnvironment(environment);
-    process->start(command.front(), command.mid(1));
+    ChildProcess::start(command.front(), command.mid(1), environment);
   }
-  int finish(int timeoutMs = 120000) {
-    if (!process->waitForFinished(timeoutMs)) return -1;
-    return process->exitStatus() == QProcess::NormalExit ? process->exitCode() : -1;
-  }
-  QString errors() { return QString::fromUtf8(process->readAllStandardError()); }
 };
 
-QJsonObject readJson(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) return {};
-  return QJsonDocument::fromJson(file.readAll()).object();
-}
+using testing::readJson;
 
 /// The environment a rank gets: the test's own, less anything that would choose the
 /// interface or the rendezvous for it (the point is that it finds them by itself).

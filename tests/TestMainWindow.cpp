@@ -34,6 +34,7 @@
 #include "core/io/WriteFaults.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Trainer.h"
+#include "tests/FormSetup.h"
 #include "tests/RunStatusCheck.h"
 #include "ui/ExperimentForm.h"
 #include "ui/ExportActions.h"
@@ -56,14 +57,7 @@ QByteArray fileBytes(const QString& path) {
   return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-void quickSetup(ExperimentForm* form) {
-  form->datasetBox()->setCurrentIndex(form->datasetBox()->findData("synthetic"));
-  form->modeBox()->setCurrentIndex(form->modeBox()->findData("ensemble"));
-  form->cpuReplicasBox()->setValue(3);
-  form->batchSizeBox()->setValue(64);
-  form->epochsBox()->setValue(2);
-  form->trainLimitBox()->setValue(1024);
-}
+void quickSetup(ExperimentForm* form) { testing::setUpForm(form); }
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 // Sanitized code runs several times slower and CI runs two tests at once; the 100 ms bound

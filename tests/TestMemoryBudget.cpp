@@ -16,6 +16,7 @@
 #include "core/train/ExperimentConfig.h"
 #include "core/train/MemoryEstimate.h"
 #include "core/train/Trainer.h"
+#include "tests/ChildProcess.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;
@@ -38,13 +39,7 @@ std::uint64_t childrenPeakRss() {
   return std::uint64_t(usage.ru_maxrss) * 1024;
 }
 
-int runCli(const QStringList& arguments, QString* errors = nullptr) {
-  QProcess cli;
-  cli.start(ENSEMBLELAB_CLI_PATH, arguments);
-  if (!cli.waitForFinished(300000)) return -1;
-  if (errors) *errors = QString::fromUtf8(cli.readAllStandardError());
-  return cli.exitCode();
-}
+using testing::runCli;
 
 }  // namespace
 

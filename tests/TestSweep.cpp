@@ -16,6 +16,7 @@
 #include "core/common/Error.h"
 #include "core/train/ConfigFields.h"
 #include "core/train/Sweep.h"
+#include "tests/JsonFile.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;
@@ -36,11 +37,7 @@ Result runCli(const QStringList& arguments, const QProcessEnvironment& environme
           QString::fromUtf8(process.readAllStandardError())};
 }
 
-QJsonObject readJson(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) return {};
-  return QJsonDocument::fromJson(file.readAll()).object();
-}
+using testing::readJson;
 
 QStringList statuses(const QString& sweep) {
   QStringList list;

@@ -18,6 +18,7 @@
 #include <QtTest>
 
 #include "core/train/Sweep.h"
+#include "tests/FormSetup.h"
 #include "tests/RunStatusCheck.h"
 #include "ui/ExperimentForm.h"
 #include "ui/MainWindow.h"
@@ -33,12 +34,11 @@ using namespace ensemble::ui;
 namespace {
 
 void quickSetup(ExperimentForm* form, int epochs) {
-  form->datasetBox()->setCurrentIndex(form->datasetBox()->findData("synthetic"));
-  form->modeBox()->setCurrentIndex(form->modeBox()->findData("single"));
-  form->cpuReplicasBox()->setValue(1);
-  form->batchSizeBox()->setValue(64);
-  form->epochsBox()->setValue(epochs);
-  form->trainLimitBox()->setValue(1024);
+  testing::QuickRun run;
+  run.mode = "single";
+  run.cpuReplicas = 1;
+  run.epochs = epochs;
+  testing::setUpForm(form, run);
 }
 
 /// The jobs' states as sweep.json on disk has them, in its order.

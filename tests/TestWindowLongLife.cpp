@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "tests/FormSetup.h"
 #include "tests/ProcessUsage.h"
 #include "ui/ExperimentForm.h"
 #include "ui/MainWindow.h"
@@ -56,14 +57,11 @@ class TestWindowLongLife final : public QObject {
     MainWindow window(root.path());
     window.setConfirmClose(false);
     window.show();
-    ExperimentForm* form = window.form();
-    form->datasetBox()->setCurrentIndex(form->datasetBox()->findData("synthetic"));
-    form->modeBox()->setCurrentIndex(form->modeBox()->findData("ensemble"));
-    form->cpuReplicasBox()->setValue(2);
-    form->batchSizeBox()->setValue(64);
-    form->epochsBox()->setValue(1);
-    form->trainLimitBox()->setValue(1024);
-    form->evalEveryBox()->setValue(8);  // the live test curves between epoch ends, too
+    testing::QuickRun quick;
+    quick.cpuReplicas = 2;
+    quick.epochs = 1;
+    quick.evalEvery = 8;  // the live test curves between epoch ends, too
+    testing::setUpForm(window.form(), quick);
 
     testing::ProcessUsage settled;
     std::vector<qint64> rssKiB;

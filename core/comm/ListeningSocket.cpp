@@ -1,32 +1,25 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/comm/ListeningSocket.h"
 
-#include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <memory>
-
+#include "core/comm/AddressLookup.h"
 #include "core/common/Error.h"
 
 namespace ensemble {
 
 int listenOn(const std::string& host, int port) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE;
-  addrinfo* found = nullptr;
   const std::string service = std::to_string(port);
-  if (const int status = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); status != 0) {
+  const ResolvedAddresses addresses = resolveAddresses(host, service, SOCK_STREAM, AI_PASSIVE);
+  if (addresses.status != 0) {
     throw DistributedError("rank 0 cannot serve the rendezvous on " + host + ": the name does not resolve (" +
-                           ::gai_strerror(status) + "); --master-addr must be an address of rank 0's host");
+                           ::gai_strerror(addresses.status) + "); --master-addr must be an address of rank 0's host");
   }
-  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, &::freeaddrinfo);
   int lastError = 0;
-  for (const addrinfo* candidate = found; candidate; candidate = candidate->ai_next) {
+  for (const addrinfo* candidate = addresses.first(); candidate; candidate = candidate->ai_next) {
     const int fd = ::socket(candidate->ai_family, candidate->ai_socktype | SOCK_CLOEXEC, candidate->ai_protocol);
     if (fd < 0) {
       lastError = errno;

@@ -18,6 +18,7 @@
 #include "core/comm/ListeningSocket.h"
 #include "core/comm/RouteToHost.h"
 #include "core/comm/RunToken.h"
+#include "core/common/Environment.h"
 #include "core/common/Error.h"
 
 namespace ensemble {
@@ -70,12 +71,6 @@ c10::intrusive_ptr<c10d::Store> connectStore(const ProcessGroupOptions& options,
 #endif
   }
   return c10::make_intrusive<c10d::TCPStore>(options.masterAddr, storeOptions);
-}
-
-std::string thisHostName() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return name;
 }
 
 std::string key(const char* kind, int rank) { return std::string(kind) + "/" + std::to_string(rank); }
@@ -137,7 +132,7 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
     m_store->set(key("proof", options.rank), bytes(proveToken()));
     nlohmann::json mine = hello;
     mine["world_size"] = options.worldSize;
-    mine["host"] = thisHostName();
+    mine["host"] = environment::hostName();
     m_store->set(key("hello", options.rank), bytes(mine.dump()));
     waitForPeers(mine);
     awaitAdmission();
@@ -191,15 +186,8 @@ std::string Rendezvous::proveToken() {
     m_nonce = newRandomHex();
     m_store->set(kNonceKey, bytes(m_nonce));
   } else {
-    const auto deadline = Clock::now() + std::chrono::milliseconds(int64_t(m_options.timeoutSeconds * 1000));
-    while (!m_store->check({kNonceKey})) {
-      if (m_store->check({kAbortKey})) throw DistributedError(text(m_store->get(kAbortKey)));
-      if (Clock::now() > deadline) {
-        throw DistributedError("rank 0 did not open the run at " + where() + " within " +
-                               seconds(m_options.timeoutSeconds) + "; start rank 0, or raise --timeout");
-      }
-      std::this_thread::sleep_for(20ms);
-    }
+    awaitKey(kNonceKey, "rank 0 did not open the run at " + where() + " within " + seconds(m_options.timeoutSeconds) +
+                            "; start rank 0, or raise --timeout");
     m_nonce = text(m_store->get(kNonceKey));
     // Rank 0 kept the token it made before it opened the run: it is there by now.
     if (!token) token = readLocalToken(kept);
@@ -214,13 +202,15 @@ void Rendezvous::awaitAdmission() {
     return;
   }
   // Only rank 0 judges the tokens; a refused rank learns why here, before any collective.
+  awaitKey(kAdmittedKey, "rank 0 did not admit rank " + std::to_string(m_options.rank) + " to the run at " + where() +
+                             " within " + seconds(m_options.timeoutSeconds) + "; see rank 0's log");
+}
+
+void Rendezvous::awaitKey(const std::string& name, const std::string& late) {
   const auto deadline = Clock::now() + std::chrono::milliseconds(int64_t(m_options.timeoutSeconds * 1000));
-  while (!m_store->check({kAdmittedKey})) {
+  while (!m_store->check({name})) {
     if (m_store->check({kAbortKey})) throw DistributedError(text(m_store->get(kAbortKey)));
-    if (Clock::now() > deadline) {
-      throw DistributedError("rank 0 did not admit rank " + std::to_string(m_options.rank) + " to the run at " +
-                             where() + " within " + seconds(m_options.timeoutSeconds) + "; see rank 0's log");
-    }
+    if (Clock::now() > deadline) throw DistributedError(late);
     std::this_thread::sleep_for(20ms);
   }
 }

@@ -51,6 +51,9 @@ class Rendezvous final {
   void awaitAdmission();
   /// Refuses (abortRun) a rank whose proof does not show this run's token.
   void checkToken(int rank, const nlohmann::json& theirs);
+  /// Waits for rank 0 to set `name`; throws rank 0's abort message if it aborts the run
+  /// meanwhile, and `late` when --timeout passes first.
+  void awaitKey(const std::string& name, const std::string& late);
   [[noreturn]] void abortRun(const std::string& message);
   std::string where() const;
   /// diagnose()'s search; sets `survivors` to the ranks believed alive.

@@ -10,8 +10,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <memory>
 
+#include "core/comm/AddressLookup.h"
 #include "core/common/Error.h"
 
 namespace ensemble {
@@ -31,17 +31,13 @@ std::string numeric(const sockaddr* address, socklen_t length) {
 }  // namespace
 
 std::string localAddressTowards(const std::string& host) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_DGRAM;
-  addrinfo* found = nullptr;
-  if (const int status = ::getaddrinfo(host.c_str(), "9", &hints, &found); status != 0) {
-    throw DistributedError("cannot find the address of rank 0's host " + host + " (" + ::gai_strerror(status) + ")" +
-                           advice(host));
+  const ResolvedAddresses addresses = resolveAddresses(host, "9", SOCK_DGRAM);
+  if (addresses.status != 0) {
+    throw DistributedError("cannot find the address of rank 0's host " + host + " (" +
+                           ::gai_strerror(addresses.status) + ")" + advice(host));
   }
-  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, &::freeaddrinfo);
   std::string lastError = "no address";
-  for (const addrinfo* candidate = found; candidate; candidate = candidate->ai_next) {
+  for (const addrinfo* candidate = addresses.first(); candidate; candidate = candidate->ai_next) {
     const int fd = ::socket(candidate->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
       lastError = std::strerror(errno);
@@ -63,13 +59,8 @@ std::string localAddressTowards(const std::string& host) {
 }
 
 bool acceptsConnections(const std::string& host, int port, std::chrono::milliseconds within) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return false;
-  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, &::freeaddrinfo);
-  for (const addrinfo* candidate = found; candidate; candidate = candidate->ai_next) {
+  const ResolvedAddresses addresses = resolveAddresses(host, std::to_string(port), SOCK_STREAM);
+  for (const addrinfo* candidate = addresses.first(); candidate; candidate = candidate->ai_next) {
     const int fd = ::socket(candidate->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) continue;
     bool connected = ::connect(fd, candidate->ai_addr, candidate->ai_addrlen) == 0;

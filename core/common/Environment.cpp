@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/Environment.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 namespace ensemble::environment {
@@ -8,6 +10,12 @@ namespace ensemble::environment {
 const char* read(const char* name) {
   const char* value = std::getenv(name);
   return value && *value ? value : nullptr;
+}
+
+std::string hostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
 }
 
 }  // namespace ensemble::environment

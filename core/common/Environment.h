@@ -2,6 +2,8 @@
 #pragma once
 // Every environment variable the engine reads, by name, and the one function that reads
 // them: `grep environment::k` lists what a user (or torchrun) can set. Torch-free.
+#include <string>
+
 namespace ensemble::environment {
 
 // EnsembleLab's own.
@@ -35,5 +37,9 @@ inline constexpr char kXdgRuntimeDir[] = "XDG_RUNTIME_DIR";
 
 /// The value of `name`, or nullptr when it is unset or empty (an empty variable means unset).
 const char* read(const char* name);
+
+/// This machine's name (gethostname), "localhost" where it has none: for TensorBoard's
+/// file names and for naming a rank's host in messages.
+std::string hostName();
 
 }  // namespace ensemble::environment

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/TensorBoardLog.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -11,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/common/Environment.h"
 #include "core/common/Error.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/WriteFaults.h"
@@ -19,12 +18,6 @@ namespace ensemble {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string hostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
-  return name;
-}
 
 /// TensorBoard takes any file whose name holds "tfevents" for an event file.
 bool isEventFile(const fs::path& path) { return path.filename().string().find("tfevents") != std::string::npos; }
@@ -100,7 +93,7 @@ TensorBoardWriter::TensorBoardWriter(std::string folder, const std::vector<std::
                                      std::optional<int64_t> resumedAtStep)
     : m_folder(std::move(folder)) {
   const double now = wallClockSeconds();
-  const std::string name = "events.out.tfevents." + std::to_string(int64_t(now)) + "." + hostName();
+  const std::string name = "events.out.tfevents." + std::to_string(int64_t(now)) + "." + environment::hostName();
   for (const std::string& model : models) {
     const fs::path modelFolder = fs::path(m_folder) / model;
     std::error_code error;
