@@ -144,6 +144,28 @@ class TestRunsModel final : public QObject {
     QCOMPARE(cell(model, 0, RunsModel::Status, Qt::ToolTipRole), QString("stopped at step 20"));
   }
 
+  // A run stopped or killed inside its first epoch, evaluated every 4 steps: no epoch row
+  // gives the steps per epoch, summary.json (written when the run started) does.
+  void evaluationsOfAFirstEpochThatNeverEndedArePlacedFromTheSummary() {
+    QTemporaryDir root;
+    const QString run = root.filePath("20260101-000000000-single-cnn");
+    QVERIFY(QDir().mkpath(run));
+    ExperimentConfig config;
+    config.mode = TrainingMode::Single;
+    QVERIFY(writeText(run + "/config.json", QByteArray::fromStdString(config.toJson().dump())));
+    QVERIFY(writeText(run + "/metrics.csv", "step,epoch,member,train_loss,train_accuracy,test_loss,test_accuracy\n"
+                                            "4,1,0,,,0.9,0.6\n8,1,0,,,0.8,0.7\n10,1,0,0.85,0.65,,\n"));
+    RunSummary summary;
+    summary.status = RunStatus::Running;  // killed: it never wrote another
+    summary.stepsCompleted = 10;
+    summary.stepsPerEpoch = 16;
+    QVERIFY(writeText(run + "/summary.json", QByteArray::fromStdString(summary.toJson().dump())));
+    RunRecord record = RunRecord::load(run);
+    QVERIFY2(record.ensureCurves(), qPrintable(record.problem));
+    QCOMPARE(record.curves->series(Metric::TestAccuracy, 0).x, QVector<double>({0.25, 0.5}));
+    QCOMPARE(record.curves->series(Metric::TrainLoss, 0).x, QVector<double>({10}));
+  }
+
   void damagedSummaryShowsUnreadableAndWhy() {
     QTemporaryDir root;
     const QString run = root.filePath("20260101-000000000-ensemble-cnn");

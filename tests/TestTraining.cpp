@@ -9,6 +9,7 @@
 #include "core/data/Dataset.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
+#include "core/io/RunExport.h"
 #include "core/train/ConfigFields.h"
 #include "core/train/RunControl.h"
 #include "core/train/ExperimentConfig.h"
@@ -170,13 +171,17 @@ class TestTraining final : public QObject {
     ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
     config.evalEvery = 5;
     struct StopAtFirstEvaluation final : TrainingObserver {
+      const QTemporaryDir& dir;
+      explicit StopAtFirstEvaluation(const QTemporaryDir& folder) : dir(folder) {}
       RunControl control;
       std::vector<EvaluationEvent> seen;
+      nlohmann::json summaryThen;  ///< summary.json as a reader found it at the evaluation
       void onEvaluation(const EvaluationEvent& event) override {
         seen.push_back(event);
+        if (QFile::exists(dir.filePath("summary.json"))) summaryThen = summaryOf(dir);
         control.requestStop();  // the run checkpoints this step
       }
-    } observer;
+    } observer(dir);
     EXPECT_STATUS(Trainer::create(config, dir.path().toStdString(), testing::syntheticData())
                       ->run(&observer, &observer.control),
                   RunStatus::Stopped);
@@ -184,6 +189,15 @@ class TestTraining final : public QObject {
     const EvaluationEvent& live = observer.seen.front();
     QCOMPARE(live.globalStep, int64_t(5));
     QCOMPARE(live.epochPosition(), 5.0 / double(live.stepsPerEpoch));
+    // Before any epoch ended, summary.json told a reader (the window, a run killed now and
+    // reloaded) where this evaluation sits; the export places it there.
+    QVERIFY2(observer.summaryThen.is_object(), "no summary.json before the first epoch ended");
+    QCOMPARE(observer.summaryThen.at("status").get<std::string>(), std::string("running"));
+    QCOMPARE(observer.summaryThen.at("steps_per_epoch").get<int64_t>(), live.stepsPerEpoch);
+    const nlohmann::json exported = runMetricsDocument(dir.path().toStdString());
+    const nlohmann::json& ensembleCurves = exported.at("curves").at("ensemble");
+    QVERIFY2(ensembleCurves.contains("test_accuracy"), "the export left out the evaluation between epoch ends");
+    QCOMPARE(ensembleCurves.at("test_accuracy").at(0).at(0).get<double>(), live.epochPosition());
     const EvaluationResult again = Trainer::open(dir.path().toStdString(), {}, testing::syntheticData())->evaluate();
     QCOMPARE(again.ensemble.nll, live.test.ensemble.nll);
     QCOMPARE(again.ensemble.accuracy, live.test.ensemble.accuracy);

@@ -67,7 +67,7 @@ RunRecord RunRecord::load(const QString& directory) {
   } catch (const Error& e) {
     problems << inLabels(e.what());
   }
-  if (QFileInfo::exists(QString::fromStdString(files.summaryPath()))) {  // none until the first epoch ends
+  if (QFileInfo::exists(QString::fromStdString(files.summaryPath()))) {  // none if killed before it started
     try {
       record.summary = RunSummary::read(files.summaryPath());
     } catch (const Error& e) {
@@ -81,8 +81,8 @@ RunRecord RunRecord::load(const QString& directory) {
 bool RunRecord::ensureCurves(QString* error) {
   if (curves) return true;
   try {
-    curves = std::make_shared<RunCurves>(RunCurves::fromRows(
-        readMetricsCsv((directory + "/metrics.csv").toStdString()), name()));
+    curves = std::make_shared<RunCurves>(RunCurves::fromRows(readMetricsCsv((directory + "/metrics.csv").toStdString()),
+                                                             name(), summary ? double(summary->stepsPerEpoch) : 0.0));
     return true;
   } catch (const Error& e) {
     if (error) *error = inLabels(e.what());

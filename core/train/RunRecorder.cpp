@@ -33,12 +33,13 @@ std::vector<TensorDict> gatherMembers(Communicator& communicator, const std::vec
 }  // namespace
 
 RunRecorder::RunRecorder(const ExperimentConfig& config, RunDirectory directory, Communicator& communicator,
-                         std::vector<Replica>& replicas, std::string devices)
+                         std::vector<Replica>& replicas, std::string devices, int64_t stepsPerEpoch)
     : m_config(config),
       m_directory(std::move(directory)),
       m_communicator(communicator),
       m_replicas(replicas),
-      m_devices(std::move(devices)) {}
+      m_devices(std::move(devices)),
+      m_stepsPerEpoch(stepsPerEpoch) {}
 
 RunRecorder::~RunRecorder() = default;
 
@@ -72,6 +73,7 @@ void RunRecorder::open(bool resumed, RunState& state) {
   m_tensorboard = std::make_unique<TensorBoardWriter>(m_directory.tensorBoardPath(), models,
                                                       resumed ? std::optional<int64_t>(state.globalStep) : std::nullopt);
   flush(state);
+  if (!resumed) writeSummary(summarize(RunStatus::Running, "", state));
 }
 
 void RunRecorder::record(const MetricsRow& row) {
@@ -183,6 +185,7 @@ RunSummary RunRecorder::summarize(RunStatus status, const std::string& message, 
   summary.seed = m_config.seed;
   summary.epochsCompleted = state.epoch;
   summary.stepsCompleted = state.globalStep;
+  summary.stepsPerEpoch = m_stepsPerEpoch;
   summary.trainSeconds = state.trainSeconds;
   summary.secondsPerEpoch = state.epoch > 0 ? state.trainSeconds / double(state.epoch) : 0.0;
   summary.imagesPerSecond = state.trainSeconds > 0 ? double(state.samplesTrained) / state.trainSeconds : 0.0;

@@ -26,9 +26,10 @@ struct RunState;
 
 class RunRecorder final {
  public:
-  /// `devices` is this process's canonical device list (summary.json's "devices").
+  /// `devices` is this process's canonical device list (summary.json's "devices");
+  /// `stepsPerEpoch` is 0 for a run opened only to evaluate it.
   RunRecorder(const ExperimentConfig& config, RunDirectory directory, Communicator& communicator,
-              std::vector<Replica>& replicas, std::string devices);
+              std::vector<Replica>& replicas, std::string devices, int64_t stepsPerEpoch);
   ~RunRecorder();
   RunRecorder(const RunRecorder&) = delete;
   RunRecorder& operator=(const RunRecorder&) = delete;
@@ -37,8 +38,9 @@ class RunRecorder final {
   /// Rank 0 alone writes the run folder.
   bool leader() const;
 
-  /// Rank 0: creates the run folder, writes config.json (a new run) or removes what a
-  /// killed checkpoint write left (a resumed one), and opens metrics.csv cut to the rows
+  /// Rank 0: creates the run folder, writes config.json and a first summary.json (a new
+  /// run: a reader knows its steps per epoch before the first epoch ends) or removes what
+  /// a killed checkpoint write left (a resumed one), and opens metrics.csv cut to the rows
   /// `state` had seen. Throws IoError.
   void open(bool resumed, RunState& state);
   /// The checkpoint `state` came from: no need to write that step again.
@@ -83,6 +85,7 @@ class RunRecorder final {
   Communicator& m_communicator;
   std::vector<Replica>& m_replicas;
   std::string m_devices;
+  int64_t m_stepsPerEpoch;
   std::unique_ptr<MetricsCsvWriter> m_metrics;  ///< rank 0, once open
   std::unique_ptr<TensorBoardWriter> m_tensorboard;  ///< rank 0, once open
   int64_t m_lastCheckpointStep = -1;

@@ -73,6 +73,7 @@ nlohmann::json RunSummary::toJson() const {
                       {"seed", seed},
                       {"epochs_completed", epochsCompleted},
                       {"steps_completed", stepsCompleted},
+                      {"steps_per_epoch", stepsPerEpoch},
                       {"train_seconds", trainSeconds},
                       {"seconds_per_epoch", secondsPerEpoch},
                       {"images_per_second", imagesPerSecond}};
@@ -104,6 +105,7 @@ RunSummary RunSummary::fromJson(const nlohmann::json& json, const std::string& o
     summary.seed = integer<std::uint64_t>(json, "seed");
     summary.epochsCompleted = integer<int64_t>(json, "epochs_completed");
     summary.stepsCompleted = integer<int64_t>(json, "steps_completed");
+    summary.stepsPerEpoch = json.contains("steps_per_epoch") ? integer<int64_t>(json, "steps_per_epoch") : 0;
     summary.trainSeconds = number(json, "train_seconds");
     summary.secondsPerEpoch = number(json, "seconds_per_epoch");
     summary.imagesPerSecond = number(json, "images_per_second");

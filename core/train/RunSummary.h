@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A run's summary.json as a struct: where the run ended (or stands, while it trains), its
-// setup in brief, its speed and its last evaluation. The engine writes it after every
-// epoch and at the end, and hands the same struct to observers in EpochEvent and
+// setup in brief, its speed and its last evaluation. The engine writes it when a new run
+// starts, after every epoch and at the end, and hands the same struct to observers in EpochEvent and
 // RunFinishedEvent, so a front end shows a live run from the events and a past run from
 // the file, and both read alike. Torch-free and Qt-free.
 #include <nlohmann/json_fwd.hpp>
@@ -47,6 +47,9 @@ struct RunSummary {
   // Progress and speed.
   int64_t epochsCompleted = 0;
   int64_t stepsCompleted = 0;
+  /// Training steps in one epoch (what places an evaluation between epoch ends on the
+  /// epoch axis); 0 in summaries written before it was recorded.
+  int64_t stepsPerEpoch = 0;
   double trainSeconds = 0;      ///< training time, evaluation excluded, over every session
   double secondsPerEpoch = 0;
   double imagesPerSecond = 0;   ///< samples trained per second, summed over the members

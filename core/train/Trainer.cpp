@@ -42,7 +42,7 @@ void Trainer::Impl::prepare() {
       *communicator, ScoreLedger::Setup{int(replicas.size()), config.mode, config.batchSize, config.learningRate,
                                         runPath});
   recorder = std::make_unique<RunRecorder>(config, RunDirectory(runPath), *communicator, replicas,
-                                           formatDevices(devices));
+                                           formatDevices(devices), sampler ? sampler->stepsPerEpoch() : 0);
   useCallerThreadForBlas();
   resetAccumulators(state.window);
   resetAccumulators(state.epochTotals);
