@@ -86,13 +86,23 @@ class TestWriteFaults final : public QObject {
   void aRevokedPermissionSaysWhereToWrite() {
     QTemporaryDir dir;
     ExperimentConfig config = testing::smallConfig("single", "cpu");
-    planWriteFault("summary.json", 1, EACCES);
+    // The first summary.json is written as the run starts, the second after epoch 1.
+    planWriteFault("summary.json", 2, EACCES);
     const RunFinishedEvent failed = train(config, dir.path());
     EXPECT_STATUS(failed, RunStatus::Failed);
     QVERIFY2(QString::fromStdString(failed.message).contains("choose a folder you can write to"),
              failed.message.c_str());
     // The checkpoint of the epoch came before the summary and is whole.
     QCOMPARE(testing::latestWeights(dir.path().toStdString()).size(), std::size_t(1));
+
+    // Refused at the start: the run fails before its first step, saying the same.
+    QTemporaryDir other;
+    planWriteFault("summary.json", 1, EACCES);
+    const RunFinishedEvent refused = train(config, other.path());
+    EXPECT_STATUS(refused, RunStatus::Failed);
+    QVERIFY2(QString::fromStdString(refused.message).contains("choose a folder you can write to"),
+             refused.message.c_str());
+    QCOMPARE(refused.summary ? refused.summary->stepsCompleted : int64_t(0), int64_t(0));
   }
 
   void theCliFailsWithTheMessageAndKeepsTheCheckpoint() {
