@@ -118,15 +118,15 @@ class TestFullDisk final : public QObject {
       }
       return list;
     };
-    // What was there before: the same file made from the short run (fewer pages than the
-    // reference's, so removing it first would not make room: an export that did so would
-    // succeed here, having lost the earlier file had it failed).
+    // What was there before: the same file made from the short run. It takes fewer pages
+    // than the reference's, so an export that removed it before writing would still fail
+    // here, and the loss would show.
     QString errors;
     QVERIFY2(runCli(withPaths(arguments, shortRun), &errors) == 0, qPrintable(errors));
     const QStringList before = testing::filesWithContents(path);
 
     QVERIFY(m_disk.fill(0) > 0);
-    QVERIFY(runCli(withPaths(arguments, reference), &errors) == 1);
+    QVERIFY2(runCli(withPaths(arguments, reference), &errors) == 1, qPrintable(errors));
     QVERIFY2(errors.contains("No space left on device") && errors.contains("free some disk space"), qPrintable(errors));
     qInfo("%s", qPrintable(errors.trimmed()));
     QCOMPARE(testing::filesWithContents(path), before);
