@@ -47,6 +47,17 @@ bool writeText(const QString& path, const QByteArray& text) {
   return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
 }
 
+/// A past single-mode run's folder under `root` with its config.json (batch `batchSize`);
+/// empty when it could not be written.
+QString singleRunFolder(const QTemporaryDir& root, int batchSize = 64) {
+  const QString run = root.filePath("20260101-000000000-single-cnn");
+  ExperimentConfig config;
+  config.mode = TrainingMode::Single;
+  config.batchSize = batchSize;
+  const bool made = QDir().mkpath(run) && writeText(run + "/config.json", QByteArray::fromStdString(config.toJson().dump()));
+  return made ? run : QString();
+}
+
 }  // namespace
 
 class TestRunsModel final : public QObject {
@@ -124,12 +135,8 @@ class TestRunsModel final : public QObject {
 
   void pastRunsAreReadFromTheirFolders() {
     QTemporaryDir root;
-    const QString run = root.filePath("20260101-000000000-single-cnn");
-    QVERIFY(QDir().mkpath(run));
-    ExperimentConfig config;
-    config.mode = TrainingMode::Single;
-    config.batchSize = 32;
-    QVERIFY(writeText(run + "/config.json", QByteArray::fromStdString(config.toJson().dump())));
+    const QString run = singleRunFolder(root, 32);
+    QVERIFY(!run.isEmpty());
     RunSummary summary = summaryAfterEpoch(2, 0.66);
     summary.status = RunStatus::Stopped;
     summary.message = "stopped at step 20";
@@ -148,11 +155,8 @@ class TestRunsModel final : public QObject {
   // gives the steps per epoch, summary.json (written when the run started) does.
   void evaluationsOfAFirstEpochThatNeverEndedArePlacedFromTheSummary() {
     QTemporaryDir root;
-    const QString run = root.filePath("20260101-000000000-single-cnn");
-    QVERIFY(QDir().mkpath(run));
-    ExperimentConfig config;
-    config.mode = TrainingMode::Single;
-    QVERIFY(writeText(run + "/config.json", QByteArray::fromStdString(config.toJson().dump())));
+    const QString run = singleRunFolder(root);
+    QVERIFY(!run.isEmpty());
     QVERIFY(writeText(run + "/metrics.csv", "step,epoch,member,train_loss,train_accuracy,test_loss,test_accuracy\n"
                                             "4,1,0,,,0.9,0.6\n8,1,0,,,0.8,0.7\n10,1,0,0.85,0.65,,\n"));
     RunSummary summary;
