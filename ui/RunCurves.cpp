@@ -44,9 +44,9 @@ void RunCurves::addTest(const EvaluationResult& test, double x, bool ensembleMod
   }
 }
 
-RunCurves RunCurves::fromRows(const std::vector<MetricsRow>& rows, const QString& label, double stepsPerEpoch) {
+RunCurves RunCurves::fromRows(const std::vector<MetricsRow>& rows, const QString& label, int64_t recordedStepsPerEpoch) {
   RunCurves curves(label);
-  curves.m_stepsPerEpoch = stepsPerEpoch > 0 ? stepsPerEpoch : stepsPerEpochOf(rows);
+  curves.m_stepsPerEpoch = stepsPerEpochOf(rows, recordedStepsPerEpoch);
   for (const MetricsRow& row : rows) {
     bool numeric = false;
     const int member = row.member == "ensemble" ? kEnsemble : QString::fromStdString(row.member).toInt(&numeric);

@@ -35,9 +35,10 @@ class RunCurves final {
   /// An evaluation between epoch ends, at its fractional epoch.
   void addEvaluation(const EvaluationEvent& event, bool ensembleMode);
   /// Curves from metrics.csv rows (any member names; "ensemble" maps to kEnsemble).
-  /// `stepsPerEpoch` places evaluations between epoch ends: summary.json's where it has
-  /// it, otherwise (0) found from the rows, which give it once an epoch has ended.
-  static RunCurves fromRows(const std::vector<MetricsRow>& rows, const QString& label, double stepsPerEpoch = 0);
+  /// `recordedStepsPerEpoch` (summary.json's; 0: none) places evaluations between epoch
+  /// ends, as stepsPerEpochOf says.
+  static RunCurves fromRows(const std::vector<MetricsRow>& rows, const QString& label,
+                            int64_t recordedStepsPerEpoch = 0);
 
   /// Members with curves, the ensemble (kEnsemble) first when present.
   QVector<int> members() const;

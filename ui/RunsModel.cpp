@@ -82,7 +82,7 @@ bool RunRecord::ensureCurves(QString* error) {
   if (curves) return true;
   try {
     curves = std::make_shared<RunCurves>(RunCurves::fromRows(readMetricsCsv((directory + "/metrics.csv").toStdString()),
-                                                             name(), summary ? double(summary->stepsPerEpoch) : 0.0));
+                                                             name(), summary ? summary->stepsPerEpoch : 0));
     return true;
   } catch (const Error& e) {
     if (error) *error = inLabels(e.what());

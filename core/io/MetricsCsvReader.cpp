@@ -60,7 +60,8 @@ std::vector<MetricsRow> readMetricsCsv(const std::string& path) {
   return parseMetricsCsv(readWholeFile(path), path);
 }
 
-double stepsPerEpochOf(const std::vector<MetricsRow>& rows) {
+double stepsPerEpochOf(const std::vector<MetricsRow>& rows, int64_t recorded) {
+  if (recorded > 0) return double(recorded);
   for (const MetricsRow& row : rows) {
     if (isEpochRow(row) && row.epoch > 0) return double(row.step) / double(row.epoch);
   }

@@ -18,9 +18,9 @@ std::vector<MetricsRow> parseMetricsCsv(const std::string& text, const std::stri
 
 /// An epoch's evaluation row: the epoch's training means and its test scores.
 inline bool isEpochRow(const MetricsRow& row) { return row.trainLoss && row.testLoss; }
-/// Steps per epoch as the rows tell it (an epoch row's step over its epoch); 0 while no
-/// epoch has ended.
-double stepsPerEpochOf(const std::vector<MetricsRow>& rows);
+/// Steps per epoch: `recorded` (summary.json's "steps_per_epoch") where the run wrote it,
+/// otherwise as the rows tell it (an epoch row's step over its epoch); 0 while neither knows.
+double stepsPerEpochOf(const std::vector<MetricsRow>& rows, int64_t recorded = 0);
 /// Where a row with test scores sits on an epoch axis: its epoch for an epoch row, its
 /// step in epochs for an evaluation between epoch ends (2.25: a quarter into the third
 /// epoch). None for the latter while `stepsPerEpoch` is unknown (0).

@@ -30,11 +30,9 @@ nlohmann::json runMetricsDocument(const std::string& runDirectory) {
   nlohmann::json curves = nlohmann::json::object();
   const std::vector<MetricsRow> rows = readMetricsCsv(run.metricsPath());
   const nlohmann::json summary = RunDirectory::readJson(run.summaryPath());
-  // summary.json knows it from the start (summaries from before then: the rows, once an epoch ends).
-  const auto recorded = summary.find("steps_per_epoch");
-  const double stepsPerEpoch = recorded != summary.end() && recorded->is_number_integer() && recorded->get<int64_t>() > 0
-                                   ? double(recorded->get<int64_t>())
-                                   : stepsPerEpochOf(rows);
+  const auto recorded = summary.find("steps_per_epoch");  // absent from older summaries
+  const double stepsPerEpoch =
+      stepsPerEpochOf(rows, recorded != summary.end() && recorded->is_number_integer() ? recorded->get<int64_t>() : 0);
   for (const MetricsRow& row : rows) {
     nlohmann::json& series = curves[row.member];
     if (row.testLoss && row.testAccuracy) {  // an evaluation, by epoch (fractional between epoch ends)
