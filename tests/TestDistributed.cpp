@@ -378,7 +378,11 @@ class TestDistributed final : public QObject {
     for (auto& rank : ranks) EXPECT_EXIT(*rank, 0);
     const double difference = testing::maxDifference(testing::latestWeights(alone.toStdString()),
                                                      testing::latestWeights(group.toStdString()));
-    QVERIFY2(difference < 1e-4, qPrintable(QString::number(difference)));
+    // Two half batches sum their weight gradients in another order than one whole batch, and
+    // over 16 steps a rounding difference can flip a ReLU whose input sits at zero: measured
+    // 1.4e-4 (channels-last convolutions; 3.6e-8 with NCHW ones, where no ReLU flipped on this
+    // seed). Without the gradients' all-reduce the difference is 4.8e-2.
+    QVERIFY2(difference < 1e-3, qPrintable(QString::number(difference)));
     const double a = readJson(alone + "/summary.json")["ensemble"].toObject()["test_nll"].toDouble();
     const double b = readJson(group + "/summary.json")["ensemble"].toObject()["test_nll"].toDouble();
     QVERIFY2(std::abs(a - b) < 1e-4, qPrintable(QString("%1 vs %2").arg(a).arg(b)));

@@ -65,15 +65,22 @@ class TestModels final : public QObject {
     QTest::addColumn<int>("height");
     QTest::addColumn<int>("width");
     QTest::addColumn<int>("threads");
-    QTest::newRow("28x28 (the CNN's first layer)") << 28 << 28 << 1;
-    QTest::newRow("14x14, two intra-op threads") << 14 << 14 << 2;
-    QTest::newRow("odd 33x21: last row and column outside every window") << 33 << 21 << 1;
-    QTest::newRow("2x3") << 2 << 3 << 2;
+    QTest::addColumn<bool>("channelsLast");
+    QTest::newRow("28x28 (the CNN's first layer)") << 28 << 28 << 1 << false;
+    QTest::newRow("14x14, two intra-op threads") << 14 << 14 << 2 << false;
+    QTest::newRow("odd 33x21: last row and column outside every window") << 33 << 21 << 1 << false;
+    QTest::newRow("2x3") << 2 << 3 << 2 << false;
+    QTest::newRow("channels-last 28x28 (the CNN's layout on the CPU)") << 28 << 28 << 1 << true;
+    QTest::newRow("channels-last 14x14, two intra-op threads") << 14 << 14 << 2 << true;
+    QTest::newRow("channels-last odd 33x21") << 33 << 21 << 2 << true;
+    QTest::newRow("channels-last 2x3") << 2 << 3 << 1 << true;
   }
   void fusedReluPoolMatchesTheUnfusedOpsBitForBit() {
     QFETCH(int, height);
     QFETCH(int, width);
     QFETCH(int, threads);
+    QFETCH(bool, channelsLast);
+    const auto layout = channelsLast ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
     const int previousThreads = at::get_num_threads();
     at::set_num_threads(threads);
     torch::manual_seed(3);
@@ -81,11 +88,12 @@ class TestModels final : public QObject {
     torch::Tensor values = torch::randn({5, 40, height, width});
     values.view(-1).index_put_({torch::arange(0, values.numel(), 7)}, 0.0);
     values.view(-1)[values.numel() / 2] = std::nanf("");
-    const torch::Tensor fusedInput = values.clone().requires_grad_(true);
-    const torch::Tensor plainInput = values.clone().requires_grad_(true);
+    const torch::Tensor fusedInput = values.clone(layout).requires_grad_(true);
+    const torch::Tensor plainInput = values.clone(layout).requires_grad_(true);
     const torch::Tensor fused = reluAvgPool2x2(fusedInput);
     const torch::Tensor plain = torch::avg_pool2d(torch::relu(plainInput), 2);
-    const torch::Tensor gradOutput = torch::randn_like(plain);
+    // The next layer's gradient in NCHW order whatever the layout (as flatten's backward gives it).
+    const torch::Tensor gradOutput = torch::randn(plain.sizes());
     fused.backward(gradOutput);
     plain.backward(gradOutput);
     at::set_num_threads(previousThreads);
@@ -94,6 +102,9 @@ class TestModels final : public QObject {
     QVERIFY(torch::equal(torch::nan_to_num(fused), torch::nan_to_num(plain)));
     QVERIFY(torch::equal(fusedInput.grad(), plainInput.grad()));
     QVERIFY(fusedInput.grad().ne(0).any().item<bool>());
+    // The layout is kept both ways, so the convolutions around it need no reorder.
+    QVERIFY(fused.is_contiguous(layout));
+    QVERIFY(fusedInput.grad().is_contiguous(layout));
   }
 
   void seedsDecideInitialisation() {

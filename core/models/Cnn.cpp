@@ -7,6 +7,31 @@
 #include "core/models/ReluAvgPool.h"
 
 namespace ensemble {
+namespace {
+
+namespace F = torch::nn::functional;
+
+/// On the CPU the activations stay channels-last (NHWC): oneDNN convolves NHWC as it is,
+/// while around an NCHW convolution it reorders the input, the output and, backward, both
+/// gradients to and from its blocked layout — memory-bound copies of the largest tensors
+/// of the step. The fused ReLU + pool keeps the layout; flatten() puts the dense layer's
+/// input back in NCHW order, so the weights (checkpoints, PyTorch) are as before.
+bool convolvesChannelsLast(const torch::Tensor& images) {
+  return images.device().is_cpu() && images.scalar_type() == torch::kFloat32;
+}
+
+/// A channels-last copy of a convolution's weight, through which the gradient flows back.
+/// With one input channel the weight (and the image) is contiguous in both layouts and
+/// LibTorch would choose NCHW, so the strides are set explicitly.
+torch::Tensor channelsLastCopy(const torch::Tensor& weight) {
+  const int64_t inChannels = weight.size(1), kernelWidth = weight.size(3);
+  const int64_t kernelArea = weight.size(2) * kernelWidth;
+  return torch::empty_strided(weight.sizes(), {inChannels * kernelArea, 1, kernelWidth * inChannels, inChannels},
+                              weight.options())
+      .copy_(weight);
+}
+
+}  // namespace
 
 CnnImpl::CnnImpl(const ModelInput& input) {
   const int64_t pooledHeight = input.height / 4, pooledWidth = input.width / 4;
@@ -23,8 +48,15 @@ CnnImpl::CnnImpl(const ModelInput& input) {
 }
 
 torch::Tensor CnnImpl::forward(torch::Tensor x) {
-  x = reluAvgPool2x2(m_conv1(x));
-  x = reluAvgPool2x2(m_conv2(x));
+  if (convolvesChannelsLast(x)) {
+    const auto& conv1 = m_conv1->options;
+    x = F::conv2d(x, channelsLastCopy(m_conv1->weight),
+                  F::Conv2dFuncOptions().bias(m_conv1->bias).stride(conv1.stride()).padding(conv1.padding()));
+  } else {
+    x = m_conv1(x);
+  }
+  x = reluAvgPool2x2(x);
+  x = reluAvgPool2x2(m_conv2(x));  // in the layout of its input
   x = torch::relu(m_dense1(x.flatten(1)));
   return m_dense2(x);
 }

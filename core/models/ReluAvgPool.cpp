@@ -4,6 +4,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ensemble {
@@ -14,6 +15,8 @@ using torch::autograd::tensor_list;
 
 /// Planes (image x channel) per parallel chunk: enough work to be worth a thread.
 constexpr int64_t kPlanesPerChunk = 16;
+/// Rows of pixels (image x row, every channel) per parallel chunk in channels-last.
+constexpr int64_t kRowsPerChunk = 4;
 
 inline float relu(float v) { return std::isnan(v) ? v : (v > 0.f ? v : 0.f); }
 
@@ -66,38 +69,111 @@ void poolBackward(const float* input, const float* gradOutput, float* gradInput,
   });
 }
 
+/// Channels-last: a pixel's channels lie side by side, so each output pixel sums the channel
+/// vectors of its four input pixels (the channel loop is what the compiler vectorises). Rows
+/// of output pixels (image x output row) are the parallel unit.
+void poolForwardChannelsLast(const float* input, float* output, int64_t images, int64_t channels, int64_t height,
+                             int64_t width) {
+  const int64_t outHeight = height / 2, outWidth = width / 2;
+  at::parallel_for(0, images * outHeight, kRowsPerChunk, [&](int64_t first, int64_t last) {
+    for (int64_t outRow = first; outRow < last; ++outRow) {
+      const int64_t image = outRow / outHeight, oh = outRow % outHeight;
+      const float* top = input + (image * height + 2 * oh) * width * channels;
+      const float* bottom = top + width * channels;
+      float* out = output + outRow * outWidth * channels;
+      for (int64_t ow = 0; ow < outWidth; ++ow) {
+        const float* topLeft = top + 2 * ow * channels;
+        const float* topRight = topLeft + channels;
+        const float* bottomLeft = bottom + 2 * ow * channels;
+        const float* bottomRight = bottomLeft + channels;
+        float* pixel = out + ow * channels;
+        for (int64_t c = 0; c < channels; ++c) {
+          float sum = 0.f;  // the order avg_pool2d sums a window in, as in the NCHW kernel
+          sum += relu(topLeft[c]);
+          sum += relu(topRight[c]);
+          sum += relu(bottomLeft[c]);
+          sum += relu(bottomRight[c]);
+          pixel[c] = sum / 4.f;
+        }
+      }
+    }
+  });
+}
+
+void poolBackwardChannelsLast(const float* input, const float* gradOutput, float* gradInput, int64_t images,
+                              int64_t channels, int64_t height, int64_t width) {
+  const int64_t outHeight = height / 2, outWidth = width / 2;
+  const int64_t rowValues = width * channels;
+  at::parallel_for(0, images * height, kRowsPerChunk, [&](int64_t first, int64_t last) {
+    for (int64_t inRow = first; inRow < last; ++inRow) {
+      const int64_t image = inRow / height, h = inRow % height;
+      const float* in = input + inRow * rowValues;
+      float* gradIn = gradInput + inRow * rowValues;
+      if (h / 2 >= outHeight) {  // an odd last row: outside every window
+        std::fill(gradIn, gradIn + rowValues, 0.f);
+        continue;
+      }
+      const float* gradOutRow = gradOutput + (image * outHeight + h / 2) * outWidth * channels;
+      for (int64_t w = 0; w < 2 * outWidth; ++w) {
+        const float* gradOutPixel = gradOutRow + (w / 2) * channels;
+        const float* inPixel = in + w * channels;
+        float* gradPixel = gradIn + w * channels;
+        for (int64_t c = 0; c < channels; ++c) {
+          gradPixel[c] = inPixel[c] <= 0.f ? 0.f : gradOutPixel[c] / 4.f;
+        }
+      }
+      std::fill(gradIn + 2 * outWidth * channels, gradIn + rowValues, 0.f);
+    }
+  });
+}
+
 class ReluAvgPool2x2Function final : public torch::autograd::Function<ReluAvgPool2x2Function> {
  public:
-  static torch::Tensor forward(AutogradContext* context, const torch::Tensor& input) {
+  static torch::Tensor forward(AutogradContext* context, const torch::Tensor& input, bool channelsLast) {
     const int64_t batch = input.size(0), channels = input.size(1);
     const int64_t height = input.size(2), width = input.size(3);
-    torch::Tensor output = torch::empty({batch, channels, height / 2, width / 2}, input.options());
-    poolForward(input.data_ptr<float>(), output.data_ptr<float>(), batch * channels, height, width);
+    const auto layout = channelsLast ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+    torch::Tensor output =
+        torch::empty({batch, channels, height / 2, width / 2}, input.options().memory_format(layout));
+    if (channelsLast) {
+      poolForwardChannelsLast(input.data_ptr<float>(), output.data_ptr<float>(), batch, channels, height, width);
+    } else {
+      poolForward(input.data_ptr<float>(), output.data_ptr<float>(), batch * channels, height, width);
+    }
     context->save_for_backward({input});
+    context->saved_data["channels_last"] = channelsLast;
     return output;
   }
 
   static tensor_list backward(AutogradContext* context, tensor_list gradOutputs) {
     const torch::Tensor input = context->get_saved_variables().front();
-    const torch::Tensor gradOutput = gradOutputs.front().contiguous();
-    torch::Tensor gradInput = torch::empty_like(input);
-    poolBackward(input.data_ptr<float>(), gradOutput.data_ptr<float>(), gradInput.data_ptr<float>(),
-                 input.size(0) * input.size(1), input.size(2), input.size(3));
-    return {gradInput};
+    const bool channelsLast = context->saved_data["channels_last"].toBool();
+    const auto layout = channelsLast ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+    // The pooled gradient comes in either layout (flatten's backward gives NCHW).
+    const torch::Tensor gradOutput = gradOutputs.front().contiguous(layout);
+    torch::Tensor gradInput = torch::empty(input.sizes(), input.options().memory_format(layout));
+    if (channelsLast) {
+      poolBackwardChannelsLast(input.data_ptr<float>(), gradOutput.data_ptr<float>(), gradInput.data_ptr<float>(),
+                               input.size(0), input.size(1), input.size(2), input.size(3));
+    } else {
+      poolBackward(input.data_ptr<float>(), gradOutput.data_ptr<float>(), gradInput.data_ptr<float>(),
+                   input.size(0) * input.size(1), input.size(2), input.size(3));
+    }
+    return {gradInput, torch::Tensor()};
   }
 };
 
 }  // namespace
 
 torch::Tensor reluAvgPool2x2(const torch::Tensor& input) {
-  const bool fusable = input.device().is_cpu() && input.scalar_type() == torch::kFloat32 &&
-                       input.dim() == 4 && input.is_contiguous() && input.size(2) >= 2 &&
-                       input.size(3) >= 2;
-  if (!fusable) {
-    return torch::nn::functional::avg_pool2d(torch::relu(input),
-                                             torch::nn::functional::AvgPool2dFuncOptions(2));
+  const bool fusable = input.device().is_cpu() && input.scalar_type() == torch::kFloat32 && input.dim() == 4 &&
+                       input.size(2) >= 2 && input.size(3) >= 2;
+  // A tensor of one channel (or one pixel) is contiguous in both layouts: NCHW is taken then.
+  if (fusable && input.is_contiguous()) return ReluAvgPool2x2Function::apply(input, false);
+  if (fusable && input.is_contiguous(torch::MemoryFormat::ChannelsLast)) {
+    return ReluAvgPool2x2Function::apply(input, true);
   }
-  return ReluAvgPool2x2Function::apply(input);
+  return torch::nn::functional::avg_pool2d(torch::relu(input), torch::nn::functional::AvgPool2dFuncOptions(2));
 }
 
 }  // namespace ensemble

@@ -6,8 +6,9 @@
 // convolution's output once and writes the quarter-size result; the backward reads it and
 // the pooled gradient once and writes the input gradient. The arithmetic is the unfused
 // ops' own (the window summed in row order, then divided by 4; the gradient divided by 4,
-// zero where the input is <= 0), so results are bit-identical to them. Other devices,
-// dtypes and layouts take the unfused ops.
+// zero where the input is <= 0), so results are bit-identical to them. NCHW and channels-
+// last (NHWC) inputs are both fused, and the output and the input's gradient keep the
+// input's layout. Other devices, dtypes and layouts take the unfused ops.
 #include <torch/types.h>
 
 namespace ensemble {
