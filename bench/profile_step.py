@@ -21,11 +21,13 @@ ROOT = os.path.dirname(HERE)
 
 # (kind of work, pattern on "dso symbol"); the first match wins. Not part of a step: STARTUP.
 KINDS = [
-    ("convolution forward (oneDNN)", r"conv_fwd_kernel"),
+    # oneDNN 2.6 convolves NCHW-blocked forward with jit_*_conv_fwd_kernel, NHWC with its brgemm kernels.
+    ("convolution forward (oneDNN)", r"conv_fwd_kernel|brgemm"),
     ("convolution backward, input gradient (oneDNN)", r"conv_bwd_data"),
     ("convolution backward, weight gradient (oneDNN)", r"conv_bwd_weights"),
     ("layout reorders around convolutions (oneDNN)", r"reorder|jit_single_blk|jit_blk"),
     ("other oneDNN JIT code", r"\[JIT\]|jit_"),
+    ("oneDNN outside its JIT kernels (loops around them; its symbols are stripped)", r"libdnnl|libmkldnn"),
     ("dense layers: sgemm (BLAS)", r"sgemm|libopenblas|libblas|mkl_blas|gemm"),
     ("ReLU + pool, fused (ours)", r"ReluAvgPool|reluAvgPool|poolForward|poolBackward"),
     ("loading the dataset", r"libz\.|inflate|IdxFile|crc32"),
