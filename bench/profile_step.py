@@ -93,7 +93,7 @@ def main():
     print(f"{' '.join(command)}")
     print(f"{bench.get('images_per_second', 0):.0f} member-img/s (under perf); {wall:.1f} s wall, {cpu_seconds:.1f} CPU-s "
           f"sampled on {os.cpu_count()} cores: {100 * cpu_seconds / (wall * os.cpu_count()):.0f}% busy")
-    print(f"\n| kind of work | share of the step | share of all samples |\n|---|---|---|")
+    print("\n| kind of work | share of the step | share of all samples |\n|---|---|---|")
     rows = []
     for kind, n in sorted(samples.items(), key=lambda item: -item[1]):
         step_share = "" if kind in STARTUP else f"{100 * n / step_total:.1f}%"
