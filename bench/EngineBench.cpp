@@ -15,7 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/devices/DeviceSpec.h"
+#include "core/common/Error.h"
+#include "core/devices/DeviceInventory.h"
+#include "core/train/ConfigFields.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"
@@ -50,57 +52,99 @@ std::string loadedBlas() {
   return at::hasMKL() ? "MKL, linked into libtorch_cpu" : "none";
 }
 
-}  // namespace
+/// The value of --`name` (or `fallback`) as an integer; ConfigError naming the flag otherwise.
+int64_t integerArgument(const nlohmann::json& args, const std::string& name, const std::string& fallback) {
+  const std::string text = args.value(name, fallback);
+  try {
+    std::size_t used = 0;
+    const long long value = std::stoll(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw ensemble::ConfigError("--" + name + " expects an integer, got '" + text + "'");
+}
 
-int main(int argc, char** argv) {
-  nlohmann::json args = nlohmann::json::object();
-  for (int i = 1; i + 1 < argc; i += 2) args[std::string(argv[i]).substr(2)] = argv[i + 1];
-  const int64_t steps = std::stoll(args.value("steps", "30"));
-  const int64_t warmup = std::stoll(args.value("warmup", "5"));
+/// The bench itself; returns the exit code. Every LibTorch object (the trainer and, through
+/// it, the replicas, their CUDA memory and worker threads) lives and dies inside it, with
+/// the GPU's queued work finished, so nothing of them is left for the process's exit.
+int runBench(const nlohmann::json& args) {
+  const int64_t steps = integerArgument(args, "steps", "30");
+  const int64_t warmup = integerArgument(args, "warmup", "5");
   ensemble::ExperimentConfig config;
   config.dataset = args.value("dataset", "fashion-mnist");
   config.model = ensemble::parseModel(args.value("model", "cnn"));
   config.mode = ensemble::parseMode(args.value("mode", "ensemble"));
   config.devices = args.value("devices", "cpu*4");
-  config.batchSize = std::stoll(args.value("batch-size", "128"));
+  config.batchSize = integerArgument(args, "batch-size", "128");
   config.memberForm = ensemble::parseMemberForm(args.value("member-form", "separate"));
-  config.evalBatchSize = std::stoll(args.value("eval-batch-size", "256"));
+  config.evalBatchSize = integerArgument(args, "eval-batch-size", "256");
   config.epochs = 1;
   config.trainLimit = (steps + warmup) * config.batchSize;
-  config.testLimit = std::stoll(args.value("test-limit", "10000"));
+  config.testLimit = integerArgument(args, "test-limit", "10000");
   // A logged step reads the step numbers back, which waits for a GPU: one at the end of the
   // warm-up makes the clock's start include all queued warm-up work.
   config.logEvery = std::max<int64_t>(1, warmup);
   config.precision = ensemble::parsePrecision(args.value("precision", "fp32"));
+  const auto deterministic = ensemble::parseSwitch(args.value("deterministic", "on"));
+  if (!deterministic) throw ensemble::ConfigError("--deterministic takes on or off");
+  config.deterministic = *deterministic;
   const auto runDir = std::filesystem::temp_directory_path() /
                       ("ensemble-lab-bench-" + std::to_string(::getpid()));
-  nlohmann::json result{{"side", "ensemblelab"}, {"model", ensemble::modelName(config.model)},
-                        {"mode", ensemble::modeName(config.mode)}, {"devices", config.devices}, {"member_form", ensemble::memberFormName(config.memberForm)},
-                        {"batch_size", config.batchSize}, {"steps", steps}};
+  nlohmann::json result{{"side", "ensemblelab"},
+                        {"model", ensemble::modelName(config.model)},
+                        {"mode", ensemble::modeName(config.mode)},
+                        {"devices", config.devices},
+                        {"member_form", ensemble::memberFormName(config.memberForm)},
+                        {"precision", ensemble::precisionName(config.precision)},
+                        {"deterministic", config.deterministic},
+                        {"batch_size", config.batchSize},
+                        {"steps", steps}};
+  const auto cleanUp = [&] { std::filesystem::remove_all(runDir); };
   try {
     auto trainer = ensemble::Trainer::create(config, runDir.string());
     StepClock clock(warmup);
     const auto finished = trainer->run(&clock, nullptr);
     if (finished.status != ensemble::RunStatus::Completed) throw std::runtime_error(finished.message);
-    const int64_t members = config.mode == ensemble::TrainingMode::Ensemble
-                                ? int64_t(ensemble::parseDeviceSpec(config.devices, 0).size())
-                                : 1;
-    result["images_per_second"] =
-        double(steps * config.batchSize * members) / (clock.lastSeconds - clock.warmupSeconds);
+    // The models the run trained, from what it ran on (the device spec resolved against
+    // this machine's devices): each member trains on the whole batch.
+    const int64_t members = int64_t(ensemble::modelCount(config.mode, int(finished.summary->replicas)));
+    const double seconds = clock.lastSeconds - clock.warmupSeconds;
+    result["devices"] = trainer->devices();
+    result["members"] = members;
+    result["images_per_second"] = double(steps * config.batchSize) / seconds;
+    result["member_images_per_second"] = double(steps * config.batchSize * members) / seconds;
     const auto start = std::chrono::steady_clock::now();
     trainer->evaluate();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    result["eval_images_per_second"] = double(config.testLimit) / seconds;
+    const double evalSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result["eval_images_per_second"] = double(config.testLimit) / evalSeconds;
+    const bool gpu = trainer->devices().find("cuda") != std::string::npos;
+    // Asked only after GPU work: the allocator's statistics exist once CUDA has started.
+    result["peak_gpu_memory_mb"] = gpu ? double(ensemble::cudaPeakAllocatedBytes()) / double(1 << 20) : 0.0;
+    trainer.reset();
+    if (gpu) ensemble::cudaFinishQueuedWork();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ensemble-lab-bench: %s\n", e.what());
-    std::filesystem::remove_all(runDir);
+    cleanUp();
     return 1;
   }
-  std::filesystem::remove_all(runDir);
+  cleanUp();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   result["peak_rss_mb"] = double(usage.ru_maxrss) / 1024.0;
   result["blas"] = loadedBlas();
   std::printf("%s\n", result.dump().c_str());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  nlohmann::json args = nlohmann::json::object();
+  for (int i = 1; i + 1 < argc; i += 2) args[std::string(argv[i]).substr(2)] = argv[i + 1];
+  try {
+    return runBench(args);
+  } catch (const std::exception& e) {  // a bad argument, before any training
+    std::fprintf(stderr, "ensemble-lab-bench: %s\n", e.what());
+    return 2;
+  }
 }

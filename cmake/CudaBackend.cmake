@@ -92,9 +92,10 @@ message(STATUS "EnsembleLab: NCCL ${ENSEMBLELAB_NCCL_VERSION} from ${ENSEMBLELAB
 # LibTorch; its header needs USE_C10D_NCCL.
 find_path(ENSEMBLELAB_C10D_NCCL_INCLUDE_DIR torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp
           HINTS ${TORCH_INCLUDE_DIRS})
-if(ENSEMBLELAB_C10D_NCCL_INCLUDE_DIR AND ENSEMBLELAB_WITH_GLOO)
+if(ENSEMBLELAB_C10D_NCCL_INCLUDE_DIR AND ENSEMBLELAB_WITH_C10D)
   target_compile_definitions(ensemble_core PRIVATE ENSEMBLELAB_WITH_C10D_NCCL=1 USE_C10D_NCCL)
   message(STATUS "EnsembleLab: c10d process groups with NCCL")
 else()
-  message(STATUS "EnsembleLab: no c10d ProcessGroupNCCL in this LibTorch; across processes GPUs use Gloo")
+  message(STATUS "EnsembleLab: no c10d ProcessGroupNCCL in this LibTorch: GPU ranks across processes average "
+                 "through Gloo on the host (--backend gloo), where it is built")
 endif()

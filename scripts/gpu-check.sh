@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # What only a GPU machine can show, in one run: builds the CUDA build, then checks
-#   1. the devices the CLI sees;
-#   2. the same ensemble on `cpu*2` and on `cuda:0*2` (same seeds, same batches: close
-#      metrics, not bit-equal, since cuDNN's kernels are not the CPU's);
+#   1. the devices the CLI sees, and `devices --check` (NCCL across every GPU, Gloo on the CPU);
+#   2. the same ensemble on `cpu*2` and on `cuda:0*2` in fp32 (IEEE float32, TF32 off):
+#      train loss equal to 1e-5 at step 10 and 1e-3 at step 100; in deterministic mode the
+#      same seed twice gives identical metrics.csv and checkpoints, and a run killed
+#      mid-way and resumed gives the uninterrupted run's metrics.csv byte for byte;
 #   3. NCCL's average across every visible GPU (TestNcclCommunicator), and an ensemble on
 #      `cuda*N` through the in-process NCCL communicator where there are two GPUs or more;
 #   4. c10d's NCCL process group with two ranks where there are two GPUs, against `cuda*2`;
-#   5. the ensemble of 8 on one GPU, separate and stacked members, fp32 / tf32 / bf16.
+#      with one GPU, two NCCL ranks on it are refused in a sentence (no backtrace, exit 1);
+#   5. the ensemble of 8 on one GPU, separate and stacked members, fp32 / tf32 / bf16, and
+#      fp32 with deterministic kernels off (what determinism costs).
 # and writes a Markdown report (commands, exit codes, the figures). Each step is recorded
 # whether it passes or not; the script exits 1 if any failed, 2 where there is no GPU.
-#   bash scripts/gpu-check.sh [REPORT.md]       default: gpu-report.md, or $OUT/gpu-report.md
+#   bash scripts/gpu-check.sh [REPORT.md]   default: docs/gpu-reports/<date>-<gpu>.md (and a
+#                                           copy in $OUT, which a device run sends back)
 # Torch comes from $TORCH_PYTHON, else scripts/torch-venv.sh's environment if it exists,
 # else the python3 on PATH (GPU machines often have PyTorch but no network).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-report="${1:-${OUT:-.}/gpu-report.md}"
+gpu_name="$( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo no-gpu) | head -1 |
+  tr -c 'A-Za-z0-9\n' '-' | tr -s '-' | sed 's/-$//')"
+report="${1:-docs/gpu-reports/$(date -u +%F)-${gpu_name:-gpu}.md}"
+mkdir -p "$(dirname "$report")"
 export PATH="$PATH:/usr/local/cuda/bin"
 work="$(mktemp -d)"
 failures=0
@@ -77,6 +85,7 @@ cli=build-cuda/app/ensemble-lab-cli
 bench=build-cuda/bench/ensemble-lab-bench
 
 step "1. Devices" "$cli" devices
+step "1b. devices --check: all-reduce across every GPU (NCCL) and two CPU ranks (Gloo)" "$cli" devices --check --timeout 180
 gpus="$("$python" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null | tail -1)"
 gpus="${gpus:-0}"
 if [ "$gpus" -eq 0 ]; then
@@ -97,10 +106,44 @@ close() {
 d=abs(a-b); print("ensemble test accuracy %.4f vs %.4f, difference %.4f (allowed %s)" % (a,b,d,sys.argv[3])); sys.exit(d > float(sys.argv[3]))' "$1" "$2" "$3"
 }
 
-run=(train --dataset fashion-mnist --mode ensemble --epochs 1 --train-limit 12800 --seed 1)
-step "2a. Ensemble on cpu*2" "$cli" "${run[@]}" --devices 'cpu*2' --out "$work/cpu2" && note "$(summary "$work/cpu2")"
-step "2b. Ensemble on cuda:0*2" "$cli" "${run[@]}" --devices 'cuda:0*2' --out "$work/gpu2" && note "$(summary "$work/gpu2")"
-step "2c. cpu*2 and cuda:0*2 agree" close "$work/cpu2" "$work/gpu2" 0.01
+# The ensemble's train loss at `step` in two runs' metrics.csv, within `tolerance`.
+same_loss() {
+  "$python" -c 'import csv,sys
+def loss(run, step):
+    for row in csv.DictReader(open(run + "/metrics.csv")):
+        if row["member"] == "ensemble" and row["step"] == step and row["train_loss"]: return float(row["train_loss"])
+    sys.exit("no ensemble train loss at step %s in %s" % (step, run))
+a, b = loss(sys.argv[1], sys.argv[3]), loss(sys.argv[2], sys.argv[3])
+print("step %s: train loss %.9f vs %.9f, difference %.2e (allowed %s)" % (sys.argv[3], a, b, abs(a - b), sys.argv[4]))
+sys.exit(abs(a - b) > float(sys.argv[4]))' "$@"
+}
+# Two run folders hold identical metrics.csv and identical checkpoint files.
+identical_runs() {
+  cmp "$1/metrics.csv" "$2/metrics.csv" &&
+    diff <(cd "$1/checkpoints" && find . -name '*.pt' -exec sha256sum {} + | sort -k2) \
+         <(cd "$2/checkpoints" && find . -name '*.pt' -exec sha256sum {} + | sort -k2) &&
+    echo "metrics.csv and every checkpoint file identical"
+}
+# Trains, is killed (SIGKILL) at its second checkpoint, resumes: the result must be `$1`'s.
+killed_and_resumed() {
+  ENSEMBLELAB_CRASH_AT=checkpoint-published:2 "$cli" "${run[@]}" --log-every 1 --checkpoint-every 30 \
+    --devices 'cuda:0*2' --out "$work/killed"
+  echo "first session ended with exit $? (killed on purpose)"
+  "$cli" resume --run "$work/killed" && cmp "$1/metrics.csv" "$work/killed/metrics.csv" &&
+    echo "resumed run's metrics.csv is the uninterrupted run's, byte for byte"
+}
+
+run=(train --dataset fashion-mnist --mode ensemble --epochs 1 --train-limit 12800 --seed 1 --precision fp32)
+step "2a. Ensemble on cpu*2" "$cli" "${run[@]}" --log-every 1 --devices 'cpu*2' --out "$work/cpu2" && note "$(summary "$work/cpu2")"
+step "2b. Ensemble on cuda:0*2" "$cli" "${run[@]}" --log-every 1 --devices 'cuda:0*2' --out "$work/gpu2" &&
+  note "$(summary "$work/gpu2")"
+step "2c. fp32: cpu*2 and cuda:0*2 agree at step 10 (1e-5)" same_loss "$work/cpu2" "$work/gpu2" 10 1e-5
+step "2d. fp32: cpu*2 and cuda:0*2 agree at step 100 (1e-3)" same_loss "$work/cpu2" "$work/gpu2" 100 1e-3
+step "2e. cpu*2 and cuda:0*2 test accuracy agree" close "$work/cpu2" "$work/gpu2" 0.01
+step "2f. Deterministic: the same seed again on cuda:0*2" "$cli" "${run[@]}" --log-every 1 --devices 'cuda:0*2' \
+  --out "$work/gpu2-again"
+step "2g. Deterministic: both runs identical" identical_runs "$work/gpu2" "$work/gpu2-again"
+step "2h. Deterministic: killed at a checkpoint and resumed gives the same run" killed_and_resumed "$work/gpu2"
 
 if [ -x build-cuda/tests/TestNcclCommunicator ]; then
   step "3a. NCCL average across the $gpus visible GPU(s)" build-cuda/tests/TestNcclCommunicator
@@ -122,7 +165,23 @@ if [ "$gpus" -ge 2 ]; then
   step "4a. c10d NCCL group, two ranks" two_ranks && note "$(summary "$work/pg2")"
   step "4b. two ranks and cuda*2 agree" close "$work/pg2" "$work/nccl2" 0.002
 else
-  note "3b-4b. One GPU: the in-process NCCL ensemble and c10d's NCCL group need two (NCCL refuses two ranks on one GPU)."
+  note "3b-4b. One GPU: the in-process NCCL ensemble and c10d's NCCL group need two."
+  port=$((29000 + RANDOM % 1000))
+  # Two NCCL ranks on one GPU: both refuse in one sentence naming the ranks, exit 1, no backtrace.
+  two_ranks_one_gpu() {
+    "$cli" "${run[@]}" --devices cuda:0 --world-size 2 --rank 0 --master-port $port --backend nccl --timeout 60 \
+      --out "$work/pg-one" 2>"$work/rank0.err" &
+    local first=$!
+    "$cli" "${run[@]}" --devices cuda:0 --world-size 2 --rank 1 --master-port $port --backend nccl --timeout 60 \
+      2>"$work/rank1.err"
+    local second=$?
+    wait $first
+    local firstStatus=$?
+    cat "$work/rank0.err" "$work/rank1.err"
+    [ $firstStatus -eq 1 ] && [ $second -eq 1 ] && grep -q "both train on the GPU" "$work/rank0.err" &&
+      ! grep -q "frame #" "$work/rank0.err" "$work/rank1.err"
+  }
+  step "4. Two NCCL ranks on one GPU are refused in words" two_ranks_one_gpu
 fi
 
 note "## 5. Ensemble of 8 on cuda:0 (member-images/s; ensemble-lab-bench, 200 steps after 20 warm-up)"
@@ -132,11 +191,16 @@ for form in separate stacked; do
       --member-form "$form" --precision "$precision" --steps 200 --warmup 20 --test-limit 10000
   done
 done
+step "5. separate, fp32, deterministic off" "$bench" --model cnn --mode ensemble --devices 'cuda:0*8' \
+  --member-form separate --precision fp32 --deterministic off --steps 200 --warmup 20 --test-limit 10000
+step "5. stacked, fp32, deterministic off" "$bench" --model cnn --mode ensemble --devices 'cuda:0*8' \
+  --member-form stacked --precision fp32 --deterministic off --steps 200 --warmup 20 --test-limit 10000
 if [ -f bench/flax_peer.py ] && "$python" -c 'import jax, flax, optax' 2>/dev/null; then
   step "5. Flax's own program (pmap/vmap), 8 members" "$python" bench/flax_peer.py --members 8 --steps 200 --warmup 20
 else
   note "5. Flax peer not run: jax, flax and optax are not installed for $python."
 fi
 
+[ -n "${OUT:-}" ] && cp "$report" "$OUT/" 2>/dev/null
 echo "gpu-check: $failures step(s) failed; report in $report" >&2
 [ $failures -eq 0 ]

@@ -290,8 +290,8 @@ class TestCli final : public QObject {
     Result r = runCli(QStringList{"train", "--dataset", "synthetic", "--model", "lenet", "--mode", "data-parallel",
                                   "--devices", "cpu*2", "--lr", "0.03", "--momentum", "0.5", "--batch-size", "32",
                                   "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-every", "5",
-                                  "--eval-batch-size", "50", "--memory-budget", "4096", "--precision", "bf16", "--out",
-                                  root + "/a"} +
+                                  "--eval-batch-size", "50", "--memory-budget", "4096", "--precision", "bf16",
+                                  "--deterministic", "off", "--out", root + "/a"} +
                       tiny);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonObject a = readJson(root + "/a/config.json");
@@ -299,6 +299,7 @@ class TestCli final : public QObject {
         {"dataset", "synthetic"}, {"model", "lenet"}, {"mode", "data-parallel"}, {"devices", "cpu*2"},
         {"lr", 0.03}, {"momentum", 0.5}, {"batch_size", 32}, {"seed", 5}, {"checkpoint_every", 3},
         {"log_every", 2}, {"eval_every", 5}, {"eval_batch_size", 50}, {"memory_budget_mb", 4096}, {"precision", "bf16"},
+        {"deterministic", false},
         {"epochs", 1}, {"train_limit", 256}, {"test_limit", 100}};
     for (auto it = expectedA.begin(); it != expectedA.end(); ++it) {
       QVERIFY2(a[it.key()] == it.value(), qPrintable(it.key() + " in config.json: " + a[it.key()].toVariant().toString()));
@@ -306,7 +307,7 @@ class TestCli final : public QObject {
     QCOMPARE(readJson(root + "/a/summary.json")["test_samples"].toInt(), 100);  // the limit was applied
     saw("train", {"--dataset", "--model", "--mode", "--devices", "--lr", "--momentum", "--batch-size", "--seed",
                   "--checkpoint-every", "--log-every", "--eval-every", "--eval-batch-size", "--memory-budget",
-                  "--precision",
+                  "--precision", "--deterministic",
                   "--epochs", "--train-limit", "--test-limit", "--out"});
     // --config sets what no flag overrides; --member-form stacked.
     QVERIFY(testing::writeFile(root + "/b.json", R"({"lr": 0.07, "dataset": "synthetic"})"));
@@ -328,7 +329,8 @@ class TestCli final : public QObject {
                            "--devices", "cpu*2", "--grid", "lr=0.03", "--momentum", "0.5", "--batch-size", "32",
                            "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-every", "5",
                            "--eval-batch-size", "50",
-                           "--memory-budget", "4096", "--precision", "bf16", "--out", root + "/sa"} +
+                           "--memory-budget", "4096", "--precision", "bf16", "--deterministic", "off", "--out",
+                           root + "/sa"} +
                tiny);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonObject sa = readJson(root + "/sa/001-lr=0.03/config.json");
@@ -337,7 +339,7 @@ class TestCli final : public QObject {
     }
     saw("sweep", {"--dataset", "--model", "--mode", "--devices", "--grid", "--momentum", "--batch-size", "--seed",
                   "--checkpoint-every", "--log-every", "--eval-every", "--eval-batch-size", "--memory-budget",
-                  "--precision",
+                  "--precision", "--deterministic",
                   "--epochs", "--train-limit", "--test-limit", "--out"});
     r = runCli(QStringList{"sweep", "--config", root + "/b.json", "--member-form", "stacked", "--devices", "cpu*2",
                            "--grid", "seed=0", "--lr", "0.02", "--out", root + "/sb"} + tiny);
@@ -478,6 +480,16 @@ class TestCli final : public QObject {
     QVERIFY2(r.exitCode == 1 && r.err.contains("needs --table FILE.csv"), qPrintable(r.err));
     saw("export", {"--runs", "--table", "--curves"});
 
+    // devices --check: all-reduces across the CPU's ranks (and every GPU), within --timeout.
+    r = runCli({"devices", "--check", "--timeout", "60"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains("# all-reduce check: gloo across cpu*2 (2 ranks)") && r.out.contains("busbw(GB/s)") &&
+                 r.out.contains("# cpu*2: ok"),
+             qPrintable(r.out));
+    r = runCli({"devices", "--check", "--timeout", "0.000001"});  // too short for any check: named, exit 1
+    QVERIFY2(r.exitCode == 1 && r.err.contains("did not finish within 1e-06 s"), qPrintable(r.out + r.err));
+    saw("devices", {"--check", "--timeout"});
+
     for (const QString command : {"devices", "train", "resume", "eval", "predict", "export", "sweep"}) {
       r = runCli({"--list-flags", command});
       QCOMPARE(r.exitCode, 0);
@@ -541,6 +553,8 @@ class TestCli final : public QObject {
     QTest::newRow("NaN lr") << (QStringList{"train", "--lr", "nan"} + quick) << "learning rate (lr) must be a positive" << 1;
     QTest::newRow("momentum 1") << (QStringList{"train", "--momentum", "1"} + quick) << "momentum must be in [0, 1)" << 1;
     QTest::newRow("lr not a number") << (QStringList{"train", "--lr", "fast"} + quick) << "--lr expects a number" << 1;
+    QTest::newRow("deterministic neither on nor off") << (QStringList{"train", "--deterministic", "mostly"} + quick)
+                                                      << "--deterministic takes on or off, got 'mostly'" << 1;
     QTest::newRow("missing device") << (QStringList{"train", "--devices", "cuda:0"} + quick) << "does not exist" << 1;
     QTest::newRow("malformed config") << (QStringList{"train", "--config", "@broken/config.json"} + quick) << "is not valid JSON" << 1;
     QTest::newRow("resume without checkpoint") << QStringList{"resume", "--run", "@broken"} << "no checkpoint in" << 1;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/ExperimentForm.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QFileDialog>
@@ -69,7 +70,8 @@ ExperimentForm::ExperimentForm(QWidget* parent)
       m_trainLimit(new QSpinBox),
       m_evalEvery(new QSpinBox),
       m_memberForm(new QComboBox),
-      m_precision(new QComboBox) {
+      m_precision(new QComboBox),
+      m_deterministic(new QCheckBox(tr("same numbers for the same seed"))) {
   m_dataset->addItem(tr("Fashion-MNIST"), "fashion-mnist");
   m_dataset->addItem(tr("Synthetic (small, generated)"), "synthetic");
   auto* openFolder = new QPushButton(tr("Open folder…"));
@@ -118,8 +120,12 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_precision->addItem(tr("fp32"), "fp32");
   m_precision->addItem(tr("tf32 (NVIDIA GPUs)"), "tf32");
   m_precision->addItem(tr("bf16 autocast"), "bf16");
-  m_precision->setToolTip(tr("fp32: exact and reproducible. tf32: GPU matrix products in TensorFloat-32. "
+  m_precision->setToolTip(tr("fp32: IEEE float32 on every device. tf32: GPU matrix products in TensorFloat-32. "
                              "bf16: convolutions and matrix products in bfloat16, weights in float32"));
+  m_deterministic->setChecked(true);
+  m_deterministic->setToolTip(tr("On GPUs, deterministic kernels: a run repeats exactly and resumes exactly. Off, "
+                                 "cuDNN may pick faster kernels and the same seed gives slightly different "
+                                 "numbers. CPU runs are deterministic either way."));
 
   auto* form = new QFormLayout;
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -166,6 +172,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   addRow(m_evalEvery, nullptr, "eval_every");
   addRow(m_memberForm, nullptr, "member_form");
   addRow(m_precision, nullptr, "precision");
+  addRow(m_deterministic, nullptr, "deterministic");
   setLayout(form);
 
   connect(openFolder, &QPushButton::clicked, this, &ExperimentForm::chooseFolder);
@@ -173,6 +180,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
     connect(box, &QComboBox::currentIndexChanged, this, &ExperimentForm::revalidate);
   }
   connect(m_devices, &QListWidget::itemChanged, this, &ExperimentForm::revalidate);
+  connect(m_deterministic, &QCheckBox::toggled, this, &ExperimentForm::revalidate);
   for (QLineEdit* edit : {m_learningRate, m_momentum}) {
     connect(edit, &QLineEdit::textChanged, this, &ExperimentForm::revalidate);
   }
@@ -222,6 +230,7 @@ ExperimentConfig ExperimentForm::config() const {
   config.evalEvery = m_evalEvery->value();
   config.memberForm = parseMemberForm(m_memberForm->currentData().toString().toStdString());
   config.precision = parsePrecision(m_precision->currentData().toString().toStdString());
+  config.deterministic = m_deterministic->isChecked();
   return config;
 }
 
@@ -308,6 +317,7 @@ void ExperimentForm::load(const QSettings& settings) {
   m_evalEvery->setValue(settings.value("setup/evalEvery", 0).toInt());
   m_memberForm->setCurrentIndex(std::max(0, m_memberForm->findData(settings.value("setup/memberForm", "separate"))));
   m_precision->setCurrentIndex(std::max(0, m_precision->findData(settings.value("setup/precision", "fp32"))));
+  m_deterministic->setChecked(settings.value("setup/deterministic", true).toBool());
   revalidate();
 }
 
@@ -330,6 +340,7 @@ void ExperimentForm::save(QSettings& settings) const {
   settings.setValue("setup/evalEvery", m_evalEvery->value());
   settings.setValue("setup/memberForm", m_memberForm->currentData());
   settings.setValue("setup/precision", m_precision->currentData());
+  settings.setValue("setup/deterministic", m_deterministic->isChecked());
 }
 
 }  // namespace ensemble::ui

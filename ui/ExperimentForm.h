@@ -8,6 +8,7 @@
 
 #include "core/train/ExperimentConfig.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -51,6 +52,7 @@ class ExperimentForm final : public QWidget {
   QSpinBox* evalEveryBox() const { return m_evalEvery; }
   QComboBox* memberFormBox() const { return m_memberForm; }
   QComboBox* precisionBox() const { return m_precision; }
+  QCheckBox* deterministicBox() const { return m_deterministic; }
 
  signals:
   void validityChanged(bool valid);
@@ -75,6 +77,7 @@ class ExperimentForm final : public QWidget {
   QSpinBox* m_evalEvery;
   QComboBox* m_memberForm;
   QComboBox* m_precision;
+  QCheckBox* m_deterministic;
   QHash<QString, QLabel*> m_errorLabels;
   QHash<QString, QString> m_errors;
   bool m_wasValid = true;

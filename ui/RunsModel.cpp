@@ -11,6 +11,7 @@
 #include "core/common/Error.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
+#include "core/train/Determinism.h"
 #include "ui/EngineMessage.h"
 #include "ui/SeedGroups.h"
 
@@ -29,7 +30,24 @@ QString statusOf(const RunRecord& run) {
   return QString::fromStdString(runStatusName(run.summary->status));
 }
 
+/// Whether the run trains on a GPU: the devices it resolved to (config.json keeps them).
+bool usesGpu(const ExperimentConfig& config) { return config.devices.find("cuda") != std::string::npos; }
+
 }  // namespace
+
+QString numericsOf(const ExperimentConfig& config) {
+  const QString precision = QString::fromStdString(precisionName(config.precision));
+  return usesGpu(config) && !config.deterministic ? QObject::tr("%1, not reproducible").arg(precision) : precision;
+}
+
+QString numericsTip(const ExperimentConfig& config) {
+  const std::string why = whyNotReproducible(config, usesGpu(config));
+  if (!why.empty()) return inLabels(why);
+  return config.precision == Precision::Tf32
+             ? QObject::tr("TensorFloat-32 matrix products on the GPU; the same seed gives the same numbers")
+             : QObject::tr("%1 arithmetic; the same seed gives the same numbers")
+                   .arg(QString::fromStdString(precisionName(config.precision)));
+}
 
 QString RunRecord::name() const { return QFileInfo(directory).fileName(); }
 
@@ -49,9 +67,9 @@ QString RunRecord::legendLabel() const {
 
 QString RunRecord::captionLine() const {
   if (!config) return name();
-  return QObject::tr("%1: %2 · %3 · %4 · %5 · lr %6 · momentum %7 · batch %8")
+  return QObject::tr("%1: %2 · %3 · %4 · %5 · %6 · lr %7 · momentum %8 · batch %9")
       .arg(name(), QString::fromStdString(config->dataset), QString::fromStdString(modelName(config->model)),
-           QString::fromStdString(modeName(config->mode)), QString::fromStdString(config->devices))
+           QString::fromStdString(modeName(config->mode)), QString::fromStdString(config->devices), numericsOf(*config))
       .arg(config->learningRate)
       .arg(config->momentum)
       .arg(config->batchSize);
@@ -255,6 +273,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ToolTipRole) {
     if (!run.problem.isEmpty()) return run.problem;
+    if (index.column() == Numerics && run.config) return numericsTip(*run.config);
     if (run.summary && !run.summary->message.empty()) return QString::fromStdString(run.summary->message);
     return run.directory;
   }
@@ -269,6 +288,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case Mode: return QString::fromStdString(modeName(c.mode));
     case Model: return QString::fromStdString(modelName(c.model));
     case Devices: return QString::fromStdString(c.devices);
+    case Numerics: return numericsOf(c);
     case Lr: return c.learningRate;
     case Momentum: return c.momentum;
     case Batch: return qlonglong(c.batchSize);
@@ -286,7 +306,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
 
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* const names[] = {"Run", "Status", "Mode", "Model", "Devices", "LR", "Momentum", "Batch",
+  static const char* const names[] = {"Run", "Status", "Mode", "Model", "Devices", "Numerics", "LR", "Momentum", "Batch",
                                       "Epochs", "Test acc.", "Ens. NLL", "s/epoch", "img/s", "Seed group"};
   return tr(names[section]);
 }

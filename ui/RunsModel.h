@@ -18,6 +18,12 @@
 
 namespace ensemble::ui {
 
+/// A run's arithmetic in brief: "fp32", "bf16", "fp32, not reproducible" (a GPU run without
+/// deterministic kernels).
+QString numericsOf(const ExperimentConfig& config);
+/// The sentence behind it: what the precision does and whether the same seed repeats.
+QString numericsTip(const ExperimentConfig& config);
+
 struct RunRecord {
   QString directory;
   std::optional<ExperimentConfig> config;  ///< none when config.json is unreadable
@@ -50,7 +56,7 @@ class RunsModel final : public QAbstractTableModel {
   Q_DISABLE_COPY_MOVE(RunsModel)
 
  public:
-  enum Column { Name, Status, Mode, Model, Devices, Lr, Momentum, Batch, Epochs, TestAccuracy, EnsembleNll, SecondsPerEpoch, ImagesPerSecond, SeedGroup, ColumnCount };
+  enum Column { Name, Status, Mode, Model, Devices, Numerics, Lr, Momentum, Batch, Epochs, TestAccuracy, EnsembleNll, SecondsPerEpoch, ImagesPerSecond, SeedGroup, ColumnCount };
 
   explicit RunsModel(QObject* parent = nullptr);
 

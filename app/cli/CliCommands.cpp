@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "app/cli/CliDevices.h"
 #include "app/cli/CliSweep.h"
 #include "app/cli/CliTraining.h"
 #include "app/cli/ProgressPrinter.h"
@@ -77,6 +78,10 @@ nlohmann::json flagValue(const CliOptions& options, const ConfigField& field) {
   switch (field.kind) {
     case ConfigField::Kind::Text: return options.value(field.flag);
     case ConfigField::Kind::Number: return parseNumber(options, field.flag);
+    case ConfigField::Kind::Switch: {
+      if (const std::optional<bool> value = parseSwitch(options.value(field.flag))) return *value;
+      throw ConfigError("--" + std::string(field.flag) + " takes on or off, got '" + options.value(field.flag) + "'");
+    }
     case ConfigField::Kind::Integer: return parseInteger(options, field.flag);
     case ConfigField::Kind::NonNegativeInteger: {
       const int64_t value = parseInteger(options, field.flag);
@@ -182,19 +187,6 @@ std::optional<ExperimentConfig> configOfRunWithoutCheckpoint(const std::string& 
   } catch (const ConfigError&) {
     return std::nullopt;  // not a run we wrote: open() names the missing checkpoint
   }
-}
-
-int commandDevices() {
-  std::printf("%-6s %-8s %-44s %s\n", "index", "device", "name", "memory");
-  for (const auto& device : listDevices()) {
-    const std::string index = device.id == "cpu" ? "-" : device.id.substr(5);
-    std::string name = device.name;
-    if (device.cores > 0) name += " (" + std::to_string(device.cores) + " cores)";
-    std::printf("%-6s %-8s %-44s %.1f GiB\n", index.c_str(), device.id.c_str(), name.c_str(),
-                double(device.memoryBytes) / double(1ull << 30));
-  }
-  if (const std::string why = whyNoCudaDevice(); !why.empty()) std::printf("no CUDA device: %s\n", why.c_str());
-  return 0;
 }
 
 /// Continues `run` from its last checkpoint (from step 0 when it has none yet).
@@ -341,7 +333,7 @@ int runCommand(const CliOptions& options) {
       for (const std::string& flag : flagsOf(options.value("command"))) std::printf("--%s\n", flag.c_str());
       return 0;
     }
-    if (options.command == "devices") return commandDevices();
+    if (options.command == "devices") return commandDevices(options);
     if (options.command == "train") return commandTrain(options);
     if (options.command == "resume") return commandResume(options);
     if (options.command == "eval") return commandEval(options);

@@ -22,6 +22,8 @@ const CliFlag kRun{"run", "DIR", "the run folder"};
 /// Flags that may be given several times; their values are kept in order.
 const char kRepeatSeparator = '\n';
 bool repeatable(const std::string& flag) { return flag == "grid"; }
+/// Flags that are switches by their presence alone.
+bool takesNoValue(const std::string& command, const std::string& flag) { return command == "devices" && flag == "check"; }
 
 /// The process group's flags (train and resume).
 const std::vector<CliFlag>& groupFlags() {
@@ -56,7 +58,7 @@ const std::map<std::string, std::set<std::string>>& flagsByCommand() {
       predict.insert(flag);
     }
     return std::map<std::string, std::set<std::string>>{
-        {"devices", {}}, {"train", train},   {"resume", resume}, {"eval", eval},
+        {"devices", {"check", "timeout"}}, {"train", train},   {"resume", resume}, {"eval", eval},
         {"predict", predict}, {"export", exportFlags}, {"sweep", sweep}, {"help", {}}, {"version", {}}};
   }();
   return flags;
@@ -90,8 +92,12 @@ std::string usageText() {
   return R"(ensemble-lab-cli: train and compare deep ensembles, headless
 
 Usage:
-  ensemble-lab-cli devices
-      List the CPU and every CUDA device: index, name, memory.
+  ensemble-lab-cli devices [--check [--timeout SECONDS]]
+      List the CPU and every CUDA device: index, name, memory. --check also
+      all-reduces across every GPU with NCCL (one GPU: that GPU) and across two CPU
+      ranks with Gloo, checks the sums and reports the bandwidth as nccl-tests'
+      all_reduce_perf does; exits 1 naming the device that fails or hangs past
+      --timeout (default 120 s). Run it before a long multi-GPU run.
   ensemble-lab-cli train [flags]
 )" + train + R"(    Several processes or hosts (c10d process group; torchrun's RANK, WORLD_SIZE,
     LOCAL_RANK, MASTER_ADDR and MASTER_PORT are read when the flags are absent):
@@ -172,6 +178,8 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
     if (equals != std::string::npos) {
       value = name.substr(equals + 1);
       name = name.substr(0, equals);
+    } else if (takesNoValue(options.command, name)) {
+      value = "on";
     } else if (i + 1 < arguments.size()) {
       value = arguments[++i];
     } else {

@@ -7,16 +7,18 @@
 
 #include "core/common/Environment.h"
 #include "core/common/Error.h"
+#include "core/common/ErrorMessage.h"
+#include "core/devices/DeviceInventory.h"
 
-#ifdef ENSEMBLELAB_WITH_GLOO
+#ifdef ENSEMBLELAB_WITH_C10D
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/version.h>
+#ifdef ENSEMBLELAB_WITH_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
 #ifdef ENSEMBLELAB_WITH_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
-
-#include <cstdlib>
 
 #include "core/comm/Rendezvous.h"
 #include "core/comm/RouteToHost.h"
@@ -33,11 +35,24 @@ bool ncclGroupBuilt() {
 #endif
 }
 
+bool glooGroupBuilt() {
+#ifdef ENSEMBLELAB_WITH_GLOO
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace
 
 std::string chooseBackend(const std::string& requested, const std::string& device) {
   const bool gpu = device.rfind("cuda", 0) == 0;
   if (requested.empty()) return gpu && ncclGroupBuilt() ? "nccl" : "gloo";
+  if (requested == "gloo" && !glooGroupBuilt()) {
+    throw ConfigError("this build of EnsembleLab has no Gloo process group (Gloo's headers, Debian's libgloo-dev, "
+                      "were missing when it was built), so " + device + " ranks cannot average across processes; " +
+                      (gpu ? std::string("use --backend nccl, or ") : std::string()) + "rebuild with libgloo-dev installed");
+  }
   if (requested == "nccl" && !ncclGroupBuilt()) {
 #ifdef ENSEMBLELAB_WITH_CUDA
     throw ConfigError("this build of EnsembleLab has no NCCL process group (NCCL or c10d's ProcessGroupNCCL was "
@@ -54,7 +69,7 @@ std::string chooseBackend(const std::string& requested, const std::string& devic
   return requested;
 }
 
-#ifdef ENSEMBLELAB_WITH_GLOO
+#ifdef ENSEMBLELAB_WITH_C10D
 namespace {
 
 // What the backends derive from: c10d::ProcessGroup in LibTorch 1.x, c10d::Backend in 2.x.
@@ -64,6 +79,7 @@ using GroupBackend = c10d::Backend;
 using GroupBackend = c10d::ProcessGroup;
 #endif
 
+#ifdef ENSEMBLELAB_WITH_GLOO
 bool isLoopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
@@ -78,6 +94,7 @@ std::shared_ptr<::gloo::transport::Device> glooDevice(const ProcessGroupOptions&
   if (isLoopback(options.masterAddr)) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
   return c10d::ProcessGroupGloo::createDeviceForHostname(localAddressTowards(options.masterAddr));
 }
+#endif
 
 class ProcessGroupCommunicator final : public Communicator {
  public:
@@ -87,16 +104,20 @@ class ProcessGroupCommunicator final : public Communicator {
                            const torch::Device& device, const nlohmann::json& config)
       : m_options(options), m_backend(backend), m_localReplicas(localReplicas),
         m_device(backend == "nccl" ? device : torch::Device(torch::kCPU)) {
+    // NCCL ranks say which GPU they use, so two on one GPU are refused by name at the start.
+    const std::string gpu = backend == "nccl" ? cudaDeviceBusId(device.index()) : "";
     m_rendezvous = std::make_unique<Rendezvous>(
-        options, nlohmann::json{{"replicas", localReplicas}, {"backend", backend}, {"config", config}});
+        options, nlohmann::json{{"replicas", localReplicas}, {"backend", backend}, {"gpu", gpu}, {"config", config}});
     const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
     auto store = c10::make_intrusive<c10d::PrefixStore>(backend, m_rendezvous->store());
     if (backend == "gloo") {
+#ifdef ENSEMBLELAB_WITH_GLOO
       auto glooOptions = c10d::ProcessGroupGloo::Options::create(timeout);
       glooOptions->devices.push_back(glooDevice(options));
       collective("connect the Gloo process group", [&] {
         m_group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, options.rank, options.worldSize, glooOptions);
       });
+#endif  // chooseBackend refuses gloo where it is not built
     } else {
       connectNccl(store, timeout);
     }
@@ -160,7 +181,7 @@ class ProcessGroupCommunicator final : public Communicator {
       // instead of at its timeout, and join the diagnosis.
       m_group.reset();
       throw DistributedError("rank " + std::to_string(m_options.rank) + " could not " + what + ": " +
-                             m_rendezvous->diagnose(error.what()));
+                             m_rendezvous->diagnose(describeException(error)));
     }
   }
 
@@ -168,8 +189,8 @@ class ProcessGroupCommunicator final : public Communicator {
 #ifdef ENSEMBLELAB_WITH_C10D_NCCL
     // A failed or timed-out collective must throw from wait() (and reach collective()'s
     // diagnosis), not abort the process from NCCL's watchdog thread.
-    ::setenv("TORCH_NCCL_BLOCKING_WAIT", "1", /*overwrite=*/0);
-    ::setenv("NCCL_BLOCKING_WAIT", "1", /*overwrite=*/0);
+    environment::setDefault(environment::kTorchNcclBlockingWait, "1");
+    environment::setDefault(environment::kNcclBlockingWait, "1");
     auto ncclOptions = c10d::ProcessGroupNCCL::Options::create();
     ncclOptions->timeout = timeout;
     collective("connect the NCCL process group", [&] {
@@ -192,7 +213,7 @@ class ProcessGroupCommunicator final : public Communicator {
 
 }  // namespace
 
-bool processGroupsAvailable() { return true; }
+bool processGroupsAvailable() { return glooGroupBuilt(); }
 
 
 std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions& options, int localReplicas,
@@ -208,9 +229,9 @@ bool processGroupsAvailable() { return false; }
 
 std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions&, int, const std::string&,
                                                   const nlohmann::json&) {
-  throw ConfigError("this build of EnsembleLab has no c10d process groups (LibTorch's distributed part or "
-                    "Gloo's headers were missing when it was built); run with one process, or rebuild "
-                    "with libgloo-dev installed");
+  throw ConfigError("this build of EnsembleLab has no c10d process groups (LibTorch's distributed headers "
+                    "were missing when it was built); run with one process, or rebuild against a LibTorch "
+                    "with them (Debian's libtorch-dev, or the PyPI torch wheel)");
 }
 
 #endif

@@ -20,6 +20,7 @@
 #include "core/comm/RunToken.h"
 #include "core/common/Environment.h"
 #include "core/common/Error.h"
+#include "core/common/ErrorMessage.h"
 
 namespace ensemble {
 namespace {
@@ -108,12 +109,12 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
   } catch (const std::exception& error) {
     if (options.rank == 0) {
       throw DistributedError("rank 0 could not serve the rendezvous on port " +
-                             std::to_string(options.masterPort) + " (" + error.what() +
+                             std::to_string(options.masterPort) + " (" + describeException(error) +
                              "); the port is probably in use by another run or program: choose "
                              "another --master-port for every rank");
     }
     throw DistributedError("rank " + std::to_string(options.rank) + " could not reach rank 0 at " + where() +
-                           " within " + seconds(options.timeoutSeconds) + " (" + error.what() +
+                           " within " + seconds(options.timeoutSeconds) + " (" + describeException(error) +
                            "); start rank 0 first, and check --master-addr and --master-port");
   }
   try {
@@ -142,7 +143,7 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
     throw;  // ours, which say what is wrong (a token that cannot be kept, a refused rank)
   } catch (const std::exception& error) {
     throw DistributedError("lost the rendezvous at " + where() + " while waiting for the other ranks (" +
-                           error.what() + "); rank 0, which serves it, has stopped");
+                           describeException(error) + "); rank 0, which serves it, has stopped");
   }
 }
 
@@ -230,7 +231,20 @@ void Rendezvous::checkToken(int rank, const nlohmann::json& theirs) {
            "ENSEMBLELAB_RUN_TOKEN (or token file); a process that does not know it cannot join");
 }
 
+std::string sameGpuConflict(int rankA, const nlohmann::json& helloA, int rankB, const nlohmann::json& helloB) {
+  const std::string gpu = helloA.value("gpu", "");
+  if (gpu.empty() || gpu != helloB.value("gpu", "") || helloA.value("host", "") != helloB.value("host", "")) return {};
+  if (rankB < rankA) std::swap(rankA, rankB);
+  return "ranks " + std::to_string(rankA) + " and " + std::to_string(rankB) + " both train on the GPU at PCI bus " + gpu +
+         " of host " + helloA.value("host", "") + ", and NCCL needs a GPU of its own for each rank; give each rank "
+         "its own GPU (--devices cuda:N, or leave --devices out and torchrun's LOCAL_RANK picks one), or use "
+         "--backend gloo";
+}
+
 void Rendezvous::checkPeer(int rank, const nlohmann::json& mine, const nlohmann::json& theirs) {
+  if (const std::string conflict = sameGpuConflict(m_options.rank, mine, rank, theirs); !conflict.empty()) {
+    abortRun(conflict);
+  }
   const auto differ = [&](const std::string& what, const std::string& their, const std::string& my,
                           const std::string& advice) {
     abortRun(disagreement(rank, their, m_options.rank, my, what, advice));

@@ -16,6 +16,10 @@
 
 namespace ensemble {
 
+/// Empty, or the sentence refusing two ranks whose hellos name the same GPU ("gpu": its
+/// PCI bus id, on the same "host"): NCCL needs a GPU of its own for each rank.
+std::string sameGpuConflict(int rankA, const nlohmann::json& helloA, int rankB, const nlohmann::json& helloB);
+
 class Rendezvous final {
  public:
   /// Connects (rank 0 serves the store), claims the rank and waits up to the timeout for

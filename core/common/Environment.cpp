@@ -12,6 +12,8 @@ const char* read(const char* name) {
   return value && *value ? value : nullptr;
 }
 
+void setDefault(const char* name, const char* value) { ::setenv(name, value, /*overwrite=*/0); }
+
 std::string hostName() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";

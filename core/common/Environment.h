@@ -27,6 +27,13 @@ inline constexpr char kUseAgentStore[] = "TORCHELASTIC_USE_AGENT_STORE";
 inline constexpr char kRestartCount[] = "TORCHELASTIC_RESTART_COUNT";
 
 // torch's and the desktop's.
+/// cuBLAS's workspace: a fixed one (":4096:8") makes its matrix products deterministic;
+/// set by a deterministic run (core/train/Determinism.h) unless the user set it.
+inline constexpr char kCublasWorkspaceConfig[] = "CUBLAS_WORKSPACE_CONFIG";
+/// c10d's NCCL group: a failed collective throws from wait() instead of aborting the
+/// process from NCCL's watchdog (the old name and the new).
+inline constexpr char kNcclBlockingWait[] = "NCCL_BLOCKING_WAIT";
+inline constexpr char kTorchNcclBlockingWait[] = "TORCH_NCCL_BLOCKING_WAIT";
 /// Gloo's network interface, as in PyTorch.
 inline constexpr char kGlooSocketInterface[] = "GLOO_SOCKET_IFNAME";
 /// Where the default runs folder lives (XDG base directories).
@@ -37,6 +44,10 @@ inline constexpr char kXdgRuntimeDir[] = "XDG_RUNTIME_DIR";
 
 /// The value of `name`, or nullptr when it is unset or empty (an empty variable means unset).
 const char* read(const char* name);
+
+/// Sets `name` to `value` unless the user has set it: the engine's defaults for torch's
+/// and CUDA's variables, which those libraries read themselves.
+void setDefault(const char* name, const char* value);
 
 /// This machine's name (gethostname), "localhost" where it has none: for TensorBoard's
 /// file names and for naming a rank's host in messages.

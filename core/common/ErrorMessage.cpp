@@ -11,6 +11,11 @@
 
 namespace ensemble {
 
+std::string describeException(const std::exception& error) {
+  if (const auto* torchError = dynamic_cast<const c10::Error*>(&error)) return torchError->what_without_backtrace();
+  return error.what();
+}
+
 std::string describeCurrentException() {
   try {
     throw;

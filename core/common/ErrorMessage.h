@@ -2,6 +2,7 @@
 #pragma once
 // One translation from an exception to the line a user reads, shared by the engine, the
 // CLI and the UI (each catches at its boundary). Torch-free header.
+#include <exception>
 #include <string>
 
 namespace ensemble {
@@ -10,5 +11,9 @@ namespace ensemble {
 /// errors as written, LibTorch's without its backtrace (with a hint for out-of-memory),
 /// host allocation failure with what to do.
 std::string describeCurrentException();
+
+/// `error`'s message, without the C++ backtrace LibTorch's errors carry (c10::Error's
+/// what() ends with "frame #17: __libc_start_main ..."), for a message a person reads.
+std::string describeException(const std::exception& error);
 
 }  // namespace ensemble

@@ -9,6 +9,7 @@
 
 #ifdef ENSEMBLELAB_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <cuda_runtime_api.h>
 #endif
 
@@ -48,6 +49,38 @@ std::string whyNoCudaDevice() {
 #endif
 }
 
+std::string cudaDeviceBusId(int index) {
+#ifdef ENSEMBLELAB_WITH_CUDA
+  char busId[32] = {};
+  if (cudaDeviceGetPCIBusId(busId, int(sizeof busId), index) == cudaSuccess) return busId;
+#endif
+  return "cuda:" + std::to_string(index);
+}
+
+bool cudaDeviceHasBf16(int index) {
+#ifdef ENSEMBLELAB_WITH_CUDA
+  return index >= 0 && index < cudaDeviceCount() && at::cuda::getDeviceProperties(index)->major >= 8;
+#else
+  (void)index;
+  return false;
+#endif
+}
+
+std::uint64_t cudaPeakAllocatedBytes() {
+  std::uint64_t peak = 0;
+#ifdef ENSEMBLELAB_WITH_CUDA
+  for (int i = 0; i < cudaDeviceCount(); ++i) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(c10::DeviceIndex(i));
+    peak = std::max(peak, std::uint64_t(stats.allocated_bytes[0].peak));  // [0]: every pool together
+  }
+#endif
+  return peak;
+}
+
+void cudaFinishQueuedWork() {
+  for (int i = 0; i < cudaDeviceCount(); ++i) torch::cuda::synchronize(i);
+}
+
 std::vector<DeviceInfo> listDevices() {
   std::vector<DeviceInfo> devices;
   DeviceInfo cpu;
@@ -64,6 +97,8 @@ std::vector<DeviceInfo> listDevices() {
     const cudaDeviceProp* props = at::cuda::getDeviceProperties(i);
     gpu.name = props->name;
     gpu.memoryBytes = props->totalGlobalMem;
+    gpu.computeMajor = props->major;
+    gpu.computeMinor = props->minor;
 #else
     gpu.name = "CUDA device";
 #endif

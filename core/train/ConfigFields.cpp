@@ -41,12 +41,22 @@ const std::vector<ConfigField>& configFields() {
       {"precision", "precision", "Precision", "P",
        "fp32 (default), tf32 (CUDA matmuls and convolutions in\nTensorFloat-32) or bf16 (autocast to bfloat16)",
        Kind::Text},
+      {"deterministic", "deterministic", "Deterministic", "on|off",
+       "on (default): GPU runs use deterministic kernels, so the same\nseed gives the same numbers and resume "
+       "continues exactly;\noff: cuDNN may pick faster kernels that add in any order\n(CPU runs are deterministic either way)",
+       Kind::Switch},
       {"init_from", "init-from", "Initial weights", "FILE[,FILE]",
        "start from state_dicts PyTorch saved (torch.save(model.\nstate_dict(), FILE)): one file for every member, or one\n"
        "per member, comma-separated (default: seeded initialisation)",
        Kind::Text},
   };
   return fields;
+}
+
+std::optional<bool> parseSwitch(const std::string& text) {
+  if (text == "on" || text == "true" || text == "yes" || text == "1") return true;
+  if (text == "off" || text == "false" || text == "no" || text == "0") return false;
+  return std::nullopt;
 }
 
 const ConfigField* configFieldByKey(const std::string& key) {

@@ -4,6 +4,7 @@
 // its command-line flag, its label in the window and its help text. config.json's known
 // keys, the CLI's flags and help, and the form's labels all read this table, so a field
 // is declared once. Torch-free and Qt-free.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,7 @@ namespace ensemble {
 
 struct ConfigField {
   /// How a flag's text becomes the field's JSON value.
-  enum class Kind { Text, Integer, NonNegativeInteger, Number };
+  enum class Kind { Text, Integer, NonNegativeInteger, Number, Switch };
 
   const char* key;        ///< in config.json: "batch_size"
   const char* flag;       ///< on the command line, without its dashes: "batch-size"
@@ -20,6 +21,10 @@ struct ConfigField {
   const char* help;       ///< the help text; '\n' starts a continuation line
   Kind kind;
 };
+
+/// A Switch field's text: true for on, true, yes and 1; false for off, false, no and 0;
+/// nothing for any other text.
+std::optional<bool> parseSwitch(const std::string& text);
 
 /// How a front end names a setting in a message (Error.h, FieldMention.h).
 enum class FieldNaming {

@@ -186,6 +186,7 @@ nlohmann::json ExperimentConfig::toJson() const {
               {"memory_budget_mb", memoryBudgetMb},
               {"member_form", memberFormName(memberForm)},
               {"precision", precisionName(precision)},
+              {"deterministic", deterministic},
               {"init_from", initFrom},
               {"version", ENSEMBLELAB_VERSION}};
 }
@@ -222,6 +223,7 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   read(object, "member_form", memberFormText, origin, "a string");
   read(object, "precision", precisionText, origin, "a string");
   read(object, "init_from", initFrom, origin, "a string");
+  read(object, "deterministic", deterministic, origin, "true or false");
   mode = parseMode(modeText);
   model = parseModel(modelText);
   memberForm = parseMemberForm(memberFormText);

@@ -68,6 +68,10 @@ struct ExperimentConfig {
   /// Separate is the default: stacked measured slower on CPU.
   MemberForm memberForm = MemberForm::Separate;
   Precision precision = Precision::Fp32;
+  /// Deterministic kernels on GPUs (core/train/Determinism.h): the same seed gives the same
+  /// numbers and a resumed run the uninterrupted one, byte for byte. The CPU is
+  /// deterministic either way.
+  bool deterministic = true;
   /// Start from weights PyTorch saved (torch.save(model.state_dict(), F)) instead of the
   /// seeded initialisation: one file for every model, or one per model, comma-separated.
   /// Read once, when the run starts; a resumed run continues from its checkpoint.

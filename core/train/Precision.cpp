@@ -41,17 +41,16 @@ void setAutocastDtype(bool cuda, at::ScalarType type) {
 
 }  // namespace
 
-Tf32Scope::Tf32Scope(Precision precision) : m_active(precision == Precision::Tf32) {
-  if (!m_active) return;
+Tf32Scope::Tf32Scope(Precision precision) {
   auto& context = at::globalContext();
   m_previousCublas = context.allowTF32CuBLAS();
   m_previousCudnn = context.allowTF32CuDNN();
-  context.setAllowTF32CuBLAS(true);
-  context.setAllowTF32CuDNN(true);
+  const bool tf32 = precision == Precision::Tf32;
+  context.setAllowTF32CuBLAS(tf32);
+  context.setAllowTF32CuDNN(tf32);
 }
 
 Tf32Scope::~Tf32Scope() {
-  if (!m_active) return;
   at::globalContext().setAllowTF32CuBLAS(m_previousCublas);
   at::globalContext().setAllowTF32CuDNN(m_previousCudnn);
 }

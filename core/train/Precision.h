@@ -3,15 +3,17 @@
 // Reduced-precision options of a run ("precision" in the config, --precision):
 //   fp32  every operation in float32 (the default; bit-reproducible on the CPU);
 //   tf32  float32 tensors, but NVIDIA GPUs (Ampere and newer) multiply matrices and
-//         convolve in TensorFloat-32: CUDA runs only;
+//         convolve in TensorFloat-32: CUDA runs only, and only when asked for;
 //   bf16  autocast: convolutions and matrix products run in bfloat16, losses, softmax and
 //         the weights stay float32 (on GPUs and on the CPU).
 #include "core/train/ExperimentConfig.h"
 
 namespace ensemble {
 
-/// TF32 for cuBLAS and cuDNN while it lives, when `precision` is tf32 (process-wide
-/// LibTorch settings: one per run, on the thread that drives it).
+/// cuBLAS's and cuDNN's TensorFloat-32 switches while it lives: on for tf32, off for fp32
+/// and bf16. Off must be said: LibTorch's default leaves cuDNN's on, so an "fp32" convolution
+/// would run TF32 kernels. Process-wide LibTorch settings: one scope per run, on the thread
+/// that drives it; the previous values come back with the scope.
 class Tf32Scope final {
  public:
   explicit Tf32Scope(Precision precision);
@@ -20,7 +22,6 @@ class Tf32Scope final {
   Tf32Scope& operator=(const Tf32Scope&) = delete;
 
  private:
-  bool m_active = false;
   bool m_previousCublas = false, m_previousCudnn = false;
 };
 

@@ -10,6 +10,7 @@
 #include "core/io/MetricsCsvWriter.h"
 #include "core/io/TensorBoardLog.h"
 #include "core/train/ConfigFields.h"
+#include "core/train/Determinism.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Replica.h"
 #include "core/train/RunState.h"
@@ -183,6 +184,9 @@ RunSummary RunRecorder::summarize(RunStatus status, const std::string& message, 
   summary.batchSize = m_config.batchSize;
   summary.epochs = m_config.epochs;
   summary.seed = m_config.seed;
+  summary.precision = m_config.precision;
+  summary.deterministic = m_config.deterministic;
+  summary.notReproducible = whyNotReproducible(m_config, m_devices.find("cuda") != std::string::npos);
   summary.epochsCompleted = state.epoch;
   summary.stepsCompleted = state.globalStep;
   summary.stepsPerEpoch = m_stepsPerEpoch;

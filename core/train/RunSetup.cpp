@@ -11,6 +11,7 @@
 #include "core/comm/NcclCommunicator.h"
 #include "core/comm/ProcessGroupCommunicator.h"
 #include "core/comm/ProcessGroupOptions.h"
+#include "core/common/Environment.h"
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/common/SeedSequence.h"
@@ -54,8 +55,16 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
     throw ConfigError("single mode trains one model in one process; across " + std::to_string(group.worldSize) +
                       " processes use " + mention::field("mode") + " ensemble or data-parallel", "mode");
   }
-  const std::vector<DeviceRef> devices =
-      parseDeviceSpec(config.effectiveDevices(cudaCount), cudaCount, whyNoCudaDevice());
+  std::vector<DeviceRef> devices;
+  try {
+    devices = parseDeviceSpec(config.effectiveDevices(cudaCount), cudaCount, whyNoCudaDevice());
+  } catch (const DeviceError& error) {
+    if (!group.distributed()) throw;
+    // The other ranks will say this one did not join; this one says why, and which it is.
+    throw DeviceError("rank " + std::to_string(group.rank) + " on host " + environment::hostName() + ": " +
+                          error.what(),
+                      error.field());
+  }
   if (config.mode == TrainingMode::Single && devices.size() != 1) {
     throw ConfigError("single mode trains one model on one device, but the device spec '" +
                       config.effectiveDevices(cudaCount) + "' names " + std::to_string(devices.size()) +
@@ -65,6 +74,13 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
     throw ConfigError("precision tf32 changes how NVIDIA GPUs multiply matrices; this run has no CUDA device (" +
                       formatDevices(devices) + "). Use " + mention::field("precision") + " fp32, or bf16 (autocast, also on the CPU)",
                       "precision");
+  }
+  for (const DeviceRef& device : devices) {
+    if (config.precision == Precision::Bf16 && device.isCuda() && !cudaDeviceHasBf16(device.index)) {
+      throw ConfigError("precision bf16 needs a GPU that computes in bfloat16 (compute capability 8.0, Ampere, or "
+                        "newer); " + device.str() + " is older. Use " + mention::field("precision") +
+                        " fp32 on it", "precision");
+    }
   }
   const int64_t groupReplicas = int64_t(devices.size()) * group.worldSize;
   if (config.mode == TrainingMode::DataParallel && config.batchSize % groupReplicas != 0) {

@@ -26,6 +26,12 @@ std::string text(const nlohmann::json& json, const char* key) {
   return value.get<std::string>();
 }
 
+bool flag(const nlohmann::json& json, const char* key) {
+  const nlohmann::json& value = at(json, key);
+  if (!value.is_boolean()) throw ConfigError(std::string("\"") + key + "\" must be true or false, got " + value.dump());
+  return value.get<bool>();
+}
+
 double number(const nlohmann::json& json, const char* key) {
   const nlohmann::json& value = at(json, key);
   if (!value.is_number()) throw ConfigError(std::string("\"") + key + "\" must be a number, got " + value.dump());
@@ -71,6 +77,10 @@ nlohmann::json RunSummary::toJson() const {
                       {"batch_size", batchSize},
                       {"epochs", epochs},
                       {"seed", seed},
+                      {"precision", precisionName(precision)},
+                      {"deterministic", deterministic},
+                      {"reproducible", notReproducible.empty()},
+                      {"not_reproducible_because", notReproducible},
                       {"epochs_completed", epochsCompleted},
                       {"steps_completed", stepsCompleted},
                       {"steps_per_epoch", stepsPerEpoch},
@@ -103,6 +113,9 @@ RunSummary RunSummary::fromJson(const nlohmann::json& json, const std::string& o
     summary.batchSize = integer<int64_t>(json, "batch_size");
     summary.epochs = integer<int64_t>(json, "epochs");
     summary.seed = integer<std::uint64_t>(json, "seed");
+    if (json.contains("precision")) summary.precision = parsePrecision(text(json, "precision"));
+    if (json.contains("deterministic")) summary.deterministic = flag(json, "deterministic");
+    if (json.contains("not_reproducible_because")) summary.notReproducible = text(json, "not_reproducible_because");
     summary.epochsCompleted = integer<int64_t>(json, "epochs_completed");
     summary.stepsCompleted = integer<int64_t>(json, "steps_completed");
     summary.stepsPerEpoch = json.contains("steps_per_epoch") ? integer<int64_t>(json, "steps_per_epoch") : 0;

@@ -43,6 +43,12 @@ struct RunSummary {
   int64_t batchSize = 0;
   int64_t epochs = 0;
   std::uint64_t seed = 0;
+  /// The arithmetic the run used: fp32 is IEEE float32 on every device (TF32 off).
+  Precision precision = Precision::Fp32;
+  bool deterministic = true;
+  /// Empty when the same seed gives the same numbers; otherwise the sentence that says why
+  /// not (Determinism.h). Summaries written before it was recorded read as reproducible.
+  std::string notReproducible;
 
   // Progress and speed.
   int64_t epochsCompleted = 0;

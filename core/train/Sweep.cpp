@@ -31,6 +31,10 @@ std::string knownSettings() {
 nlohmann::json valueOf(const ConfigField& field, const std::string& text) {
   const std::string where = "sweep grid " + std::string(field.key) + "=" + text;
   if (field.kind == ConfigField::Kind::Text) return text;
+  if (field.kind == ConfigField::Kind::Switch) {
+    if (const std::optional<bool> value = parseSwitch(text)) return *value;
+    throw ConfigError(where + ": " + field.key + " takes on or off");
+  }
   char* end = nullptr;
   errno = 0;
   if (field.kind == ConfigField::Kind::Number) {

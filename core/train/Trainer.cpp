@@ -32,6 +32,7 @@ void Trainer::Impl::prepare() {
   if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
   const ModelInput input = modelInputOf(data->train);
   checkMemoryBudget(config, devices, group.worldSize, *data, input);
+  if (!evaluationOnly) checkDeterministicKernels(config, input, devices);
   communicator = connectReplicas(config, devices, group);
   replicas = buildReplicas(config, input, devices, communicator->firstReplica());
   workers = std::make_unique<ReplicaWorkers>(replicaThreadCount(devices, stacked()));
@@ -174,8 +175,7 @@ std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory, const Ev
 
 RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   Impl& d = *m_impl;
-  const IntraOpThreads threads(d.intraOpThreads());
-  const Tf32Scope tf32(d.config.precision);
+  const Impl::ComputeScope scope(d);
   RunFinishedEvent finished;
   finished.runDirectory = d.runPath;
   if (d.evaluationOnly) {  // nothing is written: the run folder stays as it was

@@ -9,7 +9,7 @@ namespace ensemble {
 
 EvaluationResult Trainer::evaluate(const std::optional<DatasetShift>& shift) {
   Impl& d = *m_impl;
-  const IntraOpThreads threads(d.intraOpThreads());
+  const Impl::ComputeScope scope(d);
   if (!shift) return d.evaluate();
   const Dataset shifted = d.shiftedTest(*shift);
   SplitOnDevices split(shifted);
@@ -18,7 +18,7 @@ EvaluationResult Trainer::evaluate(const std::optional<DatasetShift>& shift) {
 
 OodResult Trainer::evaluateOutOfDistribution(const std::string& dataset) {
   Impl& d = *m_impl;
-  const IntraOpThreads threads(d.intraOpThreads());
+  const Impl::ComputeScope scope(d);
   const Dataset outOfDistribution = loadOutOfDistribution(dataset, modelInputOf(d.data->train));
   SplitOnDevices outSplit(outOfDistribution);
   OodResult result = scoreOutOfDistribution(predictRun(d.config, d.replicas, *d.testSplit, *d.workers, *d.communicator),
@@ -29,7 +29,7 @@ OodResult Trainer::evaluateOutOfDistribution(const std::string& dataset) {
 
 Predictions Trainer::predict(const std::optional<DatasetShift>& shift) {
   Impl& d = *m_impl;
-  const IntraOpThreads threads(d.intraOpThreads());
+  const Impl::ComputeScope scope(d);
   const Dataset test = shift ? d.shiftedTest(*shift) : d.data->test;
   SplitOnDevices split(test);
   return tabulatePredictions(predictRun(d.config, d.replicas, split, *d.workers, *d.communicator), test.labels);

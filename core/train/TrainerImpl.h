@@ -14,7 +14,9 @@
 #include "core/data/EpochSampler.h"
 #include "core/data/ShiftImages.h"
 #include "core/train/CpuThreads.h"
+#include "core/train/Determinism.h"
 #include "core/train/Evaluator.h"
+#include "core/train/Precision.h"
 #include "core/train/Replica.h"
 #include "core/train/ReplicaWorkers.h"
 #include "core/train/RunRecorder.h"
@@ -29,6 +31,19 @@ namespace ensemble {
 class TrainingObserver;
 
 struct Trainer::Impl {
+  /// LibTorch's process-wide settings for this run (intra-op threads, TF32, deterministic
+  /// kernels), held by every entry point that computes, for as long as it does.
+  class ComputeScope final {
+   public:
+    explicit ComputeScope(const Impl& run)
+        : m_threads(run.intraOpThreads()), m_tf32(run.config.precision), m_determinism(run.config.deterministic) {}
+
+   private:
+    IntraOpThreads m_threads;
+    Tf32Scope m_tf32;
+    DeterminismScope m_determinism;
+  };
+
   ExperimentConfig config;
   ProcessGroupOptions group;
   std::string runPath;
