@@ -27,6 +27,7 @@
 #include "core/comm/BrokenPipes.h"
 #include "core/comm/ProcessGroupCommunicator.h"
 #include "core/comm/ProcessGroupOptions.h"
+#include "core/comm/Rendezvous.h"
 #include "core/comm/RouteToHost.h"
 #include "core/comm/RunToken.h"
 #include "core/common/Environment.h"
@@ -175,6 +176,24 @@ class TestDistributed final : public QObject {
   void initTestCase() {
     QVERIFY(m_dir.isValid());
     if (!ensemble::processGroupsAvailable()) QSKIP("this build has no c10d/Gloo");
+  }
+
+  void twoNcclRanksOnOneGpuAreRefusedByName() {
+    // What each NCCL rank's hello says of its GPU (its PCI bus id); NCCL itself would fail
+    // with "Duplicate GPU detected" and a backtrace at the first collective.
+    const nlohmann::json rank0{{"host", "gpu-host"}, {"gpu", "0000:1A:00.0"}};
+    nlohmann::json rank1 = rank0;
+    const QString refused = QString::fromStdString(ensemble::sameGpuConflict(1, rank1, 0, rank0));
+    QVERIFY2(refused.startsWith("ranks 0 and 1 both train on the GPU at PCI bus 0000:1A:00.0 of host gpu-host"),
+             qPrintable(refused));
+    QVERIFY(refused.contains("--backend gloo"));
+    rank1["gpu"] = "0000:1B:00.0";  // the next GPU
+    QVERIFY(ensemble::sameGpuConflict(0, rank0, 1, rank1).empty());
+    rank1 = rank0;
+    rank1["host"] = "other-host";  // the same slot on another machine
+    QVERIFY(ensemble::sameGpuConflict(0, rank0, 1, rank1).empty());
+    const nlohmann::json gloo{{"host", "gpu-host"}, {"gpu", ""}};  // Gloo ranks share freely
+    QVERIFY(ensemble::sameGpuConflict(0, gloo, 1, gloo).empty());
   }
 
   void readsTorchrunsEnvironment() {

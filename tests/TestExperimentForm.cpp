@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The setup panel marks invalid fields with the engine's reason and reports validity
 // (which is what enables Start); the setup survives a restart through QSettings.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -142,6 +143,9 @@ class TestExperimentForm final : public QObject {
       form.evalEveryBox()->setValue(117);
       form.cpuReplicasBox()->setValue(2);
       form.precisionBox()->setCurrentIndex(form.precisionBox()->findData("bf16"));
+      QVERIFY(form.config().deterministic);  // on by default
+      form.deterministicBox()->setChecked(false);
+      QVERIFY(!form.config().deterministic);
       form.addDatasetFolder("/data/kmnist");
       form.save(settings);
     }
@@ -157,6 +161,7 @@ class TestExperimentForm final : public QObject {
     QCOMPARE(config.seed, std::uint64_t(17));
     QCOMPARE(config.evalEvery, int64_t(117));
     QCOMPARE(config.precision, ensemble::Precision::Bf16);
+    QVERIFY(!config.deterministic);
     QCOMPARE(QString::fromStdString(config.devices), QString("cpu*2"));
   }
 };

@@ -263,7 +263,7 @@ class TestMainWindow final : public QObject {
     QVERIFY(exporter);
     const QString caption = exporter->captionFor(*m_window->plots()[3]);
     const QString live = QFileInfo(QString::fromStdString(m_liveRun.runDirectory)).fileName();
-    QVERIFY2(caption.contains(live + ": synthetic · cnn · ensemble · cpu*3 · lr ") && caption.contains("· batch 64"),
+    QVERIFY2(caption.contains(live + ": synthetic · cnn · ensemble · cpu*3 · fp32 · lr ") && caption.contains("· batch 64"),
              qPrintable(caption));
     const int rows = accuracyPlot->plotLayout()->rowCount();
     QVERIFY(exportPlot(accuracyPlot, out.filePath("captioned.svg"), caption).isEmpty());

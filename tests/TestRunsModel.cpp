@@ -151,6 +151,35 @@ class TestRunsModel final : public QObject {
     QCOMPARE(cell(model, 0, RunsModel::Status, Qt::ToolTipRole), QString("stopped at step 20"));
   }
 
+  // The Numerics column: the precision, and a GPU run without deterministic kernels says it
+  // does not repeat, with the reason in its tooltip.
+  void numericsSayWhetherARunRepeats_data() {
+    QTest::addColumn<QString>("devices");
+    QTest::addColumn<bool>("deterministic");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("GPU, deterministic") << "cuda:0*2" << true << "bf16";
+    QTest::newRow("GPU, not deterministic") << "cuda:0*2" << false << "bf16, not reproducible";
+    QTest::newRow("CPU, not deterministic: repeats all the same") << "cpu*2" << false << "bf16";
+  }
+  void numericsSayWhetherARunRepeats() {
+    QFETCH(QString, devices);
+    QFETCH(bool, deterministic);
+    QFETCH(QString, shown);
+    QTemporaryDir root;
+    const QString run = root.filePath("20260101-000000000-ensemble-cnn");
+    ExperimentConfig config;
+    config.devices = devices.toStdString();
+    config.precision = Precision::Bf16;
+    config.deterministic = deterministic;
+    QVERIFY(QDir().mkpath(run) && writeText(run + "/config.json", QByteArray::fromStdString(config.toJson().dump())));
+    RunsModel model;
+    model.scan(root.path());
+    QCOMPARE(cell(model, 0, RunsModel::Numerics), shown);
+    const QString tip = cell(model, 0, RunsModel::Numerics, Qt::ToolTipRole);
+    QCOMPARE(tip.contains("not reproducible: \"Deterministic\" is off"), shown.contains("not reproducible"));
+    QCOMPARE(model.headerData(RunsModel::Numerics, Qt::Horizontal).toString(), QString("Numerics"));
+  }
+
   // A run stopped or killed inside its first epoch, evaluated every 4 steps: no epoch row
   // gives the steps per epoch, summary.json (written when the run started) does.
   void evaluationsOfAFirstEpochThatNeverEndedArePlacedFromTheSummary() {
