@@ -177,7 +177,7 @@ class TestRunsModel final : public QObject {
     QCOMPARE(cell(model, 0, RunsModel::Numerics), shown);
     const QString tip = cell(model, 0, RunsModel::Numerics, Qt::ToolTipRole);
     QCOMPARE(tip.contains("not reproducible: \"Deterministic\" is off"), shown.contains("not reproducible"));
-    QCOMPARE(model.headerData(RunsModel::Numerics, Qt::Horizontal).toString(), QString("Numerics"));
+    QCOMPARE(model.headerData(RunsModel::Numerics, Qt::Horizontal, Qt::DisplayRole).toString(), QString("Numerics"));
   }
 
   // A run stopped or killed inside its first epoch, evaluated every 4 steps: no epoch row
