@@ -17,6 +17,7 @@
 
 #include "core/common/Error.h"
 #include "core/devices/DeviceInventory.h"
+#include "core/devices/DeviceSpec.h"
 #include "core/train/ConfigFields.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Trainer.h"
@@ -117,7 +118,7 @@ int runBench(const nlohmann::json& args) {
     trainer->evaluate();
     const double evalSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result["eval_images_per_second"] = double(config.testLimit) / evalSeconds;
-    const bool gpu = trainer->devices().find("cuda") != std::string::npos;
+    const bool gpu = ensemble::namesCudaDevice(trainer->devices());
     // Asked only after GPU work: the allocator's statistics exist once CUDA has started.
     result["peak_gpu_memory_mb"] = gpu ? double(ensemble::cudaPeakAllocatedBytes()) / double(1 << 20) : 0.0;
     trainer.reset();

@@ -553,6 +553,8 @@ class TestCli final : public QObject {
     QTest::newRow("NaN lr") << (QStringList{"train", "--lr", "nan"} + quick) << "learning rate (lr) must be a positive" << 1;
     QTest::newRow("momentum 1") << (QStringList{"train", "--momentum", "1"} + quick) << "momentum must be in [0, 1)" << 1;
     QTest::newRow("lr not a number") << (QStringList{"train", "--lr", "fast"} + quick) << "--lr expects a number" << 1;
+    QTest::newRow("devices --check with a timeout that is no number")
+        << QStringList{"devices", "--check", "--timeout", "soon"} << "--timeout expects a number, got 'soon'" << 1;
     QTest::newRow("deterministic neither on nor off") << (QStringList{"train", "--deterministic", "mostly"} + quick)
                                                       << "--deterministic takes on or off, got 'mostly'" << 1;
     QTest::newRow("missing device") << (QStringList{"train", "--devices", "cuda:0"} + quick) << "does not exist" << 1;

@@ -142,11 +142,14 @@ class TestNumerics final : public QObject {
   void aGpuRunWithoutDeterminismIsNotReproducibleAndSaysWhy() {
     ExperimentConfig config;
     config.deterministic = false;
-    const std::string why = whyNotReproducible(config, /*usesGpu=*/true);
+    config.devices = "cuda:0*2";
+    const std::string why = whyNotReproducible(config);
     QVERIFY2(QString::fromStdString(why).contains("not reproducible: {{deterministic}} is off"), why.c_str());
-    QVERIFY(whyNotReproducible(config, /*usesGpu=*/false).empty());
+    config.devices = "cpu*2";
+    QVERIFY(whyNotReproducible(config).empty());
+    config.devices = "cuda:0*2";
     config.deterministic = true;
-    QVERIFY(whyNotReproducible(config, /*usesGpu=*/true).empty());
+    QVERIFY(whyNotReproducible(config).empty());
   }
 
   void anOpWithoutADeterministicKernelIsNamed() {

@@ -283,7 +283,7 @@ void ExperimentForm::revalidate() {
          c.model = current.model;
          c.memberForm = current.memberForm;
        }));
-  const bool gpuPicked = current.devices.find("cuda") != std::string::npos;
+  const bool gpuPicked = namesCudaDevice(current.devices);
   mark("precision", m_precision,
        current.precision == Precision::Tf32 && !gpuPicked
            ? tr("tf32 changes how NVIDIA GPUs multiply matrices: pick a GPU, or use fp32 or bf16")

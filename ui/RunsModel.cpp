@@ -30,18 +30,15 @@ QString statusOf(const RunRecord& run) {
   return QString::fromStdString(runStatusName(run.summary->status));
 }
 
-/// Whether the run trains on a GPU: the devices it resolved to (config.json keeps them).
-bool usesGpu(const ExperimentConfig& config) { return config.devices.find("cuda") != std::string::npos; }
-
 }  // namespace
 
 QString numericsOf(const ExperimentConfig& config) {
   const QString precision = QString::fromStdString(precisionName(config.precision));
-  return usesGpu(config) && !config.deterministic ? QObject::tr("%1, not reproducible").arg(precision) : precision;
+  return whyNotReproducible(config).empty() ? precision : QObject::tr("%1, not reproducible").arg(precision);
 }
 
 QString numericsTip(const ExperimentConfig& config) {
-  const std::string why = whyNotReproducible(config, usesGpu(config));
+  const std::string why = whyNotReproducible(config);
   if (!why.empty()) return inLabels(why);
   return config.precision == Precision::Tf32
              ? QObject::tr("TensorFloat-32 matrix products on the GPU; the same seed gives the same numbers")

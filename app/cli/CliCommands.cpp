@@ -51,28 +51,6 @@ void installStopHandlers(RunControl& control) {
 }
 
 
-int64_t parseInteger(const CliOptions& options, const std::string& flag) {
-  const std::string& text = options.value(flag);
-  try {
-    std::size_t used = 0;
-    const long long value = std::stoll(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  throw ConfigError("--" + flag + " expects an integer, got '" + text + "'");
-}
-
-double parseNumber(const CliOptions& options, const std::string& flag) {
-  const std::string& text = options.value(flag);
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  throw ConfigError("--" + flag + " expects a number, got '" + text + "'");
-}
-
 /// The flag's text as the JSON value of its config field (ConfigFields.h).
 nlohmann::json flagValue(const CliOptions& options, const ConfigField& field) {
   switch (field.kind) {

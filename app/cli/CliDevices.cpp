@@ -11,6 +11,7 @@
 
 #include "core/comm/AllReduceCheck.h"
 #include "core/comm/NcclCommunicator.h"
+#include "core/comm/ProcessGroupCommunicator.h"
 #include "core/common/Error.h"
 #include "core/devices/DeviceInventory.h"
 
@@ -65,7 +66,7 @@ bool runChecks(std::mutex& mutex, std::string& stage) {
       std::printf("\n# no NCCL in this build: GPUs not checked (docs/GPU.md says how to build with it)\n");
     }
   }
-  if (glooCheckAvailable()) {
+  if (processGroupsAvailable()) {
     const AllReduceCheck check = checkGlooAllReduce(progress);
     printCheck(check);
     passed = passed && check.passed();
@@ -78,12 +79,8 @@ bool runChecks(std::mutex& mutex, std::string& stage) {
 
 double timeoutOf(const CliOptions& options) {
   if (!options.has("timeout")) return kDefaultCheckTimeoutSeconds;
-  const std::string& text = options.value("timeout");
-  char* end = nullptr;
-  const double seconds = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end || !(seconds > 0)) {
-    throw ConfigError("--timeout takes a positive number of seconds, got '" + text + "'");
-  }
+  const double seconds = parseNumber(options, "timeout");
+  if (!(seconds > 0)) throw ConfigError("--timeout takes a positive number of seconds, got '" + options.value("timeout") + "'");
   return seconds;
 }
 

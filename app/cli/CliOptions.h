@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Command-line parsing for ensemble-lab-cli: a subcommand and its flags.
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,11 @@ struct CliOptions {
   /// Every value of a flag that may be given several times (--grid), in order.
   std::vector<std::string> values(const std::string& flag) const;
 };
+
+/// The value of `flag` as an integer, or as a number; ConfigError (exit 1) naming the flag
+/// and its text otherwise.
+int64_t parseInteger(const CliOptions& options, const std::string& flag);
+double parseNumber(const CliOptions& options, const std::string& flag);
 
 /// Parses argv. Accepts `--flag value` and `--flag=value`. Throws UsageError naming the
 /// offending argument.

@@ -9,7 +9,6 @@
 
 #include "core/comm/NcclCommunicator.h"
 #include "core/common/ErrorMessage.h"
-#include "core/devices/DeviceSpec.h"
 
 #ifdef ENSEMBLELAB_WITH_GLOO
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
@@ -53,9 +52,11 @@ AllReduceCheck checkNcclAllReduce(const std::vector<int>& gpus, const CheckProgr
   AllReduceCheck check;
   check.backend = "nccl";
   check.ranks = int(gpus.size());
-  std::vector<DeviceRef> devices;
-  for (const int gpu : gpus) devices.push_back({DeviceRef::Kind::Cuda, gpu});
-  check.devices = formatDevices(devices);
+  std::vector<std::string> devices;  // "cuda:N", as torch::Device reads it
+  for (const int gpu : gpus) {
+    devices.push_back("cuda:" + std::to_string(gpu));
+    check.devices += (check.devices.empty() ? "" : ",") + devices.back();
+  }
   std::string stage = "connect NCCL on " + check.devices;
   try {
     progress(stage);
@@ -67,7 +68,7 @@ AllReduceCheck checkNcclAllReduce(const std::vector<int>& gpus, const CheckProgr
       const int64_t count = int64_t(bytes / sizeof(float));
       std::vector<torch::Tensor> buffers;
       for (std::size_t i = 0; i < gpus.size(); ++i) {
-        buffers.push_back(torch::full({count}, float(i + 1), torch::TensorOptions().device(devices[i].str())));
+        buffers.push_back(torch::full({count}, float(i + 1), torch::TensorOptions().device(devices[i])));
       }
       const auto synchronize = [&] {
         for (const int gpu : gpus) torch::cuda::synchronize(gpu);
@@ -85,7 +86,7 @@ AllReduceCheck checkNcclAllReduce(const std::vector<int>& gpus, const CheckProgr
       for (std::size_t i = 0; i < gpus.size(); ++i) {
         if (!buffers[i].eq(expected).all().item<bool>()) {
           correct = false;
-          check.error = devices[i].str() + " holds a wrong all-reduce result for " + sizeText(bytes);
+          check.error = devices[i] + " holds a wrong all-reduce result for " + sizeText(bytes);
         }
       }
       check.samples.push_back(sampleOf(bytes, seconds, check.ranks, correct));
@@ -123,8 +124,6 @@ void runTwoRanks(const std::function<void(int)>& rank) {
 }
 
 }  // namespace
-
-bool glooCheckAvailable() { return true; }
 
 AllReduceCheck checkGlooAllReduce(const CheckProgress& progress) {
   AllReduceCheck check;
@@ -165,8 +164,6 @@ AllReduceCheck checkGlooAllReduce(const CheckProgress& progress) {
 }
 
 #else
-
-bool glooCheckAvailable() { return false; }
 
 AllReduceCheck checkGlooAllReduce(const CheckProgress&) {
   AllReduceCheck check;

@@ -37,10 +37,8 @@ using CheckProgress = std::function<void(const std::string& stage)>;
 /// failure is the result's error.
 AllReduceCheck checkNcclAllReduce(const std::vector<int>& gpus, const CheckProgress& progress);
 
-/// Gloo all-reduces between two CPU ranks of this process (threads on loopback). Never throws.
+/// Gloo all-reduces between two CPU ranks of this process (threads on loopback), where
+/// processGroupsAvailable() (ProcessGroupCommunicator.h). Never throws.
 AllReduceCheck checkGlooAllReduce(const CheckProgress& progress);
-
-/// Whether this build has the Gloo process group the CPU check needs.
-bool glooCheckAvailable();
 
 }  // namespace ensemble

@@ -8,7 +8,6 @@
 #include "core/common/Environment.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
-#include "core/devices/DeviceInventory.h"
 
 #ifdef ENSEMBLELAB_WITH_C10D
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
@@ -101,11 +100,11 @@ class ProcessGroupCommunicator final : public Communicator {
   /// `backend` is "gloo" (collectives on CPU tensors) or "nccl" (on `device`, this
   /// process's first GPU).
   ProcessGroupCommunicator(const ProcessGroupOptions& options, const std::string& backend, int localReplicas,
-                           const torch::Device& device, const nlohmann::json& config)
+                           const torch::Device& device, const std::string& deviceLocation, const nlohmann::json& config)
       : m_options(options), m_backend(backend), m_localReplicas(localReplicas),
         m_device(backend == "nccl" ? device : torch::Device(torch::kCPU)) {
     // NCCL ranks say which GPU they use, so two on one GPU are refused by name at the start.
-    const std::string gpu = backend == "nccl" ? cudaDeviceBusId(device.index()) : "";
+    const std::string gpu = backend == "nccl" ? deviceLocation : "";
     m_rendezvous = std::make_unique<Rendezvous>(
         options, nlohmann::json{{"replicas", localReplicas}, {"backend", backend}, {"gpu", gpu}, {"config", config}});
     const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
@@ -217,10 +216,12 @@ bool processGroupsAvailable() { return glooGroupBuilt(); }
 
 
 std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions& options, int localReplicas,
-                                                  const std::string& device, const nlohmann::json& config) {
+                                                  const std::string& device, const std::string& deviceLocation,
+                                                  const nlohmann::json& config) {
   options.validate();
   const std::string backend = chooseBackend(options.backend, device);
-  return std::make_unique<ProcessGroupCommunicator>(options, backend, localReplicas, torch::Device(device), config);
+  return std::make_unique<ProcessGroupCommunicator>(options, backend, localReplicas, torch::Device(device),
+                                                    deviceLocation, config);
 }
 
 #else
@@ -228,7 +229,7 @@ std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions& opt
 bool processGroupsAvailable() { return false; }
 
 std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions&, int, const std::string&,
-                                                  const nlohmann::json&) {
+                                                  const std::string&, const nlohmann::json&) {
   throw ConfigError("this build of EnsembleLab has no c10d process groups (LibTorch's distributed headers "
                     "were missing when it was built); run with one process, or rebuild against a LibTorch "
                     "with them (Debian's libtorch-dev, or the PyPI torch wheel)");

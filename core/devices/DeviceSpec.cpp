@@ -142,4 +142,6 @@ std::string formatDevices(const std::vector<DeviceRef>& devices) {
   return text;
 }
 
+bool namesCudaDevice(const std::string& devices) { return devices.find("cuda") != std::string::npos; }
+
 }  // namespace ensemble

@@ -32,6 +32,10 @@ constexpr int kMaxCpuReplicas = 64;
 /// the machine has, with `whyNoCuda` (whyNoCudaDevice()) where it has no GPU.
 std::vector<DeviceRef> parseDeviceSpec(const std::string& spec, int cudaCount, const std::string& whyNoCuda = {});
 
+/// Whether `devices` (a canonical list as formatDevices writes it, e.g. a run's config.json
+/// "devices") names a CUDA device.
+bool namesCudaDevice(const std::string& devices);
+
 /// The canonical text of a device list, e.g. "cpu*4", "cuda:0,cuda:1" or "cuda:0*8".
 std::string formatDevices(const std::vector<DeviceRef>& devices);
 

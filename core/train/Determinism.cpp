@@ -56,8 +56,8 @@ DeterminismScope::~DeterminismScope() {
 #endif
 }
 
-std::string whyNotReproducible(const ExperimentConfig& config, bool usesGpu) {
-  if (!usesGpu || config.deterministic) return {};
+std::string whyNotReproducible(const ExperimentConfig& config) {
+  if (!namesCudaDevice(config.devices) || config.deterministic) return {};
   return "not reproducible: " + mention::field("deterministic") +
          " is off, so cuDNN and cuBLAS may pick other kernels and add in another order each time; "
          "the same seed gives close but not identical numbers";
@@ -67,10 +67,12 @@ std::string nondeterministicOpIn(const std::string& message) {
   // LibTorch: "<op> does not have a deterministic implementation, but you set
   // 'torch.use_deterministic_algorithms(True)'..."
   const std::string refusal = " does not have a deterministic implementation";
-  const std::size_t at = message.find(refusal);
-  if (at == std::string::npos) return {};
-  const std::size_t start = message.find_last_of(" \n:", at == 0 ? 0 : at - 1);
-  return message.substr(start == std::string::npos ? 0 : start + 1, at - (start == std::string::npos ? 0 : start + 1));
+  const std::size_t end = message.find(refusal);
+  if (end == std::string::npos) return {};
+  // The op's name runs back from there to a space, a colon or the message's start.
+  const std::size_t separator = end == 0 ? std::string::npos : message.find_last_of(" \n:", end - 1);
+  const std::size_t start = separator == std::string::npos ? 0 : separator + 1;
+  return message.substr(start, end - start);
 }
 
 void checkDeterministicKernels(const ExperimentConfig& config, const ModelInput& input,

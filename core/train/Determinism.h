@@ -35,7 +35,8 @@ class DeterminismScope final {
 
 /// Whether the same seed gives the same numbers, and why not: empty when it does (a run
 /// only on the CPU; a run on GPUs with `deterministic`), else one sentence naming the setting.
-std::string whyNotReproducible(const ExperimentConfig& config, bool usesGpu);
+/// Reads the run's resolved devices (config.devices as config.json keeps them).
+std::string whyNotReproducible(const ExperimentConfig& config);
 
 /// Before a deterministic run writes anything: one training step of a throwaway model of
 /// the run's kind on each kind of device the run uses (forward, loss, backward, update).

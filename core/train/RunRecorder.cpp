@@ -186,7 +186,7 @@ RunSummary RunRecorder::summarize(RunStatus status, const std::string& message, 
   summary.seed = m_config.seed;
   summary.precision = m_config.precision;
   summary.deterministic = m_config.deterministic;
-  summary.notReproducible = whyNotReproducible(m_config, m_devices.find("cuda") != std::string::npos);
+  summary.notReproducible = whyNotReproducible(m_config);
   summary.epochsCompleted = state.epoch;
   summary.stepsCompleted = state.globalStep;
   summary.stepsPerEpoch = m_stepsPerEpoch;

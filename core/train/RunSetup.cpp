@@ -174,7 +174,9 @@ std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, co
     // Every rank must train the same experiment; only the devices are its own.
     nlohmann::json shared = config.toJson();
     shared.erase("devices");
-    return connectProcessGroup(group, int(devices.size()), devices.front().str(), shared);
+    const DeviceRef& first = devices.front();
+    return connectProcessGroup(group, int(devices.size()), first.str(),
+                               first.isCuda() ? cudaDeviceBusId(first.index) : first.str(), shared);
   }
   if (std::vector<int> gpus = distinctGpus(devices); ncclAvailable() && gpus.size() > 1) {
     return makeNcclCommunicator(gpus, group.timeoutSeconds);  // like pmap's pmean
