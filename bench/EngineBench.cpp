@@ -112,8 +112,10 @@ int runBench(const nlohmann::json& args) {
     const double seconds = clock.lastSeconds - clock.warmupSeconds;
     result["devices"] = trainer->devices();
     result["members"] = members;
-    result["images_per_second"] = double(steps * config.batchSize) / seconds;
+    // images_per_second is member-images/s, as bench/peer.py and flax_peer.py report it.
+    result["batch_images_per_second"] = double(steps * config.batchSize) / seconds;
     result["member_images_per_second"] = double(steps * config.batchSize * members) / seconds;
+    result["images_per_second"] = result["member_images_per_second"];
     const auto start = std::chrono::steady_clock::now();
     trainer->evaluate();
     const double evalSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
