@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The epoch order: every sample once per epoch, reproducible from (seed, epoch), different
-// across epochs and seeds, remainder dropped.
+// across epochs and seeds, remainder dropped; on a device, a step's slice is the
+// permutation's own positions.
 #include <QtTest>
 #include <set>
 
 #include "core/common/Error.h"
 #include "core/data/EpochSampler.h"
+#include "core/train/EpochOrder.h"
+
+#include <torch/torch.h>
 
 using namespace ensemble;
 
@@ -65,6 +69,16 @@ class TestEpochSampler final : public QObject {
   void rejectsImpossibleBatches() {
     QVERIFY_THROWS_EXCEPTION(ConfigError, EpochSampler(0, 100, 0));
     QVERIFY_THROWS_EXCEPTION(ConfigError, EpochSampler(0, 100, 101));
+  }
+
+  void epochOrderSlicesThePermutation() {
+    const std::vector<int64_t> order = EpochSampler(3, 1000, 1).permutation(2);
+    const EpochOrder onDevices(order, {torch::kCPU, torch::kCPU});
+    for (const int64_t begin : {int64_t(0), int64_t(64), int64_t(936)}) {
+      const torch::Tensor slice = onDevices.slice(torch::kCPU, begin, 64);
+      QCOMPARE(slice.size(0), int64_t(64));
+      for (int64_t i = 0; i < 64; ++i) QCOMPARE(slice[i].item<int64_t>(), order[std::size_t(begin + i)]);
+    }
   }
 };
 

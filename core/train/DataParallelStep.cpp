@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "core/comm/Communicator.h"
+#include "core/train/EpochOrder.h"
 #include "core/train/Evaluator.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/Precision.h"
@@ -22,7 +23,7 @@ class DataParallelStep final : public TrainingStep {
  public:
   explicit DataParallelStep(const TrainingStepParts& parts) : m_parts(parts) {}
 
-  torch::Tensor train(const torch::Tensor& indices) override {
+  torch::Tensor train(const EpochOrder& order, int64_t begin) override {
     std::vector<Replica>& replicas = m_parts.replicas;
     Communicator& communicator = m_parts.communicator;
     const int64_t shard = m_parts.config.batchSize / int64_t(communicator.worldReplicas());
@@ -34,7 +35,7 @@ class DataParallelStep final : public TrainingStep {
       Replica& replica = replicas[r];
       const SplitCopy& copy = *copies[r];
       const int64_t globalIndex = communicator.firstReplica() + int64_t(r);
-      const torch::Tensor local = indices.narrow(0, globalIndex * shard, shard).to(replica.device);
+      const torch::Tensor local = order.slice(replica.device, begin + globalIndex * shard, shard);
       const torch::Tensor labels = copy.labels.index_select(0, local);
       const AutocastScope autocast(m_parts.config.precision, replica.device.is_cuda());
       replica.optimizer->zeroGrad();

@@ -13,6 +13,7 @@
 #include "core/common/Error.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/models/StackedCnn.h"
+#include "core/train/EpochOrder.h"
 #include "core/train/Evaluator.h"
 #include "core/train/ExperimentConfig.h"
 #include "core/train/MemberAveraging.h"
@@ -39,14 +40,14 @@ class EnsembleStep final : public TrainingStep {
     if (parts.config.memberForm == MemberForm::Stacked) stackMembers();
   }
 
-  torch::Tensor train(const torch::Tensor& indices) override {
+  torch::Tensor train(const EpochOrder& order, int64_t begin) override {
     std::vector<Replica>& replicas = m_parts.replicas;
     std::map<std::string, Batch> batches;
     for (const Replica& replica : replicas) {
       const std::string key = replica.device.str();
       if (!batches.count(key)) {
         const SplitCopy& copy = m_parts.train.on(replica.device);
-        const torch::Tensor local = indices.to(replica.device);
+        const torch::Tensor local = order.slice(replica.device, begin, m_parts.config.batchSize);
         batches[key] = {toModelInput(copy.images.index_select(0, local)), copy.labels.index_select(0, local)};
       }
     }

@@ -49,11 +49,14 @@ void Trainer::Impl::prepare() {
   resetAccumulators(state.epochTotals);
 }
 
-void Trainer::Impl::trainStep(const std::vector<int64_t>& permutation) {
-  const int64_t begin = state.stepInEpoch * config.batchSize;
-  const torch::Tensor indices =
-      torch::from_blob(const_cast<int64_t*>(permutation.data()) + begin, {config.batchSize}, torch::kInt64);
-  ledger->add(step->train(indices), state.globalStep + 1, state.epoch + 1);
+void Trainer::Impl::trainStep(const EpochOrder& order) {
+  ledger->add(step->train(order, state.stepInEpoch * config.batchSize), state.globalStep + 1, state.epoch + 1);
+}
+
+std::vector<torch::Device> Trainer::Impl::trainingDevices() const {
+  std::vector<torch::Device> devices;
+  for (const Replica& replica : replicas) devices.push_back(replica.device);
+  return devices;
 }
 
 void Trainer::Impl::advance(double seconds) {
@@ -197,7 +200,7 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     double sessionSeconds = 0;
     for (auto& replica : d.replicas) replica.model->train();
     while (d.state.epoch < d.config.epochs) {
-      const std::vector<int64_t> permutation = d.sampler->permutation(d.state.epoch);
+      const EpochOrder order(d.sampler->permutation(d.state.epoch), d.trainingDevices());
       double epochSeconds = 0;
       while (d.state.stepInEpoch < d.sampler->stepsPerEpoch()) {
         if (control && !d.distributed()) {  // a paused rank would stall the others: no pause there
@@ -210,7 +213,7 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
         // rank stops at the same step and checkpoints together.
         if (d.distributed() ? d.ledger->stopAgreed() : stopRequested) return d.stop(observer);
         const auto stepStart = Clock::now();
-        d.trainStep(permutation);
+        d.trainStep(order);
         const int64_t step = d.state.globalStep + 1;
         const bool endOfEpoch = d.state.stepInEpoch + 1 == d.sampler->stepsPerEpoch();
         const bool logged = endOfEpoch || step % d.config.logEvery == 0;

@@ -15,6 +15,7 @@
 #include "core/data/ShiftImages.h"
 #include "core/train/CpuThreads.h"
 #include "core/train/Determinism.h"
+#include "core/train/EpochOrder.h"
 #include "core/train/Evaluator.h"
 #include "core/train/Precision.h"
 #include "core/train/Replica.h"
@@ -72,7 +73,9 @@ struct Trainer::Impl {
   int intraOpThreads() const { return intraOpThreadCount(devices, distributed(), stacked()); }
 
   void prepare();
-  void trainStep(const std::vector<int64_t>& permutation);
+  void trainStep(const EpochOrder& order);
+  /// Every device a local replica trains on, once each.
+  std::vector<torch::Device> trainingDevices() const;
   /// Moves the position on by one step of `seconds`.
   void advance(double seconds);
   void logStep(TrainingObserver* observer, bool logged, int64_t sessionSteps, double sessionSeconds);

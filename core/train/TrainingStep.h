@@ -16,6 +16,7 @@
 namespace ensemble {
 
 class Communicator;
+class EpochOrder;
 class ReplicaWorkers;
 class SplitOnDevices;
 struct ExperimentConfig;
@@ -25,12 +26,12 @@ class TrainingStep {
  public:
   virtual ~TrainingStep() = default;
 
-  /// Trains every local replica one step on the batch at `indices` (positions in the
-  /// training split, int64 on the CPU, the same on every process of the group). Returns
+  /// Trains every local replica one step on the batch of positions [begin, begin + batch
+  /// size) of `order` (the same on every process of the group). Returns
   /// float64 [rows, 3] (mean loss, correct predictions, samples) on the first replica's
   /// device: one row per local replica, then, for an ensemble of several members, the
   /// ensemble's row.
-  virtual torch::Tensor train(const torch::Tensor& indices) = 0;
+  virtual torch::Tensor train(const EpochOrder& order, int64_t begin) = 0;
 };
 
 /// What a step works on; all of it outlives the step.
