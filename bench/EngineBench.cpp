@@ -53,6 +53,11 @@ std::string loadedBlas() {
   return at::hasMKL() ? "MKL, linked into libtorch_cpu" : "none";
 }
 
+/// A message with its settings named as flags ("{{precision}}" reads "--precision").
+std::string inFlags(const std::string& message) {
+  return ensemble::phraseMessage(message, ensemble::FieldNaming::Flags);
+}
+
 /// The value of --`name` (or `fallback`) as an integer; ConfigError naming the flag otherwise.
 int64_t integerArgument(const nlohmann::json& args, const std::string& name, const std::string& fallback) {
   const std::string text = args.value(name, fallback);
@@ -109,12 +114,21 @@ int runBench(const nlohmann::json& args) {
     // The models the run trained, from what it ran on (the device spec resolved against
     // this machine's devices): each member trains on the whole batch.
     const int64_t members = int64_t(ensemble::modelCount(config.mode, int(finished.summary->replicas)));
+    // The steps the clock saw: a training split smaller than (warmup + steps) batches ends
+    // the epoch, and so the run, early.
+    const int64_t timedSteps = clock.lastStep - warmup;
+    if (timedSteps < 1) {
+      throw ensemble::ConfigError("the training split holds " + std::to_string(clock.lastStep) +
+                                  " batches, not more than the " + std::to_string(warmup) +
+                                  " warm-up steps; use a smaller --warmup or --batch-size");
+    }
     const double seconds = clock.lastSeconds - clock.warmupSeconds;
+    result["steps"] = timedSteps;
     result["devices"] = trainer->devices();
     result["members"] = members;
     // images_per_second is member-images/s, as bench/peer.py and flax_peer.py report it.
-    result["batch_images_per_second"] = double(steps * config.batchSize) / seconds;
-    result["member_images_per_second"] = double(steps * config.batchSize * members) / seconds;
+    result["batch_images_per_second"] = double(timedSteps * config.batchSize) / seconds;
+    result["member_images_per_second"] = double(timedSteps * config.batchSize * members) / seconds;
     result["images_per_second"] = result["member_images_per_second"];
     const auto start = std::chrono::steady_clock::now();
     trainer->evaluate();
@@ -126,7 +140,7 @@ int runBench(const nlohmann::json& args) {
     trainer.reset();
     if (gpu) ensemble::cudaFinishQueuedWork();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ensemble-lab-bench: %s\n", e.what());
+    std::fprintf(stderr, "ensemble-lab-bench: %s\n", inFlags(e.what()).c_str());
     cleanUp();
     return 1;
   }
@@ -147,7 +161,7 @@ int main(int argc, char** argv) {
   try {
     return runBench(args);
   } catch (const std::exception& e) {  // a bad argument, before any training
-    std::fprintf(stderr, "ensemble-lab-bench: %s\n", e.what());
+    std::fprintf(stderr, "ensemble-lab-bench: %s\n", inFlags(e.what()).c_str());
     return 2;
   }
 }

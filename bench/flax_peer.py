@@ -14,6 +14,15 @@ XLA_FLAGS=--xla_force_host_platform_device_count=N gives pmap N devices (run_ben
 it). Usage, in scripts/bench-venv.sh's environment:
     python bench/flax_peer.py --members 8 --steps 200 --warmup 20
 
+On a GPU (bench/run_bench.py --gpu): --device cuda runs on JAX's CUDA backend (--device cpu,
+the default, pins JAX to the CPU as before), and --mapping vmap maps the members over one
+GPU even where their number equals the devices' (auto: pmap when it does, as the HOWTO).
+--precision fp32 is IEEE float32 on the GPU (jax_default_matmul_precision 'highest'; XLA's
+default there is TF32), tf32 is 'tensorfloat32', bf16 gives the Flax modules a bfloat16
+compute dtype (float32 parameters; the loss and softmax in float32). The clock is read after
+jax.block_until_ready, and the JSON adds the device and its peak memory in use
+(device.memory_stats()['peak_bytes_in_use'], MiB; null where the backend keeps none).
+
 Time to accuracy (bench/time_to_accuracy.py), as bench/peer.py: --until-accuracy A trains over
 the whole training set (--train-limit N: its first N images), a new permutation each epoch
 (the HOWTO's, the last partial batch dropped), scores the ensemble (the members' pmean'd
@@ -41,13 +50,17 @@ from flax.training import train_state
 
 
 class CNN(nn.Module):  # the HOWTO's model, as core/models/Cnn
+    dtype: jnp.dtype = jnp.float32  # the compute dtype (bf16: --precision bf16); parameters stay float32
+
     @nn.compact
     def __call__(self, x):
-        x = nn.avg_pool(nn.relu(nn.Conv(features=32, kernel_size=(3, 3))(x)), window_shape=(2, 2), strides=(2, 2))
-        x = nn.avg_pool(nn.relu(nn.Conv(features=64, kernel_size=(3, 3))(x)), window_shape=(2, 2), strides=(2, 2))
+        x = nn.avg_pool(nn.relu(nn.Conv(features=32, kernel_size=(3, 3), dtype=self.dtype)(x)), window_shape=(2, 2),
+                        strides=(2, 2))
+        x = nn.avg_pool(nn.relu(nn.Conv(features=64, kernel_size=(3, 3), dtype=self.dtype)(x)), window_shape=(2, 2),
+                        strides=(2, 2))
         x = x.reshape((x.shape[0], -1))
-        x = nn.relu(nn.Dense(features=256)(x))
-        return nn.Dense(features=10)(x)
+        x = nn.relu(nn.Dense(features=256, dtype=self.dtype)(x))
+        return nn.Dense(features=10, dtype=self.dtype)(x).astype(jnp.float32)
 
 
 def idx(path, header):
@@ -63,9 +76,22 @@ def main():
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--test-limit", type=int, default=10000)
     p.add_argument("--data", default="/usr/share/datasets/fashion-mnist/")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="JAX's backend (cuda: its first GPUs)")
+    p.add_argument("--mapping", choices=("auto", "pmap", "vmap"), default="auto",
+                   help="auto: pmap when the members equal the devices, else vmap")
+    p.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
+                   help="fp32: IEEE float32 matmuls and convolutions on a GPU; tf32; bf16: bfloat16 compute dtype")
     until_accuracy.add_arguments(p)
     a = p.parse_args()
-    cnn = CNN()
+    jax.config.update("jax_platforms", a.device)
+    try:  # a backend JAX lacks fails in its own way (RuntimeError, or an AssertionError with no plugin)
+        device = jax.local_devices()[0]
+    except Exception as e:
+        raise SystemExit(f"flax_peer.py: --device {a.device}, but JAX {jax.__version__} has no such backend here "
+                         f"({type(e).__name__}: {e}); on a GPU, install jax with its CUDA plugin") from None
+    if a.device == "cuda":  # XLA's default on a GPU is TF32: fp32 asks for IEEE float32
+        jax.config.update("jax_default_matmul_precision", "highest" if a.precision != "tf32" else "tensorfloat32")
+    cnn = CNN(dtype=jnp.bfloat16 if a.precision == "bf16" else jnp.float32)
 
     def create_train_state(rng):
         params = cnn.init(rng, jnp.ones([1, 28, 28, 1]))["params"]
@@ -88,7 +114,10 @@ def main():
     def probabilities(state, images):
         return jax.lax.pmean(jax.nn.softmax(cnn.apply({"params": state.params}, images)), axis_name="ensemble")
 
-    pmapped = a.members == jax.local_device_count()
+    pmapped = a.mapping == "pmap" or (a.mapping == "auto" and a.members == jax.local_device_count())
+    if pmapped and a.members != jax.local_device_count():
+        raise SystemExit(f"flax_peer.py: --mapping pmap needs one member per device: {a.members} members, "
+                         f"{jax.local_device_count()} devices")
     if pmapped:  # the HOWTO as written: one member per device
         create = jax.pmap(create_train_state)
         step_grads = jax.pmap(apply_model, axis_name="ensemble")
@@ -145,11 +174,16 @@ def main():
     start = time.perf_counter()
     test_accuracy(state)
     evaluation = time.perf_counter() - start
+    stats = device.memory_stats() if hasattr(device, "memory_stats") else None
+    peak = (stats or {}).get("peak_bytes_in_use")
     print(json.dumps({"side": "flax", "jax": jax.__version__, "mapping": "pmap" if pmapped else "vmap",
                       "members": a.members, "devices": len(jax.local_devices()), "batch_size": a.batch_size,
-                      "steps": a.steps, "images_per_second": a.steps * a.batch_size * a.members / seconds,
+                      "steps": a.steps, "warmup": a.warmup, "device": getattr(device, "device_kind", str(device)),
+                      "platform": device.platform, "precision": a.precision,
+                      "images_per_second": a.steps * a.batch_size * a.members / seconds,
                       "eval_images_per_second": test.shape[0] / evaluation,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "peak_gpu_memory_mb": peak / 2 ** 20 if peak is not None and device.platform == "gpu" else None,
                       "last_loss": float(np.asarray(losses[-1]).ravel()[0])}))
 
 

@@ -11,6 +11,16 @@ picks per PyTorch version):
   --compile          torch.compile (inductor) of the step's model, or of the vmapped loss
 Prints one JSON line like ensemble-lab-bench.
 
+On a GPU (bench/run_bench.py --gpu): --device cuda puts the models, the stacked parameters
+and the data set (once, as our engine does) on cuda:0; the clock is read after
+torch.cuda.synchronize(), and the JSON adds the GPU's name and its peak allocated memory
+(torch.cuda.max_memory_allocated, MiB). --precision fp32 is IEEE float32 (cuBLAS's and
+cuDNN's TF32 switches off), tf32 turns them on, bf16 runs forward and loss under
+torch.autocast(bfloat16) with float32 weights (as our engine's bf16). The optimizers are
+torch.optim.SGD(lr 0.1, momentum 0.9, foreach=True) on the GPU. The default, --device cpu,
+runs as before. The batches wrap around the epoch (a new pass of the same permutation), so
+--steps may exceed one epoch at any batch size.
+
 Time to accuracy (bench/time_to_accuracy.py): --until-accuracy A trains the same recipe over
 the whole training set (--train-limit N: its first N images), shuffled each epoch, the last
 partial batch dropped, and scores the ensemble (the members' mean softmax) on the test set
@@ -23,7 +33,7 @@ import time
 
 PROCESS_START = time.time()  # before the heavy imports: what --until-accuracy's seconds count from
 
-import argparse, copy, gzip, json, resource
+import argparse, contextlib, copy, gzip, json, resource
 
 import until_accuracy
 
@@ -116,6 +126,9 @@ def main():
     p.add_argument("--channels-last", action="store_true")
     p.add_argument("--vmap", action="store_true")
     p.add_argument("--compile", action="store_true")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="cuda: cuda:0")
+    p.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
+                   help="fp32: IEEE float32 (TF32 off on a GPU); tf32: TF32 on; bf16: autocast to bfloat16")
     p.add_argument("--sgemm", action="store_true", help="measure the sgemm peak and exit")
     until_accuracy.add_arguments(p)
     a = p.parse_args()
@@ -123,6 +136,19 @@ def main():
         p.error("--vmap needs a model without batch-norm buffers: --model cnn")
     if a.threads:
         torch.set_num_threads(a.threads)
+    cuda = a.device == "cuda"
+    if cuda and not torch.cuda.is_available():
+        raise SystemExit(f"peer.py: --device cuda, but this torch ({torch.__version__}, CUDA {torch.version.cuda}) "
+                         "sees no CUDA device")
+    device = torch.device("cuda:0" if cuda else "cpu")
+    if cuda:  # fp32 means IEEE float32: TF32 only when asked for
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = a.precision == "tf32"
+    autocast = ((lambda: torch.autocast(device_type=device.type, dtype=torch.bfloat16)) if a.precision == "bf16"
+                else contextlib.nullcontext)
+
+    def synchronize():  # before reading a clock: the GPU's queued work is part of the time
+        if cuda:
+            torch.cuda.synchronize()
     if a.sgemm:
         x, y = torch.rand(2048, 2048), torch.rand(2048, 2048)
         torch.mm(x, y)
@@ -143,10 +169,16 @@ def main():
     models = [make() for _ in range(a.members)]
     flops = 3 * forward_flops(models[0], (1, 28, 28))
     layout = torch.channels_last if a.channels_last else torch.contiguous_format
-    models = [m.to(memory_format=layout) for m in models]
-    order = torch.randperm(images.shape[0])
+    models = [m.to(device=device, memory_format=layout) for m in models]
+    if cuda:  # the data set on the GPU once, as our engine moves it to each device
+        images, labels, test, test_labels = (t.to(device) for t in (images, labels, test, test_labels))
+    order = torch.randperm(images.shape[0], device=device)
+    steps_per_epoch = max(1, images.shape[0] // a.batch_size)
+    # foreach=True is torch's default for CUDA tensors; on the CPU the default stays.
+    foreach = True if cuda else None
 
-    def batch(order, i):  # the i-th batch of a permutation of the training images
+    def batch(order, i):  # the i-th batch of a permutation of the training images (wrapping)
+        i %= steps_per_epoch
         rows = order[i * a.batch_size:(i + 1) * a.batch_size]
         return (images[rows].float() / 255).contiguous(memory_format=layout), labels[rows]
 
@@ -161,38 +193,44 @@ def main():
         ensemble_logits = vmap(logits_of, in_dims=(0, 0, None))
         if a.compile:
             ensemble_logits = torch.compile(ensemble_logits)
-        optimizer = torch.optim.SGD(list(params.values()), lr=0.1, momentum=0.9)
+        optimizer = torch.optim.SGD(list(params.values()), lr=0.1, momentum=0.9, foreach=foreach)
 
         def step(x, y):
-            logits = ensemble_logits(params, buffers, x)  # [members, batch, 10]
-            # The members' parameters are disjoint: the sum's gradient is each member's own.
-            loss = F.cross_entropy(logits.flatten(0, 1), y.repeat(a.members), reduction="sum") / y.shape[0]
+            with autocast():
+                logits = ensemble_logits(params, buffers, x)  # [members, batch, 10]
+                # The members' parameters are disjoint: the sum's gradient is each member's own.
+                loss = F.cross_entropy(logits.flatten(0, 1), y.repeat(a.members), reduction="sum") / y.shape[0]
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
 
         def evaluate(chunk):
-            return torch.softmax(ensemble_logits(params, buffers, chunk), -1).mean(0)
+            with autocast():
+                return torch.softmax(ensemble_logits(params, buffers, chunk).float(), -1).mean(0)
     else:
         run = [torch.compile(m) for m in models] if a.compile else models
-        optimizers = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in models]
+        optimizers = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9, foreach=foreach) for m in models]
 
         def step(x, y):
             for m, o in zip(run, optimizers):
                 o.zero_grad()
-                F.cross_entropy(m(x), y).backward()
+                with autocast():
+                    loss = F.cross_entropy(m(x), y)
+                loss.backward()
                 o.step()
 
         def evaluate(chunk):
-            return torch.stack([torch.softmax(m(chunk), 1) for m in run]).mean(0)
+            with autocast():
+                return torch.stack([torch.softmax(m(chunk).float(), 1) for m in run]).mean(0)
 
-    def test_accuracy():
-        """The ensemble's accuracy on the test set (its members' mean softmax), in chunks of 1000."""
+    def test_accuracy(chunks=None):
+        """The ensemble's accuracy on the test set (its members' mean softmax), in chunks of 1000
+        (the first `chunks` of them only, when given: a warm-up)."""
         for m in models:
             m.eval()
         correct = 0
         with torch.no_grad():
-            for chunk, truth in zip(test.split(1000), test_labels.split(1000)):
+            for chunk, truth in list(zip(test.split(1000), test_labels.split(1000)))[:chunks]:
                 probabilities = evaluate((chunk.float() / 255).contiguous(memory_format=layout))
                 correct += int((probabilities.argmax(1) == truth).sum())
         for m in models:
@@ -200,26 +238,35 @@ def main():
         return correct / test.shape[0]
 
     if a.until_accuracy is not None:
-        train_until(a, images.shape[0], lambda: torch.randperm(images.shape[0]),
+        train_until(a, images.shape[0], lambda: torch.randperm(images.shape[0], device=device),
                     lambda order, i: step(*batch(order, i)), test_accuracy)
         return
     for i in range(a.warmup):
         step(*batch(order, i))
+    synchronize()
     start = time.perf_counter()
     for i in range(a.warmup, a.warmup + a.steps):
         step(*batch(order, i))
+    synchronize()
     train = time.perf_counter() - start
+    if cuda:  # the evaluation's kernels (and torch.compile's eval-mode graph) outside its timing
+        test_accuracy(chunks=1)
+        synchronize()
     start = time.perf_counter()
     test_accuracy()
+    synchronize()
     evaluation = time.perf_counter() - start
     print(json.dumps({"side": "peer", "torch": torch.__version__, "threads": torch.get_num_threads(),
                       "tuning": [k for k in ("channels_last", "vmap", "compile") if getattr(a, k)],
                       "model": a.model, "members": a.members,
-                      "batch_size": a.batch_size, "steps": a.steps,
+                      "batch_size": a.batch_size, "steps": a.steps, "warmup": a.warmup,
+                      "device": torch.cuda.get_device_name(device) if cuda else "cpu",
+                      "precision": a.precision,
                       "images_per_second": a.steps * a.batch_size * a.members / train,
                       "eval_images_per_second": test.shape[0] / evaluation,
                       "train_flops_per_image": flops,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "peak_gpu_memory_mb": torch.cuda.max_memory_allocated(device) / 2 ** 20 if cuda else None,
                       "blas": loaded_blas()}))
 
 

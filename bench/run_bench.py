@@ -19,6 +19,15 @@ and the peer that was fastest on the ensemble of 4 (with its chosen settings): a
 a PNG plot by bench/plot_scaling.py. Usage:
     bench/run_bench.py [--repeats 3] [--only ensemble] [--quick] [--json out.json]
     bench/run_bench.py --scaling --png docs/results/scaling.png --json out.json
+--python P runs the current-PyTorch and Flax peers under P instead of the two environments.
+
+--gpu measures one GPU instead, in one command (bench/gpu_bench.py says what): our CUDA
+build (build-cuda/) with separate and stacked members (single mode for one member), the
+PyTorch loop, PyTorch vmap + torch.compile and the Flax HOWTO's vmap, over members 1, 4, 8,
+16 x batch 32, 128, 512 x fp32, bf16; peers under --python (default python3), 400 steps after
+20 warm-up, medians of 3 alternating; a Markdown table, JSON and a scaling plot:
+    bench/run_bench.py --gpu [--quick] --json gpu-bench.json [--markdown gpu-bench.md]
+Without a CUDA device it says so and exits 2.
 """
 import argparse, json, os, statistics, subprocess, sys
 
@@ -94,13 +103,13 @@ def sides(a):
     threads = ["--threads", str(CORES)]
     found.append(Side("PyTorch 1.13 (Debian, OpenBLAS), tuned", ["/usr/bin/python3", peer], tuned,
                       [threads, threads + ["--channels-last"]]))
-    if a.torch_venv:
+    if a.torch_python:
         fast = [threads, threads + ["--channels-last"], threads + ["--vmap"], threads + ["--vmap", "--channels-last"]]
         compiled = [threads + ["--compile"], threads + ["--vmap", "--compile"]]
-        found.append(Side("PyTorch 2.x (wheel, MKL), tuned", [os.path.join(a.torch_venv, "bin", "python"), peer], tuned,
+        found.append(Side("PyTorch 2.x (wheel, MKL), tuned", [a.torch_python, peer], tuned,
                           fast + ([] if a.no_compile else compiled)))
-    if a.jax_venv:
-        flax = [os.path.join(a.jax_venv, "bin", "python"), os.path.join(HERE, "flax_peer.py")]
+    if a.jax_python:
+        flax = [a.jax_python, os.path.join(HERE, "flax_peer.py")]
         found.append(Side("Flax HOWTO, pmap (one member per device)", flax, shape=lambda w: w.flax_args,
                           env_of=lambda w: {"XLA_FLAGS": f"--xla_force_host_platform_device_count={w.members}"}))
         found.append(Side("Flax HOWTO, vmap (members on one device)", flax, shape=lambda w: w.flax_args,
@@ -114,26 +123,55 @@ def main():
     p.add_argument("--cuda-build", default=os.path.join(ROOT, "build-cuda"))
     p.add_argument("--torch-venv", help="scripts/torch-venv.sh's folder (default: ask the script)")
     p.add_argument("--jax-venv", help="scripts/bench-venv.sh's folder (default: ask the script)")
+    p.add_argument("--python", help="the peers' python (CPU: instead of both environments; --gpu: default python3)")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--steps", type=int, default=30)
-    p.add_argument("--quick", action="store_true", help="8 steps, no torch.compile (a smoke run, not for the record)")
+    p.add_argument("--steps", type=int, help="timed steps (default 30; --gpu: 400)")
+    p.add_argument("--warmup", type=int, help="warm-up steps before the clock starts (default 5; --gpu: 20)")
+    p.add_argument("--quick", action="store_true", help="8 steps, no torch.compile (a smoke run, not for the record); "
+                   "--gpu: only 8 members x batch 128 x fp32, bf16")
     p.add_argument("--no-compile", action="store_true", help="leave torch.compile out of the tuning (2 minutes a try)")
     p.add_argument("--only", default="", help="run only the workloads whose name contains this text")
     p.add_argument("--json", help="also write every measurement here")
     p.add_argument("--scaling", action="store_true", help="then members 1-8 x batch 32-512, ours against the best peer")
-    p.add_argument("--png", help="the scaling plot (needs --scaling)")
+    p.add_argument("--png", help="the scaling plot (needs --scaling; --gpu: default next to --json)")
+    gpu = p.add_argument_group("--gpu", "one GPU: ours, the PyTorch loop, PyTorch vmap + compile, Flax vmap")
+    gpu.add_argument("--gpu", action="store_true", help="measure on cuda:0 (bench/gpu_bench.py)")
+    gpu.add_argument("--members", help="comma-separated member counts (default 1,4,8,16)")
+    gpu.add_argument("--batches", help="comma-separated batch sizes per member (default 32,128,512)")
+    gpu.add_argument("--precisions", help="comma-separated, of fp32, tf32, bf16 (default fp32,bf16)")
+    gpu.add_argument("--sides", help="comma-separated keys: ours-separate, ours-stacked, ours-single, torch-loop, "
+                     "torch-vmap-compile, flax-vmap (default all)")
+    gpu.add_argument("--jax-python", help="the Flax peer's python (default: --python)")
+    gpu.add_argument("--test-limit", type=int, default=10000, help="test images the evaluation speed is timed on")
+    gpu.add_argument("--deterministic", choices=("on", "off"), default="on",
+                     help="our bench's deterministic kernels (default on, the engine's default)")
+    gpu.add_argument("--timeout", type=int, default=900, help="seconds one run may take before it counts as failed")
+    gpu.add_argument("--markdown", help="the table's file, instead of stdout (default: on stdout, and in --json's "
+                     "name with .md)")
+    gpu.add_argument("--on-cpu", action="store_true",
+                     help="run --gpu's grid on the CPU (peers --device cpu, ours cpu*M): a check of the script only")
     a = p.parse_args()
+    if a.on_cpu:
+        a.gpu = True
+    if a.gpu:
+        import gpu_bench
+        sys.exit(gpu_bench.main(a, sys.argv[1:]))
+    a.steps = a.steps or 30
     if a.quick:
         a.steps, a.no_compile = 8, True
-    warmup = 5
-    a.torch_venv = a.torch_venv or venv("torch-venv.sh")
-    a.jax_venv = a.jax_venv or venv("bench-venv.sh")
+    warmup = 5 if a.warmup is None else a.warmup
+    if a.python:
+        a.torch_python = a.jax_python = a.python
+    else:
+        a.torch_venv = a.torch_venv or venv("torch-venv.sh")
+        a.jax_venv = a.jax_venv or venv("bench-venv.sh")
+        a.torch_python = a.torch_venv and os.path.join(a.torch_venv, "bin", "python")
+        a.jax_python = a.jax_venv and os.path.join(a.jax_venv, "bin", "python")
 
     peaks = [run(["/usr/bin/python3", os.path.join(HERE, "peer.py"), "--sgemm", "--threads", str(CORES)])]
     everyone = sides(a)
-    if a.torch_venv:
-        peaks.append(run([os.path.join(a.torch_venv, "bin", "python"), os.path.join(HERE, "peer.py"), "--sgemm",
-                          "--threads", str(CORES)]))
+    if a.torch_python:
+        peaks.append(run([a.torch_python, os.path.join(HERE, "peer.py"), "--sgemm", "--threads", str(CORES)]))
     peak = max(x["sgemm_gflops"] for x in peaks)
     print(f"machine: {CORES} cores; sgemm 2048^3 on {CORES} threads: "
           + ", ".join(f"{x['sgemm_gflops']:.0f} GFLOP/s ({x['blas']})" for x in peaks) + f"; peak = {peak:.0f}")
@@ -186,12 +224,11 @@ def main():
     if a.json:
         with open(a.json, "w") as out:
             json.dump(record, out, indent=1)
-    if a.png and record.get("scaling") and a.jax_venv:
+    if a.png and record.get("scaling") and a.jax_python:
         points = os.path.join(os.path.dirname(os.path.abspath(a.png)), "scaling-points.json")
         with open(points, "w") as out:
             json.dump(record["scaling"], out, indent=1)
-        subprocess.run([os.path.join(a.jax_venv, "bin", "python"), os.path.join(HERE, "plot_scaling.py"), points, a.png],
-                       check=True)
+        subprocess.run([a.jax_python, os.path.join(HERE, "plot_scaling.py"), points, a.png], check=True)
         print(f"plot: {a.png} (from {points})")
 
 

@@ -21,6 +21,32 @@ target_link_libraries(ensemble_core PRIVATE CUDA::cudart)
 message(STATUS "EnsembleLab: LibTorch ${Torch_VERSION} for CUDA ${ENSEMBLELAB_TORCH_CUDA_VERSION}, "
                "CUDA toolkit ${CUDAToolkit_VERSION}, CUDA libraries of ${ENSEMBLELAB_TORCH_CUDA_LIBS}")
 
+# Our own CUDA kernels (the fused ReLU + average pool), compiled by the toolkit's nvcc for
+# Ampere (sm_80) and Hopper (sm_90) by default, against the shared runtime LibTorch uses, so
+# both launch on the same streams. (torch's CMake config may have enabled CUDA already, with
+# its own guess of the architectures: ours are a property of our target.)
+set(ENSEMBLELAB_CUDA_ARCHITECTURES "80;90" CACHE STRING "GPU architectures of EnsembleLab's CUDA kernels")
+include(CheckLanguage)
+check_language(CUDA)
+if(CMAKE_CUDA_COMPILER)
+  enable_language(CUDA)
+  # torch's config appends -gencode flags for its own architecture list (compute_50 among
+  # them, which CUDA 13's nvcc refuses) to CMAKE_CUDA_FLAGS; in core/ they give way to ours.
+  string(REGEX REPLACE "-gencode[ =]+arch=[^ ]+" "" CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS}")
+  target_sources(ensemble_core PRIVATE ${PROJECT_SOURCE_DIR}/core/models/ReluAvgPoolKernels.cu
+                                       ${PROJECT_SOURCE_DIR}/core/models/ReluAvgPoolCuda.cpp)
+  # ATen's CUDA headers stay out of the other sources' unity batches.
+  set_source_files_properties(${PROJECT_SOURCE_DIR}/core/models/ReluAvgPoolCuda.cpp
+                              PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON SKIP_PRECOMPILE_HEADERS ON)
+  set_target_properties(ensemble_core PROPERTIES CUDA_RUNTIME_LIBRARY Shared CUDA_STANDARD 17
+                                                 CUDA_ARCHITECTURES "${ENSEMBLELAB_CUDA_ARCHITECTURES}")
+  target_compile_definitions(ensemble_core PRIVATE ENSEMBLELAB_WITH_CUDA_KERNELS=1)
+  message(STATUS "EnsembleLab: CUDA kernels for architectures ${ENSEMBLELAB_CUDA_ARCHITECTURES} "
+                 "(nvcc ${CMAKE_CUDA_COMPILER_VERSION})")
+else()
+  message(STATUS "EnsembleLab: no nvcc: the GPU pools with LibTorch's unfused ReLU and avg_pool2d")
+endif()
+
 # NCCL, looked for in this order; the first place holding both nccl.h and libnccl wins:
 #   1. NCCL_ROOT (CMake variable or environment), and only there when it is set;
 #   2. the nvidia-nccl wheel beside the torch wheel: the NCCL libtorch_cuda itself loads, so

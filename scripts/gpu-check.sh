@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # What only a GPU machine can show, in one run: builds the CUDA build, then checks
 #   1. the devices the CLI sees, and `devices --check` (NCCL across every GPU, Gloo on the CPU);
+#   1c. our CUDA kernels (the fused ReLU + pool) against LibTorch's ops, bit for bit;
 #   2. the same ensemble on `cpu*2` and on `cuda:0*2` in fp32 (IEEE float32, TF32 off):
 #      train loss equal to 1e-5 at step 10 and 1e-3 at step 100; in deterministic mode the
 #      same seed twice gives identical metrics.csv and checkpoints, and a run killed
@@ -11,7 +12,11 @@
 #   4. c10d's NCCL process group with two ranks where there are two GPUs, against `cuda*2`;
 #      with one GPU, two NCCL ranks on it are refused in a sentence (no backtrace, exit 1);
 #   5. the ensemble of 8 on one GPU, separate and stacked members, fp32 / tf32 / bf16, and
-#      fp32 with deterministic kernels off (what determinism costs).
+#      fp32 with deterministic kernels off (what determinism costs);
+#   6. bench/run_bench.py --gpu --quick: ours (separate and stacked) against the PyTorch loop,
+#      PyTorch vmap + torch.compile and the Flax HOWTO's vmap, 8 members at batch 128, fp32
+#      and bf16, medians of $GPU_BENCH_REPEATS (default 3; 0 leaves the step out, it takes
+#      minutes); its JSON in $OUT/gpu-bench.json (else beside the report), its table in the report.
 # and writes a Markdown report (commands, exit codes, the figures). Each step is recorded
 # whether it passes or not; the script exits 1 if any failed, 2 where there is no GPU.
 #   bash scripts/gpu-check.sh [REPORT.md]   default: docs/gpu-reports/<date>-<gpu>.md (and a
@@ -86,6 +91,11 @@ bench=build-cuda/bench/ensemble-lab-bench
 
 step "1. Devices" "$cli" devices
 step "1b. devices --check: all-reduce across every GPU (NCCL) and two CPU ranks (Gloo)" "$cli" devices --check --timeout 180
+# on-device.sh builds the CLI and the bench by default; the kernel check is built here.
+kernel_check=build-cuda/bench/ensemble-lab-kernel-check
+[ -x "$kernel_check" ] || cmake --build build-cuda --target ensemble-lab-kernel-check >"$work/kernel-check-build.log" 2>&1
+step "1c. Fused ReLU + pool CUDA kernels against LibTorch's ops, bit for bit (fp32, bf16, fp16; NCHW, NHWC)" \
+  "$kernel_check" --device cuda:0
 gpus="$("$python" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null | tail -1)"
 gpus="${gpus:-0}"
 if [ "$gpus" -eq 0 ]; then
@@ -196,9 +206,22 @@ step "5. separate, fp32, deterministic off" "$bench" --model cnn --mode ensemble
 step "5. stacked, fp32, deterministic off" "$bench" --model cnn --mode ensemble --devices 'cuda:0*8' \
   --member-form stacked --precision fp32 --deterministic off --steps 200 --warmup 20 --test-limit 10000
 if [ -f bench/flax_peer.py ] && "$python" -c 'import jax, flax, optax' 2>/dev/null; then
-  step "5. Flax's own program (pmap/vmap), 8 members" "$python" bench/flax_peer.py --members 8 --steps 200 --warmup 20
+  step "5. Flax's own program (vmap on one GPU), 8 members" "$python" bench/flax_peer.py --device cuda --members 8 \
+    --steps 200 --warmup 20
 else
   note "5. Flax peer not run: jax, flax and optax are not installed for $python."
+fi
+
+repeats="${GPU_BENCH_REPEATS:-3}"
+if [ "$repeats" -gt 0 ]; then
+  note "## 6. Every side on cuda:0 (bench/run_bench.py --gpu --quick: 8 members, batch 128, fp32 and bf16)"
+  bench_json="${OUT:+$OUT/gpu-bench.json}"
+  bench_json="${bench_json:-${report%.md}-bench.json}"
+  step "6. run_bench.py --gpu --quick ($repeats repeats; JSON: $bench_json)" "$python" bench/run_bench.py --gpu \
+    --quick --repeats "$repeats" --python "$python" --json "$bench_json" --markdown "$work/gpu-bench.md"
+  [ -s "$work/gpu-bench.md" ] && { cat "$work/gpu-bench.md"; echo; } >>"$report"
+else
+  note "6. run_bench.py --gpu --quick left out (GPU_BENCH_REPEATS=0)."
 fi
 
 [ -n "${OUT:-}" ] && cp "$report" "$OUT/" 2>/dev/null

@@ -16,8 +16,11 @@ namespace F = torch::nn::functional;
 /// gradients to and from its blocked layout — memory-bound copies of the largest tensors
 /// of the step. The fused ReLU + pool keeps the layout; flatten() puts the dense layer's
 /// input back in NCHW order, so the weights (checkpoints, PyTorch) are as before.
+/// On a GPU, cuDNN's NHWC kernels are the ones its tensor cores (TF32, bf16) take, and the
+/// fused pool's CUDA kernels keep the layout too (issue 29; its speed is measured by
+/// bench/run_bench.py --gpu).
 bool convolvesChannelsLast(const torch::Tensor& images) {
-  return images.device().is_cpu() && images.scalar_type() == torch::kFloat32;
+  return (images.device().is_cpu() && images.scalar_type() == torch::kFloat32) || images.device().is_cuda();
 }
 
 /// A channels-last copy of a convolution's weight, through which the gradient flows back.

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// avg_pool2d(relu(x), 2) on the GPU, forward and backward, one pass each. Profiled on an
+// H100 (issue 29), LibTorch's avg_pool2d backward alone took a quarter of the stacked
+// ensemble's GPU time. Here each output element reads its 2x2 window once (forward), and
+// each input element reads itself and its window's gradient once (backward): memory-bound
+// element-wise kernels.
+// The arithmetic is avg_pool2d's and threshold_backward's own, so results are identical to
+// the unfused ops: the window summed in row order in float (LibTorch's accumulate type for
+// bf16 and fp16), divided by 4, then rounded to the element type; the gradient divided by
+// 4 in float, rounded, and zero where the input is <= 0.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "core/models/ReluAvgPoolKernels.h"
+
+namespace ensemble::kernels {
+namespace {
+
+constexpr int kThreads = 256;
+
+__device__ __forceinline__ float toFloat(float v) { return v; }
+__device__ __forceinline__ float toFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
+
+template <typename T>
+__device__ __forceinline__ T fromFloat(float v);
+template <>
+__device__ __forceinline__ float fromFloat<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
+template <>
+__device__ __forceinline__ __half fromFloat<__half>(float v) { return __float2half(v); }
+
+// relu in float is the element type's relu (exact); NaN stays NaN, as in torch::relu.
+__device__ __forceinline__ float relu(float v) { return v <= 0.f ? 0.f : v; }
+
+/// Offset of element (n, c, h, w) in a tensor of `channels` x `height` x `width` per image.
+__device__ __forceinline__ int64_t offsetOf(int64_t n, int64_t c, int64_t h, int64_t w, int64_t channels,
+                                            int64_t height, int64_t width, bool channelsLast) {
+  return channelsLast ? ((n * height + h) * width + w) * channels + c : ((n * channels + c) * height + h) * width + w;
+}
+
+/// Splits a flat position in the layout's own order into (n, c, h, w), so that consecutive
+/// threads touch consecutive memory in both layouts.
+__device__ __forceinline__ void coordinatesOf(int64_t index, int64_t channels, int64_t height, int64_t width,
+                                              bool channelsLast, int64_t& n, int64_t& c, int64_t& h, int64_t& w) {
+  if (channelsLast) {
+    c = index % channels;
+    index /= channels;
+    w = index % width;
+    index /= width;
+    h = index % height;
+    n = index / height;
+  } else {
+    w = index % width;
+    index /= width;
+    h = index % height;
+    index /= height;
+    c = index % channels;
+    n = index / channels;
+  }
+}
+
+template <typename T>
+__global__ void forwardKernel(const T* __restrict__ input, T* __restrict__ output, PoolShape shape) {
+  const int64_t outHeight = shape.height / 2, outWidth = shape.width / 2;
+  const int64_t total = shape.images * shape.channels * outHeight * outWidth;
+  for (int64_t index = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; index < total;
+       index += int64_t(gridDim.x) * blockDim.x) {
+    int64_t n, c, oh, ow;
+    coordinatesOf(index, shape.channels, outHeight, outWidth, shape.channelsLast, n, c, oh, ow);
+    const auto at = [&](int64_t h, int64_t w) {
+      return relu(toFloat(input[offsetOf(n, c, h, w, shape.channels, shape.height, shape.width, shape.channelsLast)]));
+    };
+    float sum = 0.f;  // avg_pool2d's order: rows, then columns
+    sum += at(2 * oh, 2 * ow);
+    sum += at(2 * oh, 2 * ow + 1);
+    sum += at(2 * oh + 1, 2 * ow);
+    sum += at(2 * oh + 1, 2 * ow + 1);
+    output[index] = fromFloat<T>(sum / 4.f);
+  }
+}
+
+template <typename T>
+__global__ void backwardKernel(const T* __restrict__ input, const T* __restrict__ gradOutput,
+                               T* __restrict__ gradInput, PoolShape shape) {
+  const int64_t outHeight = shape.height / 2, outWidth = shape.width / 2;
+  const int64_t total = shape.images * shape.channels * shape.height * shape.width;
+  for (int64_t index = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; index < total;
+       index += int64_t(gridDim.x) * blockDim.x) {
+    int64_t n, c, h, w;
+    coordinatesOf(index, shape.channels, shape.height, shape.width, shape.channelsLast, n, c, h, w);
+    if (h / 2 >= outHeight || w / 2 >= outWidth) {  // an odd last row or column: outside every window
+      gradInput[index] = fromFloat<T>(0.f);
+      continue;
+    }
+    const float pooled =
+        toFloat(gradOutput[offsetOf(n, c, h / 2, w / 2, shape.channels, outHeight, outWidth, shape.channelsLast)]);
+    const T gradient = fromFloat<T>(pooled / 4.f);  // avg_pool2d's gradient, in the element type
+    gradInput[index] = toFloat(input[index]) <= 0.f ? fromFloat<T>(0.f) : gradient;
+  }
+}
+
+/// Enough blocks to fill the GPU several times over; the loops stride over the rest.
+unsigned blocksFor(int64_t elements) {
+  const int64_t blocks = (elements + kThreads - 1) / kThreads;
+  return unsigned(blocks < 65535 * 8 ? (blocks > 0 ? blocks : 1) : 65535 * 8);
+}
+
+template <typename T>
+int forward(const void* input, void* output, const PoolShape& shape, cudaStream_t stream) {
+  const int64_t outputs = shape.images * shape.channels * (shape.height / 2) * (shape.width / 2);
+  forwardKernel<T><<<blocksFor(outputs), kThreads, 0, stream>>>(static_cast<const T*>(input), static_cast<T*>(output),
+                                                                shape);
+  return int(cudaGetLastError());
+}
+
+template <typename T>
+int backward(const void* input, const void* gradOutput, void* gradInput, const PoolShape& shape,
+             cudaStream_t stream) {
+  const int64_t inputs = shape.images * shape.channels * shape.height * shape.width;
+  backwardKernel<T><<<blocksFor(inputs), kThreads, 0, stream>>>(
+      static_cast<const T*>(input), static_cast<const T*>(gradOutput), static_cast<T*>(gradInput), shape);
+  return int(cudaGetLastError());
+}
+
+}  // namespace
+
+int launchReluAvgPoolForward(const void* input, void* output, const PoolShape& shape, PoolElement element,
+                             void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  switch (element) {
+    case PoolElement::Float32: return forward<float>(input, output, shape, s);
+    case PoolElement::BFloat16: return forward<__nv_bfloat16>(input, output, shape, s);
+    case PoolElement::Float16: return forward<__half>(input, output, shape, s);
+  }
+  return int(cudaErrorInvalidValue);
+}
+
+int launchReluAvgPoolBackward(const void* input, const void* gradOutput, void* gradInput, const PoolShape& shape,
+                              PoolElement element, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  switch (element) {
+    case PoolElement::Float32: return backward<float>(input, gradOutput, gradInput, shape, s);
+    case PoolElement::BFloat16: return backward<__nv_bfloat16>(input, gradOutput, gradInput, shape, s);
+    case PoolElement::Float16: return backward<__half>(input, gradOutput, gradInput, shape, s);
+  }
+  return int(cudaErrorInvalidValue);
+}
+
+}  // namespace ensemble::kernels
