@@ -10,6 +10,8 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +19,25 @@
 #include "ui/ExperimentForm.h"
 
 using ensemble::ui::ExperimentForm;
+
+namespace {
+
+/// An MNIST-format folder of `samples` blank 28x28 images (raw IDX files).
+void writeIdxFolder(const QString& folder, int samples) {
+  const auto bigEndian = [](quint32 v) {
+    const char bytes[] = {char(v >> 24), char((v >> 16) & 0xff), char((v >> 8) & 0xff), char(v & 0xff)};
+    return QByteArray(bytes, 4);
+  };
+  for (const QString& split : {QString("train"), QString("t10k")}) {
+    QFile images(folder + "/" + split + "-images-idx3-ubyte"), labels(folder + "/" + split + "-labels-idx1-ubyte");
+    QVERIFY(images.open(QIODevice::WriteOnly) && labels.open(QIODevice::WriteOnly));
+    images.write(bigEndian(0x803) + bigEndian(quint32(samples)) + bigEndian(28) + bigEndian(28) +
+                 QByteArray(samples * 28 * 28, '\0'));
+    labels.write(bigEndian(0x801) + bigEndian(quint32(samples)) + QByteArray(samples, '\0'));
+  }
+}
+
+}  // namespace
 
 class TestExperimentForm final : public QObject {
   Q_OBJECT
@@ -101,15 +122,50 @@ class TestExperimentForm final : public QObject {
   void devicesMustFitTheMode() {
     ExperimentForm form;
     form.modeBox()->setCurrentIndex(form.modeBox()->findData("single"));
+    QCOMPARE(form.cpuReplicasBox()->value(), 1);  // choosing single mode sets one replica
+    QVERIFY(form.isValid());
+    form.cpuReplicasBox()->setValue(4);
     QVERIFY(!form.isValid());  // cpu*4 is four models
     QVERIFY(form.errors().value("devices").contains("single mode trains one model"));
     form.cpuReplicasBox()->setValue(1);
+    QVERIFY(form.isValid());
+    form.modeBox()->setCurrentIndex(form.modeBox()->findData("ensemble"));
+    QVERIFY(form.errors().value("devices").contains("an ensemble needs two members or more"));
+    form.cpuReplicasBox()->setValue(2);
     QVERIFY(form.isValid());
     form.modeBox()->setCurrentIndex(form.modeBox()->findData("data-parallel"));
     form.cpuReplicasBox()->setValue(3);
     QVERIFY(form.errors().value("devices").contains("not a multiple of 3"));
     form.deviceList()->item(0)->setCheckState(Qt::Unchecked);
     QVERIFY(form.errors().value("devices").contains("pick at least one device"));
+  }
+
+  // The batch against the training samples the run would have (the dataset's, or the train
+  // limit), read from the folder's IDX header; a folder without IDX files is not added.
+  void theBatchMustFitTheTrainingSamples() {
+    QTemporaryDir folder;
+    writeIdxFolder(folder.path(), 3000);
+    ExperimentForm form;
+    QVERIFY(form.addDatasetFolder(folder.path()).isEmpty());
+    QCOMPARE(form.datasetBox()->currentData().toString(), folder.path());
+    form.batchSizeBox()->setValue(5000);
+    QVERIFY2(form.errors().value("batch_size").contains("larger than the 3000 training samples"),
+             qPrintable(form.errors().value("batch_size")));
+    form.batchSizeBox()->setValue(3000);
+    QVERIFY(form.isValid());
+    form.trainLimitBox()->setValue(1000);
+    QVERIFY(form.errors().value("batch_size").contains("1000 training samples (the train limit)"));
+    form.trainLimitBox()->setValue(0);
+    form.datasetBox()->setCurrentIndex(form.datasetBox()->findData("synthetic"));  // 2048 samples
+    QVERIFY(form.errors().value("batch_size").contains("2048"));
+    form.batchSizeBox()->setValue(128);
+    QVERIFY(form.isValid());
+
+    QTemporaryDir empty;
+    const int before = form.datasetBox()->count();
+    const QString refused = form.addDatasetFolder(empty.path());
+    QVERIFY2(refused.contains("has no train-images-idx3-ubyte"), qPrintable(refused));
+    QCOMPARE(form.datasetBox()->count(), before);
   }
 
   void memberFormAndPrecisionAreChecked() {
@@ -131,6 +187,8 @@ class TestExperimentForm final : public QObject {
   void setupSurvivesARestart() {
     QSettings settings;
     settings.clear();
+    QTemporaryDir kmnist;
+    writeIdxFolder(kmnist.path(), 600);
     {
       ExperimentForm form;
       form.datasetBox()->setCurrentIndex(form.datasetBox()->findData("synthetic"));
@@ -146,13 +204,13 @@ class TestExperimentForm final : public QObject {
       QVERIFY(form.config().deterministic);  // on by default
       form.deterministicBox()->setChecked(false);
       QVERIFY(!form.config().deterministic);
-      form.addDatasetFolder("/data/kmnist");
+      QVERIFY(form.addDatasetFolder(kmnist.path()).isEmpty());
       form.save(settings);
     }
     ExperimentForm restored;
     restored.load(settings);
     const auto config = restored.config();
-    QCOMPARE(QString::fromStdString(config.dataset), QString("/data/kmnist"));
+    QCOMPARE(QString::fromStdString(config.dataset), kmnist.path());
     QCOMPARE(config.model, ensemble::ModelKind::LeNet);
     QCOMPARE(config.learningRate, 0.02);
     QCOMPARE(config.momentum, 0.8);

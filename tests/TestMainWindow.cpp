@@ -14,6 +14,7 @@
 #include <QPushButton>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QSet>
 #include <QSettings>
 #include <QSlider>
 #include <QXmlStreamReader>
@@ -36,6 +37,7 @@
 #include "core/train/Trainer.h"
 #include "tests/FormSetup.h"
 #include "tests/RunStatusCheck.h"
+#include "ui/EnsembleBreakdownView.h"
 #include "ui/ExperimentForm.h"
 #include "ui/ExportActions.h"
 #include "ui/MainWindow.h"
@@ -200,7 +202,7 @@ class TestMainWindow final : public QObject {
     int filled = 0;
     for (const int64_t count : evaluation.ensembleReliability.count) filled += count > 0;
     QCOMPARE(accuracy->dataCount(), filled);
-    QCOMPARE(accuracy->name(), QString("ensemble, ECE %1").arg(evaluation.ensemble.ece, 0, 'f', 4));
+    QCOMPARE(accuracy->name(), QString("%1: ensemble, ECE %2").arg(live.legendLabel()).arg(evaluation.ensemble.ece, 0, 'f', 4));
     const int before = plot->graphCount();
     diagram->membersBox()->setChecked(true);
     QCOMPARE(plot->graphCount(), before + 3);
@@ -229,6 +231,52 @@ class TestMainWindow final : public QObject {
     QVERIFY(table->columnWidth(last) <= std::max(static_cast<QAbstractItemView*>(table)->sizeHintForColumn(last), table->horizontalHeader()->sectionSizeHint(last)) + 2);
     // The Uncertainty view compares the first two selected runs.
     QCOMPARE(window.uncertaintyView()->shift()->computeButton()->text(), QString("Compute for both runs"));
+  }
+
+  // One selection drives everything: the plots draw exactly the selected runs (the live one
+  // too only while selected), and the Ensemble tab and the reliability diagram show the
+  // first selected run's evaluation, each naming it.
+  void theSelectionDrivesThePlotsAndTheTabs() {
+    MainWindow& window = *m_window;
+    RunsModel& runs = *window.runsModel();
+    const int liveRow = runs.liveRow(), pastRow = liveRow == 0 ? 1 : 0;
+    const RunRecord& live = runs.record(liveRow);
+    const RunRecord& past = runs.record(pastRow);
+    const auto accuracyBars = [&] { return qobject_cast<QCPBars*>(window.reliabilityDiagram()->plot()->plottable(1)); };
+
+    window.runsView()->selectRow(pastRow);
+    QTRY_COMPARE(window.plots()[3]->graphCount(), 1);  // the past single model's test accuracy alone
+    QCOMPARE(window.plots()[0]->graphCount(), 1);
+    QCOMPARE(window.memberTable()->rowCount(), 1);
+    QCOMPARE(window.memberTable()->item(0, 0)->text(), QString("model"));
+    QVERIFY2(window.ensembleBreakdown()->caption().startsWith(past.legendLabel()),
+             qPrintable(window.ensembleBreakdown()->caption()));
+    QVERIFY(accuracyBars() && accuracyBars()->name().startsWith(past.legendLabel() + ": model, ECE"));
+
+    window.runsView()->selectRow(liveRow);
+    QTRY_COMPARE(window.plots()[3]->graphCount(), 4);  // 3 members and the ensemble
+    QCOMPARE(window.memberTable()->rowCount(), 5);
+    QCOMPARE(window.memberTable()->item(0, 0)->text(), QString("ensemble"));  // in view above the members
+    QVERIFY(window.ensembleBreakdown()->caption().startsWith(live.legendLabel()));
+    QVERIFY(accuracyBars()->name().startsWith(live.legendLabel() + ": ensemble, ECE"));
+
+    window.runsView()->clearSelection();
+    QTRY_COMPARE(window.plots()[3]->graphCount(), 0);  // the live run too: it is not selected
+    QCOMPARE(window.memberTable()->rowCount(), 0);
+    QVERIFY(window.ensembleBreakdown()->caption().contains("Select a run"));
+    QCOMPARE(window.reliabilityDiagram()->plot()->plottableCount(), 0);
+    window.runsView()->selectAll();
+    QTRY_COMPARE(window.plots()[3]->graphCount(), 4 + 1);
+  }
+
+  void theSmoothingOutlivesTheWindow() {
+    {
+      MainWindow first(m_root.path());
+      first.smoothingSlider()->setValue(25);
+    }
+    MainWindow second(m_root.path());
+    QCOMPARE(second.smoothingSlider()->value(), 25);
+    second.smoothingSlider()->setValue(0);
   }
 
   void plotsExportToPngPdfAndSvg() {
@@ -263,7 +311,10 @@ class TestMainWindow final : public QObject {
     QVERIFY(exporter);
     const QString caption = exporter->captionFor(*m_window->plots()[3]);
     const QString live = QFileInfo(QString::fromStdString(m_liveRun.runDirectory)).fileName();
-    QVERIFY2(caption.contains(live + ": synthetic · cnn · ensemble · cpu*3 · fp32 · lr ") && caption.contains("· batch 64"),
+    // The run's short name and its folder, its setup, and the sample limits (a 1,024-image
+    // run must not read as a full one).
+    QVERIFY2(caption.contains("ensemble ×3 · lr 0.1 · 1.02k imgs (" + live + "): synthetic · cnn · ensemble · cpu*3 · fp32 · lr ") &&
+                 caption.contains("· batch 64 · 1024 / all train / test images"),
              qPrintable(caption));
     const int rows = accuracyPlot->plotLayout()->rowCount();
     QVERIFY(exportPlot(accuracyPlot, out.filePath("captioned.svg"), caption).isEmpty());
@@ -298,6 +349,17 @@ class TestMainWindow final : public QObject {
     const QString longForm = QString::fromUtf8(curves.readAll());
     QVERIFY(longForm.startsWith("run,model,step,epoch,metric,value\n"));
     for (const QString& run : both) QVERIFY(longForm.contains("\n" + QFileInfo(run).fileName() + ","));
+    // (run, model, step, metric) names one value: an epoch's means are metrics of their own,
+    // beside the last logging window of the epoch at the same step.
+    QSet<QString> keys;
+    for (const QString& line : longForm.split('\n', Qt::SkipEmptyParts).mid(1)) {
+      const QStringList f = line.split(',');
+      const QString key = QStringList{f[0], f[1], f[2], f[4]}.join(',');
+      QVERIFY2(!keys.contains(key), qPrintable("duplicate key " + key));
+      keys.insert(key);
+    }
+    QVERIFY(longForm.contains(",train_loss_epoch_mean,"));
+    QVERIFY(longForm.contains(",train_loss,"));
     QVERIFY(!ExportActions::exportRuns({m_root.filePath("no-such-run")}, out.filePath("none.csv")).isEmpty());
   }
 
@@ -330,19 +392,34 @@ class TestMainWindow final : public QObject {
   void failedRunShowsTheErrorAndTheAppStaysUsable() {
     MainWindow window(m_root.path());
     quickSetup(window.form());
-    // A corrupt dataset: the right file names, the wrong contents.
-    QDir corrupt(m_root.filePath("corrupt-dataset"));
-    QVERIFY(corrupt.mkpath("."));
-    for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
-      QFile file(corrupt.filePath(name));
+    const char* names[] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                           "t10k-labels-idx1-ubyte"};
+    // A folder of files that are no IDX files is refused when chosen, and stays out of the list.
+    QDir notIdx(m_root.filePath("not-idx-dataset"));
+    QVERIFY(notIdx.mkpath("."));
+    for (const char* name : names) {
+      QFile file(notIdx.filePath(name));
       QVERIFY(file.open(QIODevice::WriteOnly));
       file.write("this is not an IDX file");
     }
-    window.form()->addDatasetFolder(corrupt.path());
+    const QString refused = window.form()->addDatasetFolder(notIdx.path());
+    QVERIFY2(refused.contains("is not an IDX file"), qPrintable(refused));
+    QCOMPARE(window.form()->datasetBox()->findData(notIdx.path()), -1);
+    // A corrupt dataset: IDX headers that promise images the files do not hold. The form
+    // cannot know without reading it all; the run fails and says why.
+    QDir corrupt(m_root.filePath("corrupt-dataset"));
+    QVERIFY(corrupt.mkpath("."));
+    for (const char* name : names) {
+      QFile file(corrupt.filePath(name));
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      const bool images = QByteArray(name).contains("images");
+      file.write(images ? QByteArray::fromHex("00000803000003e80000001c0000001c") : QByteArray::fromHex("00000801000003e8"));
+    }
+    QVERIFY(window.form()->addDatasetFolder(corrupt.path()).isEmpty());
     QSignalSpy finished(window.controller(), &RunController::runFinished);
     window.startRun();
     QVERIFY(finished.wait(60000));
-    QVERIFY2(window.statusText().contains("Run failed") && window.statusText().contains("wrong IDX magic number"),
+    QVERIFY2(window.statusText().contains("Run failed") && window.statusText().contains("is truncated"),
              qPrintable(window.statusText()));
     QTRY_VERIFY(window.findChild<QWidget*>("errorMessage") != nullptr);
     QVERIFY(window.startAction()->isEnabled());  // a new run can start, and it runs

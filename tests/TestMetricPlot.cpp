@@ -83,11 +83,11 @@ class TestMetricPlot final : public QObject {
     plot.setSmoothing(0.5);
     plot.setRuns({curves});
     QCOMPARE(plot.graphCount(), 2);  // faded raw + smoothed
-    // EMA seeded with the first value: 4, 3, 3, 2.
+    // TensorBoard's debiased EMA, w = 0.5: (2, 2, 2.5, 1.75) / (1 - 0.5^n) for n = 1..4.
     QCOMPARE(plot.smoothedValue(0, 0, 0), 4.0);
-    QCOMPARE(plot.smoothedValue(0, 0, 1), 3.0);
-    QCOMPARE(plot.smoothedValue(0, 0, 2), 3.0);
-    QCOMPARE(plot.smoothedValue(0, 0, 3), 2.0);
+    QCOMPARE(plot.smoothedValue(0, 0, 1), 2.0 / 0.75);
+    QCOMPARE(plot.smoothedValue(0, 0, 2), 2.5 / 0.875);
+    QCOMPARE(plot.smoothedValue(0, 0, 3), 1.75 / 0.9375);
     QColor rawColor = plot.customPlot()->graph(0)->pen().color();
     QVERIFY(rawColor.alpha() < 128);  // faded
     QCOMPARE(plot.customPlot()->graph(0)->dataCount(), 4);

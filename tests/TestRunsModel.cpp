@@ -103,7 +103,7 @@ class TestRunsModel final : public QObject {
     QCOMPARE(cell(model, 0, RunsModel::Status), QString("completed"));
     QCOMPARE(cell(model, 0, RunsModel::TestAccuracy), QString("0.8100"));
     QVERIFY(!model.record(0).training);
-    QVERIFY(model.liveCurves());  // the finished run stays on the plots
+    QVERIFY(model.liveCurves());  // the finished run keeps its curves
   }
 
   void aRunThatNeverStartedAddsNoRow() {

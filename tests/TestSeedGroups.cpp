@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QTemporaryDir>
+#include <QFile>
 #include <QtTest>
 
 #include <qcustomplot.h>
@@ -72,16 +73,18 @@ class TestSeedGroups final : public QObject {
     }
   }
 
-  void theBandIsTakenAtThePointsEveryRunHas() {
+  void theBandIsTakenOverTheRunsThatHaveEachPoint() {
     const Series a{{1, 2, 3, 4}, {1, 2, 3, 4}}, b{{2, 3, 4, 5}, {4, 6, 8, 10}}, c{{2, 4}, {0, 5}};
     const Band band = bandOf({&a, &b, &c});
-    QCOMPARE(band.x, (QVector<double>{2, 4}));
-    QCOMPARE(band.mean, (QVector<double>{2, 17.0 / 3}));
-    QCOMPARE(band.min, (QVector<double>{0, 4}));
-    QCOMPARE(band.max, (QVector<double>{4, 8}));
+    QCOMPARE(band.x, (QVector<double>{1, 2, 3, 4, 5}));
+    QCOMPARE(band.count, (QVector<int>{1, 3, 2, 3, 1}));
+    QCOMPARE(band.mean, (QVector<double>{1, 2, 4.5, 17.0 / 3, 10}));
+    QCOMPARE(band.min, (QVector<double>{1, 0, 3, 4, 10}));
+    QCOMPARE(band.max, (QVector<double>{1, 4, 6, 8, 10}));
     // Sample standard deviation: at x = 2, values 2, 4, 0 around 2 -> sqrt(8 / 2).
-    QCOMPARE(band.std[0], 2.0);
-    QVERIFY(std::abs(band.std[1] - std::sqrt((std::pow(4 - 17.0 / 3, 2) + std::pow(8 - 17.0 / 3, 2) +
+    QCOMPARE(band.std[1], 2.0);
+    QCOMPARE(band.std[0], 0.0);  // one run there: no spread
+    QVERIFY(std::abs(band.std[3] - std::sqrt((std::pow(4 - 17.0 / 3, 2) + std::pow(8 - 17.0 / 3, 2) +
                                               std::pow(5 - 17.0 / 3, 2)) / 2)) < 1e-12);
     QCOMPARE(bandOf({&a}).std, (QVector<double>{0, 0, 0, 0}));  // one run: no spread
   }
@@ -156,6 +159,70 @@ class TestSeedGroups final : public QObject {
     window.findChild<PlotPanel*>()->groupSeedsBox()->setChecked(false);
     QTRY_COMPARE(plot->graphCount(), 4);
     QVERIFY(plot->groupGraphs(0).mean == nullptr);
+  }
+
+  // A seed counts once: runs repeating one are flagged and drawn as themselves, and runs of
+  // a single seed form no group. A run that ended early stays in the mean up to its last
+  // point, and the group's label says at which step the mean loses it.
+  void repeatedSeedsCountOnceAndAShortRunIsNamed() {
+    QTemporaryDir root;
+    const struct {
+      const char* name;
+      std::uint64_t seed;
+      double lr;
+    } runs[] = {{"20260102-000000004-single-cnn", 0, 0.05},   // newest: seed 0
+                {"20260102-000000003-single-cnn", 0, 0.05},   // seed 0 again
+                {"20260102-000000002-single-cnn", 1, 0.05},   // seed 1, cut after its first epoch below
+                {"20260102-000000001-single-cnn", 5, 0.2},    // one setup, one seed, twice: no group
+                {"20260102-000000000-single-cnn", 5, 0.2}};
+    for (const auto& run : runs) {
+      REQUIRE_COMPLETED(Trainer::create(tinyRun(run.seed, run.lr), root.filePath(run.name).toStdString())
+                            ->run(nullptr, nullptr));
+    }
+    // What a run stopped after its first epoch (8 steps) leaves in metrics.csv.
+    QFile metrics(root.filePath("20260102-000000002-single-cnn/metrics.csv"));
+    QVERIFY(metrics.open(QIODevice::ReadOnly));
+    QStringList kept;
+    for (const QString& line : QString::fromUtf8(metrics.readAll()).split('\n', Qt::SkipEmptyParts)) {
+      if (kept.isEmpty() || line.section(',', 0, 0).toInt() <= 8) kept << line;
+    }
+    metrics.close();
+    QVERIFY(metrics.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    metrics.write((kept.join('\n') + '\n').toUtf8());
+    metrics.close();
+
+    MainWindow window(root.path());
+    window.resize(1400, 900);
+    window.show();
+    window.smoothingSlider()->setValue(0);  // the plotted mean is then the runs' values as they are
+    RunsModel& model = *window.runsModel();
+    QCOMPARE(model.rowCount(), 5);
+    const auto cell = [&](int row) { return model.data(model.index(row, RunsModel::SeedGroup), Qt::DisplayRole).toString(); };
+    QCOMPARE(cell(0), QString("A · 2 seeds"));
+    QCOMPARE(cell(1), QString("A · seed 0 again"));
+    QVERIFY(model.data(model.index(1, RunsModel::SeedGroup), Qt::ToolTipRole).toString().contains("same seed (0)"));
+    QCOMPARE(cell(2), QString("A · 2 seeds"));
+    QCOMPARE(cell(3), QString());
+    QCOMPARE(cell(4), QString());
+
+    auto* view = static_cast<RunListView*>(window.runsView());
+    view->selectRow(0);
+    view->findChild<QAction*>("selectSeedGroupAction")->trigger();
+    QCOMPARE(view->selectedRows(), (QVector<int>{0, 1, 2}));
+    MetricPlot* trainLoss = window.plots()[0];
+    QTRY_VERIFY(trainLoss->groupGraphs(0).mean != nullptr);
+    const MetricPlot::GroupGraphs graphs = trainLoss->groupGraphs(0);
+    QVERIFY2(graphs.mean->name() == "group A (single, cnn, seeds 0,1; 1 of 2 runs after step 8): mean",
+             qPrintable(graphs.mean->name()));
+    QCOMPARE(trainLoss->graphCount(), 3 + 1);  // the band's edges and mean, and the repeat's own line
+    // The mean runs to the longer run's end; up to step 8 it is the two runs', then the one's.
+    const Series& full = model.record(0).curves->series(Metric::TrainLoss, 0);
+    const Series& cut = model.record(2).curves->series(Metric::TrainLoss, 0);
+    QCOMPARE(cut.x.back(), 8.0);
+    const QVector<double> mean = valuesOf(graphs.mean);
+    QCOMPARE(mean.size(), full.x.size());
+    QVERIFY(std::abs(mean.front() - (full.y.front() + cut.y.front()) / 2) < 1e-12);
+    QVERIFY(std::abs(mean.back() - full.y.back()) < 1e-12);
   }
 };
 

@@ -227,6 +227,30 @@ class TestUncertaintyView final : public QObject {
     screenshot(ood, "uncertainty-ood.png");
   }
 
+  // Out of the box: the sets made from the run itself (its inverted test images, uniform
+  // noise at its image size) work with any run, each described in a line; scores shown for
+  // one run go when another is selected.
+  void builtInOutOfDistributionSetsWorkOutOfTheBox() {
+    OodView* ood = m_view->outOfDistribution();
+    for (const QString& set : {QString("inverted"), QString("uniform-noise")}) {
+      QVERIFY(ood->datasetBox()->findText(set) >= 0);
+      ood->datasetBox()->setCurrentText(set);
+      QVERIFY2(ood->description()->text().startsWith(set + ": "), qPrintable(ood->description()->text()));
+      ood->compute();
+      const auto [cancelled, error] = waitForJob(*m_view->analysis());
+      QVERIFY2(error.isEmpty(), qPrintable(error));
+      const OodResult expected = Trainer::open(m_ensemble.toStdString())->evaluateOutOfDistribution(set.toStdString());
+      QCOMPARE(ood->plot()->plottableCount(), 3);
+      QVERIFY2(ood->plot()->plottable(2)->name().contains(QString::number(expected.ensemble.entropy, 'f', 3)),
+               qPrintable(ood->plot()->plottable(2)->name()));
+    }
+    QVERIFY(ood->datasetBox()->findText("synthetic") < 0);  // another image size than Fashion-MNIST's models
+    m_view->setRuns({{m_single, "single"}});
+    QCOMPARE(ood->plot()->plottableCount(), 0);
+    QVERIFY(ood->memberScores()->text().contains("Compute to score single"));
+    m_view->setRuns({{m_ensemble, "ensemble of 3"}, {m_single, "single"}});
+  }
+
   void outOfDistributionOfAnotherImageSizeIsRefused() {
     const QString larger = m_root.filePath("larger");
     writeForeignDataset(larger, 20, 28);
@@ -326,7 +350,7 @@ class TestUncertaintyView final : public QObject {
   }
 
   void screenshotOfTheReliabilityPage() {
-    m_view->showResult(Trainer::open(m_ensemble.toStdString())->evaluate());
+    m_view->showResult(Trainer::open(m_ensemble.toStdString())->evaluate(), "ensemble of 3");
     screenshot(m_view->reliability(), "uncertainty-reliability.png");
   }
 
@@ -395,6 +419,8 @@ class TestUncertaintyView final : public QObject {
     inspection->images = ImageSet{kImages, kSide, kSide, std::vector<uint8_t>(std::size_t(kImages * kSide * kSide))};
     for (std::size_t p = 0; p < inspection->images.pixels.size(); ++p) inspection->images.pixels[p] = uint8_t(p * 7);
 
+    inspection->runDirectory = m_ensemble;  // shown only for the selected run
+    m_view->setRuns({{m_ensemble, "ensemble of 3"}});
     MistakesView* mistakes = m_view->mistakes();
     m_view->pages()->setCurrentWidget(mistakes);
     mistakes->orderBox()->setCurrentIndex(mistakes->orderBox()->findData(int(GalleryOrder::Disagreement)));

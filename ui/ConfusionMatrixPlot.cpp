@@ -35,6 +35,14 @@ std::optional<ConfusionCell> ConfusionMatrixPlot::cellAt(const QPointF& position
   return ConfusionCell{label, predicted};
 }
 
+void ConfusionMatrixPlot::clear() {
+  m_plot->clearPlottables();
+  m_plot->clearItems();
+  m_map = nullptr;  // owned by the plot, which has deleted it
+  m_classes = 0;
+  m_plot->replot();
+}
+
 void ConfusionMatrixPlot::showInspection(const std::shared_ptr<const Inspection>& inspection) {
   m_plot->clearPlottables();
   m_plot->clearItems();

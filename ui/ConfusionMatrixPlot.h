@@ -21,6 +21,8 @@ class ConfusionMatrixPlot final : public QWidget {
   explicit ConfusionMatrixPlot(QWidget* parent = nullptr);
 
   void showInspection(const std::shared_ptr<const Inspection>& inspection);
+  /// No run: an empty plot.
+  void clear();
   QCustomPlot* plot() const { return m_plot; }
   /// The cell under a point of the plot's widget, if any.
   std::optional<ConfusionCell> cellAt(const QPointF& position) const;

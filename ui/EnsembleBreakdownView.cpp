@@ -3,7 +3,8 @@
 
 #include <qcustomplot.h>
 
-#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
 #include <QHeaderView>
 #include <QSplitter>
 #include <QTableWidget>
@@ -15,7 +16,9 @@
 namespace ensemble::ui {
 
 EnsembleBreakdownView::EnsembleBreakdownView(QWidget* parent)
-    : QWidget(parent), m_table(new QTableWidget(0, 5)), m_sizePlot(new QCustomPlot) {
+    : QWidget(parent), m_caption(new QLabel), m_table(new QTableWidget(0, 5)), m_sizePlot(new QCustomPlot) {
+  m_caption->setObjectName("breakdownCaption");
+  m_caption->setTextFormat(Qt::PlainText);
   m_table->setHorizontalHeaderLabels({tr("Model"), tr("Accuracy"), tr("NLL"), tr("Brier"), tr("ECE")});
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->verticalHeader()->hide();
@@ -30,13 +33,27 @@ EnsembleBreakdownView::EnsembleBreakdownView(QWidget* parent)
   splitter->addWidget(m_sizePlot);
   splitter->setStretchFactor(1, 1);
   splitter->setSizes({420, 800});
+  // The names whole ("member 11", "mean of members"), the numbers share the rest.
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-  auto* layout = new QHBoxLayout(this);
+  m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(splitter);
+  layout->addWidget(m_caption);
+  layout->addWidget(splitter, 1);
+  clear(tr("Select a run in the Runs tab to see its members."));
 }
 
-void EnsembleBreakdownView::showResult(const EvaluationResult& result) {
+QString EnsembleBreakdownView::caption() const { return m_caption->text(); }
+
+void EnsembleBreakdownView::clear(const QString& why) {
+  m_caption->setText(why);
+  m_table->setRowCount(0);
+  m_sizePlot->clearGraphs();
+  m_sizePlot->replot();
+}
+
+void EnsembleBreakdownView::showResult(const EvaluationResult& result, const QString& runLabel) {
+  m_caption->setText(tr("%1 · %2 test images").arg(runLabel).arg(result.samples));
   m_table->setRowCount(0);
   const auto addRow = [this](const QString& name, double accuracy, double nll, double brier, double ece, bool bold) {
     const int r = m_table->rowCount();
@@ -50,15 +67,16 @@ void EnsembleBreakdownView::showResult(const EvaluationResult& result) {
       m_table->setItem(r, c, item);
     }
   };
-  for (std::size_t m = 0; m < result.members.size(); ++m) {
-    const TestScore& s = result.members[m];
-    addRow(tr("member %1").arg(m), s.accuracy, s.loss, s.brier, s.ece, false);
-  }
+  // The ensemble and the members' mean first: in view however many members there are.
   if (result.members.size() > 1) {
-    const TestScore& mean = result.meanMember;
-    addRow(tr("mean of members"), mean.accuracy, mean.loss, mean.brier, mean.ece, false);
     const EnsembleScore& e = result.ensemble;
     addRow(tr("ensemble"), e.accuracy, e.nll, e.brier, e.ece, true);
+    const TestScore& mean = result.meanMember;
+    addRow(tr("mean of members"), mean.accuracy, mean.loss, mean.brier, mean.ece, false);
+  }
+  for (std::size_t m = 0; m < result.members.size(); ++m) {
+    const TestScore& s = result.members[m];
+    addRow(result.members.size() > 1 ? tr("member %1").arg(m) : tr("model"), s.accuracy, s.loss, s.brier, s.ece, false);
   }
   showSizeCurve(result.accuracyVsSize);
 }

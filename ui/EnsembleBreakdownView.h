@@ -7,6 +7,7 @@
 #include <QWidget>
 
 class QCustomPlot;
+class QLabel;
 class QTableWidget;
 
 namespace ensemble {
@@ -23,7 +24,11 @@ class EnsembleBreakdownView final : public QWidget {
  public:
   explicit EnsembleBreakdownView(QWidget* parent = nullptr);
 
-  void showResult(const EvaluationResult& result);
+  /// `result` is the evaluation of the run `runLabel` names; the view says whose it is.
+  void showResult(const EvaluationResult& result, const QString& runLabel);
+  /// Empties the table and the plot and says `why` in their place.
+  void clear(const QString& why);
+  QString caption() const;
 
   QTableWidget* memberTable() const { return m_table; }
   QCustomPlot* sizePlot() const { return m_sizePlot; }
@@ -33,6 +38,7 @@ class EnsembleBreakdownView final : public QWidget {
   /// Four decimals; empty for a score the run did not record (NaN).
   static QString number(double value);
 
+  QLabel* m_caption;
   QTableWidget* m_table;
   QCustomPlot* m_sizePlot;
 };

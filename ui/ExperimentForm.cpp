@@ -17,6 +17,7 @@
 #include <functional>
 
 #include "core/common/Error.h"
+#include "core/data/DatasetSource.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/models/ModelRegistry.h"
@@ -179,6 +180,10 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   for (QComboBox* box : {m_dataset, m_model, m_mode, m_memberForm, m_precision}) {
     connect(box, &QComboBox::currentIndexChanged, this, &ExperimentForm::revalidate);
   }
+  // Single mode trains one model: its replica count is 1 (more is an error, not a choice).
+  connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
+    if (m_mode->currentData().toString() == "single") m_cpuReplicas->setValue(1);
+  });
   connect(m_devices, &QListWidget::itemChanged, this, &ExperimentForm::revalidate);
   connect(m_deterministic, &QCheckBox::toggled, this, &ExperimentForm::revalidate);
   for (QLineEdit* edit : {m_learningRate, m_momentum}) {
@@ -192,16 +197,35 @@ ExperimentForm::ExperimentForm(QWidget* parent)
 
 void ExperimentForm::chooseFolder() {
   const QString folder = QFileDialog::getExistingDirectory(this, tr("Open an MNIST-format dataset folder"));
-  if (!folder.isEmpty()) addDatasetFolder(folder);
+  if (folder.isEmpty()) return;
+  if (const QString error = addDatasetFolder(folder); !error.isEmpty()) emit folderRefused(error);
 }
 
-void ExperimentForm::addDatasetFolder(const QString& folder) {
+QString ExperimentForm::addDatasetFolder(const QString& folder) {
+  try {
+    trainingSampleCount(folder.toStdString());
+  } catch (const Error& e) {
+    return inLabels(e.what());
+  }
   int index = m_dataset->findData(folder);
   if (index < 0) {
     m_dataset->addItem(folder, folder);
     index = m_dataset->count() - 1;
   }
   m_dataset->setCurrentIndex(index);
+  return {};
+}
+
+void ExperimentForm::peekDataset(const std::string& dataset) {
+  if (dataset == m_peekedDataset) return;
+  m_peekedDataset = dataset;
+  m_trainSamples = -1;
+  m_datasetError.clear();
+  try {
+    m_trainSamples = trainingSampleCount(dataset);
+  } catch (const Error& e) {
+    m_datasetError = inLabels(e.what());
+  }
 }
 
 QString ExperimentForm::deviceSpec() const {
@@ -257,7 +281,19 @@ void ExperimentForm::revalidate() {
        !parseDouble(m_momentum->text(), value)
            ? tr("not a number; the default is 0.9")
            : engineError([&](ExperimentConfig& c) { c.momentum = value; }));
-  mark("batch_size", m_batchSize, engineError([&](ExperimentConfig& c) { c.batchSize = current.batchSize; }));
+  peekDataset(current.dataset);
+  mark("dataset", m_dataset, m_datasetError);
+  QString batchError = engineError([&](ExperimentConfig& c) { c.batchSize = current.batchSize; });
+  if (batchError.isEmpty() && m_trainSamples >= 0) {
+    const bool limited = current.trainLimit > 0 && current.trainLimit < m_trainSamples;
+    const int64_t samples = limited ? current.trainLimit : m_trainSamples;
+    if (current.batchSize > samples) {
+      batchError = tr("larger than the %1 training samples%2: an epoch would have no step; use %1 or fewer")
+                       .arg(samples)
+                       .arg(limited ? tr(" (the train limit)") : QString());
+    }
+  }
+  mark("batch_size", m_batchSize, batchError);
   mark("epochs", m_epochs, engineError([&](ExperimentConfig& c) { c.epochs = current.epochs; }));
 
   QString deviceError;
@@ -268,6 +304,9 @@ void ExperimentForm::revalidate() {
       const auto devices = parseDeviceSpec(current.devices, cudaDeviceCount(), whyNoCudaDevice());
       if (current.mode == TrainingMode::Single && devices.size() != 1) {
         deviceError = tr("single mode trains one model: pick one device with one replica");
+      } else if (current.mode == TrainingMode::Ensemble && devices.size() == 1) {
+        deviceError = tr("an ensemble needs two members or more: raise the CPU replicas or pick more devices, or "
+                         "choose single mode for one model");
       } else if (current.mode == TrainingMode::DataParallel && current.batchSize % int64_t(devices.size()) != 0) {
         deviceError = tr("data-parallel splits the batch evenly: %1 is not a multiple of %2 replicas")
                           .arg(current.batchSize).arg(devices.size());

@@ -34,8 +34,9 @@ class ExperimentForm final : public QWidget {
   void load(const QSettings& settings);
   void save(QSettings& settings) const;
 
-  /// Adds (and selects) a dataset folder in the dataset list.
-  void addDatasetFolder(const QString& folder);
+  /// Adds (and selects) a dataset folder in the dataset list once its four MNIST-format
+  /// files are found; otherwise leaves the list as it was and returns why (empty: added).
+  QString addDatasetFolder(const QString& folder);
 
   // Fields, exposed for tests and for the window's shortcuts.
   QComboBox* datasetBox() const { return m_dataset; }
@@ -56,10 +57,15 @@ class ExperimentForm final : public QWidget {
 
  signals:
   void validityChanged(bool valid);
+  /// The folder chosen with the form's own button was not added: `message` says why.
+  void folderRefused(const QString& message);
 
  private:
   void chooseFolder();
   void revalidate();
+  /// Reads the training-sample count of `dataset` (its IDX header) unless it is the one
+  /// read last: the batch is checked against it as the user types.
+  void peekDataset(const std::string& dataset);
   void mark(const QString& field, QWidget* widget, const QString& error);
   QString deviceSpec() const;
 
@@ -81,6 +87,9 @@ class ExperimentForm final : public QWidget {
   QHash<QString, QLabel*> m_errorLabels;
   QHash<QString, QString> m_errors;
   bool m_wasValid = true;
+  std::string m_peekedDataset;
+  int64_t m_trainSamples = -1;  ///< of m_peekedDataset; -1 when it cannot be read
+  QString m_datasetError;       ///< why it cannot be
 };
 
 }  // namespace ensemble::ui

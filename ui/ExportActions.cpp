@@ -86,7 +86,7 @@ QString ExportActions::captionFor(const MetricPlot& plot) const {
   QStringList lines;
   for (const auto& curves : plot.runs()) {
     for (int row = 0; row < m_runs.rowCount(); ++row) {
-      if (m_runs.record(row).name() == curves->label()) {
+      if (m_runs.record(row).curves == curves) {
         lines << m_runs.record(row).captionLine();
         break;
       }

@@ -70,12 +70,15 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
   buildLayout();
 
   connect(m_form, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
+  connect(m_form, &ExperimentForm::folderRefused, this,
+          [this](const QString& message) { showError(tr("Not a dataset folder"), message); });
   connect(m_plotPanel, &PlotPanel::groupingChanged, this, &MainWindow::showRunsOnPlots);
   connect(m_sweepQueue, &SweepQueue::failed, this, [this](const QString& message) { showError(tr("The sweep"), message); });
   connect(m_runsView, &RunListView::runsChanged, this, [this] {
     showRunsOnPlots();
     showEnsembleBreakdown(m_runsView->firstSelectedRow());
     offerSelectedRuns();
+    updateActions();
   });
   connect(m_runsView, &RunListView::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_runsView, &RunListView::evaluateRequested, this, &MainWindow::evaluateRun);
@@ -130,7 +133,10 @@ void MainWindow::buildActions() {
   connect(m_stop, &QAction::triggered, m_controller, &RunController::stop);
   connect(openFolder, &QAction::triggered, this, [this] {
     const QString folder = QFileDialog::getExistingDirectory(this, tr("Open an MNIST-format dataset folder"));
-    if (!folder.isEmpty()) m_form->addDatasetFolder(folder);
+    if (folder.isEmpty()) return;
+    if (const QString error = m_form->addDatasetFolder(folder); !error.isEmpty()) {
+      showError(tr("Not a dataset folder"), error);
+    }
   });
   connect(quit, &QAction::triggered, this, &QWidget::close);
 
@@ -145,10 +151,10 @@ void MainWindow::buildActions() {
   run->addActions({m_start, m_pause, m_stop});
   run->addSeparator();
   // The run list's own Resume and Evaluate, which act on its selection.
-  QAction* resume = run->addAction(tr("&Resume selected run"), m_runsView->findChild<QAction*>("resumeAction"), &QAction::trigger);
-  resume->setObjectName("resumeSelectedAction");
-  run->addAction(tr("&Evaluate selected run on the chosen dataset"), m_runsView->findChild<QAction*>("evaluateAction"),
-                 &QAction::trigger);
+  m_resumeSelected = run->addAction(tr("&Resume selected run"), m_runsView->resumeAction(), &QAction::trigger);
+  m_resumeSelected->setObjectName("resumeSelectedAction");
+  m_evaluateSelected = run->addAction(tr("&Evaluate selected run on the chosen dataset"), m_runsView->evaluateAction(),
+                                      &QAction::trigger);
   run->addSeparator();
   QAction* newSweep = run->addAction(tr("New &sweep…"), this, [this] {
     if (!m_form->isValid()) return showError(tr("New sweep"), tr("Fix the marked fields first: they are every run's settings."));
@@ -224,6 +230,19 @@ void MainWindow::buildLayout() {
 
 void MainWindow::updateActions() {
   const bool running = m_controller->isRunning();
+  // What acts on the selection is offered only for a selection it can act on: exports need
+  // a run, Resume one that stopped or failed (a completed run has nothing left to train).
+  const int first = m_runsView->firstSelectedRow();
+  const bool selected = first >= 0;
+  const RunRecord* firstRun = selected ? &m_runs->record(first) : nullptr;
+  const bool resumable = firstRun && !firstRun->training && firstRun->summary &&
+                         firstRun->summary->status != RunStatus::Completed;
+  for (QAction* action : {m_export->plotAction(), m_export->metricsAction(), m_export->checkpointAction(),
+                          m_export->runsAction()}) {
+    action->setEnabled(selected);
+  }
+  for (QAction* action : {m_resumeSelected, m_runsView->resumeAction()}) action->setEnabled(resumable && !running);
+  for (QAction* action : {m_evaluateSelected, m_runsView->evaluateAction()}) action->setEnabled(selected && !running);
   m_start->setEnabled(!running && m_form->isValid());
   m_start->setToolTip(m_form->isValid() ? tr("Start training") : tr("Fix the marked fields first"));
   m_pause->setEnabled(running);
@@ -289,7 +308,8 @@ void MainWindow::resumeRun(int row) {
 }
 
 void MainWindow::onRunStarted(const RunStartedEvent& event) {
-  m_runs->runStarted(event);
+  // The new run is selected, so the plots and tabs follow it; deselecting it hides it.
+  m_runsView->selectRow(m_runs->runStarted(event));
   m_progress->setRange(0, int(event.config.epochs * event.stepsPerEpoch));
   m_status->setText(tr("Training %1 %2 on %3…")
                         .arg(QString::fromStdString(modeName(event.config.mode)),
@@ -310,19 +330,26 @@ void MainWindow::onSteps(const QVector<StepEvent>& steps) {
 }
 
 void MainWindow::onEpoch(const EpochEvent& event) {
-  showEnsembleBreakdown(m_runs->epochDone(event));
+  showEnsembleBreakdownIfSelected(m_runs->epochDone(event));
   m_plotPanel->markChanged();
 }
 
 void MainWindow::onRunFinished(const RunFinishedEvent& event) {
-  showEnsembleBreakdown(m_runs->runFinished(event));
+  showEnsembleBreakdownIfSelected(m_runs->runFinished(event));
   const QString message = inLabels(event.message);
   switch (event.status) {
     case RunStatus::Completed:
       m_status->setText(tr("Run finished: %1").arg(QFileInfo(QString::fromStdString(event.runDirectory)).fileName()));
       break;
-    case RunStatus::Stopped: m_status->setText(tr("Stopped. %1").arg(message)); break;
+    case RunStatus::Stopped: {
+      // The engine's message says where ("stopped at step 46 (epoch 1); …"): it is the status.
+      QString text = message.isEmpty() ? tr("Stopped.") : message;
+      if (!text.isEmpty()) text[0] = text[0].toUpper();
+      m_status->setText(text);
+      break;
+    }
     default:
+      m_progress->reset();  // no bar left standing at the step where it failed
       m_status->setText(tr("Run failed: %1").arg(message));
       showError(tr("The run failed"), message);
   }
@@ -331,11 +358,9 @@ void MainWindow::onRunFinished(const RunFinishedEvent& event) {
 }
 
 void MainWindow::showRunsOnPlots() {
-  // The live run first, then every selected run for comparison; selected runs of one seed
-  // group (two or more of them, none training) show as the group's band instead.
+  // Exactly the selected runs, the live one among them only while it is selected; selected
+  // runs of one seed group (two or more of them, none training) show as the group's band.
   QVector<std::shared_ptr<const RunCurves>> runs;
-  const std::shared_ptr<const RunCurves> live = m_runs->liveCurves();
-  if (live) runs.push_back(live);
   QMap<QString, QVector<int>> grouped;
   for (const int row : m_runsView->selectedRows()) {
     RunRecord& record = m_runs->record(row);
@@ -344,8 +369,14 @@ void MainWindow::showRunsOnPlots() {
       m_status->setText(tr("Cannot show %1: %2").arg(record.name(), error));
       continue;
     }
-    if (record.curves == live) continue;
-    if (m_plotPanel->groupSeeds() && !record.seedGroup.isEmpty() && !record.training) {
+    // One run per seed joins its group's mean (the newest: rows run newest first); a run
+    // repeating a seed already in it is drawn as itself.
+    const bool groupable = m_plotPanel->groupSeeds() && !record.seedGroup.isEmpty() && !record.training;
+    const QVector<int> group = groupable ? grouped.value(record.seedGroup) : QVector<int>();
+    const bool seedTaken = std::any_of(group.begin(), group.end(), [&](int other) {
+      return m_runs->record(other).config->seed == record.config->seed;
+    });
+    if (groupable && !seedTaken) {
       grouped[record.seedGroup].push_back(row);
     } else {
       runs.push_back(record.curves);
@@ -377,12 +408,25 @@ void MainWindow::showRunsOnPlots() {
 }
 
 void MainWindow::showEnsembleBreakdown(int row) {
-  if (row < 0 || row >= m_runs->rowCount()) return;
+  if (row < 0 || row >= m_runs->rowCount()) {
+    m_breakdown->clear(tr("Select a run in the Runs tab to see its members."));
+    m_uncertainty->clearResult();
+    return;
+  }
   const RunRecord& record = m_runs->record(row);
   if (record.summary && record.summary->evaluation) {
-    m_breakdown->showResult(*record.summary->evaluation);
-    m_uncertainty->showResult(*record.summary->evaluation);
-  } else if (!record.problem.isEmpty()) m_status->setText(tr("Cannot read %1: %2").arg(record.name(), record.problem));
+    m_breakdown->showResult(*record.summary->evaluation, record.legendLabel());
+    m_uncertainty->showResult(*record.summary->evaluation, record.legendLabel());
+    return;
+  }
+  m_breakdown->clear(record.problem.isEmpty()
+                         ? tr("%1 has no test evaluation yet: its first epoch has not ended.").arg(record.legendLabel())
+                         : tr("Cannot read %1: %2").arg(record.name(), record.problem));
+  m_uncertainty->clearResult();
+}
+
+void MainWindow::showEnsembleBreakdownIfSelected(int row) {
+  if (row >= 0 && row == m_runsView->firstSelectedRow()) showEnsembleBreakdown(row);
 }
 
 void MainWindow::offerSelectedRuns() {
@@ -408,8 +452,12 @@ void MainWindow::onEvaluated(const QString& directory, const EvaluationResult& r
     m_status->setText(tr("Evaluation failed: %1").arg(error));
     return showError(tr("Evaluation failed"), error);
   }
-  m_breakdown->showResult(result);
-  m_uncertainty->showResult(result);
+  const int row = m_runs->rowOf(directory);
+  const QString label = tr("%1 on %2")
+                            .arg(row >= 0 ? m_runs->record(row).legendLabel() : QFileInfo(directory).fileName(),
+                                 QString::fromStdString(m_form->config().dataset));
+  m_breakdown->showResult(result, label);
+  m_uncertainty->showResult(result, label);
   m_tabs->setCurrentIndex(1);
   m_status->setText(tr("Evaluated %1 on %2 test images: accuracy %3, NLL %4")
                         .arg(QFileInfo(directory).fileName()).arg(result.samples)

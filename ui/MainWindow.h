@@ -60,6 +60,7 @@ class MainWindow final : public QMainWindow {
   QCustomPlot* sizePlot() const;
   ReliabilityDiagram* reliabilityDiagram() const;
   UncertaintyView* uncertaintyView() const { return m_uncertainty; }
+  EnsembleBreakdownView* ensembleBreakdown() const { return m_breakdown; }
   QTabWidget* tabs() const { return m_tabs; }
   QSlider* smoothingSlider() const;
   QCheckBox* epochAxisBox() const;
@@ -88,6 +89,8 @@ class MainWindow final : public QMainWindow {
   void updateActions();
   void showRunsOnPlots();
   void showEnsembleBreakdown(int row);
+  /// The live run's new evaluation reaches the tabs only when it is the run they show.
+  void showEnsembleBreakdownIfSelected(int row);
   /// Tells the Uncertainty view which runs are selected.
   void offerSelectedRuns();
   void resumeRun(int row);
@@ -105,6 +108,8 @@ class MainWindow final : public QMainWindow {
   RunListView* m_runsView;
   PlotPanel* m_plotPanel;
   EnsembleBreakdownView* m_breakdown;
+  QAction* m_resumeSelected = nullptr;
+  QAction* m_evaluateSelected = nullptr;
   UncertaintyView* m_uncertainty;
   ExportActions* m_export;
   SweepQueue* m_sweepQueue;

@@ -5,6 +5,8 @@
 
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace ensemble::ui {
 namespace {
 
@@ -32,11 +34,17 @@ MetricPlot::MetricPlot(Metric metric, QWidget* parent)
   m_plot->yAxis->setRange(0, isLoss(metric) ? 2.5 : 1.0);
   m_plot->xAxis->setRange(isTrain(metric) ? 0 : 0.5, isTrain(metric) ? 100 : 3.5);
   m_plot->legend->setFont(QFont(font().family(), 8));
-  // Translucent, so a legend over the curves (long run names when comparing) hides little.
-  m_plot->legend->setBrush(QColor(255, 255, 255, 170));
-  m_plot->legend->setBorderPen(QPen(QColor(160, 160, 160)));
-  m_plot->axisRect()->insetLayout()->setInsetAlignment(
-      0, isLoss(metric) ? (Qt::AlignTop | Qt::AlignRight) : (Qt::AlignBottom | Qt::AlignRight));
+  // The legend under the axes, never over the data: entries two to a row, the plot's own
+  // height given to the curves. (Inside the axes, compared runs' legends hid a third of
+  // each plot and the epoch-1 test points.)
+  m_plot->legend->setBrush(Qt::NoBrush);
+  m_plot->legend->setBorderPen(Qt::NoPen);
+  m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+  m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
+  m_plot->legend->setFillOrder(QCPLegend::foRowsFirst);
+  m_plot->legend->setWrap(2);
+  m_plot->legend->setMargins(QMargins(4, 0, 4, 2));
+  m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
   if (!isTrain(metric)) {
     QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
     ticker->setTickStep(1.0);
@@ -221,9 +229,14 @@ void MetricPlot::refresh() {
     if (smoothed()) {
       line.raw->addData(keys, values, true);
       for (int i = 0; i < values.size(); ++i) {
-        // EMA seeded with the first point, as TensorBoard's smoothing does.
-        line.average = (begin + i == 0) ? values[i] : m_smoothing * line.average + (1 - m_smoothing) * values[i];
-        values[i] = line.average;
+        // TensorBoard's debiased EMA: started at 0 and divided by 1 - w^n, so the first
+        // points weigh no more than later ones. Seeded with the first point instead, the
+        // high loss of a run's first steps held a short run's line far above its data.
+        if (begin + i == 0) line.average = 0, line.averaged = 0;
+        line.average = m_smoothing * line.average + (1 - m_smoothing) * values[i];
+        line.averaged += 1;
+        const double debias = 1 - std::pow(m_smoothing, line.averaged);
+        values[i] = debias > 0 ? line.average / debias : values[i];
       }
     }
     line.shown->addData(keys, values, true);

@@ -66,7 +66,8 @@ class MetricPlot final : public QWidget {
     QCPGraph* raw = nullptr;     ///< faded raw points (only when smoothing)
     QCPGraph* shown = nullptr;   ///< the smoothed line, or the raw line without smoothing
     int appended = 0;
-    double average = 0;
+    double average = 0;  ///< the EMA before its bias correction (TensorBoard's "last")
+    int averaged = 0;     ///< points in it
   };
   void rebuild();
   void addGroup(int index, const QColor& color);

@@ -95,7 +95,16 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
   updateCaption();
 }
 
-void MistakesView::setRuns(const RunChoices& runs) { m_runs = runs.mid(0, 1); }
+void MistakesView::setRuns(const RunChoices& runs) {
+  m_runs = runs.mid(0, 1);
+  // The matrix and gallery of a run no longer selected go: they would pass for this one's.
+  const Inspection* shown = m_gallery->inspection();
+  if (shown && (m_runs.isEmpty() || shown->runDirectory != m_runs.front().directory)) {
+    m_gallery->setInspection(nullptr);
+    m_confusion->clear();
+    updateCaption();
+  }
+}
 
 void MistakesView::compute() {
   if (m_runs.isEmpty()) {
@@ -106,6 +115,8 @@ void MistakesView::compute() {
 }
 
 void MistakesView::showInspection(const std::shared_ptr<const Inspection>& inspection) {
+  // A run no longer selected (the selection moved while it was predicted).
+  if (m_runs.isEmpty() || inspection->runDirectory != m_runs.front().directory) return;
   m_confusion->showInspection(inspection);
   m_gallery->setInspection(inspection);
   if (inspection->predictions.members.size() < 2 && m_gallery->order() == GalleryOrder::Disagreement) {
@@ -133,7 +144,8 @@ void MistakesView::updateCaption() {
     scope = tr("true %1 called %2 by the ensemble")
                 .arg(className(inspection->dataset, cell->label), className(inspection->dataset, cell->predicted));
   }
-  m_caption->setText(tr("%1 images %2").arg(m_gallery->rowCount()).arg(scope));
+  m_caption->setText(tr("%1: %2 images %3").arg(m_runs.isEmpty() ? QString() : m_runs.front().label)
+                         .arg(m_gallery->rowCount()).arg(scope));
 }
 
 QString MistakesView::saveContactSheet(const QString& path) const {

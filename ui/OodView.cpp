@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "core/data/OutOfDistributionSets.h"
 #include "ui/AnalysisController.h"
 #include "ui/PlotExport.h"
 
@@ -41,11 +42,24 @@ QCPBars* densityBars(QCustomPlot* plot, const std::vector<double>& entropy, doub
 }  // namespace
 
 OodView::OodView(AnalysisController& analysis, QWidget* parent)
-    : QWidget(parent), m_analysis(analysis), m_dataset(new QComboBox), m_compute(new QPushButton(tr("Compute"))),
-      m_members(new QLabel), m_plot(new QCustomPlot) {
+    : QWidget(parent),
+      m_analysis(analysis),
+      m_dataset(new QComboBox),
+      m_compute(new QPushButton(tr("Compute"))),
+      m_description(new QLabel),
+      m_members(new QLabel),
+      m_plot(new QCustomPlot) {
   m_dataset->setEditable(true);
-  m_dataset->addItems({"synthetic", "fashion-mnist"});
-  m_dataset->setToolTip(tr("The out-of-distribution set: a dataset name or an MNIST-format folder, with images of the run's size"));
+  // Sets made from the run itself first: they work with any run's models. (A dataset of
+  // another image size, such as the 16x16 synthetic set, is refused by a Fashion-MNIST
+  // model, so it is not offered.)
+  for (const std::string& name : builtInOutOfDistributionSets()) m_dataset->addItem(QString::fromStdString(name));
+  m_dataset->addItem("fashion-mnist");
+  m_dataset->setToolTip(tr("The out-of-distribution set: a set made from the run, a dataset name, or an "
+                           "MNIST-format folder with images of the run's size"));
+  m_description->setObjectName("oodDescription");
+  m_description->setStyleSheet("color: #555;");
+  connect(m_dataset, &QComboBox::currentTextChanged, this, &OodView::describeChosenSet);
   auto* browse = new QPushButton(tr("Folder…"));
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString folder = QFileDialog::getExistingDirectory(this, tr("Open an MNIST-format dataset folder"));
@@ -59,8 +73,9 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
 
   m_plot->setObjectName("oodPlot");
   m_plot->plotLayout()->insertRow(0);
-  m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Out of distribution: the ensemble's entropy"),
-                                                            QFont(font().family(), 10, QFont::Bold)));
+  m_title = new QCPTextElement(m_plot, tr("Out of distribution: the ensemble's entropy"),
+                               QFont(font().family(), 10, QFont::Bold));
+  m_plot->plotLayout()->addElement(0, 0, m_title);
   m_plot->xAxis->setLabel(tr("predictive entropy (nats)"));
   m_plot->yAxis->setLabel(tr("share of images"));
   m_plot->legend->setFont(QFont(font().family(), 8));
@@ -80,11 +95,37 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(controls);
+  layout->addWidget(m_description);
   layout->addWidget(m_plot, 1);
   layout->addWidget(m_members);
+  describeChosenSet();
 }
 
-void OodView::setRuns(const RunChoices& runs) { m_runs = runs.mid(0, 1); }
+void OodView::describeChosenSet() {
+  const QString chosen = m_dataset->currentText().trimmed();
+  const std::string builtIn = describeOutOfDistributionSet(chosen.toStdString());
+  m_description->setText(!builtIn.empty()          ? tr("%1: %2").arg(chosen, QString::fromStdString(builtIn))
+                         : chosen == "fashion-mnist" ? tr("fashion-mnist: Fashion-MNIST's test set, in distribution for a "
+                                                          "Fashion-MNIST run (AUROC near 0.5: a baseline)")
+                                                     : tr("%1: the test files of this MNIST-format folder").arg(chosen));
+}
+
+void OodView::setRuns(const RunChoices& runs) {
+  m_runs = runs.mid(0, 1);
+  if (!m_shownDirectory.isEmpty() && (m_runs.isEmpty() || m_runs.front().directory != m_shownDirectory)) {
+    clearScores(m_runs.isEmpty() ? tr("Select a run in the Runs tab first.")
+                                 : tr("Compute to score %1.").arg(m_runs.front().label));
+  }
+}
+
+void OodView::clearScores(const QString& why) {
+  m_shownDirectory.clear();
+  m_plot->clearPlottables();
+  m_plot->legend->setVisible(false);
+  m_title->setText(tr("Out of distribution: the ensemble's entropy"));
+  m_plot->replot();
+  m_members->setText(why);
+}
 
 void OodView::addDatasetFolder(const QString& folder) {
   if (m_dataset->findText(folder) < 0) m_dataset->addItem(folder);
@@ -100,6 +141,10 @@ void OodView::compute() {
 }
 
 void OodView::showScores(const OutOfDistribution& scores) {
+  // Scores of a run no longer selected (the selection moved while they were computed).
+  if (m_runs.isEmpty() || scores.runDirectory != m_runs.front().directory) return;
+  m_shownDirectory = scores.runDirectory;
+  m_title->setText(tr("%1: entropy on its test set and out of distribution").arg(m_runs.front().label));
   const OodResult& ood = scores.result;
   m_plot->clearPlottables();
   double maxEntropy = 1e-6;

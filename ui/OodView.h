@@ -11,6 +11,7 @@
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QCPTextElement;
 class QPushButton;
 
 namespace ensemble::ui {
@@ -24,7 +25,7 @@ class OodView final : public QWidget {
  public:
   explicit OodView(AnalysisController& analysis, QWidget* parent = nullptr);
 
-  /// The run scored is the first selected.
+  /// The run scored is the first selected; scores shown for another run are cleared.
   void setRuns(const RunChoices& runs);
   /// Adds a dataset folder to the choices and picks it.
   void addDatasetFolder(const QString& folder);
@@ -34,19 +35,26 @@ class OodView final : public QWidget {
   QPushButton* computeButton() const { return m_compute; }
   QCustomPlot* plot() const { return m_plot; }
   QLabel* memberScores() const { return m_members; }
+  /// One line on the chosen set.
+  QLabel* description() const { return m_description; }
 
  signals:
   void exported(const QString& error, const QString& path);
 
  private:
   void showScores(const OutOfDistribution& scores);
+  void clearScores(const QString& why);
+  void describeChosenSet();
 
   AnalysisController& m_analysis;
   QComboBox* m_dataset;
   QPushButton* m_compute;
+  QLabel* m_description;
   QLabel* m_members;
   QCustomPlot* m_plot;
+  QCPTextElement* m_title;
   RunChoices m_runs;
+  QString m_shownDirectory;  ///< the run whose scores the plot shows
 };
 
 }  // namespace ensemble::ui

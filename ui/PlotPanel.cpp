@@ -8,6 +8,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSettings>
 #include <QSlider>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -62,8 +63,10 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(controls);
   layout->addLayout(grid, 1);
+  m_smoothing->setValue(QSettings().value("plots/smoothing", m_smoothing->value()).toInt());
   connect(m_smoothing, &QSlider::valueChanged, this, [this](int value) {
     for (MetricPlot* plot : m_plots) plot->setSmoothing(value / 100.0);
+    QSettings().setValue("plots/smoothing", value);  // the user's choice outlives the window
   });
   connect(m_epochAxis, &QCheckBox::toggled, this, [this](bool on) {
     for (MetricPlot* plot : m_plots) plot->setEpochAxis(on);

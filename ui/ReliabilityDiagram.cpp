@@ -54,8 +54,15 @@ ReliabilityDiagram::ReliabilityDiagram(QWidget* parent)
 
 ReliabilityDiagram::~ReliabilityDiagram() = default;
 
-void ReliabilityDiagram::showResult(const EvaluationResult& result) {
+void ReliabilityDiagram::showResult(const EvaluationResult& result, const QString& runLabel) {
   m_result = std::make_unique<EvaluationResult>(result);
+  m_runLabel = runLabel;
+  redraw();
+}
+
+void ReliabilityDiagram::clear() {
+  m_result.reset();
+  m_runLabel.clear();
   redraw();
 }
 
@@ -76,8 +83,9 @@ void ReliabilityDiagram::redraw() {
   accuracy->setWidth(1.0 / double(bins));
   accuracy->setPen(QPen(kEnsembleColor.darker(120)));
   accuracy->setBrush(kEnsembleColor);
-  accuracy->setName(m_result->members.size() > 1 ? tr("ensemble, ECE %1").arg(m_result->ensemble.ece, 0, 'f', 4)
-                                                 : tr("model, ECE %1").arg(m_result->ensemble.ece, 0, 'f', 4));
+  accuracy->setName(tr("%1: %2, ECE %3")
+                        .arg(m_runLabel, m_result->members.size() > 1 ? tr("ensemble") : tr("model"))
+                        .arg(m_result->ensemble.ece, 0, 'f', 4));
   // The gap: a translucent red bar stacked on the accuracy up to the confidence where the
   // model claims more than it delivers, and drawn from the confidence up where it claims less.
   auto* gap = new QCPBars(m_plot->xAxis, m_plot->yAxis);

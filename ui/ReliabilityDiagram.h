@@ -25,7 +25,11 @@ class ReliabilityDiagram final : public QWidget {
   explicit ReliabilityDiagram(QWidget* parent = nullptr);
   ~ReliabilityDiagram() override;
 
-  void showResult(const EvaluationResult& result);
+  /// `result` is the evaluation of the run `runLabel` names; the legend says whose it is
+  /// (also in an exported figure).
+  void showResult(const EvaluationResult& result, const QString& runLabel);
+  /// No run: an empty diagram.
+  void clear();
 
   QCustomPlot* plot() const { return m_plot; }
   QCheckBox* membersBox() const { return m_members; }
@@ -39,6 +43,7 @@ class ReliabilityDiagram final : public QWidget {
   QCustomPlot* m_plot;
   QCheckBox* m_members;
   std::unique_ptr<EvaluationResult> m_result;
+  QString m_runLabel;
 };
 
 }  // namespace ensemble::ui

@@ -20,8 +20,9 @@ RunListView::RunListView(RunsModel& runs, QWidget* parent)
   horizontalHeader()->setStretchLastSection(false);
   verticalHeader()->hide();
   setContextMenuPolicy(Qt::ActionsContextMenu);
-  addRowAction(tr("Resume"), "resumeAction", [this](int row) { emit resumeRequested(row); });
-  addRowAction(tr("Evaluate on the chosen dataset"), "evaluateAction", [this](int row) { emit evaluateRequested(row); });
+  m_resume = addRowAction(tr("Resume"), "resumeAction", [this](int row) { emit resumeRequested(row); });
+  m_evaluate = addRowAction(tr("Evaluate on the chosen dataset"), "evaluateAction",
+                            [this](int row) { emit evaluateRequested(row); });
   addRowAction(tr("Select its seed group"), "selectSeedGroupAction", [this, &runs](int row) {
     const QVector<int> rows = runs.rowsOfSeedGroup(runs.record(row).seedGroup);
     if (rows.isEmpty()) return emit failed(tr("Select its seed group"), tr("No other run differs from this one only in seed."));
@@ -37,7 +38,7 @@ RunListView::RunListView(RunsModel& runs, QWidget* parent)
 }
 
 template <typename OnRow>
-void RunListView::addRowAction(const QString& text, const char* objectName, OnRow onRow) {
+QAction* RunListView::addRowAction(const QString& text, const char* objectName, OnRow onRow) {
   auto* action = new QAction(text, this);
   action->setObjectName(objectName);
   connect(action, &QAction::triggered, this, [this, text, onRow] {
@@ -46,6 +47,7 @@ void RunListView::addRowAction(const QString& text, const char* objectName, OnRo
     onRow(row);
   });
   addAction(action);
+  return action;
 }
 
 QVector<int> RunListView::selectedRows() const {

@@ -6,6 +6,8 @@
 #include <QTableView>
 #include <QVector>
 
+class QAction;
+
 namespace ensemble::ui {
 
 class RunFolderActions;
@@ -23,6 +25,10 @@ class RunListView final : public QTableView {
   /// The first selected row, or -1 when nothing is selected.
   int firstSelectedRow() const;
 
+  /// The context menu's Resume and Evaluate (the window's Run menu triggers them too).
+  QAction* resumeAction() const { return m_resume; }
+  QAction* evaluateAction() const { return m_evaluate; }
+
  signals:
   void resumeRequested(int row);
   void evaluateRequested(int row);
@@ -34,9 +40,11 @@ class RunListView final : public QTableView {
   /// Adds a context-menu entry that calls `onRow` with the first selected row, or says
   /// that a run must be selected first.
   template <typename OnRow>
-  void addRowAction(const QString& text, const char* objectName, OnRow onRow);
+  QAction* addRowAction(const QString& text, const char* objectName, OnRow onRow);
 
   RunFolderActions* m_folderActions;
+  QAction* m_resume = nullptr;
+  QAction* m_evaluate = nullptr;
 };
 
 }  // namespace ensemble::ui

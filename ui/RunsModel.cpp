@@ -7,6 +7,8 @@
 #include <QMap>
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
+#include <QSet>
 
 #include "core/common/Error.h"
 #include "core/io/MetricsCsvReader.h"
@@ -19,6 +21,17 @@ namespace ensemble::ui {
 namespace {
 
 QString number(double value, int decimals) { return QString::number(value, 'f', decimals); }
+
+/// The samples a run used, "3000 / 1000" (train / test), "all" for a whole split.
+QString samplesOf(const ExperimentConfig& c) {
+  const auto split = [](int64_t limit) { return limit > 0 ? QString::number(limit) : QObject::tr("all"); };
+  return QObject::tr("%1 / %2").arg(split(c.trainLimit), split(c.testLimit));
+}
+
+/// " · 3000 / 1000 images" for a run on part of its dataset; empty for a whole one.
+QString limitsOf(const ExperimentConfig& c) {
+  return c.trainLimit > 0 || c.testLimit > 0 ? QObject::tr(" · %1 train / test images").arg(samplesOf(c)) : QString();
+}
 
 /// What a person calls the run's state. A run nobody is training whose summary still
 /// says "running", or that has none, was killed: it is interrupted (and resumable from
@@ -57,19 +70,45 @@ QString RunRecord::describe() const {
   return QObject::tr("%1, %2").arg(what, QString::fromStdString(modelName(config->model)));
 }
 
-QString RunRecord::legendLabel() const {
-  if (!config) return name();
-  return QObject::tr("%1 (%2)").arg(describe(), name());
+QString RunRecord::displayName() const {
+  // The engine names a new run's folder "YYYYMMDD-HHMMSSmmm-mode-model"; a folder the user
+  // renamed names the run as they chose.
+  static const QRegularExpression generated("^\\d{8}-\\d{9}-");
+  if (!config || !generated.match(name()).hasMatch()) return name();
+  const ExperimentConfig& c = *config;
+  const std::size_t models = summary && summary->evaluation ? summary->evaluation->members.size() : 0;
+  const int replicas = summary ? int(summary->replicas) : 0;
+  QStringList parts;
+  switch (c.mode) {
+    case TrainingMode::Ensemble:
+      parts << (models > 0 ? QObject::tr("ensemble ×%1").arg(models) : QObject::tr("ensemble"));
+      break;
+    case TrainingMode::DataParallel:
+      parts << (replicas > 1 ? QObject::tr("data-parallel ×%1").arg(replicas) : QObject::tr("data-parallel"));
+      break;
+    default: parts << QObject::tr("single");
+  }
+  if (c.model != ModelKind::Cnn) parts << QString::fromStdString(modelName(c.model));
+  parts << QObject::tr("lr %1").arg(c.learningRate);
+  if (c.trainLimit > 0) {
+    parts << (c.trainLimit >= 1000 ? QObject::tr("%1k imgs").arg(double(c.trainLimit) / 1000.0, 0, 'g', 3)
+                                   : QObject::tr("%1 imgs").arg(c.trainLimit));
+  }
+  if (c.seed != 0) parts << QObject::tr("seed %1").arg(c.seed);
+  return parts.join(QStringLiteral(" · "));
 }
+
+QString RunRecord::legendLabel() const { return displayName(); }
 
 QString RunRecord::captionLine() const {
   if (!config) return name();
-  return QObject::tr("%1: %2 · %3 · %4 · %5 · %6 · lr %7 · momentum %8 · batch %9")
-      .arg(name(), QString::fromStdString(config->dataset), QString::fromStdString(modelName(config->model)),
+  return QObject::tr("%1 (%2): %3 · %4 · %5 · %6 · %7 · lr %8 · momentum %9 · batch %10%11")
+      .arg(displayName(), name(), QString::fromStdString(config->dataset), QString::fromStdString(modelName(config->model)),
            QString::fromStdString(modeName(config->mode)), QString::fromStdString(config->devices), numericsOf(*config))
       .arg(config->learningRate)
       .arg(config->momentum)
-      .arg(config->batchSize);
+      .arg(config->batchSize)
+      .arg(limitsOf(*config));
 }
 
 RunRecord RunRecord::load(const QString& directory) {
@@ -97,7 +136,7 @@ bool RunRecord::ensureCurves(QString* error) {
   if (curves) return true;
   try {
     curves = std::make_shared<RunCurves>(RunCurves::fromRows(readMetricsCsv((directory + "/metrics.csv").toStdString()),
-                                                             name(), summary ? summary->stepsPerEpoch : 0));
+                                                             displayName(), summary ? summary->stepsPerEpoch : 0));
     return true;
   } catch (const Error& e) {
     if (error) *error = inLabels(e.what());
@@ -139,18 +178,37 @@ void RunsModel::updateSeedGroups() {
   for (int row = 0; row < m_runs.size(); ++row) {
     if (m_runs[row].config) byKey[seedGroupKey(*m_runs[row].config)].push_back(row);
   }
-  for (RunRecord& run : m_runs) run.seedGroup.clear();
-  // Letters in the order the groups first appear in the list (newest run first).
+  for (RunRecord& run : m_runs) {
+    run.seedGroup.clear();
+    run.repeatsSeed = false;
+  }
+  // A group is one setup run with two seeds or more; runs of one seed repeat each other
+  // (the same numbers, up to a GPU's rounding) and count once.
   QVector<QVector<int>> groups;
   for (const QVector<int>& rows : byKey) {
-    if (rows.size() > 1) groups.push_back(rows);
+    QSet<std::uint64_t> seeds;
+    for (const int row : rows) seeds.insert(m_runs[row].config->seed);
+    if (seeds.size() > 1) groups.push_back(rows);
   }
+  // Letters in the order the groups first appear in the list (newest run first).
   std::sort(groups.begin(), groups.end(), [](const QVector<int>& a, const QVector<int>& b) { return a[0] < b[0]; });
   for (int g = 0; g < groups.size(); ++g) {
     const QString letter = g < 26 ? QString(QChar('A' + g)) : QString("G%1").arg(g + 1);
-    for (const int row : groups[g]) m_runs[row].seedGroup = letter;
+    QSet<std::uint64_t> seen;
+    for (const int row : groups[g]) {
+      m_runs[row].seedGroup = letter;
+      const std::uint64_t seed = m_runs[row].config->seed;
+      m_runs[row].repeatsSeed = seen.contains(seed);  // a newer run (listed above) has this seed
+      seen.insert(seed);
+    }
   }
   if (!m_runs.isEmpty()) emit dataChanged(index(0, SeedGroup), index(int(m_runs.size()) - 1, SeedGroup));
+}
+
+int RunsModel::seedCount(const QString& group) const {
+  QSet<std::uint64_t> seeds;
+  for (const int row : rowsOfSeedGroup(group)) seeds.insert(m_runs[row].config->seed);
+  return int(seeds.size());
 }
 
 QVector<int> RunsModel::rowsOfSeedGroup(const QString& group) const {
@@ -179,7 +237,7 @@ void RunsModel::remove(int row) {
 void RunsModel::setDirectory(int row, const QString& directory) {
   if (row == liveRow()) m_liveDirectory = directory;
   m_runs[row].directory = directory;
-  if (m_runs[row].curves) m_runs[row].curves->setLabel(m_runs[row].name());
+  if (m_runs[row].curves) m_runs[row].curves->setLabel(m_runs[row].displayName());
   rowChanged(row);
 }
 
@@ -209,7 +267,7 @@ int RunsModel::runStarted(const RunStartedEvent& event) {
   run.problem.clear();
   run.training = true;
   run.curves.reset();
-  if (event.startStep == 0 || !run.ensureCurves()) run.curves = std::make_shared<RunCurves>(run.name());
+  if (event.startStep == 0 || !run.ensureCurves()) run.curves = std::make_shared<RunCurves>(run.displayName());
   run.curves->setStepsPerEpoch(double(event.stepsPerEpoch));  // an epoch axis before the first epoch ends
   updateSeedGroups();
   rowChanged(row);
@@ -271,6 +329,12 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) {
     if (!run.problem.isEmpty()) return run.problem;
     if (index.column() == Numerics && run.config) return numericsTip(*run.config);
+    if (index.column() == SeedGroup && run.repeatsSeed) {
+      return tr("A newer run of group %1 has the same seed (%2): this run repeats it, and the group's mean counts "
+                "that seed once (the newer run). Selected, this run is drawn as its own line.")
+          .arg(run.seedGroup)
+          .arg(run.config->seed);
+    }
     if (run.summary && !run.summary->message.empty()) return QString::fromStdString(run.summary->message);
     return run.directory;
   }
@@ -290,21 +354,29 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case Momentum: return c.momentum;
     case Batch: return qlonglong(c.batchSize);
     case Epochs: return QString("%1/%2").arg(s ? s->epochsCompleted : 0).arg(c.epochs);
+    case Samples: return samplesOf(c);
     case TestAccuracy: return evaluation ? number(evaluation->ensemble.accuracy, 4) : QString();
     case EnsembleNll: return evaluation ? number(evaluation->ensemble.nll, 4) : QString();
     case SecondsPerEpoch: return s ? number(s->secondsPerEpoch, 1) : QString();
     case ImagesPerSecond: return s ? number(s->imagesPerSecond, 0) : QString();
     case SeedGroup:
-      return run.seedGroup.isEmpty() ? QString()
-                                     : tr("%1 · %2 seeds").arg(run.seedGroup).arg(rowsOfSeedGroup(run.seedGroup).size());
+      if (run.seedGroup.isEmpty()) return QString();
+      if (run.repeatsSeed) return tr("%1 · seed %2 again").arg(run.seedGroup).arg(run.config->seed);
+      return tr("%1 · %2 seeds").arg(run.seedGroup).arg(seedCount(run.seedGroup));
   }
   return {};
 }
 
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::ToolTipRole && section == EnsembleNll) {
+    return tr("Negative log-likelihood on the test set: of the ensemble's averaged probabilities for an ensemble, "
+              "of the model for a single or data-parallel run");
+  }
+  if (role != Qt::DisplayRole) return {};
   static const char* const names[] = {"Run", "Status", "Mode", "Model", "Devices", "Numerics", "LR", "Momentum", "Batch",
-                                      "Epochs", "Test acc.", "Ens. NLL", "s/epoch", "img/s", "Seed group"};
+                                      "Epochs", "Train / test imgs", "Test acc.", "Test NLL", "s/epoch", "img/s",
+                                      "Seed group"};
   return tr(names[section]);
 }
 

@@ -31,17 +31,24 @@ struct RunRecord {
   QString problem;                         ///< why config.json or summary.json could not be read
   std::shared_ptr<RunCurves> curves;  ///< loaded on demand for past runs, live for the current
   bool training = false;              ///< true while this window trains it
-  /// Its seed group ("A", "B", ...) when other runs differ from it only in seed; else empty.
+  /// Its seed group ("A", "B", ...) when other runs differ from it only in seed (and at
+  /// least two seeds are among them); else empty.
   QString seedGroup;
+  /// A newer run of its group has the same seed: the group counts that seed once.
+  bool repeatsSeed = false;
 
   QString name() const;
   /// What it trains, in brief: "ensemble of 4, cnn", "single, lenet" (the name alone when
   /// config.json is unreadable).
   QString describe() const;
-  /// How legends name the run: "ensemble of 4, cnn (NAME)", "single, lenet (NAME)".
+  /// The run's short name: from its settings, "ensemble ×4 · lr 0.05 · 3k imgs" (model
+  /// when not the cnn, seed when not 0), or the folder's name once the user renamed it.
+  QString displayName() const;
+  /// How legends, captions and the tabs name the run: its display name.
   QString legendLabel() const;
-  /// A caption line for exported plots: "NAME: dataset · model · mode · devices · lr ·
-  /// momentum · batch" (the name alone when config.json is unreadable).
+  /// A caption line for exported plots: "DISPLAY NAME (FOLDER): dataset · model · mode ·
+  /// devices · numerics · lr · momentum · batch[ · train / test images]" (the folder's name
+  /// alone when config.json is unreadable).
   QString captionLine() const;
   /// True for an ensemble run (its curves include the ensemble's).
   bool isEnsemble() const { return config && config->mode == TrainingMode::Ensemble; }
@@ -56,7 +63,7 @@ class RunsModel final : public QAbstractTableModel {
   Q_DISABLE_COPY_MOVE(RunsModel)
 
  public:
-  enum Column { Name, Status, Mode, Model, Devices, Numerics, Lr, Momentum, Batch, Epochs, TestAccuracy, EnsembleNll, SecondsPerEpoch, ImagesPerSecond, SeedGroup, ColumnCount };
+  enum Column { Name, Status, Mode, Model, Devices, Numerics, Lr, Momentum, Batch, Epochs, Samples, TestAccuracy, EnsembleNll, SecondsPerEpoch, ImagesPerSecond, SeedGroup, ColumnCount };
 
   explicit RunsModel(QObject* parent = nullptr);
 
@@ -69,11 +76,13 @@ class RunsModel final : public QAbstractTableModel {
   void remove(int row);
   /// The rows of the seed group `group` ("A"), top to bottom.
   QVector<int> rowsOfSeedGroup(const QString& group) const;
+  /// The distinct seeds among them.
+  int seedCount(const QString& group) const;
   void setDirectory(int row, const QString& directory);
 
   /// The row of the run this window trains, or trained last; -1 when there is none.
   int liveRow() const { return rowOf(m_liveDirectory); }
-  /// That run's curves (the plots always show them), or null.
+  /// That run's curves (the plots show them while its row is selected), or null.
   std::shared_ptr<const RunCurves> liveCurves() const;
   /// Drops the loaded curves of every past run but `shown` (and the live run's).
   void releaseCurvesExcept(const QVector<int>& shown);

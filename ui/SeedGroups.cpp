@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QCoreApplication>
+
 #include <algorithm>
 #include <cmath>
 
@@ -17,20 +19,18 @@ QString seedGroupKey(const ExperimentConfig& config) {
 
 Band bandOf(const QVector<const Series*>& series) {
   Band band;
-  if (series.isEmpty()) return band;
-  // The x of the first series that every other has too (x values are increasing).
-  QVector<QVector<double>::const_iterator> at;
-  for (const Series* s : series) at.push_back(s->x.cbegin());
-  for (int i = 0; i < series.front()->x.size(); ++i) {
-    const double x = series.front()->x[i];
-    QVector<double> values{series.front()->y[i]};
-    for (int s = 1; s < series.size(); ++s) {
-      const QVector<double>& xs = series[s]->x;
-      at[s] = std::lower_bound(at[s], xs.cend(), x);
-      if (at[s] == xs.cend() || *at[s] != x) break;
-      values.push_back(series[s]->y[int(at[s] - xs.cbegin())]);
+  QVector<double> xs;  // every x of any series, once, increasing
+  for (const Series* s : series) xs += s->x;
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  QVector<int> at(series.size(), 0);  // each series' position (x values are increasing)
+  for (const double x : xs) {
+    QVector<double> values;
+    for (int s = 0; s < series.size(); ++s) {
+      const QVector<double>& sx = series[s]->x;
+      while (at[s] < sx.size() && sx[at[s]] < x) ++at[s];
+      if (at[s] < sx.size() && sx[at[s]] == x) values.push_back(series[s]->y[at[s]]);
     }
-    if (values.size() != series.size()) continue;
     double sum = 0;
     for (const double v : values) sum += v;
     const double mean = sum / double(values.size());
@@ -41,6 +41,7 @@ Band bandOf(const QVector<const Series*>& series) {
     band.std.push_back(values.size() > 1 ? std::sqrt(squares / double(values.size() - 1)) : 0.0);
     band.min.push_back(*std::min_element(values.begin(), values.end()));
     band.max.push_back(*std::max_element(values.begin(), values.end()));
+    band.count.push_back(int(values.size()));
   }
   return band;
 }
@@ -57,6 +58,21 @@ SeedGroupCurves::SeedGroupCurves(QString name, QString label, const QVector<std:
       series.push_back(&run->series(Metric(m), members.front()));
     }
     m_bands[std::size_t(m)] = bandOf(series);
+  }
+  // Where the training curve's mean goes from every run to fewer: a run ended early.
+  const Band& train = m_bands[std::size_t(Metric::TrainLoss)];
+  for (int i = 1; i < train.x.size(); ++i) {
+    if (train.count[i] < m_runCount && train.count[i - 1] == m_runCount) {
+      m_lastCommonStep = train.x[i - 1];
+      const QString drop = QCoreApplication::translate("SeedGroupCurves", "; %1 of %2 runs after step %3")
+                               .arg(train.count[i])
+                               .arg(m_runCount)
+                               .arg(train.x[i - 1]);
+      // Inside the label's parenthesis when it ends with one: "group A (single, cnn, seeds 0,1; …)".
+      if (m_label.endsWith(')')) m_label.insert(m_label.size() - 1, drop);
+      else m_label += drop;
+      break;
+    }
   }
 }
 

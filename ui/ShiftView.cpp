@@ -68,8 +68,14 @@ ShiftView::ShiftView(AnalysisController& analysis, QWidget* parent)
   panel(m_plot, 1, tr("ECE"));
   m_plot->plotLayout()->addElement(0, 1, new QCPTextElement(m_plot, tr("Calibration error under dataset shift"), titleFont));
   m_plot->legend->setFont(QFont(font().family(), 8));
-  // Accuracy falls to the right, so the lower left is where the curves are not.
-  m_plot->axisRect(0)->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
+  // The legend under the panels, never over the curves (inside, it hid them from 35° to 85°).
+  m_plot->axisRect(0)->insetLayout()->take(m_plot->legend);
+  m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
+  m_plot->plotLayout()->addElement(2, 1, new QCPLayoutElement(m_plot));
+  m_plot->legend->setFillOrder(QCPLegend::foRowsFirst);
+  m_plot->legend->setWrap(2);
+  m_plot->legend->setBorderPen(Qt::NoPen);
+  m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
 
   connect(m_kind, &QComboBox::currentIndexChanged, this, [this](int index) {
     m_levels->setText(kKinds[index].levels);

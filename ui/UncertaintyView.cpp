@@ -86,7 +86,11 @@ void UncertaintyView::setRuns(const RunChoices& runs) {
   m_mistakes->setRuns(runs);
 }
 
-void UncertaintyView::showResult(const EvaluationResult& result) { m_reliability->showResult(result); }
+void UncertaintyView::showResult(const EvaluationResult& result, const QString& runLabel) {
+  m_reliability->showResult(result, runLabel);
+}
+
+void UncertaintyView::clearResult() { m_reliability->clear(); }
 
 void UncertaintyView::setBusy(bool busy) {
   m_progress->setVisible(busy);

@@ -36,8 +36,11 @@ class UncertaintyView final : public QWidget {
 
   /// The runs selected in the Runs tab, first first.
   void setRuns(const RunChoices& runs);
-  /// The first run's latest evaluation (each epoch of a live run).
-  void showResult(const EvaluationResult& result);
+  /// The first selected run's latest evaluation (each epoch of a live run), `runLabel`
+  /// naming it.
+  void showResult(const EvaluationResult& result, const QString& runLabel);
+  /// The first selected run has no evaluation (yet), or no run is selected.
+  void clearResult();
 
   AnalysisController* analysis() const { return m_analysis; }
   ReliabilityDiagram* reliability() const { return m_reliability; }

@@ -98,7 +98,7 @@ int exportFigures(const FigureRequest& request) {
 
     const RunRecord first = RunRecord::load(request.runs.front());
     if (first.summary && first.summary->evaluation) {
-      view.showResult(*first.summary->evaluation);
+      view.showResult(*first.summary->evaluation, first.legendLabel());
       writer.save(view.reliability()->plot(), view.reliability(), "reliability");
     }
     ShiftView* shift = view.shift();

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 
+#include <zlib.h>
+
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/data/IdxFile.h"
@@ -33,13 +35,8 @@ Dataset loadSplit(const fs::path& folder, const char* imagesName, const char* la
                         labelsPath);
 }
 
+/// `folder` exists (datasetFolderOf).
 DatasetPair loadFolder(const std::string& folder, const std::string& name) {
-  std::error_code ec;
-  if (!fs::is_directory(folder, ec)) {
-    throw DatasetError("dataset folder " + folder +
-                       " does not exist; pass " + mention::field("dataset") +
-                       " fashion-mnist, synthetic, or a folder holding the four MNIST-format files", "dataset");
-  }
   DatasetPair pair;
   pair.name = name;
   pair.train = loadSplit(folder, kFileNames[0], kFileNames[1]);
@@ -54,7 +51,42 @@ DatasetPair loadFolder(const std::string& folder, const std::string& name) {
   return pair;
 }
 
+/// The first dimension of the IDX file at `path` (raw or gzip), from its header alone.
+int64_t idxLength(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");  // reads an uncompressed file as it is
+  unsigned char header[8] = {};
+  const int read = file ? gzread(file, header, sizeof header) : -1;
+  if (file) gzclose(file);
+  if (read != int(sizeof header) || header[0] != 0 || header[1] != 0 || header[3] < 1) {
+    throw DatasetError(path + " is not an IDX file (its header is " + (read < 0 ? "unreadable" : "not 0 0 type dims") +
+                       "); an MNIST-format folder holds the four IDX files of MNIST, raw or .gz");
+  }
+  return (int64_t(header[4]) << 24) | (int64_t(header[5]) << 16) | (int64_t(header[6]) << 8) | int64_t(header[7]);
+}
+
+std::string datasetFolderOf(const std::string& spec) {
+  const std::string folder = spec == "fashion-mnist" ? defaultFashionMnistFolder() : spec;
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) {
+    throw DatasetError(spec == "fashion-mnist"
+                           ? "Fashion-MNIST is not installed at " + folder +
+                                 "; install it with `apt install dataset-fashion-mnist`, or pass " +
+                                 mention::field("dataset") + " DIR for a folder of MNIST-format files"
+                           : "dataset folder " + folder + " does not exist; pass " + mention::field("dataset") +
+                                 " fashion-mnist, synthetic, or a folder holding the four MNIST-format files",
+                       "dataset");
+  }
+  return folder;
+}
+
 }  // namespace
+
+int64_t trainingSampleCount(const std::string& spec) {
+  if (spec == "synthetic") return SyntheticOptions{}.trainSize;
+  const fs::path folder = datasetFolderOf(spec);
+  for (const char* name : kFileNames) findSplitFile(folder, name);  // all four, as loading needs them
+  return idxLength(findSplitFile(folder, kFileNames[0]));
+}
 
 std::string defaultFashionMnistFolder() { return ENSEMBLELAB_DEFAULT_FASHION_MNIST; }
 
@@ -63,18 +95,11 @@ DatasetPair loadDataset(const std::string& spec, int64_t trainLimit, int64_t tes
   if (spec == "synthetic") {
     pair = makeSyntheticDataset();
   } else if (spec == "fashion-mnist") {
-    const std::string folder = defaultFashionMnistFolder();
-    std::error_code ec;
-    if (!fs::is_directory(folder, ec)) {
-      throw DatasetError("Fashion-MNIST is not installed at " + folder +
-                         "; install it with `apt install dataset-fashion-mnist`, or pass " + mention::field("dataset") +
-                         " DIR for a folder of MNIST-format files", "dataset");
-    }
-    pair = loadFolder(folder, "fashion-mnist");
+    pair = loadFolder(datasetFolderOf(spec), "fashion-mnist");
   } else {
     fs::path folder(spec);
     if (folder.filename().empty()) folder = folder.parent_path();  // "dir/" names "dir"
-    pair = loadFolder(spec, folder.filename().string());
+    pair = loadFolder(datasetFolderOf(spec), folder.filename().string());
   }
   pair.train = pair.train.firstSamples(trainLimit);
   pair.test = pair.test.firstSamples(testLimit);

@@ -16,4 +16,10 @@ std::string defaultFashionMnistFolder();
 /// Throws DatasetError naming the folder or file when anything is missing or malformed.
 DatasetPair loadDataset(const std::string& spec, int64_t trainLimit = 0, int64_t testLimit = 0);
 
+/// The number of training samples of the dataset `spec` names, read from the training
+/// images' IDX header alone (a few bytes, also of a .gz file), so a form can check a batch
+/// size as the user types. Throws DatasetError as loadDataset does for a missing folder or
+/// a folder without the four MNIST-format files, and for a file that is no IDX file.
+int64_t trainingSampleCount(const std::string& spec);
+
 }  // namespace ensemble

@@ -8,6 +8,7 @@
 #include "core/io/AtomicFile.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
+#include "core/train/ExperimentConfig.h"
 #include "core/train/RunSummary.h"
 
 namespace ensemble {
@@ -38,7 +39,7 @@ std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
   std::ostringstream out;
   out << "run,status,mode,model,dataset,devices,replicas,seed,lr,momentum,batch_size,epochs,epochs_completed,"
          "test_accuracy,test_nll,test_brier,test_ece,mean_member_accuracy,disagreement,seconds_per_epoch,"
-         "images_per_second\n";
+         "images_per_second,train_limit,test_limit\n";
   for (const std::string& directory : runDirectories) {
     const RunSummary s = RunSummary::read(RunDirectory(directory).summaryPath());
     out << csvField(RunDirectory::nameOf(directory)) << ',' << runStatusName(s.status) << ',' << modeName(s.mode) << ','
@@ -52,7 +53,10 @@ std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
     } else {
       out << ",,,,,";
     }
-    out << ',' << number(s.secondsPerEpoch) << ',' << number(s.imagesPerSecond) << '\n';
+    // The sample limits (0: the whole split), so a quick run on 3,000 images is not read as a full one.
+    const ExperimentConfig config = ExperimentConfig::fromFile(RunDirectory(directory).configPath());
+    out << ',' << number(s.secondsPerEpoch) << ',' << number(s.imagesPerSecond) << ',' << config.trainLimit << ','
+        << config.testLimit << '\n';
   }
   return out.str();
 }
@@ -65,8 +69,13 @@ std::string runCurvesCsv(const std::vector<std::string>& runDirectories) {
     for (const MetricsRow& row : readMetricsCsv(RunDirectory(directory).metricsPath())) {
       const std::string prefix = run + ',' + csvField(curveModelName(row.member)) + ',' + std::to_string(row.step) + ',' +
                                  std::to_string(row.epoch) + ',';
+      // An epoch's end logs its last window and, beside its test scores, the epoch's means
+      // at the same step: the means are metrics of their own, so (run, model, step, metric)
+      // names one value.
+      const bool epochEnd = row.testLoss || row.testAccuracy;
       const std::pair<const char*, const std::optional<double>&> metrics[] = {
-          {"train_loss", row.trainLoss}, {"train_accuracy", row.trainAccuracy},
+          {epochEnd ? "train_loss_epoch_mean" : "train_loss", row.trainLoss},
+          {epochEnd ? "train_accuracy_epoch_mean" : "train_accuracy", row.trainAccuracy},
           {"test_loss", row.testLoss}, {"test_accuracy", row.testAccuracy}};
       for (const auto& [metric, value] : metrics) {
         if (value) out << prefix << metric << ',' << number(*value) << '\n';

@@ -19,7 +19,10 @@ namespace ensemble {
 
 /// The comparison table's text. Throws IoError or ConfigError naming an unreadable run file.
 std::string runComparisonCsv(const std::vector<std::string>& runDirectories);
-/// The long-format curves' text. Throws IoError naming an unreadable metrics.csv.
+/// The long-format curves' text: run,model,step,epoch,metric,value, one value per (run,
+/// model, step, metric); an epoch's training means are train_loss_epoch_mean and
+/// train_accuracy_epoch_mean (its last logging window, at the same step, is train_loss).
+/// Throws IoError naming an unreadable metrics.csv.
 std::string runCurvesCsv(const std::vector<std::string>& runDirectories);
 
 /// Each written atomically; throws as above, and IoError when `path` cannot be written.

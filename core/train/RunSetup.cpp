@@ -16,6 +16,7 @@
 #include "core/common/FieldMention.h"
 #include "core/common/SeedSequence.h"
 #include "core/data/DatasetSource.h"
+#include "core/data/OutOfDistributionSets.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/PyTorchStateDict.h"
@@ -111,7 +112,9 @@ std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
   return data;
 }
 
-Dataset loadOutOfDistribution(const std::string& dataset, const ModelInput& input) {
+Dataset loadOutOfDistribution(const std::string& dataset, const Dataset& runTest, std::uint64_t seed) {
+  if (auto builtIn = makeOutOfDistributionSet(dataset, runTest, seed)) return *builtIn;
+  const ModelInput input = modelInputOf(runTest);
   Dataset test = loadDataset(dataset).test;
   if (test.size() == 0) {
     throw DatasetError("the out-of-distribution dataset " + dataset +

@@ -34,9 +34,11 @@ std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
                                                std::shared_ptr<const DatasetPair> given, bool forTraining);
 
 /// The test split of `dataset` (a name or folder), to score as out-of-distribution against
-/// a run whose models take `input`; any number of images. Throws DatasetError for a split
-/// without images, or images of another size than the models take.
-Dataset loadOutOfDistribution(const std::string& dataset, const ModelInput& input);
+/// a run whose test split is `runTest`; any number of images. A built-in set's name
+/// (core/data/OutOfDistributionSets.h) makes that set from `runTest`, its noise drawn with
+/// `seed`. Throws DatasetError for a split without images, or images of another size than
+/// the models take.
+Dataset loadOutOfDistribution(const std::string& dataset, const Dataset& runTest, std::uint64_t seed);
 
 /// The input shape and classes of `train`, which the models are built for.
 ModelInput modelInputOf(const Dataset& train);

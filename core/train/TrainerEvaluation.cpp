@@ -19,7 +19,8 @@ EvaluationResult Trainer::evaluate(const std::optional<DatasetShift>& shift) {
 OodResult Trainer::evaluateOutOfDistribution(const std::string& dataset) {
   Impl& d = *m_impl;
   const Impl::ComputeScope scope(d);
-  const Dataset outOfDistribution = loadOutOfDistribution(dataset, modelInputOf(d.data->train));
+  const Dataset outOfDistribution =
+      loadOutOfDistribution(dataset, d.data->test, deriveSeed(d.config.seed, SeedStream::Shift, 1));
   SplitOnDevices outSplit(outOfDistribution);
   OodResult result = scoreOutOfDistribution(predictRun(d.config, d.replicas, *d.testSplit, *d.workers, *d.communicator),
                                             predictRun(d.config, d.replicas, outSplit, *d.workers, *d.communicator));
