@@ -269,6 +269,46 @@ class TestMainWindow final : public QObject {
     QTRY_COMPARE(window.plots()[3]->graphCount(), 4 + 1);
   }
 
+  // At the default 1400x900 and at 1920x1080, with two runs compared: every legend sits
+  // under its plot's axes (never over the data), and the Ensemble tab's names are whole.
+  // The screenshots (in the build folder) are the README's.
+  void theWindowFitsAt1400x900And1920x1080_data() {
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    QTest::newRow("1400x900") << 1400 << 900;
+    QTest::newRow("1920x1080") << 1920 << 1080;
+  }
+  void theWindowFitsAt1400x900And1920x1080() {
+    QFETCH(int, width);
+    QFETCH(int, height);
+    MainWindow& window = *m_window;
+    window.resize(width, height);
+    window.runsView()->selectAll();
+    QTRY_COMPARE(window.plots()[3]->graphCount(), 4 + 1);
+    for (int tab = 0; tab < 3; ++tab) {
+      window.tabs()->setCurrentIndex(tab);
+      QTest::qWait(150);  // the plots' queued replot
+      const QString shot = QString("window-%1x%2-tab%3.png").arg(width).arg(height).arg(tab);
+      QVERIFY(window.grab().save(QDir::current().filePath(shot)));
+    }
+    for (MetricPlot* plot : window.plots()) {
+      QCustomPlot* custom = plot->customPlot();
+      QVERIFY(custom->legend->visible());
+      QVERIFY2(custom->legend->outerRect().top() >= custom->axisRect()->outerRect().bottom(),
+               qPrintable(plot->title() + ": the legend overlaps the axes"));
+    }
+    window.tabs()->setCurrentIndex(1);
+    QCoreApplication::processEvents();
+    QTableWidget* members = window.memberTable();
+    const QFontMetrics metrics(members->font());
+    for (int row = 0; row < members->rowCount(); ++row) {
+      QVERIFY2(members->columnWidth(0) >= metrics.horizontalAdvance(members->item(row, 0)->text()),
+               qPrintable(members->item(row, 0)->text() + " is clipped"));
+    }
+    window.tabs()->setCurrentIndex(0);
+    window.resize(1400, 900);
+  }
+
   void theSmoothingOutlivesTheWindow() {
     {
       MainWindow first(m_root.path());
@@ -313,7 +353,7 @@ class TestMainWindow final : public QObject {
     const QString live = QFileInfo(QString::fromStdString(m_liveRun.runDirectory)).fileName();
     // The run's short name and its folder, its setup, and the sample limits (a 1,024-image
     // run must not read as a full one).
-    QVERIFY2(caption.contains("ensemble ×3 · lr 0.1 · 1.02k imgs (" + live + "): synthetic · cnn · ensemble · cpu*3 · fp32 · lr ") &&
+    QVERIFY2(caption.contains("ensemble ×3 · lr 0.1 · 1024 imgs (" + live + "): synthetic · cnn · ensemble · cpu*3 · fp32 · lr ") &&
                  caption.contains("· batch 64 · 1024 / all train / test images"),
              qPrintable(caption));
     const int rows = accuracyPlot->plotLayout()->rowCount();

@@ -215,9 +215,11 @@ void MainWindow::buildLayout() {
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(m_plotPanel);
   splitter->addWidget(m_tabs);
-  splitter->setStretchFactor(0, 2);
-  splitter->setStretchFactor(1, 1);
-  splitter->setSizes({700, 260});
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 2);
+  // The tabs below get two fifths: at 1400x900 the reliability diagram and the confusion
+  // matrix need about 320 px to be read (260 left them 50 px of plot).
+  splitter->setSizes({480, 320});
   setCentralWidget(splitter);
 
   m_progress = new QProgressBar;

@@ -3,8 +3,10 @@
 
 #include <qcustomplot.h>
 
+#include <QResizeEvent>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ensemble::ui {
@@ -41,7 +43,7 @@ MetricPlot::MetricPlot(Metric metric, QWidget* parent)
   m_plot->legend->setBorderPen(Qt::NoPen);
   m_plot->axisRect()->insetLayout()->take(m_plot->legend);
   m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
-  m_plot->legend->setFillOrder(QCPLegend::foRowsFirst);
+  m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);  // across, then the next row
   m_plot->legend->setWrap(2);
   m_plot->legend->setMargins(QMargins(4, 0, 4, 2));
   m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
@@ -129,9 +131,11 @@ void MetricPlot::rebuild() {
     const QVector<int> members = run->members();
     const bool hasEnsemble = members.contains(RunCurves::kEnsemble);
     const int memberCount = int(members.size()) - (hasEnsemble ? 1 : 0);
-    // Up to three members get a legend entry each; more share one ("members 0-7"), drawn
-    // by the first member's line, so no line on the plot goes unnamed.
-    const bool oneEntryForMembers = hasEnsemble && memberCount > 3;
+    // Up to three members get a legend entry each; more, or the members of overlaid runs,
+    // share one ("members 0-7"), drawn by the first member's line, so no line on the plot
+    // goes unnamed and a comparison's legend stays short.
+    const bool overlaid = m_runs.size() + m_groups.size() > 1;
+    const bool oneEntryForMembers = hasEnsemble && (memberCount > 3 || overlaid);
     bool membersNamed = false;
     for (const int member : members) {
       // The ensemble (or the only model) is bold; members are thin and lighter.
@@ -162,7 +166,7 @@ void MetricPlot::rebuild() {
         membersNamed = true;
       }
       // Overlaid runs (or seed groups): every entry names its run too.
-      line.shown->setName(m_runs.size() + m_groups.size() > 1 && !run->label().isEmpty() ? run->label() + ": " + who : who);
+      line.shown->setName(overlaid && !run->label().isEmpty() ? run->label() + ": " + who : who);
       m_lines.push_back(line);
     }
   }
@@ -270,6 +274,30 @@ void MetricPlot::refresh() {
     }
   }
   m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
+  fitLegend();
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MetricPlot::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitLegend();
+}
+
+void MetricPlot::fitLegend() {
+  QCPLegend* legend = m_plot->legend;
+  const QFontMetrics metrics(legend->font());
+  int widest = 1;
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) {
+      widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
+    }
+  }
+  // An entry is its icon (32 px by default), the gap and the text, plus the column spacing.
+  const int entry = widest + legend->iconSize().width() + legend->iconTextPadding() + 16;
+  const int columns = std::clamp(width() / entry, 1, 3);  // the plot fills this widget
+  if (legend->wrap() == columns) return;
+  legend->setWrap(columns);
+  legend->setFillOrder(QCPLegend::foColumnsFirst, true);  // the wrap reaches the entries already there only so
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -58,7 +58,13 @@ class MetricPlot final : public QWidget {
   };
   GroupGraphs groupGraphs(int group) const { return m_groupGraphs.value(group); }
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  /// As many legend columns as the widest entry leaves room for (1 to 3): the legend sits
+  /// under the axes, and no entry is cut.
+  void fitLegend();
   struct Line {
     std::shared_ptr<const RunCurves> run;
     int runIndex = 0;

@@ -37,6 +37,9 @@ ReliabilityDiagram::ReliabilityDiagram(QWidget* parent)
   side->addElement(0, 0, m_plot->legend);
   side->addElement(1, 0, new QCPLayoutElement(m_plot));  // keeps the legend at the top
   side->setRowStretchFactor(1, 100);
+  // Room at the right for the legend's border (it was cut at the widget's edge, also in
+  // exported figures).
+  side->setMargins(QMargins(0, 0, 6, 0));
   m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
   m_members->setToolTip(tr("Draw each member's accuracy per confidence bin as a thin line"));
   connect(m_members, &QCheckBox::toggled, this, &ReliabilityDiagram::redraw);

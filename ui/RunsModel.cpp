@@ -2,6 +2,7 @@
 #include "ui/RunsModel.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QBrush>
 #include <QMap>
@@ -77,11 +78,13 @@ QString RunRecord::displayName() const {
   if (!config || !generated.match(name()).hasMatch()) return name();
   const ExperimentConfig& c = *config;
   const std::size_t models = summary && summary->evaluation ? summary->evaluation->members.size() : 0;
-  const int replicas = summary ? int(summary->replicas) : 0;
+  const int replicas = summary ? int(summary->replicas) : this->replicas;
   QStringList parts;
   switch (c.mode) {
-    case TrainingMode::Ensemble:
-      parts << (models > 0 ? QObject::tr("ensemble ×%1").arg(models) : QObject::tr("ensemble"));
+    case TrainingMode::Ensemble: {
+      const int count = models > 0 ? int(models) : replicas;
+      parts << (count > 0 ? QObject::tr("ensemble ×%1").arg(count) : QObject::tr("ensemble"));
+    }
       break;
     case TrainingMode::DataParallel:
       parts << (replicas > 1 ? QObject::tr("data-parallel ×%1").arg(replicas) : QObject::tr("data-parallel"));
@@ -91,8 +94,10 @@ QString RunRecord::displayName() const {
   if (c.model != ModelKind::Cnn) parts << QString::fromStdString(modelName(c.model));
   parts << QObject::tr("lr %1").arg(c.learningRate);
   if (c.trainLimit > 0) {
-    parts << (c.trainLimit >= 1000 ? QObject::tr("%1k imgs").arg(double(c.trainLimit) / 1000.0, 0, 'g', 3)
-                                   : QObject::tr("%1 imgs").arg(c.trainLimit));
+    // "3k imgs" for round thousands and large limits, the number itself otherwise.
+    const bool thousands = c.trainLimit % 1000 == 0 || c.trainLimit >= 10000;
+    parts << (thousands ? QObject::tr("%1k imgs").arg(std::lround(double(c.trainLimit) / 1000.0))
+                        : QObject::tr("%1 imgs").arg(c.trainLimit));
   }
   if (c.seed != 0) parts << QObject::tr("seed %1").arg(c.seed);
   return parts.join(QStringLiteral(" · "));
@@ -264,6 +269,7 @@ int RunsModel::runStarted(const RunStartedEvent& event) {
   }
   RunRecord& run = m_runs[row];
   run.config = event.config;
+  run.replicas = event.replicas;
   run.problem.clear();
   run.training = true;
   run.curves.reset();

@@ -36,6 +36,8 @@ struct RunRecord {
   QString seedGroup;
   /// A newer run of its group has the same seed: the group counts that seed once.
   bool repeatsSeed = false;
+  /// Replicas of the whole group, from the run's start (before its summary says so); 0 unknown.
+  int replicas = 0;
 
   QString name() const;
   /// What it trains, in brief: "ensemble of 4, cnn", "single, lenet" (the name alone when

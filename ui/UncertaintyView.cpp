@@ -29,7 +29,8 @@ UncertaintyView::UncertaintyView(QWidget* parent)
       m_ood(new OodView(*m_analysis)),
       m_mistakes(new MistakesView(*m_analysis)) {
   m_pages->setDocumentMode(true);
-  m_pages->setTabPosition(QTabWidget::West);
+  // Tabs across the top: down the side their names were cut ("et shift") at 1400x900.
+  m_pages->setTabPosition(QTabWidget::North);
   m_pages->addTab(m_reliability, tr("Reliability"));
   m_pages->addTab(m_shift, tr("Dataset shift"));
   m_pages->addTab(m_ood, tr("Out of distribution"));
