@@ -8,6 +8,7 @@
 
 #include "core/common/Error.h"
 #include "core/train/ConfigFields.h"
+#include "core/common/FieldMention.h"
 #include "core/train/ExperimentConfig.h"
 
 using namespace ensemble;
@@ -75,6 +76,12 @@ class TestExperimentConfig final : public QObject {
                          "Run > Resume selected run; nope {{"));
     QCOMPARE(phraseMessage(message, FieldNaming::Keys),
              std::string("try a smaller lr or batch_size; see out; ensemble-lab-cli resume --run /r 1; nope {{"));
+    // Actions the window offers by its own controls, not by CLI commands.
+    const std::string actions = "see " + mention::listDevices() + "; " + mention::startRun() + "; " + mention::startSweep();
+    QCOMPARE(phraseMessage(actions, FieldNaming::Flags),
+             std::string("see `ensemble-lab-cli devices`; `ensemble-lab-cli train`; `ensemble-lab-cli sweep --grid ...`"));
+    QCOMPARE(phraseMessage(actions, FieldNaming::Labels),
+             std::string("see the Devices list of the Experiment panel; Start in the Experiment panel; Run > New sweep"));
     try {
       ExperimentConfig config;
       config.momentum = 1;

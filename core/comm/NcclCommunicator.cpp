@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 
 #ifdef ENSEMBLELAB_WITH_NCCL
 #include <cuda_runtime_api.h>
@@ -28,8 +29,8 @@ void checkNccl(ncclResult_t result, const char* call, const char* file, int line
   if (result == ncclSuccess) return;
   throw DeviceError(std::string("NCCL error in ") + call + " (" + file + ":" + std::to_string(line) +
                     "): " + ncclGetErrorString(result) +
-                    "; check that every selected GPU exists and is healthy (ensemble-lab-cli devices), "
-                    "or set NCCL_DEBUG=INFO for details");
+                    "; check that every selected GPU exists and is healthy (" + mention::listDevices() +
+                    "), or set NCCL_DEBUG=INFO for details");
 }
 
 void checkCuda(cudaError_t result, const char* call, const char* file, int line) {

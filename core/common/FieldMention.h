@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How an engine message names what the user can change, so that each front end can say it
-// in its own words (see Error.h): a setting by its config.json key, and two actions.
+// in its own words (see Error.h): a setting by its config.json key, and a few actions.
 // phraseMessage (core/train/ConfigFields.h) turns the marks into flags, labels or keys.
 #include <string>
 
@@ -16,5 +16,16 @@ inline std::string outputFolder() { return "{{out}}"; }
 
 /// How to continue the run in `runDirectory` from its last checkpoint.
 inline std::string resumeCommand(const std::string& runDirectory) { return "{{resume:" + runDirectory + "}}"; }
+
+/// Where the devices this machine has are listed: `ensemble-lab-cli devices` in the CLI,
+/// the Experiment panel's device list in the window.
+inline std::string listDevices() { return "{{devices-list}}"; }
+
+/// How to start a run afresh: `ensemble-lab-cli train` in the CLI, Start in the window.
+inline std::string startRun() { return "{{start-run}}"; }
+
+/// How to start a sweep: `ensemble-lab-cli sweep --grid ...` in the CLI, Run > New sweep in
+/// the window.
+inline std::string startSweep() { return "{{start-sweep}}"; }
 
 }  // namespace ensemble::mention

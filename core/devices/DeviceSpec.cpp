@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 
 namespace ensemble {
 namespace {
@@ -33,7 +34,7 @@ std::string available(int cudaCount, const std::string& whyNoCuda) {
            (whyNoCuda.empty() ? std::string() : " (" + whyNoCuda + ")") + "; use cpu or cpu*N";
   }
   return "this machine has the cpu and " + std::to_string(cudaCount) +
-         " CUDA device(s); `ensemble-lab-cli devices` lists them";
+         " CUDA device(s); " + mention::listDevices() + " lists them";
 }
 
 void appendItem(const std::string& item, int cudaCount, const std::string& whyNoCuda,

@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 #include "core/common/JsonInteger.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/TensorArchiveCheck.h"
@@ -200,7 +201,7 @@ std::string latestCheckpoint(const std::string& checkpointsDir) {
   if (!fs::exists(pointer, ec)) {
     throw CheckpointError("no checkpoint in " + checkpointsDir +
                           ": the run stopped before its first checkpoint (or this is not a "
-                          "run folder); start it again with `ensemble-lab-cli train`");
+                          "run folder); start it again with " + mention::startRun());
   }
   std::string name = readWholeFile(pointer.string());
   while (!name.empty() && (name.back() == '\n' || name.back() == '\r')) name.pop_back();

@@ -81,6 +81,15 @@ std::string phraseMention(const std::string& mention, FieldNaming naming) {
     const std::string run = mention.substr(resumePrefix.size());
     return naming == FieldNaming::Labels ? "Run > Resume selected run" : "ensemble-lab-cli resume --run " + run;
   }
+  if (mention == "devices-list") {
+    return naming == FieldNaming::Labels ? "the Devices list of the Experiment panel" : "`ensemble-lab-cli devices`";
+  }
+  if (mention == "start-run") {
+    return naming == FieldNaming::Labels ? "Start in the Experiment panel" : "`ensemble-lab-cli train`";
+  }
+  if (mention == "start-sweep") {
+    return naming == FieldNaming::Labels ? "Run > New sweep" : "`ensemble-lab-cli sweep --grid ...`";
+  }
   if (mention == "out") {
     return naming == FieldNaming::Flags ? "--out DIR" : naming == FieldNaming::Labels ? "another runs folder" : "out";
   }

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 #include "core/io/AtomicFile.h"
 #include "core/train/ConfigFields.h"
 
@@ -215,7 +216,7 @@ bool holdsSweep(const std::string& folder) {
 Sweep readSweep(const std::string& folder) {
   const std::string path = folder + "/" + kFileName;
   std::ifstream in(path);
-  if (!in) throw ConfigError(folder + " holds no sweep (no " + kFileName + "); start one with `ensemble-lab-cli sweep --grid ...`");
+  if (!in) throw ConfigError(folder + " holds no sweep (no " + kFileName + "); start one with " + mention::startSweep());
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(in);
