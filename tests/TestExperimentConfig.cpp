@@ -10,6 +10,7 @@
 #include "core/train/ConfigFields.h"
 #include "core/common/FieldMention.h"
 #include "core/train/ExperimentConfig.h"
+#include "core/train/RunSetup.h"
 
 using namespace ensemble;
 
@@ -24,7 +25,30 @@ class TestExperimentConfig final : public QObject {
     QCOMPARE(config.momentum, 0.9);
     QCOMPARE(config.batchSize, int64_t(128));
     QCOMPARE(config.seed, std::uint64_t(0));
+    QCOMPARE(config.memberForm, MemberForm::Auto);
     config.validate();  // the defaults are valid
+  }
+
+  // "auto" stacks the members of an ensemble of the cnn that share one GPU, and keeps them
+  // separate everywhere else; an explicit form is kept.
+  void autoMemberFormStacksTheMembersOfOneGpu() {
+    const DeviceRef cpu, gpu0{DeviceRef::Kind::Cuda, 0}, gpu1{DeviceRef::Kind::Cuda, 1};
+    ExperimentConfig config;  // an ensemble of the cnn, member form auto
+    QCOMPARE(resolveMemberForm(config, {gpu0, gpu0, gpu0, gpu0}), MemberForm::Stacked);
+    QCOMPARE(resolveMemberForm(config, {cpu, cpu, cpu, cpu}), MemberForm::Separate);
+    QCOMPARE(resolveMemberForm(config, {gpu0, gpu1}), MemberForm::Separate);
+    QCOMPARE(resolveMemberForm(config, {gpu0}), MemberForm::Separate);  // one member: nothing to stack
+    ExperimentConfig lenet = config;
+    lenet.model = ModelKind::LeNet;
+    QCOMPARE(resolveMemberForm(lenet, {gpu0, gpu0}), MemberForm::Separate);
+    ExperimentConfig separate = config;
+    separate.memberForm = MemberForm::Separate;
+    QCOMPARE(resolveMemberForm(separate, {gpu0, gpu0}), MemberForm::Separate);
+    ExperimentConfig stacked = config;
+    stacked.memberForm = MemberForm::Stacked;
+    QCOMPARE(resolveMemberForm(stacked, {cpu, cpu}), MemberForm::Stacked);
+    QCOMPARE(parseMemberForm("auto"), MemberForm::Auto);
+    QCOMPARE(memberFormName(MemberForm::Auto), std::string("auto"));
   }
 
   void roundTripsThroughJson() {

@@ -113,11 +113,13 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_evalEvery->setSuffix(tr(" steps"));
   m_evalEvery->setToolTip(tr("Also score the test set every N training steps, for test curves between "
                              "epoch ends (each evaluation takes time)"));
+  m_memberForm->addItem(tr("auto (stacked on one GPU)"), "auto");
   m_memberForm->addItem(tr("separate networks"), "separate");
   m_memberForm->addItem(tr("stacked into one network"), "stacked");
   m_memberForm->setToolTip(tr("How ensemble members that share a device train: each on its own "
                               "(side by side on the CPU cores), or as one network of stacked weights "
-                              "(cnn only; for many members on one GPU)"));
+                              "(cnn only; for many members on one GPU). Auto stacks the members of one GPU "
+                              "and keeps them separate elsewhere."));
   m_precision->addItem(tr("fp32"), "fp32");
   m_precision->addItem(tr("tf32 (NVIDIA GPUs)"), "tf32");
   m_precision->addItem(tr("bf16 autocast"), "bf16");
@@ -354,7 +356,7 @@ void ExperimentForm::load(const QSettings& settings) {
   m_seed->setValue(settings.value("setup/seed", 0).toInt());
   m_trainLimit->setValue(settings.value("setup/trainLimit", 0).toInt());
   m_evalEvery->setValue(settings.value("setup/evalEvery", 0).toInt());
-  m_memberForm->setCurrentIndex(std::max(0, m_memberForm->findData(settings.value("setup/memberForm", "separate"))));
+  m_memberForm->setCurrentIndex(std::max(0, m_memberForm->findData(settings.value("setup/memberForm", "auto"))));
   m_precision->setCurrentIndex(std::max(0, m_precision->findData(settings.value("setup/precision", "fp32"))));
   m_deterministic->setChecked(settings.value("setup/deterministic", true).toBool());
   revalidate();

@@ -35,8 +35,8 @@ const std::vector<ConfigField>& configFields() {
        "refuse to start when the run's measured memory need\n(dataset, replicas, evaluation) exceeds MB MiB",
        Kind::Integer},
       {"member_form", "member-form", "Members", "FORM",
-       "separate (default) or stacked: ensemble members that share\na device trained as one network of stacked "
-       "weights (cnn)",
+       "auto (default): stacked where the members of an ensemble of\nthe cnn share one GPU, separate elsewhere; "
+       "separate; or\nstacked: members that share a device trained as one network\nof stacked weights (cnn)",
        Kind::Text},
       {"precision", "precision", "Precision", "P",
        "fp32 (default), tf32 (CUDA matmuls and convolutions in\nTensorFloat-32) or bf16 (autocast to bfloat16)",

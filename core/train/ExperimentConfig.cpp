@@ -62,12 +62,19 @@ TrainingMode parseMode(const std::string& name) {
   throw ConfigError("unknown mode '" + name + "'; choose single, ensemble or data-parallel");
 }
 
-std::string memberFormName(MemberForm form) { return form == MemberForm::Stacked ? "stacked" : "separate"; }
+std::string memberFormName(MemberForm form) {
+  switch (form) {
+    case MemberForm::Stacked: return "stacked";
+    case MemberForm::Auto: return "auto";
+    default: return "separate";
+  }
+}
 
 MemberForm parseMemberForm(const std::string& name) {
   if (name == "separate") return MemberForm::Separate;
   if (name == "stacked") return MemberForm::Stacked;
-  throw ConfigError("unknown member form '" + name + "'; choose separate or stacked", "member_form");
+  if (name == "auto") return MemberForm::Auto;
+  throw ConfigError("unknown member form '" + name + "'; choose auto, separate or stacked", "member_form");
 }
 
 std::string precisionName(Precision precision) {

@@ -21,8 +21,10 @@ TrainingMode parseMode(const std::string& name);
 
 /// How ensemble members that share one device train: one network each, side by side on
 /// the CPU cores, or one network of stacked weights (core/models/StackedCnn.h; cnn only).
-enum class MemberForm { Separate, Stacked };
-/// "separate" or "stacked".
+/// Auto (the default) is resolved when the devices are known (resolveMemberForm in
+/// RunSetup.h): stacked where every member shares one GPU, separate elsewhere.
+enum class MemberForm { Separate, Stacked, Auto };
+/// "separate", "stacked" or "auto".
 std::string memberFormName(MemberForm form);
 /// Inverse of memberFormName; throws ConfigError naming the choices.
 MemberForm parseMemberForm(const std::string& name);
@@ -65,8 +67,10 @@ struct ExperimentConfig {
   /// Refuse to start a run whose measured host-memory need exceeds this many MiB; 0 = no
   /// budget. Checked for the replicas on the CPU.
   int64_t memoryBudgetMb = 0;
-  /// Separate is the default: stacked measured slower on CPU.
-  MemberForm memberForm = MemberForm::Separate;
+  /// Auto: stacked for the members of one GPU (launch-bound as separate networks, issue 29),
+  /// separate on the CPU (stacked measured slower there). config.json records the form
+  /// the run trained in.
+  MemberForm memberForm = MemberForm::Auto;
   Precision precision = Precision::Fp32;
   /// Deterministic kernels on GPUs (core/train/Determinism.h): the same seed gives the same
   /// numbers and a resumed run the uninterrupted one, byte for byte. The CPU is

@@ -112,6 +112,14 @@ std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
   return data;
 }
 
+MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<DeviceRef>& devices) {
+  if (config.memberForm != MemberForm::Auto) return config.memberForm;
+  const bool oneGpu = devices.size() > 1 && devices.front().isCuda() &&
+                      std::all_of(devices.begin(), devices.end(), [&](const DeviceRef& d) { return d == devices.front(); });
+  const bool stackable = config.mode == TrainingMode::Ensemble && config.model == ModelKind::Cnn && config.initFrom.empty();
+  return oneGpu && stackable ? MemberForm::Stacked : MemberForm::Separate;
+}
+
 Dataset loadOutOfDistribution(const std::string& dataset, const Dataset& runTest, std::uint64_t seed) {
   if (auto builtIn = makeOutOfDistributionSet(dataset, runTest, seed)) return *builtIn;
   const ModelInput input = modelInputOf(runTest);

@@ -27,6 +27,13 @@ struct RunState;
 /// DeviceError (a device that is not there, with the reason).
 std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const ProcessGroupOptions& group);
 
+/// The member form a run trains in on `devices` (this process's): "auto" is stacked where
+/// an ensemble of the cnn has two members or more, all on one GPU (separate networks there
+/// are bound by kernel launches, issue 29's profile), and separate elsewhere (on the CPU
+/// separate members run side by side on the cores: measured faster). An explicit form is
+/// kept.
+MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<DeviceRef>& devices);
+
 /// The run's dataset: `given` cut to the config's sample limits, or loaded from
 /// config.dataset. Throws DatasetError, or (`forTraining`) ConfigError for a batch larger
 /// than the training split.

@@ -28,6 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 void Trainer::Impl::prepare() {
   devices = resolveRunDevices(config, group);
+  config.memberForm = resolveMemberForm(config, devices);  // what config.json and the step see
   data = loadRunData(config, std::move(data), !evaluationOnly);
   if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
   const ModelInput input = modelInputOf(data->train);
