@@ -10,12 +10,14 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
 #include "core/devices/DeviceInventory.h"
+#include "ui/DialogFolders.h"
 #include "ui/ExperimentForm.h"
 
 using ensemble::ui::ExperimentForm;
@@ -166,6 +168,22 @@ class TestExperimentForm final : public QObject {
     const QString refused = form.addDatasetFolder(empty.path());
     QVERIFY2(refused.contains("has no train-images-idx3-ubyte"), qPrintable(refused));
     QCOMPARE(form.datasetBox()->count(), before);
+  }
+
+  // File dialogs open where the user last chose, per kind of file, and remember across
+  // sessions (QSettings); the home folder before any choice.
+  void dialogsOpenWhereTheUserLastChose() {
+    using namespace ensemble::ui::dialogs;
+    QSettings().remove("dialogs");
+    QCOMPARE(startFolder(Place::Exports), QDir::homePath());
+    QTemporaryDir exports, datasets;
+    remember(Place::Exports, exports.filePath("test-accuracy.png"));  // a file: its folder
+    remember(Place::Datasets, datasets.path());                       // a folder: itself
+    QCOMPARE(startFolder(Place::Exports), QFileInfo(exports.path()).absoluteFilePath());
+    QCOMPARE(suggestedPath(Place::Exports, "runs.csv"), QDir(exports.path()).filePath("runs.csv"));
+    QCOMPARE(startFolder(Place::Datasets), QFileInfo(datasets.path()).absoluteFilePath());
+    remember(Place::Exports, QString());  // a cancelled dialog changes nothing
+    QCOMPARE(startFolder(Place::Exports), QFileInfo(exports.path()).absoluteFilePath());
   }
 
   void memberFormAndPrecisionAreChecked() {

@@ -22,6 +22,7 @@
 #include "core/devices/DeviceSpec.h"
 #include "core/models/ModelRegistry.h"
 #include "core/train/ConfigFields.h"
+#include "ui/DialogFolders.h"
 #include "ui/ElidedLabel.h"
 #include "ui/EngineMessage.h"
 
@@ -198,7 +199,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
 }
 
 void ExperimentForm::chooseFolder() {
-  const QString folder = QFileDialog::getExistingDirectory(this, tr("Open an MNIST-format dataset folder"));
+  const QString folder = dialogs::existingDirectory(this, tr("Open an MNIST-format dataset folder"), dialogs::Place::Datasets);
   if (folder.isEmpty()) return;
   if (const QString error = addDatasetFolder(folder); !error.isEmpty()) emit folderRefused(error);
 }

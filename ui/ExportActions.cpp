@@ -10,6 +10,7 @@
 
 #include "core/io/RunExport.h"
 #include "core/train/RunComparison.h"
+#include "ui/DialogFolders.h"
 #include "ui/EngineMessage.h"
 #include "ui/MetricPlot.h"
 #include "ui/PlotExport.h"
@@ -76,8 +77,7 @@ QString ExportActions::exportRuns(const QStringList& directories, const QString&
 
 void ExportActions::exportPlotInteractive() {
   MetricPlot* plot = m_plots.activePlot();
-  const QString path = QFileDialog::getSaveFileName(m_window, tr("Export plot"), plot->title() + ".png",
-                                                    plotExportFilter());
+  const QString path = dialogs::saveFileName(m_window, tr("Export plot"), plot->title() + ".png", plotExportFilter());
   const QString caption = m_captionAction->isChecked() ? captionFor(*plot) : QString();
   if (!path.isEmpty()) report(exportPlot(plot->customPlot(), path, caption), tr("Saved %1").arg(path));
 }
@@ -98,7 +98,7 @@ QString ExportActions::captionFor(const MetricPlot& plot) const {
 void ExportActions::exportMetricsInteractive() {
   const QString run = selectedRun(tr("Export metrics"));
   if (run.isEmpty()) return;
-  const QString path = QFileDialog::getSaveFileName(m_window, tr("Export metrics"), QFileInfo(run).fileName() + ".csv",
+  const QString path = dialogs::saveFileName(m_window, tr("Export metrics"), QFileInfo(run).fileName() + ".csv",
                                                     tr("CSV (*.csv);;JSON (*.json)"));
   if (!path.isEmpty()) report(exportMetrics(run, path), tr("Saved %1").arg(path));
 }
@@ -106,7 +106,7 @@ void ExportActions::exportMetricsInteractive() {
 void ExportActions::exportCheckpointInteractive() {
   const QString run = selectedRun(tr("Export checkpoint"));
   if (run.isEmpty()) return;
-  const QString folder = QFileDialog::getExistingDirectory(m_window, tr("Save the checkpoint into"));
+  const QString folder = dialogs::existingDirectory(m_window, tr("Save the checkpoint into"), dialogs::Place::Exports);
   if (!folder.isEmpty()) report(exportCheckpoint(run, folder), tr("Checkpoint saved into %1").arg(folder));
 }
 
@@ -114,7 +114,7 @@ void ExportActions::exportRunsInteractive() {
   QStringList runs;
   for (const int row : m_list.selectedRows()) runs << m_runs.record(row).directory;
   if (runs.isEmpty()) return emit failed(tr("Export runs"), tr("Select the runs to export in the Runs list first."));
-  const QString path = QFileDialog::getSaveFileName(m_window, tr("Export the selected runs"), "runs.csv", tr("CSV (*.csv)"));
+  const QString path = dialogs::saveFileName(m_window, tr("Export the selected runs"), "runs.csv", tr("CSV (*.csv)"));
   if (!path.isEmpty()) {
     report(exportRuns(runs, path), tr("Saved %1 runs to %2 and %3").arg(runs.size()).arg(path, curvesPathFor(path)));
   }

@@ -27,6 +27,7 @@
 #include "core/common/TextFormat.h"
 #include "core/common/ErrorMessage.h"
 #include "core/io/RunDirectory.h"
+#include "ui/DialogFolders.h"
 #include "ui/EngineMessage.h"
 #include "ui/EnsembleBreakdownView.h"
 #include "ui/ExperimentForm.h"
@@ -132,7 +133,7 @@ void MainWindow::buildActions() {
   });
   connect(m_stop, &QAction::triggered, m_controller, &RunController::stop);
   connect(openFolder, &QAction::triggered, this, [this] {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open an MNIST-format dataset folder"));
+    const QString folder = dialogs::existingDirectory(this, tr("Open an MNIST-format dataset folder"), dialogs::Place::Datasets);
     if (folder.isEmpty()) return;
     if (const QString error = m_form->addDatasetFolder(folder); !error.isEmpty()) {
       showError(tr("Not a dataset folder"), error);

@@ -14,6 +14,7 @@
 #include "ui/AnalysisController.h"
 #include "ui/ClassNames.h"
 #include "ui/ConfusionMatrixPlot.h"
+#include "ui/DialogFolders.h"
 #include "ui/GalleryDelegate.h"
 #include "ui/GalleryModel.h"
 #include "ui/PlotExport.h"
@@ -70,7 +71,7 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
   auto* sheet = new QPushButton(tr("Contact sheet…"));
   sheet->setToolTip(tr("Save the first %1 images in this order as one PNG").arg(kContactSheetTiles));
   connect(sheet, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save contact sheet"), "gallery.png", tr("PNG image (*.png)"));
+    const QString path = dialogs::saveFileName(this, tr("Save contact sheet"), "gallery.png", tr("PNG image (*.png)"));
     if (!path.isEmpty()) emit exported(saveContactSheet(path), path);
   });
 

@@ -15,6 +15,7 @@
 
 #include "core/data/OutOfDistributionSets.h"
 #include "ui/AnalysisController.h"
+#include "ui/DialogFolders.h"
 #include "ui/PlotExport.h"
 
 namespace ensemble::ui {
@@ -62,7 +63,7 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
   connect(m_dataset, &QComboBox::currentTextChanged, this, &OodView::describeChosenSet);
   auto* browse = new QPushButton(tr("Folder…"));
   connect(browse, &QPushButton::clicked, this, [this] {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open an MNIST-format dataset folder"));
+    const QString folder = dialogs::existingDirectory(this, tr("Open an MNIST-format dataset folder"), dialogs::Place::Datasets);
     if (!folder.isEmpty()) addDatasetFolder(folder);
   });
   m_compute->setToolTip(tr("Score the chosen dataset against the selected run's test set, in the background"));

@@ -13,6 +13,7 @@
 #include <QToolButton>
 #include <memory>
 
+#include "ui/DialogFolders.h"
 #include "ui/SaveFile.h"
 
 namespace ensemble::ui {
@@ -138,7 +139,7 @@ QToolButton* makePlotExportButton(QCustomPlot* plot, const QString& fileBaseName
   button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   button->setToolTip(QObject::tr("Save this plot as PNG, PDF or SVG, or its data as CSV"));
   QObject::connect(button, &QToolButton::clicked, button, [=] {
-    const QString path = QFileDialog::getSaveFileName(dialogParent, QObject::tr("Export plot"), fileBaseName + ".png", plotExportFilter());
+    const QString path = dialogs::saveFileName(dialogParent, QObject::tr("Export plot"), fileBaseName + ".png", plotExportFilter());
     if (!path.isEmpty()) report(exportPlot(plot, path), path);
   });
   return button;

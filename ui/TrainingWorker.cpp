@@ -38,7 +38,8 @@ void TrainingWorker::execute(const QString& runDirectory,
   failed.runDirectory = runDirectory.toStdString();
   try {
     std::unique_ptr<Trainer> trainer = make();
-    trainer->run(this, control.get());  // reports its own end through onRunFinished
+    // Its end reaches the window through onRunFinished, so the returned event is not needed here.
+    static_cast<void>(trainer->run(this, control.get()));
     return;
   } catch (...) {
     failed.message = describeCurrentException();

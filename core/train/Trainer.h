@@ -59,7 +59,7 @@ class Trainer final {
   /// occurs. Never throws for training errors: a failed run returns status Failed with
   /// the message, keeping its metrics and its last good checkpoint. `observer` and
   /// `control` may be null.
-  RunFinishedEvent run(TrainingObserver* observer, RunControl* control);
+  [[nodiscard]] RunFinishedEvent run(TrainingObserver* observer, RunControl* control);
 
   /// Evaluates the current weights on the test set, moved by `shift` where one is given.
   EvaluationResult evaluate(const std::optional<DatasetShift>& shift = std::nullopt);
