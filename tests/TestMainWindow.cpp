@@ -525,10 +525,16 @@ class TestMainWindow final : public QObject {
     window.startRun();
     QVERIFY(steps.wait(60000));
     window.stopAction()->trigger();
+    QVERIFY2(window.statusText().startsWith("Stopping after the current step"), qPrintable(window.statusText()));
     QVERIFY(finished.wait(60000));
     EXPECT_STATUS(finished.last().first().value<RunFinishedEvent>(), RunStatus::Stopped);
     QCOMPARE(window.runsModel()->data(window.runsModel()->index(0, RunsModel::Status), Qt::DisplayRole).toString(),
              QString("stopped"));
+    // The engine's own words, once: "Stopped at step N (epoch E); …".
+    QVERIFY2(window.statusText().startsWith("Stopped at step "), qPrintable(window.statusText()));
+    // Resume is offered for the stopped run, and not for a completed one.
+    window.runsView()->selectRow(0);
+    QVERIFY(window.findChild<QAction*>("resumeAction")->isEnabled());
     const QString directory = window.runsModel()->record(0).directory;
 
     window.runsView()->selectRow(0);
@@ -543,6 +549,12 @@ class TestMainWindow final : public QObject {
     }
     QTRY_COMPARE(window.plots()[0]->pointsOf(0, RunCurves::kEnsemble), rows);
     QTRY_COMPARE(window.plots()[3]->pointsOf(0, RunCurves::kEnsemble), 2);
+    window.runsView()->selectRow(window.runsModel()->rowOf(directory));
+    QTRY_VERIFY(!window.findChild<QAction*>("resumeAction")->isEnabled());  // completed: nothing to resume
+    auto* exporter = window.findChild<ExportActions*>();
+    QVERIFY(exporter->metricsAction()->isEnabled());
+    window.runsView()->clearSelection();
+    QVERIFY(!exporter->metricsAction()->isEnabled() && !exporter->plotAction()->isEnabled());  // nothing to export
   }
 
   void closingDuringARunStopsItCleanly() {

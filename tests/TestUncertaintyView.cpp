@@ -314,6 +314,13 @@ class TestUncertaintyView final : public QObject {
       QCOMPARE(verdict.label, int64_t(bestY));
       QCOMPARE(int64_t(verdict.ensembleVote), int64_t(bestX));
     }
+    // The clicked cell is outlined, around its centre.
+    QCPItemRect* outline = nullptr;
+    for (int i = 0; i < plot->itemCount(); ++i) {
+      if (auto* rect = qobject_cast<QCPItemRect*>(plot->item(i))) outline = rect;
+    }
+    QVERIFY(outline);
+    QCOMPARE((outline->topLeft->coords() + outline->bottomRight->coords()) / 2, QPointF(bestX, bestY));
     screenshot(mistakes, "uncertainty-gallery.png");
   }
 

@@ -35,9 +35,22 @@ std::optional<ConfusionCell> ConfusionMatrixPlot::cellAt(const QPointF& position
   return ConfusionCell{label, predicted};
 }
 
+void ConfusionMatrixPlot::highlight(const std::optional<ConfusionCell>& cell) {
+  if (m_outline) m_plot->removeItem(m_outline);
+  m_outline = nullptr;
+  if (cell && m_map) {
+    m_outline = new QCPItemRect(m_plot);
+    m_outline->topLeft->setCoords(double(cell->predicted) - 0.5, double(cell->label) + 0.5);
+    m_outline->bottomRight->setCoords(double(cell->predicted) + 0.5, double(cell->label) - 0.5);
+    m_outline->setPen(QPen(QColor(255, 140, 0), 3));
+  }
+  m_plot->replot();
+}
+
 void ConfusionMatrixPlot::clear() {
   m_plot->clearPlottables();
   m_plot->clearItems();
+  m_outline = nullptr;
   m_map = nullptr;  // owned by the plot, which has deleted it
   m_classes = 0;
   m_plot->replot();
@@ -46,6 +59,7 @@ void ConfusionMatrixPlot::clear() {
 void ConfusionMatrixPlot::showInspection(const std::shared_ptr<const Inspection>& inspection) {
   m_plot->clearPlottables();
   m_plot->clearItems();
+  m_outline = nullptr;
   m_classes = inspection->predictions.classes;
   const std::vector<int64_t> counts = confusionMatrix(inspection->verdicts, m_classes);
   m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);

@@ -10,6 +10,7 @@
 
 class QCustomPlot;
 class QCPColorMap;
+class QCPItemRect;
 
 namespace ensemble::ui {
 
@@ -23,6 +24,8 @@ class ConfusionMatrixPlot final : public QWidget {
   void showInspection(const std::shared_ptr<const Inspection>& inspection);
   /// No run: an empty plot.
   void clear();
+  /// Outlines `cell` (the one whose images the gallery lists); none: no outline.
+  void highlight(const std::optional<ConfusionCell>& cell);
   QCustomPlot* plot() const { return m_plot; }
   /// The cell under a point of the plot's widget, if any.
   std::optional<ConfusionCell> cellAt(const QPointF& position) const;
@@ -33,6 +36,7 @@ class ConfusionMatrixPlot final : public QWidget {
  private:
   QCustomPlot* m_plot;
   QCPColorMap* m_map = nullptr;
+  QCPItemRect* m_outline = nullptr;  ///< around the highlighted cell; owned by the plot
   int64_t m_classes = 0;
 };
 

@@ -131,7 +131,11 @@ void MainWindow::buildActions() {
     if (paused) m_controller->pause();
     else m_controller->unpause();
   });
-  connect(m_stop, &QAction::triggered, m_controller, &RunController::stop);
+  connect(m_stop, &QAction::triggered, this, [this] {
+    // The run stops at its next step boundary, after an evaluation in progress: say so.
+    m_status->setText(tr("Stopping after the current step (and an evaluation in progress)…"));
+    m_controller->stop();
+  });
   connect(openFolder, &QAction::triggered, this, [this] {
     const QString folder = dialogs::existingDirectory(this, tr("Open an MNIST-format dataset folder"), dialogs::Place::Datasets);
     if (folder.isEmpty()) return;
@@ -324,7 +328,10 @@ void MainWindow::onSteps(const QVector<StepEvent>& steps) {
   m_runs->stepsDone(steps);
   const StepEvent& last = steps.back();
   m_progress->setValue(int(last.globalStep));
-  if (!m_controller->isPaused()) {
+  if (!m_controller->isPaused() && last.stepInEpoch == last.stepsPerEpoch) {
+    // The epoch's last step: the test set is evaluated now (seconds), not trained on.
+    m_status->setText(tr("Epoch %1/%2 trained · evaluating on the test set…").arg(last.epoch).arg(last.epochs));
+  } else if (!m_controller->isPaused()) {
     m_status->setText(tr("Epoch %1/%2 · step %3/%4 · %5 img/s · ETA %6")
                           .arg(last.epoch).arg(last.epochs).arg(last.stepInEpoch).arg(last.stepsPerEpoch)
                           .arg(last.imagesPerSecond, 0, 'f', 0).arg(QString::fromStdString(formatDuration(last.etaSeconds))));

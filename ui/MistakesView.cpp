@@ -66,6 +66,7 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
   connect(m_confusion, &ConfusionMatrixPlot::cellClicked, this, &MistakesView::showCell);
   connect(m_showAll, &QPushButton::clicked, this, [this] {
     m_gallery->setCell(std::nullopt);
+    m_confusion->highlight(std::nullopt);
     updateCaption();
   });
   auto* sheet = new QPushButton(tr("Contact sheet…"));
@@ -130,6 +131,7 @@ void MistakesView::showCell(const ConfusionCell& cell) {
   // Every image of the cell, not only the disagreed-on ones: the most uncertain first.
   m_order->setCurrentIndex(m_order->findData(int(GalleryOrder::Entropy)));
   m_gallery->setCell(cell);
+  m_confusion->highlight(cell);
   updateCaption();
 }
 
