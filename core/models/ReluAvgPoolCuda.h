@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The fused avg_pool2d(relu(x), 2) on a GPU, as an autograd function (CUDA builds only;
-// core/models/ReluAvgPool.cpp chooses it for CUDA tensors it can fuse).
+// The GPU's side of the fused avg_pool2d(relu(x), 2) (CUDA builds only): the CUDA kernels
+// of ReluAvgPoolKernels.cu launched on LibTorch's current stream. ReluAvgPool.cpp's
+// autograd function calls them for CUDA tensors of fp32, bf16 or fp16.
 #include <torch/types.h>
 
 namespace ensemble {
 
-/// Whether `input` (4-D, on a GPU) is one the CUDA kernels fuse: fp32, bf16 or fp16, NCHW or
-/// channels-last contiguous, at least 2x2.
-bool fusesOnCuda(const torch::Tensor& input);
-torch::Tensor reluAvgPool2x2Cuda(const torch::Tensor& input);
+/// `input` contiguous in its layout (channels-last or NCHW); `output` the pooled tensor,
+/// allocated in the same layout.
+void forwardOnCuda(const torch::Tensor& input, torch::Tensor& output, bool channelsLast);
+/// `gradOutput` and `gradInput` in `input`'s layout and element type.
+void backwardOnCuda(const torch::Tensor& input, const torch::Tensor& gradOutput, torch::Tensor& gradInput,
+                    bool channelsLast);
 
 }  // namespace ensemble
