@@ -328,7 +328,9 @@ void MainWindow::onSteps(const QVector<StepEvent>& steps) {
   m_runs->stepsDone(steps);
   const StepEvent& last = steps.back();
   m_progress->setValue(int(last.globalStep));
-  if (!m_controller->isPaused() && last.stepInEpoch == last.stepsPerEpoch) {
+  if (m_controller->isStopping()) {
+    // "Stopping…" stays until the run has stopped: steps still arrive until it does.
+  } else if (!m_controller->isPaused() && last.stepInEpoch == last.stepsPerEpoch) {
     // The epoch's last step: the test set is evaluated now (seconds), not trained on.
     m_status->setText(tr("Epoch %1/%2 trained · evaluating on the test set…").arg(last.epoch).arg(last.epochs));
   } else if (!m_controller->isPaused()) {

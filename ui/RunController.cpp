@@ -101,6 +101,8 @@ void RunController::unpause() {
   if (m_control) m_control->unpause();
 }
 
+bool RunController::isStopping() const { return m_running && m_control && m_control->stopRequested(); }
+
 void RunController::stop() {
   if (m_running && m_control) m_control->requestStop();
 }

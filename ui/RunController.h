@@ -27,6 +27,8 @@ class RunController final : public QObject {
 
   bool isRunning() const { return m_running; }
   bool isPaused() const { return m_paused; }
+  /// A stop was asked for and the run has not reached its next step boundary yet.
+  bool isStopping() const;
 
   /// Starts a new run; ignored while one is running.
   void start(const ensemble::ExperimentConfig& config, const QString& runDirectory);
