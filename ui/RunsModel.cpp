@@ -84,8 +84,8 @@ QString RunRecord::displayName() const {
     case TrainingMode::Ensemble: {
       const int count = models > 0 ? int(models) : replicas;
       parts << (count > 0 ? QObject::tr("ensemble ×%1").arg(count) : QObject::tr("ensemble"));
-    }
       break;
+    }
     case TrainingMode::DataParallel:
       parts << (replicas > 1 ? QObject::tr("data-parallel ×%1").arg(replicas) : QObject::tr("data-parallel"));
       break;
