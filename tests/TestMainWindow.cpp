@@ -46,6 +46,7 @@
 #include "ui/MetricPlot.h"
 #include "ui/PlotExport.h"
 #include "ui/PlotPanel.h"
+#include "ui/RunColors.h"
 #include "ui/RunController.h"
 #include "ui/RunsModel.h"
 #include "ui/ShiftView.h"
@@ -269,6 +270,16 @@ class TestMainWindow final : public QObject {
     QCOMPARE(window.reliabilityDiagram()->plot()->plottableCount(), 0);
     window.runsView()->selectAll();
     QTRY_COMPARE(window.plots()[3]->graphCount(), 4 + 1);
+    // Two runs selected: the reliability diagram draws the second over the first, named and
+    // in the colour it has on every other plot.
+    const QCPGraph* second = nullptr;
+    QCustomPlot* reliability = window.reliabilityDiagram()->plot();
+    for (int g = 0; g < reliability->graphCount(); ++g) {
+      if (reliability->graph(g)->name().startsWith(runs.record(1).legendLabel() + ": ")) second = reliability->graph(g);
+    }
+    QVERIFY2(second, "the second selected run is not in the reliability diagram");
+    QCOMPARE(second->pen().color(), runColor(1));
+    QVERIFY(second->dataCount() > 0);
   }
 
   // At the default 1400x900 and at 1920x1080, with two runs compared: every legend sits

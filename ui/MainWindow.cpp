@@ -429,6 +429,12 @@ void MainWindow::showEnsembleBreakdown(int row) {
   if (record.summary && record.summary->evaluation) {
     m_breakdown->showResult(*record.summary->evaluation, record.legendLabel());
     m_uncertainty->showResult(*record.summary->evaluation, record.legendLabel());
+    // A second selected run is compared where a page can show both.
+    const QVector<int> selected = m_runsView->selectedRows();
+    const RunRecord* second = selected.size() > 1 && selected.front() == row ? &m_runs->record(selected[1]) : nullptr;
+    const bool comparable = second && second->summary && second->summary->evaluation;
+    m_uncertainty->showComparison(comparable ? &*second->summary->evaluation : nullptr,
+                                  comparable ? second->legendLabel() : QString());
     return;
   }
   m_breakdown->clear(record.problem.isEmpty()

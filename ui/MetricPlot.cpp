@@ -9,11 +9,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/RunColors.h"
+
 namespace ensemble::ui {
 namespace {
-
-const QColor kRunColors[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
-                             QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
 
 bool isLoss(Metric metric) { return metric == Metric::TrainLoss || metric == Metric::TestLoss; }
 bool isTrain(Metric metric) { return metric == Metric::TrainLoss || metric == Metric::TrainAccuracy; }
@@ -127,7 +126,7 @@ void MetricPlot::rebuild() {
   m_lines.clear();
   for (int r = 0; r < m_runs.size(); ++r) {
     const auto& run = m_runs[r];
-    const QColor base = kRunColors[r % int(std::size(kRunColors))];
+    const QColor base = runColor(r);
     const QVector<int> members = run->members();
     const bool hasEnsemble = members.contains(RunCurves::kEnsemble);
     const int memberCount = int(members.size()) - (hasEnsemble ? 1 : 0);
@@ -171,7 +170,7 @@ void MetricPlot::rebuild() {
     }
   }
   m_groupGraphs.clear();
-  for (int g = 0; g < m_groups.size(); ++g) addGroup(g, kRunColors[(m_runs.size() + g) % int(std::size(kRunColors))]);
+  for (int g = 0; g < m_groups.size(); ++g) addGroup(g, runColor(int(m_runs.size()) + g));
   m_follow = true;
 }
 

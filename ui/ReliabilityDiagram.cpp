@@ -10,12 +10,16 @@
 
 #include "core/metrics/EvaluationResult.h"
 #include "ui/PlotExport.h"
+#include "ui/RunColors.h"
 
 namespace ensemble::ui {
 namespace {
 
-const QColor kEnsembleColor(31, 119, 180);
-const QColor kGapColor(214, 39, 40);
+// The first selected run's colour on every plot; the second's draws its comparison line.
+const QColor kEnsembleColor = runColor(0);
+const QColor kComparisonColor = runColor(1);
+// Not a run's colour: the gap is no run's, and red is the second run's.
+const QColor kGapColor(127, 127, 127);
 
 /// Bin b's centre on the confidence axis.
 double binCentre(std::size_t bin, std::size_t bins) { return (double(bin) + 0.5) / double(bins); }
@@ -66,6 +70,13 @@ void ReliabilityDiagram::showResult(const EvaluationResult& result, const QStrin
 void ReliabilityDiagram::clear() {
   m_result.reset();
   m_runLabel.clear();
+  m_comparison.reset();
+  redraw();
+}
+
+void ReliabilityDiagram::setComparison(const EvaluationResult* result, const QString& runLabel) {
+  m_comparison = result ? std::make_unique<EvaluationResult>(*result) : nullptr;
+  m_comparisonLabel = runLabel;
   redraw();
 }
 
@@ -110,6 +121,19 @@ void ReliabilityDiagram::redraw() {
     gap->addData(x, std::abs(conf - acc));
   }
 
+  // The second selected run: its (ensemble's) accuracy per bin at the bins' confidence.
+  if (m_comparison && !m_comparison->ensembleReliability.count.empty()) {
+    const Reliability& other = m_comparison->ensembleReliability;
+    QCPGraph* line = m_plot->addGraph();
+    line->setPen(QPen(kComparisonColor, 2));
+    line->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, 8));
+    for (std::size_t b = 0; b < other.count.size(); ++b) {
+      if (other.count[b] > 0) line->addData(other.confidence[b], other.accuracy[b]);
+    }
+    line->setName(tr("%1: %2, ECE %3")
+                      .arg(m_comparisonLabel, m_comparison->members.size() > 1 ? tr("ensemble") : tr("model"))
+                      .arg(m_comparison->ensemble.ece, 0, 'f', 4));
+  }
   if (m_members->isChecked()) {
     for (std::size_t m = 0; m < m_result->memberReliability.size(); ++m) {
       const Reliability& member = m_result->memberReliability[m];

@@ -30,6 +30,9 @@ class ReliabilityDiagram final : public QWidget {
   void showResult(const EvaluationResult& result, const QString& runLabel);
   /// No run: an empty diagram.
   void clear();
+  /// A second selected run, drawn over the first as a line of its accuracy per bin (its
+  /// ECE in the legend); none: the first run alone.
+  void setComparison(const EvaluationResult* result, const QString& runLabel);
 
   QCustomPlot* plot() const { return m_plot; }
   QCheckBox* membersBox() const { return m_members; }
@@ -44,6 +47,8 @@ class ReliabilityDiagram final : public QWidget {
   QCheckBox* m_members;
   std::unique_ptr<EvaluationResult> m_result;
   QString m_runLabel;
+  std::unique_ptr<EvaluationResult> m_comparison;
+  QString m_comparisonLabel;
 };
 
 }  // namespace ensemble::ui

@@ -15,12 +15,12 @@
 #include "ui/AnalysisController.h"
 #include "ui/EngineMessage.h"
 #include "ui/PlotExport.h"
+#include "ui/RunColors.h"
 
 namespace ensemble::ui {
 namespace {
 
 constexpr int kRunsDrawn = 2;
-const QColor kRunColors[kRunsDrawn] = {QColor(31, 119, 180), QColor(255, 127, 14)};
 
 struct KindChoice {
   ShiftKind kind;
@@ -158,7 +158,7 @@ void ShiftView::redraw() {
     const auto addLine = [&](QCPAxisRect* rect, const QVector<double>& values, const QString& name, Qt::PenStyle style) {
       QCPGraph* graph = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
       graph->setData(levels, values, true);
-      graph->setPen(QPen(kRunColors[r], style == Qt::SolidLine ? 2 : 1.2, style));
+      graph->setPen(QPen(runColor(r), style == Qt::SolidLine ? 2 : 1.2, style));
       graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, style == Qt::SolidLine ? 6 : 4));
       graph->setName(name);
       if (rect != accuracyPanel) graph->removeFromLegend();  // one legend for both panels

@@ -93,6 +93,10 @@ void UncertaintyView::showResult(const EvaluationResult& result, const QString& 
 
 void UncertaintyView::clearResult() { m_reliability->clear(); }
 
+void UncertaintyView::showComparison(const EvaluationResult* result, const QString& runLabel) {
+  m_reliability->setComparison(result, runLabel);
+}
+
 void UncertaintyView::setBusy(bool busy) {
   m_progress->setVisible(busy);
   m_cancel->setVisible(busy);

@@ -41,6 +41,9 @@ class UncertaintyView final : public QWidget {
   void showResult(const EvaluationResult& result, const QString& runLabel);
   /// The first selected run has no evaluation (yet), or no run is selected.
   void clearResult();
+  /// The second selected run's evaluation, drawn beside the first's where a page compares
+  /// (the reliability diagram); null: none.
+  void showComparison(const EvaluationResult* result, const QString& runLabel);
 
   AnalysisController* analysis() const { return m_analysis; }
   ReliabilityDiagram* reliability() const { return m_reliability; }
