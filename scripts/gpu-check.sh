@@ -6,7 +6,8 @@
 #   2. the same ensemble on `cpu*2` and on `cuda:0*2` in fp32 (IEEE float32, TF32 off):
 #      train loss equal to 1e-5 at step 10 and 1e-3 at step 100; in deterministic mode the
 #      same seed twice gives identical metrics.csv and checkpoints, and a run killed
-#      mid-way and resumed gives the uninterrupted run's metrics.csv byte for byte;
+#      mid-way and resumed gives the uninterrupted run's metrics.csv byte for byte; the
+#      default member form (auto) stacks the members of one GPU;
 #   3. NCCL's average across every visible GPU (TestNcclCommunicator), and an ensemble on
 #      `cuda*N` through the in-process NCCL communicator where there are two GPUs or more;
 #   4. c10d's NCCL process group with two ranks where there are two GPUs, against `cuda*2`;
@@ -143,7 +144,10 @@ killed_and_resumed() {
     echo "resumed run's metrics.csv is the uninterrupted run's, byte for byte"
 }
 
-run=(train --dataset fashion-mnist --mode ensemble --epochs 1 --train-limit 12800 --seed 1 --precision fp32)
+# Separate members on both sides: the default (auto) would stack the GPU's two members, and
+# the comparison is of the devices' arithmetic, not of the two forms' summation orders.
+run=(train --dataset fashion-mnist --mode ensemble --epochs 1 --train-limit 12800 --seed 1 --precision fp32
+  --member-form separate)
 step "2a. Ensemble on cpu*2" "$cli" "${run[@]}" --log-every 1 --devices 'cpu*2' --out "$work/cpu2" && note "$(summary "$work/cpu2")"
 step "2b. Ensemble on cuda:0*2" "$cli" "${run[@]}" --log-every 1 --devices 'cuda:0*2' --out "$work/gpu2" &&
   note "$(summary "$work/gpu2")"
@@ -154,6 +158,11 @@ step "2f. Deterministic: the same seed again on cuda:0*2" "$cli" "${run[@]}" --l
   --out "$work/gpu2-again"
 step "2g. Deterministic: both runs identical" identical_runs "$work/gpu2" "$work/gpu2-again"
 step "2h. Deterministic: killed at a checkpoint and resumed gives the same run" killed_and_resumed "$work/gpu2"
+step "2i. Member form auto (the default) stacks the members of one GPU" "$cli" train --dataset fashion-mnist \
+  --mode ensemble --epochs 1 --train-limit 1280 --devices 'cuda:0*4' --out "$work/auto4" &&
+  step "2i. ... and config.json says stacked" "$python" -c \
+    'import json,sys; f=json.load(open(sys.argv[1]))["member_form"]; print(f); sys.exit(f != "stacked")' \
+    "$work/auto4/config.json"
 
 if [ -x build-cuda/tests/TestNcclCommunicator ]; then
   step "3a. NCCL average across the $gpus visible GPU(s)" build-cuda/tests/TestNcclCommunicator
