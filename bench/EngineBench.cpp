@@ -16,6 +16,7 @@
 #include <string>
 
 #include "core/common/Error.h"
+#include "core/common/NumberText.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/train/ConfigFields.h"
@@ -61,12 +62,7 @@ std::string inFlags(const std::string& message) {
 /// The value of --`name` (or `fallback`) as an integer; ConfigError naming the flag otherwise.
 int64_t integerArgument(const nlohmann::json& args, const std::string& name, const std::string& fallback) {
   const std::string text = args.value(name, fallback);
-  try {
-    std::size_t used = 0;
-    const long long value = std::stoll(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
+  if (const auto value = ensemble::wholeInteger(text)) return *value;
   throw ensemble::ConfigError("--" + name + " expects an integer, got '" + text + "'");
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/common/Error.h"
+#include "core/common/NumberText.h"
 #include "core/train/ConfigFields.h"
 
 namespace ensemble::cli {
@@ -145,23 +146,13 @@ Exit status: 0 success, 1 error, 2 usage error, 130 stopped by a signal (resumab
 
 int64_t parseInteger(const CliOptions& options, const std::string& flag) {
   const std::string& text = options.value(flag);
-  try {
-    std::size_t used = 0;
-    const long long value = std::stoll(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
+  if (const auto value = ensemble::wholeInteger(text)) return *value;
   throw ensemble::ConfigError("--" + flag + " expects an integer, got '" + text + "'");
 }
 
 double parseNumber(const CliOptions& options, const std::string& flag) {
   const std::string& text = options.value(flag);
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
+  if (const auto value = ensemble::wholeNumber(text)) return *value;
   throw ensemble::ConfigError("--" + flag + " expects a number, got '" + text + "'");
 }
 
