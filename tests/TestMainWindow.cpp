@@ -280,6 +280,30 @@ class TestMainWindow final : public QObject {
     QVERIFY2(second, "the second selected run is not in the reliability diagram");
     QCOMPARE(second->pen().color(), runColor(1));
     QVERIFY(second->dataCount() > 0);
+    // The Ensemble tab lists both runs' rows under their names, and draws both runs'
+    // accuracy-vs-size curves, named, in their colours.
+    const QString caption = window.ensembleBreakdown()->caption();
+    QVERIFY2(caption.contains(runs.record(0).legendLabel()) && caption.contains(runs.record(1).legendLabel()),
+             qPrintable(caption));
+    QTableWidget* members = window.memberTable();
+    QStringList names;
+    for (int row = 0; row < members->rowCount(); ++row) names << members->item(row, 0)->text();
+    const int liveNamed = int(names.indexOf(live.legendLabel())), pastNamed = int(names.indexOf(past.legendLabel()));
+    QVERIFY2(liveNamed >= 0 && pastNamed >= 0, qPrintable(names.join(" | ")));
+    QCOMPARE(members->rowCount(), 1 + 5 + 1 + 1);  // each run's name, then its rows
+    QCOMPARE(names.mid(pastNamed + 1, 1), QStringList({"model"}));
+    QCOMPARE(names.mid(liveNamed + 1, 2), QStringList({"ensemble", "mean of members"}));
+    QCustomPlot* sizes = window.sizePlot();
+    QCOMPARE(sizes->legend->itemCount(), 2);
+    const QCPGraph* secondSizes = nullptr;
+    for (int g = 0; g < sizes->graphCount(); ++g) {
+      if (sizes->graph(g)->name() == runs.record(1).legendLabel()) secondSizes = sizes->graph(g);
+    }
+    QVERIFY(secondSizes && secondSizes->pen().color() == runColor(1) && secondSizes->dataCount() > 0);
+    // One run again: its rows alone, unnamed in the table (the caption names it).
+    window.runsView()->selectRow(pastRow);
+    QTRY_COMPARE(members->rowCount(), 1);
+    QVERIFY(!sizes->legend->visible());
   }
 
   // At the default 1400x900 and at 1920x1080, with two runs compared: every legend sits
@@ -315,7 +339,9 @@ class TestMainWindow final : public QObject {
     QTableWidget* members = window.memberTable();
     const QFontMetrics metrics(members->font());
     for (int row = 0; row < members->rowCount(); ++row) {
-      QVERIFY2(members->columnWidth(0) >= metrics.horizontalAdvance(members->item(row, 0)->text()),
+      int width = 0;  // a run's name spans the row
+      for (int column = 0; column < members->columnSpan(row, 0); ++column) width += members->columnWidth(column);
+      QVERIFY2(width >= metrics.horizontalAdvance(members->item(row, 0)->text()),
                qPrintable(members->item(row, 0)->text() + " is clipped"));
     }
     window.tabs()->setCurrentIndex(0);

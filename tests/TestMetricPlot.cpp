@@ -167,6 +167,33 @@ class TestMetricPlot final : public QObject {
     QCOMPARE(RunCurves::fromRows(rows, "cut").series(Metric::TestAccuracy, 0).x.size(), 0);
   }
 
+  // A live run's first logged step is drawn on an axis from step 0 (a lone point's
+  // rescaled range was centred on it: -40 to 60); a new run without test points yet does
+  // not keep the previous run's test axis.
+  void aNewRunStartsFromEmptyAxes() {
+    auto first = std::make_shared<RunCurves>("first");
+    first->addStep(loggedStep(10, {1.0}, 1.0), true);
+    MetricPlot train(Metric::TrainLoss);
+    train.setRuns({first});
+    QCOMPARE(train.customPlot()->xAxis->range().lower, 0.0);
+    QVERIFY(train.customPlot()->xAxis->range().upper >= 10);
+    QVERIFY(train.customPlot()->xAxis->range().upper < 20);
+
+    MetricPlot test(Metric::TestAccuracy);
+    EpochEvent epoch;
+    epoch.test.members = {{0.5, 0.8}};
+    for (int e = 1; e <= 30; ++e) {
+      epoch.epoch = e;
+      epoch.globalStep = 16 * e;
+      first->addEpoch(epoch, false);
+    }
+    test.setRuns({first});
+    QVERIFY(test.customPlot()->xAxis->range().upper > 30);
+    test.setRuns({std::make_shared<RunCurves>("new")});
+    test.refresh();
+    QCOMPARE(test.customPlot()->xAxis->range().upper, 3.5);
+  }
+
   // The panel's 10 Hz refresh redraws a plot only when it has something new to show: each
   // redraw takes CPU from the run being trained (bench/gui_vs_cli.py measured 12% of it).
   void redrawsOnlyWhenThereIsSomethingNew() {

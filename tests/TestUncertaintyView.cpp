@@ -89,6 +89,8 @@ class TestUncertaintyView final : public QObject {
   QString m_ensemble, m_single;
   std::unique_ptr<UncertaintyView> m_view;
 
+  RunChoices bothRuns() const { return {{m_ensemble, "ensemble of 3", "synthetic"}, {m_single, "single", "synthetic"}}; }
+
   void screenshot(QWidget* page, const QString& name) {
     m_view->pages()->setCurrentWidget(page);
     QCoreApplication::processEvents();
@@ -116,7 +118,7 @@ class TestUncertaintyView final : public QObject {
     m_view->resize(1200, 560);
     m_view->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
-    m_view->setRuns({{m_ensemble, "ensemble of 3"}, {m_single, "single"}});
+    m_view->setRuns(bothRuns());
   }
 
   // Both runs at each level, drawn as accuracy and ECE panels; at level 0 the numbers are
@@ -200,36 +202,48 @@ class TestUncertaintyView final : public QObject {
   }
 
   // Entropy histograms in and out, each summing to 1 (the sets differ in size), with the
-  // AUROCs the engine computes in the legend.
+  // AUROCs the engine computes in the legend; two selected runs side by side, each in a
+  // panel of its own named above it.
   void outOfDistributionShowsEntropyHistogramsAndAuroc() {
     const QString foreign = m_root.filePath("foreign");
     writeForeignDataset(foreign, 200, 16);
     OodView* ood = m_view->outOfDistribution();
-    ood->addDatasetFolder(foreign);
+    QVERIFY(ood->addDatasetFolder(foreign).isEmpty());
     QTest::mouseClick(ood->computeButton(), Qt::LeftButton);
     const auto [cancelled, error] = waitForJob(*m_view->analysis());
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    const OodResult expected = Trainer::open(m_ensemble.toStdString())->evaluateOutOfDistribution(foreign.toStdString());
     QCustomPlot* plot = ood->plot();
-    QCOMPARE(plot->plottableCount(), 3);
-    for (int set = 0; set < 2; ++set) {
-      auto* bars = qobject_cast<QCPBars*>(plot->plottable(set));
-      QVERIFY(bars);
-      double total = 0;
-      for (const QCPBarsData& bar : *bars->data()) total += bar.value;
-      QVERIFY(std::abs(total - 1.0) < 1e-9);
+    QCOMPARE(plot->plottableCount(), 6);
+    QCOMPARE(plot->axisRectCount(), 2);
+    const QString runs[] = {m_ensemble, m_single};
+    for (int run = 0; run < 2; ++run) {
+      const OodResult expected = Trainer::open(runs[run].toStdString())->evaluateOutOfDistribution(foreign.toStdString());
+      for (int set = 0; set < 2; ++set) {
+        auto* bars = qobject_cast<QCPBars*>(plot->plottable(3 * run + set));
+        QVERIFY(bars);
+        QCOMPARE(bars->keyAxis()->axisRect(), plot->axisRect(run));
+        double total = 0;
+        for (const QCPBarsData& bar : *bars->data()) total += bar.value;
+        QVERIFY(std::abs(total - 1.0) < 1e-9);
+      }
+      QVERIFY(plot->plottable(3 * run + 1)->name().contains("200 images"));
+      const QString legend = plot->plottable(3 * run + 2)->name();
+      QVERIFY2(legend.contains(QString::number(expected.ensemble.entropy, 'f', 3)), qPrintable(legend));
+      if (run == 0) QVERIFY2(legend.contains(QString::number(expected.ensemble.mutualInformation, 'f', 3)), qPrintable(legend));
+      QVERIFY(ood->memberScores()->text().contains(QString::number(expected.members.back().entropy, 'f', 3)));
     }
-    QVERIFY(plot->plottable(1)->name().contains("200 images"));
-    const QString legend = plot->plottable(2)->name();
-    QVERIFY2(legend.contains(QString::number(expected.ensemble.entropy, 'f', 3)), qPrintable(legend));
-    QVERIFY2(legend.contains(QString::number(expected.ensemble.mutualInformation, 'f', 3)), qPrintable(legend));
-    QVERIFY(ood->memberScores()->text().contains(QString::number(expected.members[2].entropy, 'f', 3)));
+    // Each panel is named above it (the title row holds one text per panel).
+    QStringList titles;
+    for (int column = 0; column < 2; ++column) {
+      if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, column))) titles << title->text();
+    }
+    QCOMPARE(titles, QStringList({"ensemble of 3", "single"}));
     screenshot(ood, "uncertainty-ood.png");
   }
 
   // Out of the box: the sets made from the run itself (its inverted test images, uniform
-  // noise at its image size) work with any run, each described in a line; scores shown for
-  // one run go when another is selected.
+  // noise at its image size) work with any run, each described in a line. Scores stay with
+  // their run and set: one run selected, its panel alone; a set not computed, none.
   void builtInOutOfDistributionSetsWorkOutOfTheBox() {
     OodView* ood = m_view->outOfDistribution();
     for (const QString& set : {QString("inverted"), QString("uniform-noise")}) {
@@ -240,27 +254,44 @@ class TestUncertaintyView final : public QObject {
       const auto [cancelled, error] = waitForJob(*m_view->analysis());
       QVERIFY2(error.isEmpty(), qPrintable(error));
       const OodResult expected = Trainer::open(m_ensemble.toStdString())->evaluateOutOfDistribution(set.toStdString());
-      QCOMPARE(ood->plot()->plottableCount(), 3);
+      QCOMPARE(ood->plot()->plottableCount(), 6);
       QVERIFY2(ood->plot()->plottable(2)->name().contains(QString::number(expected.ensemble.entropy, 'f', 3)),
                qPrintable(ood->plot()->plottable(2)->name()));
     }
     QVERIFY(ood->datasetBox()->findText("synthetic") < 0);  // another image size than Fashion-MNIST's models
-    m_view->setRuns({{m_single, "single"}});
+    m_view->setRuns({{m_single, "single", "synthetic"}});
+    QCOMPARE(ood->plot()->plottableCount(), 3);
+    QCOMPARE(ood->plot()->axisRectCount(), 1);
+    const OodResult single = Trainer::open(m_single.toStdString())->evaluateOutOfDistribution("uniform-noise");
+    QVERIFY(ood->plot()->plottable(2)->name().contains(QString::number(single.ensemble.entropy, 'f', 3)));
+    ood->datasetBox()->setCurrentText("fashion-mnist");
     QCOMPARE(ood->plot()->plottableCount(), 0);
-    QVERIFY(ood->memberScores()->text().contains("Compute to score single"));
-    m_view->setRuns({{m_ensemble, "ensemble of 3"}, {m_single, "single"}});
+    QVERIFY2(ood->memberScores()->text().contains("Compute to score single on fashion-mnist"), qPrintable(ood->memberScores()->text()));
+    m_view->setRuns(bothRuns());
   }
 
+  // A folder is checked as it is opened, from its IDX headers: another image size than the
+  // runs', or no MNIST-format files, is refused with the reason and not offered.
   void outOfDistributionOfAnotherImageSizeIsRefused() {
     const QString larger = m_root.filePath("larger");
     writeForeignDataset(larger, 20, 28);
+    OodView* ood = m_view->outOfDistribution();
+    const QString error = ood->addDatasetFolder(larger);
+    QVERIFY2(error.contains("28x28") && error.contains("16x16") && error.contains("ensemble of 3"), qPrintable(error));
+    QCOMPARE(ood->datasetBox()->findText(larger), -1);
+    const QString empty = m_root.filePath("no-idx");
+    QDir().mkpath(empty);
+    const QString noFiles = ood->addDatasetFolder(empty);
+    QVERIFY2(noFiles.contains("t10k-images-idx3-ubyte") || noFiles.contains("train-images-idx3-ubyte"), qPrintable(noFiles));
+    QCOMPARE(ood->datasetBox()->findText(empty), -1);
+    // Had it reached Compute (typed in), the engine refuses it as well, naming both sizes.
     QSignalSpy failed(m_view.get(), &UncertaintyView::failed);
-    m_view->outOfDistribution()->addDatasetFolder(larger);
-    m_view->outOfDistribution()->compute();
-    const auto [cancelled, error] = waitForJob(*m_view->analysis());
-    QVERIFY2(error.contains("28") && error.contains("16"), qPrintable(error));
+    ood->datasetBox()->setCurrentText(larger);
+    ood->compute();
+    const auto [cancelled, computeError] = waitForJob(*m_view->analysis());
+    QVERIFY2(computeError.contains("28") && computeError.contains("16"), qPrintable(computeError));
     QCOMPARE(failed.size(), 1);
-    QVERIFY(m_view->outOfDistribution()->computeButton()->isEnabled());  // usable again
+    QVERIFY(ood->computeButton()->isEnabled());  // usable again
   }
 
   // The confusion matrix counts every test image; clicking a cell lists exactly its
@@ -321,7 +352,31 @@ class TestUncertaintyView final : public QObject {
     }
     QVERIFY(outline);
     QCOMPARE((outline->topLeft->coords() + outline->bottomRight->coords()) / 2, QPointF(bestX, bestY));
+
+    // The second selected run's matrix stands beside the first, its own counts, named; a
+    // click on it turns the gallery to that run's images.
+    ConfusionMatrixPlot* other = mistakes->confusion(1);
+    QVERIFY(other->isVisible());
+    QCOMPARE(other->inspection()->runDirectory, m_single);
+    auto* otherMap = qobject_cast<QCPColorMap*>(other->plot()->plottable(0));
+    QVERIFY(otherMap);
+    const EvaluationResult singleEvaluation = Trainer::open(m_single.toStdString())->evaluate();
+    double otherDiagonal = 0;
+    for (int x = 0; x < 10; ++x) otherDiagonal += otherMap->data()->cell(x, x);
+    QVERIFY(std::abs(otherDiagonal / 300.0 - singleEvaluation.ensemble.accuracy) < 1e-12);
+    other->plot()->replot();
+    const QPoint diagonalCell(int(other->plot()->xAxis->coordToPixel(0)), int(other->plot()->yAxis->coordToPixel(0)));
+    QTest::mouseClick(other->plot(), Qt::LeftButton, {}, diagonalCell);
+    QCOMPARE(mistakes->galleryRun(), 1);
+    QCOMPARE(gallery->inspection()->runDirectory, m_single);
+    QCOMPARE(gallery->rowCount(), int(otherMap->data()->cell(0, 0)));
     screenshot(mistakes, "uncertainty-gallery.png");
+    // One run selected: its matrix alone.
+    m_view->setRuns({{m_ensemble, "ensemble of 3", "synthetic"}});
+    QVERIFY(!other->isVisible());
+    QCOMPARE(gallery->inspection()->runDirectory, m_ensemble);
+    m_view->setRuns(bothRuns());
+    QCOMPARE(mistakes->confusion(1)->inspection(), nullptr);  // forgotten once deselected
   }
 
   void contactSheetAndPlotDataExport() {

@@ -47,12 +47,12 @@ void AnalysisController::sweepShift(const QStringList& runDirectories, ShiftKind
   begin([=](AnalysisWorker& worker, const auto& cancel) { worker.sweepShift(runDirectories, kind, levels, cancel); });
 }
 
-void AnalysisController::scoreOutOfDistribution(const QString& runDirectory, const QString& dataset) {
-  begin([=](AnalysisWorker& worker, const auto& cancel) { worker.scoreOutOfDistribution(runDirectory, dataset, cancel); });
+void AnalysisController::scoreOutOfDistribution(const QStringList& runDirectories, const QString& dataset) {
+  begin([=](AnalysisWorker& worker, const auto& cancel) { worker.scoreOutOfDistribution(runDirectories, dataset, cancel); });
 }
 
-void AnalysisController::inspect(const QString& runDirectory) {
-  begin([=](AnalysisWorker& worker, const auto& cancel) { worker.inspect(runDirectory, cancel); });
+void AnalysisController::inspect(const QStringList& runDirectories) {
+  begin([=](AnalysisWorker& worker, const auto& cancel) { worker.inspect(runDirectories, cancel); });
 }
 
 void AnalysisController::cancel() { m_cancel->store(true); }

@@ -28,10 +28,12 @@ class AnalysisController final : public QObject {
 
   /// Evaluates each run at each level of `kind`; shiftCurveReady per run. Ignored while busy.
   void sweepShift(const QStringList& runDirectories, ShiftKind kind, const std::vector<double>& levels);
-  /// Scores `dataset` (a name or folder) as out-of-distribution for the run.
-  void scoreOutOfDistribution(const QString& runDirectory, const QString& dataset);
-  /// Every model's predictions on the run's test set, with the images.
-  void inspect(const QString& runDirectory);
+  /// Scores `dataset` (a name or folder) as out-of-distribution for each run;
+  /// outOfDistributionReady per run.
+  void scoreOutOfDistribution(const QStringList& runDirectories, const QString& dataset);
+  /// Every model's predictions on each run's test set, with the images; inspectionReady
+  /// per run.
+  void inspect(const QStringList& runDirectories);
   /// Stops the job at its next level; jobEnded(cancelled) follows.
   void cancel();
 

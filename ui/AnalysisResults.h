@@ -26,6 +26,7 @@ struct ShiftCurve {
 /// A run's out-of-distribution scores against one dataset.
 struct OutOfDistribution {
   QString runDirectory;
+  QString dataset;  ///< as the user chose it (a name or a folder)
   OodResult result;
 };
 

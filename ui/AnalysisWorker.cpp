@@ -59,33 +59,43 @@ void AnalysisWorker::sweepShift(const QStringList& runDirectories, ShiftKind kin
   });
 }
 
-void AnalysisWorker::scoreOutOfDistribution(const QString& runDirectory, const QString& dataset,
+void AnalysisWorker::scoreOutOfDistribution(const QStringList& runDirectories, const QString& dataset,
                                             const std::shared_ptr<std::atomic<bool>>& cancel) {
   guarded(cancel, [&] {
-    emit progress(0, 2, tr("Opening %1…").arg(runName(runDirectory)));
-    const auto trainer = Trainer::open(runDirectory.toStdString());
-    stopIfCancelled(cancel);
-    emit progress(1, 2, tr("Scoring %1 as out-of-distribution…").arg(dataset));
-    OutOfDistribution scores{runDirectory, trainer->evaluateOutOfDistribution(dataset.toStdString())};
-    emit progress(2, 2, {});
-    emit outOfDistributionReady(scores);
+    const int total = 2 * int(runDirectories.size());
+    int done = 0;
+    for (const QString& directory : runDirectories) {
+      emit progress(done++, total, tr("Opening %1…").arg(runName(directory)));
+      const auto trainer = Trainer::open(directory.toStdString());
+      stopIfCancelled(cancel);
+      emit progress(done++, total, tr("%1: scoring %2 as out-of-distribution…").arg(runName(directory), dataset));
+      OutOfDistribution scores{directory, dataset, trainer->evaluateOutOfDistribution(dataset.toStdString())};
+      emit progress(done, total, {});
+      emit outOfDistributionReady(scores);  // the first run's scores show while the next is scored
+      stopIfCancelled(cancel);
+    }
   });
 }
 
-void AnalysisWorker::inspect(const QString& runDirectory, const std::shared_ptr<std::atomic<bool>>& cancel) {
+void AnalysisWorker::inspect(const QStringList& runDirectories, const std::shared_ptr<std::atomic<bool>>& cancel) {
   guarded(cancel, [&] {
-    emit progress(0, 2, tr("Opening %1…").arg(runName(runDirectory)));
-    const auto trainer = Trainer::open(runDirectory.toStdString());
-    stopIfCancelled(cancel);
-    emit progress(1, 2, tr("Predicting every test image…"));
-    auto inspection = std::make_shared<Inspection>();
-    inspection->runDirectory = runDirectory;
-    inspection->dataset = QString::fromStdString(trainer->config().dataset);
-    inspection->predictions = trainer->predict();
-    inspection->verdicts = judgeImages(inspection->predictions);
-    inspection->images = trainer->testImages();
-    emit progress(2, 2, {});
-    emit inspectionReady(std::shared_ptr<const Inspection>(std::move(inspection)));
+    const int total = 2 * int(runDirectories.size());
+    int done = 0;
+    for (const QString& directory : runDirectories) {
+      emit progress(done++, total, tr("Opening %1…").arg(runName(directory)));
+      const auto trainer = Trainer::open(directory.toStdString());
+      stopIfCancelled(cancel);
+      emit progress(done++, total, tr("%1: predicting every test image…").arg(runName(directory)));
+      auto inspection = std::make_shared<Inspection>();
+      inspection->runDirectory = directory;
+      inspection->dataset = QString::fromStdString(trainer->config().dataset);
+      inspection->predictions = trainer->predict();
+      inspection->verdicts = judgeImages(inspection->predictions);
+      inspection->images = trainer->testImages();
+      emit progress(done, total, {});
+      emit inspectionReady(std::shared_ptr<const Inspection>(std::move(inspection)));
+      stopIfCancelled(cancel);
+    }
   });
 }
 

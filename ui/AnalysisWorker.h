@@ -20,9 +20,9 @@ class AnalysisWorker final : public QObject {
 
   void sweepShift(const QStringList& runDirectories, ShiftKind kind, const std::vector<double>& levels,
                   const std::shared_ptr<std::atomic<bool>>& cancel);
-  void scoreOutOfDistribution(const QString& runDirectory, const QString& dataset,
+  void scoreOutOfDistribution(const QStringList& runDirectories, const QString& dataset,
                               const std::shared_ptr<std::atomic<bool>>& cancel);
-  void inspect(const QString& runDirectory, const std::shared_ptr<std::atomic<bool>>& cancel);
+  void inspect(const QStringList& runDirectories, const std::shared_ptr<std::atomic<bool>>& cancel);
 
  signals:
   void progress(int done, int total, const QString& what);

@@ -13,8 +13,9 @@ namespace ensemble::ui {
 ConfusionMatrixPlot::ConfusionMatrixPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot) {
   m_plot->setObjectName("confusionPlot");
   m_plot->plotLayout()->insertRow(0);
-  m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Confusion matrix of the ensemble's vote (click a cell)"),
-                                                            QFont(font().family(), 10, QFont::Bold)));
+  m_title = new QCPTextElement(m_plot, tr("Confusion matrix of the ensemble's vote (click a cell)"),
+                               QFont(font().family(), 10, QFont::Bold));
+  m_plot->plotLayout()->addElement(0, 0, m_title);
   m_plot->xAxis->setLabel(tr("predicted by the ensemble"));
   m_plot->yAxis->setLabel(tr("true class"));
   m_plot->yAxis->setRangeReversed(true);  // class 0 at the top, as tables read
@@ -47,7 +48,14 @@ void ConfusionMatrixPlot::highlight(const std::optional<ConfusionCell>& cell) {
   m_plot->replot();
 }
 
+void ConfusionMatrixPlot::setTitle(const QString& title, const QColor& color) {
+  m_title->setText(title);
+  m_title->setTextColor(color);
+  m_plot->replot();
+}
+
 void ConfusionMatrixPlot::clear() {
+  m_inspection.reset();
   m_plot->clearPlottables();
   m_plot->clearItems();
   m_outline = nullptr;
@@ -57,6 +65,7 @@ void ConfusionMatrixPlot::clear() {
 }
 
 void ConfusionMatrixPlot::showInspection(const std::shared_ptr<const Inspection>& inspection) {
+  m_inspection = inspection;
   m_plot->clearPlottables();
   m_plot->clearItems();
   m_outline = nullptr;

@@ -11,6 +11,7 @@
 class QCustomPlot;
 class QCPColorMap;
 class QCPItemRect;
+class QCPTextElement;
 
 namespace ensemble::ui {
 
@@ -22,6 +23,10 @@ class ConfusionMatrixPlot final : public QWidget {
   explicit ConfusionMatrixPlot(QWidget* parent = nullptr);
 
   void showInspection(const std::shared_ptr<const Inspection>& inspection);
+  /// The inspection shown; null when cleared.
+  const Inspection* inspection() const { return m_inspection.get(); }
+  /// Names whose matrix it is, in the run's colour, above the plot.
+  void setTitle(const QString& title, const QColor& color);
   /// No run: an empty plot.
   void clear();
   /// Outlines `cell` (the one whose images the gallery lists); none: no outline.
@@ -35,6 +40,8 @@ class ConfusionMatrixPlot final : public QWidget {
 
  private:
   QCustomPlot* m_plot;
+  QCPTextElement* m_title;
+  std::shared_ptr<const Inspection> m_inspection;
   QCPColorMap* m_map = nullptr;
   QCPItemRect* m_outline = nullptr;  ///< around the highlighted cell; owned by the plot
   int64_t m_classes = 0;

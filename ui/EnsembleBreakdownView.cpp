@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/metrics/EvaluationResult.h"
+#include "ui/RunColors.h"
 
 namespace ensemble::ui {
 
@@ -28,6 +29,11 @@ EnsembleBreakdownView::EnsembleBreakdownView(QWidget* parent)
       0, 0, new QCPTextElement(m_sizePlot, tr("Accuracy vs. ensemble size"), QFont(font().family(), 10, QFont::Bold)));
   m_sizePlot->xAxis->setLabel(tr("members k (mean over k-member subsets; band: worst to best)"));
   m_sizePlot->yAxis->setLabel(tr("test accuracy"));
+  // Two runs' curves are named under the axes, not over the points.
+  m_sizePlot->legend->setFont(QFont(font().family(), 8));
+  m_sizePlot->plotLayout()->addElement(2, 0, m_sizePlot->legend);
+  m_sizePlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  m_sizePlot->plotLayout()->setRowStretchFactor(2, 0.001);
   auto* splitter = new QSplitter(Qt::Horizontal);
   splitter->addWidget(m_table);
   splitter->addWidget(m_sizePlot);
@@ -46,15 +52,54 @@ EnsembleBreakdownView::EnsembleBreakdownView(QWidget* parent)
 QString EnsembleBreakdownView::caption() const { return m_caption->text(); }
 
 void EnsembleBreakdownView::clear(const QString& why) {
+  m_first.reset();
+  m_second.reset();
   m_caption->setText(why);
   m_table->setRowCount(0);
   m_sizePlot->clearGraphs();
+  m_sizePlot->legend->setVisible(false);
   m_sizePlot->replot();
 }
 
 void EnsembleBreakdownView::showResult(const EvaluationResult& result, const QString& runLabel) {
-  m_caption->setText(tr("%1 · %2 test images").arg(runLabel).arg(result.samples));
+  m_first = Shown{result, runLabel};
+  redraw();
+}
+
+void EnsembleBreakdownView::showComparison(const EvaluationResult* result, const QString& runLabel) {
+  if (result) m_second = Shown{*result, runLabel};
+  else m_second.reset();
+  if (m_first) redraw();
+}
+
+void EnsembleBreakdownView::redraw() {
+  const auto describe = [this](const Shown& run) { return tr("%1 · %2 test images").arg(run.label).arg(run.result.samples); };
+  m_caption->setText(m_second ? tr("%1   vs   %2").arg(describe(*m_first), describe(*m_second)) : describe(*m_first));
+  m_table->clearSpans();
   m_table->setRowCount(0);
+  m_sizePlot->clearGraphs();
+  addRows(*m_first, bool(m_second), 0);
+  addSizeCurve(m_first->result.accuracyVsSize, m_first->label, 0);
+  if (m_second) {
+    addRows(*m_second, true, 1);
+    addSizeCurve(m_second->result.accuracyVsSize, m_second->label, 1);
+  }
+  // The x axis spans the larger ensemble; the y axis both curves and their bands.
+  const std::size_t members = std::max(m_first->result.accuracyVsSize.mean.size(),
+                                       m_second ? m_second->result.accuracyVsSize.mean.size() : std::size_t(0));
+  QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+  ticker->setTickStep(1.0);
+  m_sizePlot->xAxis->setTicker(ticker);
+  m_sizePlot->rescaleAxes();
+  m_sizePlot->xAxis->setRange(0.5, double(members) + 0.5);
+  const QCPRange y = m_sizePlot->yAxis->range();
+  m_sizePlot->yAxis->setRange(y.lower - 0.005, y.upper + 0.005);
+  m_sizePlot->legend->setVisible(bool(m_second));
+  m_sizePlot->replot();
+}
+
+void EnsembleBreakdownView::addRows(const Shown& run, bool named, int index) {
+  const EvaluationResult& result = run.result;
   const auto addRow = [this](const QString& name, double accuracy, double nll, double brier, double ece, bool bold) {
     const int r = m_table->rowCount();
     m_table->insertRow(r);
@@ -67,6 +112,17 @@ void EnsembleBreakdownView::showResult(const EvaluationResult& result, const QSt
       m_table->setItem(r, c, item);
     }
   };
+  if (named) {  // whose rows follow, across the table, in the run's colour
+    const int r = m_table->rowCount();
+    m_table->insertRow(r);
+    auto* item = new QTableWidgetItem(run.label);
+    QFont f = item->font();
+    f.setBold(true);
+    item->setFont(f);
+    item->setForeground(runColor(index));
+    m_table->setItem(r, 0, item);
+    m_table->setSpan(r, 0, 1, m_table->columnCount());
+  }
   // The ensemble and the members' mean first: in view however many members there are.
   if (result.members.size() > 1) {
     const EnsembleScore& e = result.ensemble;
@@ -78,24 +134,27 @@ void EnsembleBreakdownView::showResult(const EvaluationResult& result, const QSt
     const TestScore& s = result.members[m];
     addRow(result.members.size() > 1 ? tr("member %1").arg(m) : tr("model"), s.accuracy, s.loss, s.brier, s.ece, false);
   }
-  showSizeCurve(result.accuracyVsSize);
 }
 
 QString EnsembleBreakdownView::number(double value) {
   return std::isnan(value) ? QString() : QString::number(value, 'f', 4);  // NaN: the run did not record it
 }
 
-void EnsembleBreakdownView::showSizeCurve(const EnsembleSizeCurve& curve) {
-  m_sizePlot->clearGraphs();
+void EnsembleBreakdownView::addSizeCurve(const EnsembleSizeCurve& curve, const QString& name, int index) {
+  const QColor color = runColor(index);
   // The band between the worst and the best k-member subset, under the mean.
   QCPGraph* best = m_sizePlot->addGraph();
   QCPGraph* worst = m_sizePlot->addGraph();
-  for (QCPGraph* edge : {best, worst}) edge->setPen(QPen(QColor(31, 119, 180, 90), 1));
-  best->setBrush(QColor(31, 119, 180, 40));
+  for (QCPGraph* edge : {best, worst}) {
+    edge->setPen(QPen(QColor(color.red(), color.green(), color.blue(), 90), 1));
+    edge->removeFromLegend();
+  }
+  best->setBrush(QColor(color.red(), color.green(), color.blue(), 40));
   best->setChannelFillGraph(worst);
   QCPGraph* mean = m_sizePlot->addGraph();
-  mean->setPen(QPen(QColor(31, 119, 180), 2));
+  mean->setPen(QPen(color, 2));
   mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
+  mean->setName(name);
   for (std::size_t k = 0; k < curve.mean.size(); ++k) {
     mean->addData(double(k + 1), curve.mean[k]);
     if (k < curve.min.size() && k < curve.max.size()) {
@@ -103,14 +162,6 @@ void EnsembleBreakdownView::showSizeCurve(const EnsembleSizeCurve& curve) {
       best->addData(double(k + 1), curve.max[k]);
     }
   }
-  QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
-  ticker->setTickStep(1.0);
-  m_sizePlot->xAxis->setTicker(ticker);
-  m_sizePlot->rescaleAxes();
-  m_sizePlot->xAxis->setRange(0.5, double(curve.mean.size()) + 0.5);
-  const QCPRange y = m_sizePlot->yAxis->range();
-  m_sizePlot->yAxis->setRange(y.lower - 0.005, y.upper + 0.005);
-  m_sizePlot->replot();
 }
 
 }  // namespace ensemble::ui

@@ -3,17 +3,16 @@
 // The ensemble's breakdown for one evaluation: each member's test accuracy, NLL, Brier and
 // ECE, their mean, the ensemble's (bold), and the accuracy of an ensemble of k members for
 // k = 1..N (the mean over k-member subsets, in a band from the worst to the best). Fed an
-// EvaluationResult (a live epoch's, a past run's summary, an evaluation).
+// EvaluationResult (a live epoch's, a past run's summary, an evaluation). With a second
+// selected run, both runs' rows are listed under their names and both curves are drawn.
 #include <QWidget>
+#include <optional>
+
+#include "core/metrics/EvaluationResult.h"
 
 class QCustomPlot;
 class QLabel;
 class QTableWidget;
-
-namespace ensemble {
-struct EnsembleSizeCurve;
-struct EvaluationResult;
-}
 
 namespace ensemble::ui {
 
@@ -26,6 +25,8 @@ class EnsembleBreakdownView final : public QWidget {
 
   /// `result` is the evaluation of the run `runLabel` names; the view says whose it is.
   void showResult(const EvaluationResult& result, const QString& runLabel);
+  /// The second selected run's evaluation, listed and drawn after the first's; null: none.
+  void showComparison(const EvaluationResult* result, const QString& runLabel);
   /// Empties the table and the plot and says `why` in their place.
   void clear(const QString& why);
   QString caption() const;
@@ -34,13 +35,23 @@ class EnsembleBreakdownView final : public QWidget {
   QCustomPlot* sizePlot() const { return m_sizePlot; }
 
  private:
-  void showSizeCurve(const EnsembleSizeCurve& curve);
+  /// One run as the view shows it.
+  struct Shown {
+    EvaluationResult result;
+    QString label;
+  };
+
+  void redraw();
+  void addRows(const Shown& run, bool named, int index);
+  void addSizeCurve(const EnsembleSizeCurve& curve, const QString& name, int index);
   /// Four decimals; empty for a score the run did not record (NaN).
   static QString number(double value);
 
   QLabel* m_caption;
   QTableWidget* m_table;
   QCustomPlot* m_sizePlot;
+  std::optional<Shown> m_first;
+  std::optional<Shown> m_second;
 };
 
 }  // namespace ensemble::ui

@@ -427,14 +427,16 @@ void MainWindow::showEnsembleBreakdown(int row) {
   }
   const RunRecord& record = m_runs->record(row);
   if (record.summary && record.summary->evaluation) {
-    m_breakdown->showResult(*record.summary->evaluation, record.legendLabel());
-    m_uncertainty->showResult(*record.summary->evaluation, record.legendLabel());
-    // A second selected run is compared where a page can show both.
+    // A second selected run is compared beside the first.
     const QVector<int> selected = m_runsView->selectedRows();
     const RunRecord* second = selected.size() > 1 && selected.front() == row ? &m_runs->record(selected[1]) : nullptr;
     const bool comparable = second && second->summary && second->summary->evaluation;
-    m_uncertainty->showComparison(comparable ? &*second->summary->evaluation : nullptr,
-                                  comparable ? second->legendLabel() : QString());
+    const EvaluationResult* comparison = comparable ? &*second->summary->evaluation : nullptr;
+    const QString comparisonLabel = comparable ? second->legendLabel() : QString();
+    m_breakdown->showResult(*record.summary->evaluation, record.legendLabel());
+    m_breakdown->showComparison(comparison, comparisonLabel);
+    m_uncertainty->showResult(*record.summary->evaluation, record.legendLabel());
+    m_uncertainty->showComparison(comparison, comparisonLabel);
     return;
   }
   m_breakdown->clear(record.problem.isEmpty()
@@ -451,7 +453,8 @@ void MainWindow::offerSelectedRuns() {
   RunChoices runs;
   for (const int row : m_runsView->selectedRows()) {
     const RunRecord& record = m_runs->record(row);
-    runs.push_back({record.directory, record.legendLabel()});
+    runs.push_back({record.directory, record.legendLabel(),
+                    record.config ? QString::fromStdString(record.config->dataset) : QString()});
   }
   m_uncertainty->setRuns(runs);
 }
@@ -475,7 +478,9 @@ void MainWindow::onEvaluated(const QString& directory, const EvaluationResult& r
                             .arg(row >= 0 ? m_runs->record(row).legendLabel() : QFileInfo(directory).fileName(),
                                  QString::fromStdString(m_form->config().dataset));
   m_breakdown->showResult(result, label);
+  m_breakdown->showComparison(nullptr, {});  // an evaluation on another dataset stands alone
   m_uncertainty->showResult(result, label);
+  m_uncertainty->showComparison(nullptr, {});
   m_tabs->setCurrentIndex(1);
   m_status->setText(tr("Evaluated %1 on %2 test images: accuracy %3, NLL %4")
                         .arg(QFileInfo(directory).fileName()).arg(result.samples)

@@ -32,8 +32,7 @@ MetricPlot::MetricPlot(Metric metric, QWidget* parent)
   m_plot->xAxis->setLabel(isTrain(metric) ? "step" : "epoch");
   m_plot->yAxis->setLabel(isLoss(metric) ? "loss (NLL)" : "accuracy");
   m_plot->legend->setVisible(false);  // shown once it has entries
-  m_plot->yAxis->setRange(0, isLoss(metric) ? 2.5 : 1.0);
-  m_plot->xAxis->setRange(isTrain(metric) ? 0 : 0.5, isTrain(metric) ? 100 : 3.5);
+  showEmptyRanges();
   m_plot->legend->setFont(QFont(font().family(), 8));
   // The legend under the axes, never over the data: entries two to a row, the plot's own
   // height given to the curves. (Inside the axes, compared runs' legends hid a third of
@@ -253,6 +252,7 @@ void MetricPlot::refresh() {
   bool hasData = false;
   for (const Line& line : m_lines) hasData = hasData || line.appended > 0;
   for (const GroupGraphs& group : m_groupGraphs) hasData = hasData || group.mean->dataCount() > 0;
+  if (m_follow && !hasData) showEmptyRanges();  // not the previous run's ranges
   if (m_follow && hasData) {
     m_plot->rescaleAxes();
     // Keep points off the frame: pad the value range (a lone point gets a fixed margin);
@@ -270,11 +270,24 @@ void MetricPlot::refresh() {
       }
       m_plot->xAxis->setRange(std::max(0.0, std::min(0.5, first - 0.25)),
                               std::max(1.5, m_plot->xAxis->range().upper + 0.5));
+    } else {
+      // Steps (or epochs) from 0: a lone first point's rescaled range is centred on it,
+      // which showed an empty axis from -40 to 60.
+      double last = 0;
+      for (int g = 0; g < m_plot->graphCount(); ++g) {
+        if (!m_plot->graph(g)->data()->isEmpty()) last = std::max(last, (m_plot->graph(g)->data()->constEnd() - 1)->key);
+      }
+      m_plot->xAxis->setRange(0, last > 0 ? last : 1.0);
     }
   }
   m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
   fitLegend();
   m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MetricPlot::showEmptyRanges() {
+  m_plot->yAxis->setRange(0, isLoss(m_metric) ? 2.5 : 1.0);
+  m_plot->xAxis->setRange(isTrain(m_metric) ? 0 : 0.5, isTrain(m_metric) ? 100 : 3.5);
 }
 
 void MetricPlot::resizeEvent(QResizeEvent* event) {

@@ -65,6 +65,8 @@ class MetricPlot final : public QWidget {
   /// As many legend columns as the widest entry leaves room for (1 to 3): the legend sits
   /// under the axes, and no entry is cut.
   void fitLegend();
+  /// The ranges of a plot without data (what a new run starts from).
+  void showEmptyRanges();
   struct Line {
     std::shared_ptr<const RunCurves> run;
     int runIndex = 0;

@@ -2,6 +2,7 @@
 #include "ui/MistakesView.h"
 
 #include <QComboBox>
+#include <algorithm>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -18,6 +19,7 @@
 #include "ui/GalleryDelegate.h"
 #include "ui/GalleryModel.h"
 #include "ui/PlotExport.h"
+#include "ui/RunColors.h"
 #include "ui/SaveFile.h"
 
 namespace ensemble::ui {
@@ -35,7 +37,7 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
       m_order(new QComboBox),
       m_caption(new QLabel),
       m_showAll(new QPushButton(tr("Whole test set"))),
-      m_confusion(new ConfusionMatrixPlot),
+      m_confusions{new ConfusionMatrixPlot, new ConfusionMatrixPlot},
       m_gallery(new GalleryModel(this)),
       m_delegate(new GalleryDelegate(*m_gallery, this)),
       m_view(new QListView) {
@@ -63,10 +65,13 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
     m_gallery->setOrder(GalleryOrder(m_order->currentData().toInt()));
     updateCaption();
   });
-  connect(m_confusion, &ConfusionMatrixPlot::cellClicked, this, &MistakesView::showCell);
+  for (int run = 0; run < int(m_confusions.size()); ++run) {
+    connect(m_confusions[run], &ConfusionMatrixPlot::cellClicked, this,
+            [this, run](const ConfusionCell& cell) { showCell(cell, run); });
+  }
   connect(m_showAll, &QPushButton::clicked, this, [this] {
     m_gallery->setCell(std::nullopt);
-    m_confusion->highlight(std::nullopt);
+    for (ConfusionMatrixPlot* confusion : m_confusions) confusion->highlight(std::nullopt);
     updateCaption();
   });
   auto* sheet = new QPushButton(tr("Contact sheet…"));
@@ -83,13 +88,16 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
   controls->addWidget(m_showAll);
   controls->addWidget(m_caption, 1);
   controls->addWidget(sheet);
-  controls->addWidget(makePlotExportButton(m_confusion->plot(), "confusion-matrix", this,
+  controls->addWidget(makePlotExportButton(m_confusions[0]->plot(), "confusion-matrix", this,
                                            [this](const QString& error, const QString& path) { emit exported(error, path); }));
   auto* splitter = new QSplitter;
-  splitter->addWidget(m_confusion);
+  splitter->addWidget(m_confusions[0]);
+  splitter->addWidget(m_confusions[1]);
   splitter->addWidget(m_view);
   splitter->setStretchFactor(0, 2);
-  splitter->setStretchFactor(1, 3);
+  splitter->setStretchFactor(1, 2);
+  splitter->setStretchFactor(2, 3);
+  m_confusions[1]->hide();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(controls);
@@ -98,14 +106,14 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
 }
 
 void MistakesView::setRuns(const RunChoices& runs) {
-  m_runs = runs.mid(0, 1);
-  // The matrix and gallery of a run no longer selected go: they would pass for this one's.
-  const Inspection* shown = m_gallery->inspection();
-  if (shown && (m_runs.isEmpty() || shown->runDirectory != m_runs.front().directory)) {
-    m_gallery->setInspection(nullptr);
-    m_confusion->clear();
-    updateCaption();
+  m_runs = runs.mid(0, kComparedRuns);
+  // What was computed for runs no longer selected goes: it holds their test images.
+  for (auto it = m_inspections.begin(); it != m_inspections.end();) {
+    const bool selected = std::any_of(m_runs.begin(), m_runs.end(), [&](const RunChoice& run) { return run.directory == it.key(); });
+    it = selected ? std::next(it) : m_inspections.erase(it);
   }
+  if (m_galleryRun >= m_runs.size()) m_galleryRun = 0;
+  refresh();
 }
 
 void MistakesView::compute() {
@@ -113,25 +121,53 @@ void MistakesView::compute() {
     m_caption->setText(tr("Select a run in the Runs tab first."));
     return;
   }
-  m_analysis.inspect(m_runs.front().directory);
+  QStringList directories;
+  for (const RunChoice& run : m_runs) directories << run.directory;
+  m_analysis.inspect(directories);
 }
 
 void MistakesView::showInspection(const std::shared_ptr<const Inspection>& inspection) {
   // A run no longer selected (the selection moved while it was predicted).
-  if (m_runs.isEmpty() || inspection->runDirectory != m_runs.front().directory) return;
-  m_confusion->showInspection(inspection);
-  m_gallery->setInspection(inspection);
-  if (inspection->predictions.members.size() < 2 && m_gallery->order() == GalleryOrder::Disagreement) {
+  if (std::none_of(m_runs.begin(), m_runs.end(), [&](const RunChoice& run) { return run.directory == inspection->runDirectory; })) return;
+  m_inspections.insert(inspection->runDirectory, inspection);
+  refresh();
+  if (inspection->predictions.members.size() < 2 && m_gallery->inspection() == inspection.get() &&
+      m_gallery->order() == GalleryOrder::Disagreement) {
     m_order->setCurrentIndex(m_order->findData(int(GalleryOrder::Entropy)));  // one model disagrees with nobody
   }
+}
+
+void MistakesView::refresh() {
+  const bool comparing = m_runs.size() > 1;
+  for (int run = 0; run < int(m_confusions.size()); ++run) {
+    ConfusionMatrixPlot* confusion = m_confusions[std::size_t(run)];
+    confusion->setVisible(run == 0 || comparing);
+    const auto found = run < m_runs.size() ? m_inspections.constFind(m_runs[run].directory) : m_inspections.constEnd();
+    if (found == m_inspections.constEnd()) {
+      if (confusion->inspection()) confusion->clear();
+    } else if (confusion->inspection() != found->get()) {
+      confusion->showInspection(*found);
+    }
+    confusion->setTitle(comparing ? tr("%1 (click a cell)").arg(m_runs[run].label)
+                                  : tr("Confusion matrix of the ensemble's vote (click a cell)"),
+                        comparing ? runColor(run) : QColor(Qt::black));
+  }
+  const std::shared_ptr<const Inspection> galleryInspection =
+      m_galleryRun < m_runs.size() ? m_inspections.value(m_runs[m_galleryRun].directory) : nullptr;
+  if (m_gallery->inspection() != galleryInspection.get()) m_gallery->setInspection(galleryInspection);
   updateCaption();
 }
 
-void MistakesView::showCell(const ConfusionCell& cell) {
+void MistakesView::showCell(const ConfusionCell& cell, int run) {
+  if (run < 0 || run >= m_runs.size()) return;
+  m_galleryRun = run;
+  refresh();
   // Every image of the cell, not only the disagreed-on ones: the most uncertain first.
   m_order->setCurrentIndex(m_order->findData(int(GalleryOrder::Entropy)));
   m_gallery->setCell(cell);
-  m_confusion->highlight(cell);
+  for (int other = 0; other < int(m_confusions.size()); ++other) {
+    m_confusions[std::size_t(other)]->highlight(other == run ? std::optional<ConfusionCell>(cell) : std::nullopt);
+  }
   updateCaption();
 }
 
@@ -147,7 +183,7 @@ void MistakesView::updateCaption() {
     scope = tr("true %1 called %2 by the ensemble")
                 .arg(className(inspection->dataset, cell->label), className(inspection->dataset, cell->predicted));
   }
-  m_caption->setText(tr("%1: %2 images %3").arg(m_runs.isEmpty() ? QString() : m_runs.front().label)
+  m_caption->setText(tr("%1: %2 images %3").arg(m_galleryRun < m_runs.size() ? m_runs[m_galleryRun].label : QString())
                          .arg(m_gallery->rowCount()).arg(scope));
 }
 

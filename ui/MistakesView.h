@@ -3,7 +3,11 @@
 // Where the members disagree and the ensemble errs: its confusion matrix beside a gallery
 // of test images in a chosen order. Clicking a matrix cell shows that cell's images.
 // Computed on request (every model's predictions on the test set, in the analysis thread).
+// With two runs selected, their matrices stand side by side, each named; the gallery
+// shows the run whose matrix was clicked last (the first, until then).
+#include <QMap>
 #include <QWidget>
+#include <array>
 #include <memory>
 
 #include "ui/AnalysisResults.h"
@@ -28,12 +32,12 @@ class MistakesView final : public QWidget {
  public:
   explicit MistakesView(AnalysisController& analysis, QWidget* parent = nullptr);
 
-  /// The run inspected is the first selected.
+  /// The runs inspected are the first two selected.
   void setRuns(const RunChoices& runs);
   void compute();
   void showInspection(const std::shared_ptr<const Inspection>& inspection);
-  /// Shows the images of one confusion-matrix cell, most uncertain first.
-  void showCell(const ConfusionCell& cell);
+  /// Shows the images of one cell of run `run`'s confusion matrix, most uncertain first.
+  void showCell(const ConfusionCell& cell, int run = 0);
   /// Saves the first 100 tiles in the gallery's order as a PNG; returns an error or "".
   QString saveContactSheet(const QString& path) const;
 
@@ -41,24 +45,31 @@ class MistakesView final : public QWidget {
   QComboBox* orderBox() const { return m_order; }
   GalleryModel* gallery() const { return m_gallery; }
   QListView* galleryView() const { return m_view; }
-  ConfusionMatrixPlot* confusion() const { return m_confusion; }
+  /// The matrix of the `run`-th selected run (0 or 1).
+  ConfusionMatrixPlot* confusion(int run = 0) const { return m_confusions[std::size_t(run)]; }
+  /// Which of the selected runs the gallery shows.
+  int galleryRun() const { return m_galleryRun; }
 
  signals:
   void exported(const QString& error, const QString& path);
 
  private:
   void updateCaption();
+  /// Shows each selected run's inspection, where computed, and the gallery's run's images.
+  void refresh();
 
   AnalysisController& m_analysis;
   QPushButton* m_compute;
   QComboBox* m_order;
   QLabel* m_caption;
   QPushButton* m_showAll;
-  ConfusionMatrixPlot* m_confusion;
+  std::array<ConfusionMatrixPlot*, kComparedRuns> m_confusions{};
   GalleryModel* m_gallery;
   GalleryDelegate* m_delegate;
   QListView* m_view;
   RunChoices m_runs;
+  QMap<QString, std::shared_ptr<const Inspection>> m_inspections;  ///< of the selected runs, by folder
+  int m_galleryRun = 0;
 };
 
 }  // namespace ensemble::ui

@@ -13,10 +13,14 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "core/common/ErrorMessage.h"
+#include "core/data/DatasetSource.h"
 #include "core/data/OutOfDistributionSets.h"
 #include "ui/AnalysisController.h"
 #include "ui/DialogFolders.h"
+#include "ui/EngineMessage.h"
 #include "ui/PlotExport.h"
+#include "ui/RunColors.h"
 
 namespace ensemble::ui {
 namespace {
@@ -25,11 +29,13 @@ constexpr int kBins = 30;
 const QColor kInColor(31, 119, 180);
 const QColor kOutColor(214, 39, 40);
 
+QString scoreKey(const QString& directory, const QString& set) { return directory + '\n' + set; }
+
 /// Each bin's share of the set's images: the two sets may differ in size.
-QCPBars* densityBars(QCustomPlot* plot, const std::vector<double>& entropy, double maxEntropy, const QColor& color,
+QCPBars* densityBars(QCPAxisRect* panel, const std::vector<double>& entropy, double maxEntropy, const QColor& color,
                      const QString& name) {
   const Histogram counts = histogram(entropy, kBins, 0, maxEntropy);
-  auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+  auto* bars = new QCPBars(panel->axis(QCPAxis::atBottom), panel->axis(QCPAxis::atLeft));
   bars->setWidth(counts.binWidth);
   bars->setPen(QPen(color.darker(130)));
   bars->setBrush(QColor(color.red(), color.green(), color.blue(), 90));
@@ -60,11 +66,15 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
                            "MNIST-format folder with images of the run's size"));
   m_description->setObjectName("oodDescription");
   m_description->setStyleSheet("color: #555;");
-  connect(m_dataset, &QComboBox::currentTextChanged, this, &OodView::describeChosenSet);
+  connect(m_dataset, &QComboBox::currentTextChanged, this, [this] {
+    describeChosenSet();
+    redraw();  // the scores of the newly chosen set, where they were computed
+  });
   auto* browse = new QPushButton(tr("Folder…"));
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString folder = dialogs::existingDirectory(this, tr("Open an MNIST-format dataset folder"), dialogs::Place::Datasets);
-    if (!folder.isEmpty()) addDatasetFolder(folder);
+    if (folder.isEmpty()) return;
+    if (const QString error = addDatasetFolder(folder); !error.isEmpty()) emit folderRefused(error);
   });
   m_compute->setToolTip(tr("Score the chosen dataset against the selected run's test set, in the background"));
   connect(m_compute, &QPushButton::clicked, this, &OodView::compute);
@@ -73,17 +83,23 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
   m_members->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   m_plot->setObjectName("oodPlot");
+  m_plot->setAutoAddPlottableToLegend(false);  // each panel's plottables go in its own legend
   m_plot->plotLayout()->insertRow(0);
-  m_title = new QCPTextElement(m_plot, tr("Out of distribution: the ensemble's entropy"),
-                               QFont(font().family(), 10, QFont::Bold));
-  m_plot->plotLayout()->addElement(0, 0, m_title);
-  m_plot->xAxis->setLabel(tr("predictive entropy (nats)"));
-  m_plot->yAxis->setLabel(tr("share of images"));
-  m_plot->legend->setFont(QFont(font().family(), 8));
-  // The legend under the axes: the histograms fill the plot from one side to the other.
-  m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
-  m_plot->legend->setFillOrder(QCPLegend::foRowsFirst);
+  const QFont titleFont(font().family(), 10, QFont::Bold);
+  for (int column = 0; column < kComparedRuns; ++column) {
+    m_titles[column] = new QCPTextElement(m_plot, tr("Out of distribution: the ensemble's entropy"), titleFont);
+    m_panels[column] = column == 0 ? m_plot->axisRect(0) : new QCPAxisRect(m_plot);
+    m_panels[column]->axis(QCPAxis::atBottom)->setLabel(tr("predictive entropy (nats)"));
+    m_panels[column]->axis(QCPAxis::atLeft)->setLabel(tr("share of images"));
+    // The legends under the axes: the histograms fill the panel from one side to the other.
+    m_legends[column] = column == 0 ? m_plot->legend : new QCPLegend;
+    m_legends[column]->setFont(QFont(font().family(), 8));
+    m_legends[column]->setFillOrder(QCPLegend::foRowsFirst);
+  }
+  m_plot->plotLayout()->addElement(0, 0, m_titles[0]);
+  m_plot->plotLayout()->addElement(2, 0, m_legends[0]);
   m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+  m_legends[0]->setVisible(false);
 
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Out-of-distribution dataset:")));
@@ -100,6 +116,7 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
   layout->addWidget(m_plot, 1);
   layout->addWidget(m_members);
   describeChosenSet();
+  redraw();
 }
 
 void OodView::describeChosenSet() {
@@ -111,26 +128,37 @@ void OodView::describeChosenSet() {
                                                      : tr("%1: the test files of this MNIST-format folder").arg(chosen));
 }
 
+QString OodView::chosenSet() const { return m_dataset->currentText().trimmed(); }
+
 void OodView::setRuns(const RunChoices& runs) {
-  m_runs = runs.mid(0, 1);
-  if (!m_shownDirectory.isEmpty() && (m_runs.isEmpty() || m_runs.front().directory != m_shownDirectory)) {
-    clearScores(m_runs.isEmpty() ? tr("Select a run in the Runs tab first.")
-                                 : tr("Compute to score %1.").arg(m_runs.front().label));
+  m_runs = runs.mid(0, kComparedRuns);
+  redraw();
+}
+
+QString OodView::addDatasetFolder(const QString& folder) {
+  // Checked now, from the IDX headers, rather than after the run has been opened.
+  ImageSize size;
+  try {
+    size = testImageSize(folder.toStdString());
+  } catch (...) {
+    return inLabels(describeCurrentException());
   }
-}
-
-void OodView::clearScores(const QString& why) {
-  m_shownDirectory.clear();
-  m_plot->clearPlottables();
-  m_plot->legend->setVisible(false);
-  m_title->setText(tr("Out of distribution: the ensemble's entropy"));
-  m_plot->replot();
-  m_members->setText(why);
-}
-
-void OodView::addDatasetFolder(const QString& folder) {
+  for (const RunChoice& run : m_runs) {
+    ImageSize expected;
+    try {
+      expected = testImageSize(run.dataset.toStdString());
+    } catch (...) {
+      continue;  // the run's own data is gone: Compute says what it can
+    }
+    if (expected.height != size.height || expected.width != size.width) {
+      return tr("%1 holds %2x%3 images, but %4 was trained on %5x%6 images; choose a folder of %5x%6 images, "
+                "or one of the sets made from the run (inverted, uniform-noise).")
+          .arg(folder).arg(size.height).arg(size.width).arg(run.label).arg(expected.height).arg(expected.width);
+    }
+  }
   if (m_dataset->findText(folder) < 0) m_dataset->addItem(folder);
   m_dataset->setCurrentText(folder);
+  return {};
 }
 
 void OodView::compute() {
@@ -138,45 +166,96 @@ void OodView::compute() {
     m_members->setText(tr("Select a run in the Runs tab first."));
     return;
   }
-  m_analysis.scoreOutOfDistribution(m_runs.front().directory, m_dataset->currentText().trimmed());
+  QStringList directories;
+  for (const RunChoice& run : m_runs) directories << run.directory;
+  m_analysis.scoreOutOfDistribution(directories, chosenSet());
 }
 
 void OodView::showScores(const OutOfDistribution& scores) {
-  // Scores of a run no longer selected (the selection moved while they were computed).
-  if (m_runs.isEmpty() || scores.runDirectory != m_runs.front().directory) return;
-  m_shownDirectory = scores.runDirectory;
-  m_title->setText(tr("%1: entropy on its test set and out of distribution").arg(m_runs.front().label));
-  const OodResult& ood = scores.result;
-  m_plot->clearPlottables();
-  double maxEntropy = 1e-6;
-  for (const std::vector<double>* set : {&ood.ensembleEntropyIn, &ood.ensembleEntropyOut}) {
-    for (const double h : *set) maxEntropy = std::max(maxEntropy, h);
+  m_scores.insert(scoreKey(scores.runDirectory, scores.dataset), scores.result);
+  redraw();
+}
+
+void OodView::layOutPanels(int count) {
+  QCPLayoutGrid* grid = m_plot->plotLayout();
+  const bool secondShown = m_panels[1]->layout() != nullptr;
+  if (count > 1 && !secondShown) {
+    grid->addElement(0, 1, m_titles[1]);
+    grid->addElement(1, 1, m_panels[1]);
+    grid->addElement(2, 1, m_legends[1]);
+  } else if (count <= 1 && secondShown) {
+    for (QCPLayoutElement* element : {static_cast<QCPLayoutElement*>(m_titles[1]), static_cast<QCPLayoutElement*>(m_panels[1]),
+                                      static_cast<QCPLayoutElement*>(m_legends[1])}) {
+      grid->take(element);
+    }
+    grid->simplify();
   }
-  const bool ensemble = ood.members.size() > 1;
-  densityBars(m_plot, ood.ensembleEntropyIn, maxEntropy, kInColor,
-              tr("in: its test set (%1 images)").arg(ood.inSamples));
-  densityBars(m_plot, ood.ensembleEntropyOut, maxEntropy, kOutColor,
-              tr("out: %1 (%2 images)").arg(QFileInfo(QString::fromStdString(ood.dataset)).fileName()).arg(ood.outSamples));
-  // An empty series carries the AUROCs into the legend, where the eye looks for them.
-  QCPGraph* auroc = m_plot->addGraph();
-  auroc->setPen(Qt::NoPen);
-  auroc->setName(ensemble ? tr("AUROC %1 by entropy, %2 by max probability, %3 by mutual information")
-                                .arg(ood.ensemble.entropy, 0, 'f', 3).arg(ood.ensemble.maxProbability, 0, 'f', 3)
-                                .arg(ood.ensemble.mutualInformation, 0, 'f', 3)
-                          : tr("AUROC %1 by entropy, %2 by max probability")
-                                .arg(ood.ensemble.entropy, 0, 'f', 3).arg(ood.ensemble.maxProbability, 0, 'f', 3));
-  m_plot->xAxis->setRange(0, maxEntropy * 1.02);
-  m_plot->yAxis->rescale();
-  m_plot->yAxis->setRangeLower(0);
-  m_plot->legend->setVisible(true);
+  for (int column = 0; column < kComparedRuns; ++column) m_legends[column]->setVisible(column < count);
+}
+
+void OodView::redraw() {
+  m_legends[1]->clearItems();  // the plot removes its plottables from its own legend only
+  m_plot->clearPlottables();
+  const QString set = chosenSet();
+  QStringList members, missing;
+  int scored = 0;
+  for (const RunChoice& run : m_runs) scored += m_scores.contains(scoreKey(run.directory, set));
+  layOutPanels(scored);  // first: a legend takes entries only once it is in the plot
+  int drawn = 0;
+  for (const RunChoice& run : m_runs) {
+    const auto found = m_scores.constFind(scoreKey(run.directory, set));
+    if (found == m_scores.constEnd()) {
+      missing << run.label;
+      continue;
+    }
+    const OodResult& ood = *found;
+    QCPAxisRect* panel = m_panels[drawn];
+    QCPLegend* legend = m_legends[drawn];
+    m_titles[drawn]->setText(m_runs.size() > 1 ? run.label : tr("%1: entropy on its test set and out of distribution").arg(run.label));
+    m_titles[drawn]->setTextColor(m_runs.size() > 1 ? runColor(int(&run - m_runs.data())) : Qt::black);
+    double maxEntropy = 1e-6;
+    for (const std::vector<double>* entropies : {&ood.ensembleEntropyIn, &ood.ensembleEntropyOut}) {
+      for (const double h : *entropies) maxEntropy = std::max(maxEntropy, h);
+    }
+    const bool ensemble = ood.members.size() > 1;
+    QCPBars* in = densityBars(panel, ood.ensembleEntropyIn, maxEntropy, kInColor, tr("in: its test set (%1 images)").arg(ood.inSamples));
+    QCPBars* out = densityBars(panel, ood.ensembleEntropyOut, maxEntropy, kOutColor,
+                               tr("out: %1 (%2 images)").arg(QFileInfo(QString::fromStdString(ood.dataset)).fileName()).arg(ood.outSamples));
+    // An empty series carries the AUROCs into the legend, where the eye looks for them.
+    QCPGraph* auroc = m_plot->addGraph(panel->axis(QCPAxis::atBottom), panel->axis(QCPAxis::atLeft));
+    auroc->setPen(Qt::NoPen);
+    auroc->setName(ensemble ? tr("AUROC: %1 by entropy, %2 by max prob., %3 by mutual info.")
+                                  .arg(ood.ensemble.entropy, 0, 'f', 3).arg(ood.ensemble.maxProbability, 0, 'f', 3)
+                                  .arg(ood.ensemble.mutualInformation, 0, 'f', 3)
+                            : tr("AUROC: %1 by entropy, %2 by max prob.")
+                                  .arg(ood.ensemble.entropy, 0, 'f', 3).arg(ood.ensemble.maxProbability, 0, 'f', 3));
+    for (QCPAbstractPlottable* plottable : {static_cast<QCPAbstractPlottable*>(in), static_cast<QCPAbstractPlottable*>(out),
+                                            static_cast<QCPAbstractPlottable*>(auroc)}) {
+      plottable->addToLegend(legend);
+    }
+    panel->axis(QCPAxis::atBottom)->setRange(0, maxEntropy * 1.02);
+    panel->axis(QCPAxis::atLeft)->rescale();
+    panel->axis(QCPAxis::atLeft)->setRangeLower(0);
+    QStringList scores;
+    for (std::size_t m = 0; m < ood.members.size(); ++m) {
+      scores << tr("member %1: %2 / %3").arg(m).arg(ood.members[m].entropy, 0, 'f', 3).arg(ood.members[m].maxProbability, 0, 'f', 3);
+    }
+    members << (m_runs.size() > 1 ? tr("%1: %2").arg(run.label, scores.join(" · ")) : scores.join(" · "));
+    ++drawn;
+  }
+  if (drawn == 0) m_titles[0]->setText(tr("Out of distribution: the ensemble's entropy"));
   m_plot->replot();
 
-  QStringList members;
-  for (std::size_t m = 0; m < ood.members.size(); ++m) {
-    members << tr("member %1: %2 / %3").arg(m).arg(ood.members[m].entropy, 0, 'f', 3).arg(ood.members[m].maxProbability, 0, 'f', 3);
+  QString text;
+  if (!members.isEmpty()) {
+    text = tr("AUROC by entropy / max probability per model (0.5 is chance, 1 separates the sets): %1").arg(members.join("\n"));
   }
-  m_members->setText(tr("AUROC by entropy / max probability per model (0.5 is chance, 1 separates the sets): %1")
-                         .arg(members.join(" · ")));
+  if (m_runs.isEmpty()) {
+    text = tr("Select a run in the Runs tab first.");
+  } else if (!missing.isEmpty()) {
+    text += QString(text.isEmpty() ? "" : "\n") + tr("Compute to score %1 on %2.").arg(missing.join(tr(" and ")), set);
+  }
+  m_members->setText(text);
 }
 
 }  // namespace ensemble::ui

@@ -3,7 +3,10 @@
 // How well a run's uncertainty flags images from another dataset: histograms of the
 // ensemble's predictive entropy on its own test set and on the out-of-distribution set,
 // with the AUROCs (Lakshminarayanan et al. 2017) in the legend and per member below.
+// With two runs selected, each gets a panel of its own, side by side, named above it.
+#include <QMap>
 #include <QWidget>
+#include <array>
 
 #include "ui/AnalysisResults.h"
 #include "ui/RunChoice.h"
@@ -11,6 +14,8 @@
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QCPAxisRect;
+class QCPLegend;
 class QCPTextElement;
 class QPushButton;
 
@@ -25,10 +30,11 @@ class OodView final : public QWidget {
  public:
   explicit OodView(AnalysisController& analysis, QWidget* parent = nullptr);
 
-  /// The run scored is the first selected; scores shown for another run are cleared.
+  /// The runs scored are the first two selected; scores of other runs are not shown.
   void setRuns(const RunChoices& runs);
-  /// Adds a dataset folder to the choices and picks it.
-  void addDatasetFolder(const QString& folder);
+  /// Adds a dataset folder to the choices and picks it; refuses (and returns why) a folder
+  /// without MNIST-format files or of another image size than the selected runs'.
+  QString addDatasetFolder(const QString& folder);
   void compute();
 
   QComboBox* datasetBox() const { return m_dataset; }
@@ -40,11 +46,17 @@ class OodView final : public QWidget {
 
  signals:
   void exported(const QString& error, const QString& path);
+  /// "Folder…" chose a folder addDatasetFolder refused.
+  void folderRefused(const QString& message);
 
  private:
   void showScores(const OutOfDistribution& scores);
-  void clearScores(const QString& why);
+  /// Draws the scores of the chosen set for the runs shown, one panel per scored run.
+  void redraw();
+  /// One panel per scored run: the second column is in the plot's layout only when drawn.
+  void layOutPanels(int count);
   void describeChosenSet();
+  QString chosenSet() const;
 
   AnalysisController& m_analysis;
   QComboBox* m_dataset;
@@ -52,9 +64,11 @@ class OodView final : public QWidget {
   QLabel* m_description;
   QLabel* m_members;
   QCustomPlot* m_plot;
-  QCPTextElement* m_title;
+  std::array<QCPTextElement*, kComparedRuns> m_titles{};
+  std::array<QCPAxisRect*, kComparedRuns> m_panels{};
+  std::array<QCPLegend*, kComparedRuns> m_legends{};
   RunChoices m_runs;
-  QString m_shownDirectory;  ///< the run whose scores the plot shows
+  QMap<QString, OodResult> m_scores;  ///< by run folder + set: kept while the window is open
 };
 
 }  // namespace ensemble::ui

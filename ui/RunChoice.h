@@ -9,8 +9,12 @@ namespace ensemble::ui {
 struct RunChoice {
   QString directory;
   QString label;  ///< e.g. "ensemble of 4 (cnn)": what the legends say
+  QString dataset;  ///< the dataset it trained on (a name or folder); empty: unknown
 };
 
 using RunChoices = QVector<RunChoice>;
+
+/// How many selected runs a page compares (side by side or overlaid): the first two.
+constexpr int kComparedRuns = 2;
 
 }  // namespace ensemble::ui

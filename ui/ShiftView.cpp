@@ -20,7 +20,6 @@
 namespace ensemble::ui {
 namespace {
 
-constexpr int kRunsDrawn = 2;
 
 struct KindChoice {
   ShiftKind kind;
@@ -104,7 +103,7 @@ ShiftView::ShiftView(AnalysisController& analysis, QWidget* parent)
 ShiftKind ShiftView::kind() const { return ShiftKind(m_kind->currentData().toInt()); }
 
 void ShiftView::setRuns(const RunChoices& runs) {
-  m_runs = runs.mid(0, kRunsDrawn);
+  m_runs = runs.mid(0, kComparedRuns);
   m_compute->setText(m_runs.size() > 1 ? tr("Compute for both runs") : tr("Compute"));
   redraw();
 }

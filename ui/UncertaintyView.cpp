@@ -56,6 +56,8 @@ UncertaintyView::UncertaintyView(QWidget* parent)
       m_status->setText(cancelled ? tr("Cancelled; what was computed before is shown.") : tr("Done."));
     }
   });
+  connect(m_ood, &OodView::folderRefused, this,
+          [this](const QString& message) { emit failed(tr("Not a usable out-of-distribution folder"), message); });
   for (auto* page : {static_cast<QObject*>(m_reliability), static_cast<QObject*>(m_shift), static_cast<QObject*>(m_ood),
                      static_cast<QObject*>(m_mistakes)}) {
     connect(page, SIGNAL(exported(QString, QString)), this, SIGNAL(exported(QString, QString)));
@@ -79,7 +81,7 @@ QString UncertaintyView::statusText() const { return m_status->text(); }
 
 void UncertaintyView::setRuns(const RunChoices& runs) {
   QStringList labels;
-  for (const RunChoice& run : runs.mid(0, 2)) labels << run.label.toHtmlEscaped();
+  for (const RunChoice& run : runs.mid(0, kComparedRuns)) labels << run.label.toHtmlEscaped();
   m_runLabel->setText(runs.isEmpty() ? tr("<i>Select a run (or two to compare) in the Runs tab.</i>")
                                      : tr("<b>%1</b>").arg(labels.join(tr(" vs "))));
   m_shift->setRuns(runs);

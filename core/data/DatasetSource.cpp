@@ -51,19 +51,6 @@ DatasetPair loadFolder(const std::string& folder, const std::string& name) {
   return pair;
 }
 
-/// The first dimension of the IDX file at `path` (raw or gzip), from its header alone.
-int64_t idxLength(const std::string& path) {
-  gzFile file = gzopen(path.c_str(), "rb");  // reads an uncompressed file as it is
-  unsigned char header[8] = {};
-  const int read = file ? gzread(file, header, sizeof header) : -1;
-  if (file) gzclose(file);
-  if (read != int(sizeof header) || header[0] != 0 || header[1] != 0 || header[3] < 1) {
-    throw DatasetError(path + " is not an IDX file (its header is " + (read < 0 ? "unreadable" : "not 0 0 type dims") +
-                       "); an MNIST-format folder holds the four IDX files of MNIST, raw or .gz");
-  }
-  return (int64_t(header[4]) << 24) | (int64_t(header[5]) << 16) | (int64_t(header[6]) << 8) | int64_t(header[7]);
-}
-
 std::string datasetFolderOf(const std::string& spec) {
   const std::string folder = spec == "fashion-mnist" ? defaultFashionMnistFolder() : spec;
   std::error_code ec;
@@ -79,13 +66,48 @@ std::string datasetFolderOf(const std::string& spec) {
   return folder;
 }
 
+/// The dimensions of the IDX file at `path` (raw or gzip), from its header alone.
+std::vector<int64_t> idxDimensions(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");  // reads an uncompressed file as it is
+  unsigned char header[4 + 4 * 4] = {};
+  const int read = file ? gzread(file, header, sizeof header) : -1;
+  if (file) gzclose(file);
+  const int dims = read >= 4 ? header[3] : 0;
+  if (read < 4 || header[0] != 0 || header[1] != 0 || dims < 1 || dims > 4 || read < 4 + 4 * dims) {
+    throw DatasetError(path + " is not an IDX file (its header is " + (read < 0 ? "unreadable" : "not 0 0 type dims") +
+                       "); an MNIST-format folder holds the four IDX files of MNIST, raw or .gz");
+  }
+  std::vector<int64_t> dimensions;
+  for (int d = 0; d < dims; ++d) {
+    const unsigned char* size = header + 4 + 4 * d;
+    dimensions.push_back((int64_t(size[0]) << 24) | (int64_t(size[1]) << 16) | (int64_t(size[2]) << 8) | int64_t(size[3]));
+  }
+  return dimensions;
+}
+
+/// The folder `spec` names, checked to hold all four files, as loading needs them.
+fs::path checkedFolderOf(const std::string& spec) {
+  const fs::path folder = datasetFolderOf(spec);
+  for (const char* name : kFileNames) findSplitFile(folder, name);
+  return folder;
+}
+
 }  // namespace
 
 int64_t trainingSampleCount(const std::string& spec) {
   if (spec == "synthetic") return SyntheticOptions{}.trainSize;
-  const fs::path folder = datasetFolderOf(spec);
-  for (const char* name : kFileNames) findSplitFile(folder, name);  // all four, as loading needs them
-  return idxLength(findSplitFile(folder, kFileNames[0]));
+  return idxDimensions(findSplitFile(checkedFolderOf(spec), kFileNames[0])).front();
+}
+
+ImageSize testImageSize(const std::string& spec) {
+  if (spec == "synthetic") return {SyntheticOptions{}.side, SyntheticOptions{}.side};
+  const std::string path = findSplitFile(checkedFolderOf(spec), kFileNames[2]);
+  const std::vector<int64_t> dims = idxDimensions(path);
+  if (dims.size() != 3) {
+    throw DatasetError(path + " holds " + std::to_string(dims.size()) +
+                       "-dimensional data; images are 3-dimensional (count, height, width)");
+  }
+  return {dims[1], dims[2]};
 }
 
 std::string defaultFashionMnistFolder() { return ENSEMBLELAB_DEFAULT_FASHION_MNIST; }

@@ -8,6 +8,12 @@
 
 namespace ensemble {
 
+/// An image's size in pixels.
+struct ImageSize {
+  int64_t height = 0;
+  int64_t width = 0;
+};
+
 /// The folder behind the name "fashion-mnist" (Debian's dataset-fashion-mnist package).
 std::string defaultFashionMnistFolder();
 
@@ -21,5 +27,10 @@ DatasetPair loadDataset(const std::string& spec, int64_t trainLimit = 0, int64_t
 /// size as the user types. Throws DatasetError as loadDataset does for a missing folder or
 /// a folder without the four MNIST-format files, and for a file that is no IDX file.
 int64_t trainingSampleCount(const std::string& spec);
+
+/// The size of the test images of the dataset `spec` names, from their IDX header alone,
+/// so a window can refuse a folder of another image size as it is opened. Throws
+/// DatasetError as trainingSampleCount does.
+ImageSize testImageSize(const std::string& spec);
 
 }  // namespace ensemble
