@@ -19,8 +19,8 @@
 #include "core/common/NumberText.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/devices/DeviceSpec.h"
-#include "core/train/ConfigFields.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ConfigFields.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"
 

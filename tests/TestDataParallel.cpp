@@ -4,7 +4,7 @@
 #include <QtTest>
 
 #include "core/common/Error.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "tests/TestSupport.h"
 

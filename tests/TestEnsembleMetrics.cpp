@@ -16,7 +16,7 @@
 #include "core/metrics/PredictionAnalysis.h"
 #include "core/models/ModelRegistry.h"
 #include "core/train/Evaluator.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "tests/TestSupport.h"
 

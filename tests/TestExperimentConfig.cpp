@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/Error.h"
-#include "core/train/ConfigFields.h"
+#include "core/config/ConfigFields.h"
 #include "core/common/FieldMention.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/RunSetup.h"
 
 using namespace ensemble;

@@ -17,7 +17,7 @@
 #include <QtTest>
 
 #include "core/io/MetricsCsvReader.h"
-#include "core/train/RunSummary.h"
+#include "core/runs/RunSummary.h"
 #include "tests/ChildProcess.h"
 #include "tests/FormSetup.h"
 #include "tests/RunStatusCheck.h"

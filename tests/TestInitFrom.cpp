@@ -15,9 +15,9 @@
 
 #include "core/common/Error.h"
 #include "core/io/PyTorchStateDict.h"
-#include "core/train/ConfigFields.h"
+#include "core/config/ConfigFields.h"
 #include "core/models/ModelRegistry.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "tests/TestSupport.h"
 

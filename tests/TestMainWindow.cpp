@@ -34,7 +34,7 @@
 
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/WriteFaults.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "tests/FormSetup.h"
 #include "tests/RunStatusCheck.h"

@@ -15,7 +15,7 @@
 #include <QtTest>
 #include <qcustomplot.h>
 
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "tests/RunStatusCheck.h"
 #include "ui/MainWindow.h"

@@ -14,7 +14,7 @@
 #include "core/common/Error.h"
 #include "core/models/Classifier.h"
 #include "core/models/ModelRegistry.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/MemoryEstimate.h"
 #include "core/train/Trainer.h"
 #include "tests/ChildProcess.h"

@@ -14,7 +14,7 @@
 #include "core/common/Error.h"
 #include "core/io/RunDirectory.h"
 #include "core/train/Determinism.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Precision.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"

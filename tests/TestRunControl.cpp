@@ -5,7 +5,7 @@
 #include <atomic>
 #include <thread>
 
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/RunControl.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"

@@ -14,7 +14,7 @@
 
 #include <cmath>
 
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "tests/RunStatusCheck.h"
 #include "ui/MainWindow.h"

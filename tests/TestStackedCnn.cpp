@@ -11,7 +11,7 @@
 #include "core/common/SeedSequence.h"
 #include "core/io/RunDirectory.h"
 #include "core/models/StackedCnn.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Replica.h"
 #include "core/train/RunControl.h"
 #include "core/train/Trainer.h"

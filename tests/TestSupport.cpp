@@ -16,7 +16,7 @@
 #include "core/data/SyntheticDataset.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/TensorBoardEvents.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 
 namespace testing {
 

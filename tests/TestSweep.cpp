@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Sweeps (core/train/Sweep.h, `ensemble-lab-cli sweep`): the plan covers the grid, a bad
+// Sweeps (core/runs/Sweep.h, `ensemble-lab-cli sweep`): the plan covers the grid, a bad
 // grid is refused by name before any job starts, a failed job is recorded while the others
 // train, and a sweep killed mid-job resumes to the uninterrupted sweep's results.
 #include <QDir>
@@ -14,8 +14,8 @@
 #include <set>
 
 #include "core/common/Error.h"
-#include "core/train/ConfigFields.h"
-#include "core/train/Sweep.h"
+#include "core/config/ConfigFields.h"
+#include "core/runs/Sweep.h"
 #include "tests/JsonFile.h"
 #include "tests/TestSupport.h"
 

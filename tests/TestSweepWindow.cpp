@@ -17,7 +17,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "core/train/Sweep.h"
+#include "core/runs/Sweep.h"
 #include "tests/FormSetup.h"
 #include "tests/RunStatusCheck.h"
 #include "ui/ExperimentForm.h"

@@ -12,8 +12,8 @@
 #include "core/io/RunDirectory.h"
 #include "core/io/TensorBoardEvents.h"
 #include "core/io/WriteFaults.h"
-#include "core/train/ExperimentConfig.h"
-#include "core/train/TensorBoardExport.h"
+#include "core/config/ExperimentConfig.h"
+#include "core/runs/TensorBoardExport.h"
 #include "core/train/Trainer.h"
 #include "tests/TestSupport.h"
 

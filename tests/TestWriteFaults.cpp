@@ -11,7 +11,7 @@
 
 #include "core/data/DatasetSource.h"
 #include "core/io/WriteFaults.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "tests/TestSupport.h"
 

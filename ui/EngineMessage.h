@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/train/ConfigFields.h"
+#include "core/config/ConfigFields.h"
 
 namespace ensemble::ui {
 

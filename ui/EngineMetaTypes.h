@@ -5,7 +5,7 @@
 #include <QMetaType>
 #include <QVector>
 
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/TrainingEvents.h"
 
 Q_DECLARE_METATYPE(ensemble::RunStartedEvent)

@@ -21,7 +21,7 @@
 #include "core/devices/DeviceInventory.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/models/ModelRegistry.h"
-#include "core/train/ConfigFields.h"
+#include "core/config/ConfigFields.h"
 #include "ui/DialogFolders.h"
 #include "ui/ElidedLabel.h"
 #include "ui/EngineMessage.h"

@@ -6,7 +6,7 @@
 #include <QHash>
 #include <QWidget>
 
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 
 class QCheckBox;
 class QComboBox;

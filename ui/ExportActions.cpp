@@ -8,8 +8,8 @@
 #include <QIcon>
 #include <QSettings>
 
-#include "core/io/RunExport.h"
-#include "core/train/RunComparison.h"
+#include "core/runs/RunExport.h"
+#include "core/runs/RunComparison.h"
 #include "ui/DialogFolders.h"
 #include "ui/EngineMessage.h"
 #include "ui/MetricPlot.h"

@@ -3,7 +3,7 @@
 // File > Export: the plot last clicked as PNG, PDF, SVG or CSV, the selected run's metrics
 // as CSV or JSON, its latest checkpoint, and the selected runs side by side (a comparison
 // table and every curve in long format, both CSV). The formats are the engine's
-// (core/io/RunExport.h, which the CLI's `export` writes too); this asks where, and reports.
+// (core/runs/RunExport.h, which the CLI's `export` writes too); this asks where, and reports.
 #include <QObject>
 
 class QAction;
@@ -39,7 +39,7 @@ class ExportActions final : public QObject {
   /// Copies the latest checkpoint of the run in `directory` into `folder`.
   static QString exportCheckpoint(const QString& directory, const QString& folder);
   /// Writes the comparison table of `directories` to `path` and their curves in long
-  /// format beside it (NAME.csv -> NAME-curves.csv; core/train/RunComparison.h).
+  /// format beside it (NAME.csv -> NAME-curves.csv; core/runs/RunComparison.h).
   static QString exportRuns(const QStringList& directories, const QString& path);
   /// Where exportRuns writes the curves for a table at `path`.
   static QString curvesPathFor(const QString& path);

@@ -12,8 +12,8 @@
 #include <memory>
 #include <optional>
 
-#include "core/train/ExperimentConfig.h"
-#include "core/train/RunSummary.h"
+#include "core/config/ExperimentConfig.h"
+#include "core/runs/RunSummary.h"
 #include "ui/RunCurves.h"
 
 namespace ensemble::ui {

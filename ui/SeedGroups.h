@@ -12,7 +12,7 @@
 #include <memory>
 #include <optional>
 
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "ui/RunCurves.h"
 
 namespace ensemble::ui {

@@ -6,8 +6,8 @@
 #include <QDialog>
 #include <optional>
 
-#include "core/train/ExperimentConfig.h"
-#include "core/train/Sweep.h"
+#include "core/config/ExperimentConfig.h"
+#include "core/runs/Sweep.h"
 
 class QDialogButtonBox;
 class QLabel;

@@ -10,7 +10,7 @@
 #include <QVBoxLayout>
 
 #include "core/io/RunDirectory.h"
-#include "core/train/RunSummary.h"
+#include "core/runs/RunSummary.h"
 #include "ui/EngineMessage.h"
 #include "ui/SweepQueue.h"
 

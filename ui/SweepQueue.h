@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The window's sweep: the jobs of a Sweep (core/train/Sweep.h) trained one after another
+// The window's sweep: the jobs of a Sweep (core/runs/Sweep.h) trained one after another
 // through the RunController, the same folders and sweep.json as `ensemble-lab-cli sweep`.
 // A failed job is recorded and the next starts. Paused, the running job finishes and no new
 // one starts; cancelled, the running job also stops (with a checkpoint). Pending jobs can be
@@ -9,7 +9,7 @@
 #include <QObject>
 #include <QString>
 
-#include "core/train/Sweep.h"
+#include "core/runs/Sweep.h"
 #include "ui/EngineMetaTypes.h"
 
 namespace ensemble::ui {

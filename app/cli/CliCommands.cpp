@@ -18,13 +18,13 @@
 #include "core/common/ErrorMessage.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/io/RunDirectory.h"
-#include "core/io/RunExport.h"
+#include "core/runs/RunExport.h"
 #include "core/metrics/EvaluationJson.h"
-#include "core/train/ConfigFields.h"
-#include "core/train/PredictionsCsv.h"
-#include "core/train/RunComparison.h"
+#include "core/config/ConfigFields.h"
+#include "core/runs/PredictionsCsv.h"
+#include "core/runs/RunComparison.h"
 #include "core/train/RunControl.h"
-#include "core/train/TensorBoardExport.h"
+#include "core/runs/TensorBoardExport.h"
 #include "core/train/Trainer.h"
 
 namespace ensemble::cli {

@@ -6,7 +6,7 @@
 
 #include "core/common/Error.h"
 #include "core/common/NumberText.h"
-#include "core/train/ConfigFields.h"
+#include "core/config/ConfigFields.h"
 
 namespace ensemble::cli {
 namespace {

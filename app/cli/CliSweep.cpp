@@ -9,8 +9,8 @@
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
 #include "core/io/RunDirectory.h"
-#include "core/train/RunSummary.h"
-#include "core/train/Sweep.h"
+#include "core/runs/RunSummary.h"
+#include "core/runs/Sweep.h"
 #include "core/train/Trainer.h"
 
 namespace ensemble::cli {

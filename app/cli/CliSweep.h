@@ -4,7 +4,7 @@
 
 namespace ensemble::cli {
 
-/// `sweep --grid ... [train flags] [--out DIR]` or `sweep --resume DIR` (core/train/Sweep.h):
+/// `sweep --grid ... [train flags] [--out DIR]` or `sweep --resume DIR` (core/runs/Sweep.h):
 /// 0 when every job completed, 1 when one failed, 130 when stopped by a signal.
 int commandSweep(const CliOptions& options);
 

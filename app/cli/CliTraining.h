@@ -5,7 +5,7 @@
 #include <string>
 
 #include "app/cli/CliOptions.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/TrainingEvents.h"
 
 namespace ensemble {

@@ -13,7 +13,7 @@ namespace ensemble {
 /// The engine says what is wrong; the front end says what to type. A message names a
 /// setting the user can change as `{{key}}` (its config.json key, see FieldMention.h) and
 /// the front end phrases it: the CLI as its flag (`--lr`), the window as its label
-/// ("Learning rate"), files as the key (phraseMessage in core/train/ConfigFields.h).
+/// ("Learning rate"), files as the key (phraseMessage in core/config/ConfigFields.h).
 /// `field()` is the setting the error is about, for a front end that points at it.
 class Error : public std::runtime_error {
  public:

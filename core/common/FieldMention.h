@@ -2,7 +2,7 @@
 #pragma once
 // How an engine message names what the user can change, so that each front end can say it
 // in its own words (see Error.h): a setting by its config.json key, and a few actions.
-// phraseMessage (core/train/ConfigFields.h) turns the marks into flags, labels or keys.
+// phraseMessage (core/config/ConfigFields.h) turns the marks into flags, labels or keys.
 #include <string>
 
 namespace ensemble::mention {

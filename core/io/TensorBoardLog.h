@@ -13,7 +13,7 @@
 // model's file with the points its checkpoint had seen (steps up to its step), so nothing
 // is duplicated and nothing stale past the checkpoint is left, and a file torn by a crash
 // is replaced, never appended to. `ensemble-lab-cli export --tensorboard` regenerates a
-// log from the run's files (core/train/TensorBoardExport.h). Torch-free.
+// log from the run's files (core/runs/TensorBoardExport.h). Torch-free.
 #include <cstdio>
 #include <map>
 #include <optional>

@@ -7,7 +7,7 @@
 #include "core/comm/Communicator.h"
 #include "core/train/EpochOrder.h"
 #include "core/train/Evaluator.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Precision.h"
 #include "core/train/Replica.h"
 #include "core/train/ReplicaWorkers.h"

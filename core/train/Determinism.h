@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/devices/DeviceSpec.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 
 namespace ensemble {
 

@@ -15,7 +15,7 @@
 #include "core/models/StackedCnn.h"
 #include "core/train/EpochOrder.h"
 #include "core/train/Evaluator.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/MemberAveraging.h"
 #include "core/train/Precision.h"
 #include "core/train/Replica.h"

@@ -7,7 +7,7 @@
 #include "core/comm/LocalCommunicator.h"
 #include "core/metrics/EnsembleMetrics.h"
 #include "core/models/Classifier.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Precision.h"
 #include "core/train/Replica.h"
 #include "core/train/ReplicaWorkers.h"

@@ -6,7 +6,7 @@
 //         convolve in TensorFloat-32: CUDA runs only, and only when asked for;
 //   bf16  autocast: convolutions and matrix products run in bfloat16, losses, softmax and
 //         the weights stay float32 (on GPUs and on the CPU).
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 
 namespace ensemble {
 

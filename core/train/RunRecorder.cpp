@@ -9,9 +9,9 @@
 #include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvWriter.h"
 #include "core/io/TensorBoardLog.h"
-#include "core/train/ConfigFields.h"
+#include "core/config/ConfigFields.h"
 #include "core/train/Determinism.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/Replica.h"
 #include "core/train/RunState.h"
 

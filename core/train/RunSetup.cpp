@@ -21,7 +21,7 @@
 #include "core/io/Checkpoint.h"
 #include "core/io/PyTorchStateDict.h"
 #include "core/train/CpuThreads.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/MemoryEstimate.h"
 #include "core/train/Replica.h"
 #include "core/train/RunState.h"

@@ -11,7 +11,7 @@
 #include "core/data/Dataset.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/models/Classifier.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 
 namespace ensemble {
 

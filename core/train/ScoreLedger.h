@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 
 namespace ensemble {
 

@@ -14,7 +14,7 @@
 #include "core/metrics/EvaluationResult.h"
 #include "core/metrics/OodResult.h"
 #include "core/metrics/Predictions.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/TrainingEvents.h"
 
 namespace ensemble {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/metrics/EvaluationResult.h"
-#include "core/train/RunSummary.h"
+#include "core/runs/RunSummary.h"
 
 namespace ensemble {
 

@@ -3,7 +3,7 @@
 
 #include <torch/torch.h>
 
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 
 namespace ensemble {
 

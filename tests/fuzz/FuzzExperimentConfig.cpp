@@ -3,7 +3,7 @@
 // state a checkpoint manifest carries: parsed, validated, and round-tripped.
 #include <nlohmann/json.hpp>
 
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 #include "core/train/RunState.h"
 #include "tests/fuzz/FuzzContract.h"
 

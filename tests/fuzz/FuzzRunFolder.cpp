@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/MetricsCsvReader.h"
-#include "core/train/RunSummary.h"
+#include "core/runs/RunSummary.h"
 #include "tests/fuzz/FuzzContract.h"
 #include "ui/RunsModel.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/train/PredictionsCsv.h"
+#include "core/runs/PredictionsCsv.h"
 
 #include <cstdio>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/train/TensorBoardExport.h"
+#include "core/runs/TensorBoardExport.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,7 +10,7 @@
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
 #include "core/io/TensorBoardLog.h"
-#include "core/train/RunSummary.h"
+#include "core/runs/RunSummary.h"
 
 namespace ensemble {
 namespace {

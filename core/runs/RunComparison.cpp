@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/train/RunComparison.h"
+#include "core/runs/RunComparison.h"
 
 #include <cstdio>
 #include <optional>
@@ -8,8 +8,8 @@
 #include "core/io/AtomicFile.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
-#include "core/train/ExperimentConfig.h"
-#include "core/train/RunSummary.h"
+#include "core/config/ExperimentConfig.h"
+#include "core/runs/RunSummary.h"
 
 namespace ensemble {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/metrics/EvaluationResult.h"
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 
 namespace ensemble {
 

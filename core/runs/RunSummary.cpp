@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/train/RunSummary.h"
+#include "core/runs/RunSummary.h"
 
 #include <nlohmann/json.hpp>
 

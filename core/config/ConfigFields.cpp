@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/train/ConfigFields.h"
+#include "core/config/ConfigFields.h"
 
 namespace ensemble {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/train/Sweep.h"
+#include "core/runs/Sweep.h"
 
 #include <cctype>
 #include <cerrno>
@@ -11,7 +11,7 @@
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/io/AtomicFile.h"
-#include "core/train/ConfigFields.h"
+#include "core/config/ConfigFields.h"
 
 namespace ensemble {
 namespace {

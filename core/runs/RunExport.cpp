@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/io/RunExport.h"
+#include "core/runs/RunExport.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 
 #include <cerrno>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "core/common/FieldMention.h"
 #include "core/common/JsonInteger.h"
 #include "core/models/ModelRegistry.h"
-#include "core/train/ConfigFields.h"
+#include "core/config/ConfigFields.h"
 
 namespace ensemble {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/train/ExperimentConfig.h"
+#include "core/config/ExperimentConfig.h"
 
 namespace ensemble {
 
