@@ -21,6 +21,7 @@
 #include "core/devices/DeviceSpec.h"
 #include "core/config/ConfigFields.h"
 #include "core/config/ExperimentConfig.h"
+#include "core/train/RunAnalysis.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"
 
@@ -126,8 +127,10 @@ int runBench(const nlohmann::json& args) {
     result["batch_images_per_second"] = double(timedSteps * config.batchSize) / seconds;
     result["member_images_per_second"] = double(timedSteps * config.batchSize * members) / seconds;
     result["images_per_second"] = result["member_images_per_second"];
+    // Evaluation as the window and `eval` do it: the run opened from its folder.
+    const auto analysis = ensemble::RunAnalysis::open(runDir.string());
     const auto start = std::chrono::steady_clock::now();
-    trainer->evaluate();
+    analysis->evaluate();
     const double evalSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result["eval_images_per_second"] = double(config.testLimit) / evalSeconds;
     const bool gpu = ensemble::namesCudaDevice(trainer->devices());

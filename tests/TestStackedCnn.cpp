@@ -143,7 +143,7 @@ class TestStackedCnn final : public QObject {
         Trainer::create(stackedConfig(), resumed.path().toStdString(), testing::syntheticData())
             ->run(&stopper, &control),
         RunStatus::Stopped);
-    auto trainer = Trainer::open(resumed.path().toStdString(), {}, testing::syntheticData());
+    auto trainer = Trainer::open(resumed.path().toStdString(), testing::syntheticData());
     REQUIRE_COMPLETED(trainer->run(nullptr, nullptr));
     // The checkpoint restored weights and momentum through the members' views.
     QVERIFY(testing::identical(testing::latestWeights(reference.path().toStdString()),

@@ -14,6 +14,7 @@
 #include "core/train/RunControl.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/runs/RunSummary.h"
+#include "core/train/RunAnalysis.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"
 #include "tests/TestSupport.h"
@@ -198,7 +199,7 @@ class TestTraining final : public QObject {
     const nlohmann::json& ensembleCurves = exported.at("curves").at("ensemble");
     QVERIFY2(ensembleCurves.contains("test_accuracy"), "the export left out the evaluation between epoch ends");
     QCOMPARE(ensembleCurves.at("test_accuracy").at(0).at(0).get<double>(), live.epochPosition());
-    const EvaluationResult again = Trainer::open(dir.path().toStdString(), {}, testing::syntheticData())->evaluate();
+    const EvaluationResult again = RunAnalysis::open(dir.path().toStdString(), {}, testing::syntheticData())->evaluate();
     QCOMPARE(again.ensemble.nll, live.test.ensemble.nll);
     QCOMPARE(again.ensemble.accuracy, live.test.ensemble.accuracy);
     for (std::size_t m = 0; m < 2; ++m) QCOMPARE(again.members[m].loss, live.test.members[m].loss);

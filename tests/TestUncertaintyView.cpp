@@ -23,6 +23,7 @@
 #include <QtTest>
 #include <set>
 
+#include "core/train/RunAnalysis.h"
 #include "core/train/Trainer.h"
 #include "tests/RunStatusCheck.h"
 #include "ui/AnalysisController.h"
@@ -149,8 +150,8 @@ class TestUncertaintyView final : public QObject {
     QCustomPlot* plot = shift->plot();
     // Per panel: the ensemble, its mean member (dashed), the single model.
     QCOMPARE(plot->graphCount(), 6);
-    const EvaluationResult ensemble = Trainer::open(m_ensemble.toStdString())->evaluate();
-    const EvaluationResult single = Trainer::open(m_single.toStdString())->evaluate();
+    const EvaluationResult ensemble = RunAnalysis::open(m_ensemble.toStdString())->evaluate();
+    const EvaluationResult single = RunAnalysis::open(m_single.toStdString())->evaluate();
     QCPGraph* ensembleAccuracy = plot->graph(0);
     QCOMPARE(ensembleAccuracy->name(), QString("ensemble of 3"));
     QCOMPARE(ensembleAccuracy->dataCount(), 3);
@@ -217,7 +218,7 @@ class TestUncertaintyView final : public QObject {
     QCOMPARE(plot->axisRectCount(), 2);
     const QString runs[] = {m_ensemble, m_single};
     for (int run = 0; run < 2; ++run) {
-      const OodResult expected = Trainer::open(runs[run].toStdString())->evaluateOutOfDistribution(foreign.toStdString());
+      const OodResult expected = RunAnalysis::open(runs[run].toStdString())->evaluateOutOfDistribution(foreign.toStdString());
       for (int set = 0; set < 2; ++set) {
         auto* bars = qobject_cast<QCPBars*>(plot->plottable(3 * run + set));
         QVERIFY(bars);
@@ -253,7 +254,7 @@ class TestUncertaintyView final : public QObject {
       ood->compute();
       const auto [cancelled, error] = waitForJob(*m_view->analysis());
       QVERIFY2(error.isEmpty(), qPrintable(error));
-      const OodResult expected = Trainer::open(m_ensemble.toStdString())->evaluateOutOfDistribution(set.toStdString());
+      const OodResult expected = RunAnalysis::open(m_ensemble.toStdString())->evaluateOutOfDistribution(set.toStdString());
       QCOMPARE(ood->plot()->plottableCount(), 6);
       QVERIFY2(ood->plot()->plottable(2)->name().contains(QString::number(expected.ensemble.entropy, 'f', 3)),
                qPrintable(ood->plot()->plottable(2)->name()));
@@ -262,7 +263,7 @@ class TestUncertaintyView final : public QObject {
     m_view->setRuns({{m_single, "single", "synthetic"}});
     QCOMPARE(ood->plot()->plottableCount(), 3);
     QCOMPARE(ood->plot()->axisRectCount(), 1);
-    const OodResult single = Trainer::open(m_single.toStdString())->evaluateOutOfDistribution("uniform-noise");
+    const OodResult single = RunAnalysis::open(m_single.toStdString())->evaluateOutOfDistribution("uniform-noise");
     QVERIFY(ood->plot()->plottable(2)->name().contains(QString::number(single.ensemble.entropy, 'f', 3)));
     ood->datasetBox()->setCurrentText("fashion-mnist");
     QCOMPARE(ood->plot()->plottableCount(), 0);
@@ -302,9 +303,9 @@ class TestUncertaintyView final : public QObject {
     QTest::mouseClick(mistakes->computeButton(), Qt::LeftButton);
     const auto [cancelled, error] = waitForJob(*m_view->analysis());
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    const Predictions predictions = Trainer::open(m_ensemble.toStdString())->predict();
+    const Predictions predictions = RunAnalysis::open(m_ensemble.toStdString())->predict();
     const std::vector<ImageVerdict> verdicts = judgeImages(predictions);
-    const EvaluationResult evaluation = Trainer::open(m_ensemble.toStdString())->evaluate();
+    const EvaluationResult evaluation = RunAnalysis::open(m_ensemble.toStdString())->evaluate();
 
     auto* map = qobject_cast<QCPColorMap*>(mistakes->confusion()->plot()->plottable(0));
     QVERIFY(map);
@@ -360,7 +361,7 @@ class TestUncertaintyView final : public QObject {
     QCOMPARE(other->inspection()->runDirectory, m_single);
     auto* otherMap = qobject_cast<QCPColorMap*>(other->plot()->plottable(0));
     QVERIFY(otherMap);
-    const EvaluationResult singleEvaluation = Trainer::open(m_single.toStdString())->evaluate();
+    const EvaluationResult singleEvaluation = RunAnalysis::open(m_single.toStdString())->evaluate();
     double otherDiagonal = 0;
     for (int x = 0; x < 10; ++x) otherDiagonal += otherMap->data()->cell(x, x);
     QVERIFY(std::abs(otherDiagonal / 300.0 - singleEvaluation.ensemble.accuracy) < 1e-12);
@@ -412,7 +413,7 @@ class TestUncertaintyView final : public QObject {
   }
 
   void screenshotOfTheReliabilityPage() {
-    m_view->showResult(Trainer::open(m_ensemble.toStdString())->evaluate(), "ensemble of 3");
+    m_view->showResult(RunAnalysis::open(m_ensemble.toStdString())->evaluate(), "ensemble of 3");
     screenshot(m_view->reliability(), "uncertainty-reliability.png");
   }
 
@@ -436,7 +437,7 @@ class TestUncertaintyView final : public QObject {
     QCOMPARE(rows.size(), 1 + 3 * 2 * 2);  // 3 series (ensemble, its mean member, single) x 2 panels x 2 levels
     const double accuracy = rows[1].section(',', -2, -2).toDouble();
     QVERIFY(rows[1].startsWith("accuracy,"));
-    QVERIFY(std::abs(accuracy - Trainer::open(m_ensemble.toStdString())->evaluate().ensemble.accuracy) < 1e-9);
+    QVERIFY(std::abs(accuracy - RunAnalysis::open(m_ensemble.toStdString())->evaluate().ensemble.accuracy) < 1e-9);
 
     for (const auto& [arguments, reason] : std::vector<std::pair<QStringList, QString>>{
              {{"--shift", "spin:0,10"}, "unknown shift kind"},

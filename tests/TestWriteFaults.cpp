@@ -55,7 +55,7 @@ class TestWriteFaults final : public QObject {
     expectWholeRows(testing::readLines(dir.filePath("metrics.csv")).mid(1));
 
     clearWriteFaults();
-    auto resumed = Trainer::open(dir.path().toStdString(), {}, testing::syntheticData());
+    auto resumed = Trainer::open(dir.path().toStdString(), testing::syntheticData());
     QCOMPARE(resumed->globalStep(), int64_t(4));
     REQUIRE_COMPLETED(resumed->run(nullptr, nullptr));
 

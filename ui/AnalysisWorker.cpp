@@ -4,7 +4,7 @@
 #include <QFileInfo>
 
 #include "core/common/ErrorMessage.h"
-#include "core/train/Trainer.h"
+#include "core/train/RunAnalysis.h"
 #include "ui/EngineMessage.h"
 
 namespace ensemble::ui {
@@ -40,13 +40,13 @@ void AnalysisWorker::sweepShift(const QStringList& runDirectories, ShiftKind kin
     int done = 0;
     for (const QString& directory : runDirectories) {
       emit progress(done, total, tr("Opening %1…").arg(runName(directory)));
-      const auto trainer = Trainer::open(directory.toStdString());
+      const auto run = RunAnalysis::open(directory.toStdString());
       ShiftCurve curve{directory, kind, {}, {}};
       try {
         for (const double level : levels) {
           stopIfCancelled(cancel);
           emit progress(done, total, tr("%1: %2 %3…").arg(runName(directory), QString::fromStdString(shiftKindName(kind))).arg(level));
-          curve.results.push_back(trainer->evaluate(DatasetShift{kind, level}));
+          curve.results.push_back(run->evaluate(DatasetShift{kind, level}));
           curve.levels.push_back(level);
           emit progress(++done, total, {});
         }
@@ -66,10 +66,10 @@ void AnalysisWorker::scoreOutOfDistribution(const QStringList& runDirectories, c
     int done = 0;
     for (const QString& directory : runDirectories) {
       emit progress(done++, total, tr("Opening %1…").arg(runName(directory)));
-      const auto trainer = Trainer::open(directory.toStdString());
+      const auto run = RunAnalysis::open(directory.toStdString());
       stopIfCancelled(cancel);
       emit progress(done++, total, tr("%1: scoring %2 as out-of-distribution…").arg(runName(directory), dataset));
-      OutOfDistribution scores{directory, dataset, trainer->evaluateOutOfDistribution(dataset.toStdString())};
+      OutOfDistribution scores{directory, dataset, run->evaluateOutOfDistribution(dataset.toStdString())};
       emit progress(done, total, {});
       emit outOfDistributionReady(scores);  // the first run's scores show while the next is scored
       stopIfCancelled(cancel);
@@ -83,15 +83,15 @@ void AnalysisWorker::inspect(const QStringList& runDirectories, const std::share
     int done = 0;
     for (const QString& directory : runDirectories) {
       emit progress(done++, total, tr("Opening %1…").arg(runName(directory)));
-      const auto trainer = Trainer::open(directory.toStdString());
+      const auto run = RunAnalysis::open(directory.toStdString());
       stopIfCancelled(cancel);
       emit progress(done++, total, tr("%1: predicting every test image…").arg(runName(directory)));
       auto inspection = std::make_shared<Inspection>();
       inspection->runDirectory = directory;
-      inspection->dataset = QString::fromStdString(trainer->config().dataset);
-      inspection->predictions = trainer->predict();
+      inspection->dataset = QString::fromStdString(run->config().dataset);
+      inspection->predictions = run->predict();
       inspection->verdicts = judgeImages(inspection->predictions);
-      inspection->images = trainer->testImages();
+      inspection->images = run->testImages();
       emit progress(done, total, {});
       emit inspectionReady(std::shared_ptr<const Inspection>(std::move(inspection)));
       stopIfCancelled(cancel);

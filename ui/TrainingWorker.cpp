@@ -3,6 +3,7 @@
 
 #include "core/common/ErrorMessage.h"
 #include "core/train/RunControl.h"
+#include "core/train/RunAnalysis.h"
 #include "core/train/Trainer.h"
 
 namespace ensemble::ui {
@@ -21,8 +22,8 @@ void TrainingWorker::resumeRun(const QString& runDirectory, std::shared_ptr<RunC
 
 void TrainingWorker::evaluateRun(const QString& runDirectory, const QString& dataset) {
   try {
-    const auto trainer = Trainer::open(runDirectory.toStdString(), EvaluationData{dataset.toStdString(), std::nullopt});
-    emit evaluationFinished(runDirectory, trainer->evaluate(), {});
+    const auto run = RunAnalysis::open(runDirectory.toStdString(), EvaluationData{dataset.toStdString(), std::nullopt});
+    emit evaluationFinished(runDirectory, run->evaluate(), {});
   } catch (...) {
     emit evaluationFinished(runDirectory, {}, QString::fromStdString(describeCurrentException()));
   }

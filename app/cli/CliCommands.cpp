@@ -25,6 +25,7 @@
 #include "core/runs/RunComparison.h"
 #include "core/train/RunControl.h"
 #include "core/runs/TensorBoardExport.h"
+#include "core/train/RunAnalysis.h"
 #include "core/train/Trainer.h"
 
 namespace ensemble::cli {
@@ -175,7 +176,7 @@ int resumeRun(const std::string& run, const ProcessGroupOptions& group) {
     auto trainer = Trainer::create(*config, run, nullptr, group);
     return runTraining(*trainer);
   }
-  auto trainer = Trainer::open(run, {}, nullptr, group);
+  auto trainer = Trainer::open(run, nullptr, group);
   if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
     std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epochs; nothing to resume\n",
                  run.c_str(), static_cast<long long>(trainer->config().epochs));
@@ -214,31 +215,31 @@ int commandResume(const CliOptions& options) {
 }
 
 /// The run `eval` and `predict` open, on the test data their flags name.
-std::unique_ptr<Trainer> openToEvaluate(const CliOptions& options) {
+std::unique_ptr<RunAnalysis> openToEvaluate(const CliOptions& options) {
   if (!options.has("run")) throw ConfigError(options.command + " needs --run DIR, the run folder to evaluate");
   EvaluationData evaluation;
   if (options.has("dataset")) evaluation.dataset = options.value("dataset");
   if (options.has("test-limit")) evaluation.testLimit = parseInteger(options, "test-limit");
-  return Trainer::open(options.value("run"), evaluation);
+  return RunAnalysis::open(options.value("run"), evaluation);
 }
 
 int commandEval(const CliOptions& options) {
   // Settings are checked before the run is loaded and evaluated.
   const std::vector<DatasetShift> shifts = options.has("shift") ? parseShifts(options.value("shift")) : std::vector<DatasetShift>{};
-  auto trainer = openToEvaluate(options);
-  nlohmann::json result = toJson(trainer->evaluate());
+  auto run = openToEvaluate(options);
+  nlohmann::json result = toJson(run->evaluate());
   if (!shifts.empty()) {
     result["shift"] = nlohmann::json::array();
     for (const DatasetShift& shift : shifts) {
-      nlohmann::json level = toJson(trainer->evaluate(shift));
+      nlohmann::json level = toJson(run->evaluate(shift));
       result["shift"].push_back({{"kind", shiftKindName(shift.kind)}, {"level", shift.level}, {"members", level["members"]},
                                  {"mean_member", level["mean_member"]}, {"ensemble", level["ensemble"]}});
     }
   }
-  if (options.has("ood")) result["ood"] = toJson(trainer->evaluateOutOfDistribution(options.value("ood")));
+  if (options.has("ood")) result["ood"] = toJson(run->evaluateOutOfDistribution(options.value("ood")));
   result["run"] = options.value("run");
-  result["dataset"] = trainer->config().dataset;
-  result["step"] = trainer->globalStep();
+  result["dataset"] = run->config().dataset;
+  result["step"] = run->globalStep();
   std::printf("%s\n", result.dump(2).c_str());
   return 0;
 }
@@ -251,8 +252,8 @@ int commandPredict(const CliOptions& options) {
     if (levels.size() != 1) throw ConfigError("predict takes one --shift level (KIND:LEVEL), got " + options.value("shift"));
     shift = levels.front();
   }
-  auto trainer = openToEvaluate(options);
-  writePredictionsCsv(trainer->predict(shift), options.value("out"));
+  auto run = openToEvaluate(options);
+  writePredictionsCsv(run->predict(shift), options.value("out"));
   std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("out").c_str());
   return 0;
 }

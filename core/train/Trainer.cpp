@@ -6,8 +6,8 @@
 //   ScoreLedger     the steps' scores, from the device to the running means;
 //   RunRecorder     metrics.csv, summary.json and checkpoints (rank 0 writes);
 //   Evaluator       the members and their ensemble on the test split;
-//   TrainerImpl.h   the state all of these work on (TrainerEvaluation.cpp evaluates an
-//                   opened run: shifted, out-of-distribution, raw predictions).
+//   RunSession      the state all of these work on, prepared and opened (RunAnalysis,
+//                   not Trainer, evaluates an opened run).
 #include "core/train/Trainer.h"
 
 #include <chrono>
@@ -19,55 +19,31 @@
 #include "core/train/Precision.h"
 #include "core/train/RunControl.h"
 #include "core/train/RunSetup.h"
-#include "core/train/TrainerImpl.h"
+#include "core/train/RunSession.h"
 #include "core/train/TrainingObserver.h"
 
 namespace ensemble {
 
 using Clock = std::chrono::steady_clock;
 
-void Trainer::Impl::prepare() {
-  devices = resolveRunDevices(config, group);
-  config.memberForm = resolveMemberForm(config, devices);  // what config.json and the step see
-  data = loadRunData(config, std::move(data), !evaluationOnly);
-  if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
-  const ModelInput input = modelInputOf(data->train);
-  checkMemoryBudget(config, devices, group.worldSize, *data, input);
-  if (!evaluationOnly) checkDeterministicKernels(config, input, devices);
-  communicator = connectReplicas(config, devices, group);
-  replicas = buildReplicas(config, input, devices, communicator->firstReplica());
-  workers = std::make_unique<ReplicaWorkers>(replicaThreadCount(devices, stacked()));
-  trainSplit = std::make_unique<SplitOnDevices>(data->train);
-  testSplit = std::make_unique<SplitOnDevices>(data->test);
-  step = makeTrainingStep({config, replicas, *communicator, *workers, *trainSplit});
-  ledger = std::make_unique<ScoreLedger>(
-      *communicator, ScoreLedger::Setup{int(replicas.size()), config.mode, config.batchSize, config.learningRate,
-                                        runPath});
-  recorder = std::make_unique<RunRecorder>(config, RunDirectory(runPath), *communicator, replicas,
-                                           formatDevices(devices), sampler ? sampler->stepsPerEpoch() : 0);
-  useCallerThreadForBlas();
-  resetAccumulators(state.window);
-  resetAccumulators(state.epochTotals);
-}
-
-void Trainer::Impl::trainStep(const EpochOrder& order) {
+void RunSession::trainStep(const EpochOrder& order) {
   ledger->add(step->train(order, state.stepInEpoch * config.batchSize), state.globalStep + 1, state.epoch + 1);
 }
 
-std::vector<torch::Device> Trainer::Impl::trainingDevices() const {
+std::vector<torch::Device> RunSession::trainingDevices() const {
   std::vector<torch::Device> devices;
   for (const Replica& replica : replicas) devices.push_back(replica.device);
   return devices;
 }
 
-void Trainer::Impl::advance(double seconds) {
+void RunSession::advance(double seconds) {
   state.stepInEpoch += 1;
   state.globalStep += 1;
   state.trainSeconds += seconds;
   state.samplesTrained += config.batchSize * int64_t(memberCount());
 }
 
-void Trainer::Impl::logStep(TrainingObserver* observer, bool logged, int64_t sessionSteps, double sessionSeconds) {
+void RunSession::logStep(TrainingObserver* observer, bool logged, int64_t sessionSteps, double sessionSeconds) {
   StepEvent event;
   event.epoch = state.epoch + 1;
   event.epochs = config.epochs;
@@ -89,7 +65,7 @@ void Trainer::Impl::logStep(TrainingObserver* observer, bool logged, int64_t ses
   if (observer) observer->onStep(event);
 }
 
-EpochEvent Trainer::Impl::finishEpoch(double epochSeconds) {
+EpochEvent RunSession::finishEpoch(double epochSeconds) {
   EpochEvent event;
   event.epoch = state.epoch + 1;
   event.epochs = config.epochs;
@@ -106,7 +82,7 @@ EpochEvent Trainer::Impl::finishEpoch(double epochSeconds) {
   return event;
 }
 
-void Trainer::Impl::evaluateMidEpoch(TrainingObserver* observer) {
+void RunSession::evaluateMidEpoch(TrainingObserver* observer) {
   EvaluationEvent event;
   event.epoch = state.epoch + 1;
   event.globalStep = state.globalStep;
@@ -117,13 +93,13 @@ void Trainer::Impl::evaluateMidEpoch(TrainingObserver* observer) {
   if (observer) observer->onEvaluation(event);
 }
 
-void Trainer::Impl::checkpoint(TrainingObserver* observer) {
+void RunSession::checkpoint(TrainingObserver* observer) {
   ledger->flush(state);  // a checkpoint holds every step's numbers, and no diverged weights
   const std::optional<CheckpointEvent> written = recorder->checkpoint(state);
   if (written && observer) observer->onCheckpoint(*written);
 }
 
-RunFinishedEvent Trainer::Impl::stop(TrainingObserver* observer) {
+RunFinishedEvent RunSession::stop(TrainingObserver* observer) {
   checkpoint(observer);
   communicator->finish();
   RunFinishedEvent finished;
@@ -136,59 +112,24 @@ RunFinishedEvent Trainer::Impl::stop(TrainingObserver* observer) {
   return finished;
 }
 
-Trainer::Trainer(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+Trainer::Trainer(std::unique_ptr<RunSession> session) : m_session(std::move(session)) {}
 Trainer::~Trainer() = default;
 
 std::unique_ptr<Trainer> Trainer::create(ExperimentConfig config, std::string runDirectory,
                                          std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group) {
-  auto impl = std::make_unique<Impl>();
-  impl->config = std::move(config);
-  impl->group = group;
-  impl->runPath = std::move(runDirectory);
-  impl->data = std::move(data);
-  impl->prepare();
-  initialiseReplicasFrom(impl->replicas, impl->config, impl->communicator->firstReplica(), impl->memberCount());
-  // Record the devices actually used, so config.json replays the same run.
-  impl->config.devices = formatDevices(impl->devices);
-  return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
+  return std::unique_ptr<Trainer>(new Trainer(createRunSession(std::move(config), std::move(runDirectory), std::move(data), group)));
 }
 
-std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory, const EvaluationData& evaluation,
-                                       std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group) {
-  const RunDirectory directory(runDirectory);
-  const std::string checkpointDir = latestCheckpoint(directory.checkpointsPath());
-  CheckpointData saved = readCheckpoint(checkpointDir);
-  ExperimentConfig config = ExperimentConfig::fromJson(saved.config, checkpointDir + "/manifest.json");
-  if (!evaluation.dataset.empty()) config.dataset = evaluation.dataset;
-  if (evaluation.testLimit) config.testLimit = *evaluation.testLimit;
-  auto impl = std::make_unique<Impl>();
-  impl->config = config;
-  impl->runPath = directory.path();
-  impl->data = std::move(data);
-  impl->group = group;
-  impl->evaluationOnly = !evaluation.dataset.empty();
-  impl->prepare();
-  impl->state = RunState::fromJson(saved.state, checkpointDir);
-  checkResumable(impl->state, config, impl->evaluationOnly ? 0 : impl->sampler->stepsPerEpoch(), impl->memberCount(),
-                 saved.weights.size(), impl->evaluationOnly, checkpointDir);
-  restoreReplicas(impl->replicas, saved, config.mode, impl->communicator->firstReplica(), checkpointDir);
-  impl->resumed = true;
-  impl->recorder->resumedFrom(impl->state.globalStep);
-  return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
+std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory, std::shared_ptr<const DatasetPair> data,
+                                       const ProcessGroupOptions& group) {
+  return std::unique_ptr<Trainer>(new Trainer(openRunSession(runDirectory, {}, std::move(data), group)));
 }
 
 RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
-  Impl& d = *m_impl;
-  const Impl::ComputeScope scope(d);
+  RunSession& d = *m_session;
+  const RunSession::ComputeScope scope(d);
   RunFinishedEvent finished;
   finished.runDirectory = d.runPath;
-  if (d.evaluationOnly) {  // nothing is written: the run folder stays as it was
-    finished.status = RunStatus::Failed;
-    finished.message = "this run was opened to evaluate it on " + d.config.dataset +
-                       "; it trains only on its own dataset";
-    if (observer) observer->onRunFinished(finished);
-    return finished;
-  }
   bool folderOpen = false;
   try {
     d.recorder->open(d.resumed, d.state);
@@ -264,11 +205,11 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   return finished;
 }
 
-const ExperimentConfig& Trainer::config() const { return m_impl->config; }
-const std::string& Trainer::runDirectory() const { return m_impl->runPath; }
-std::string Trainer::devices() const { return formatDevices(m_impl->devices); }
-int64_t Trainer::stepsPerEpoch() const { return m_impl->sampler ? m_impl->sampler->stepsPerEpoch() : 0; }
-int64_t Trainer::globalStep() const { return m_impl->state.globalStep; }
-int Trainer::processRank() const { return m_impl->communicator->processRank(); }
+const ExperimentConfig& Trainer::config() const { return m_session->config; }
+const std::string& Trainer::runDirectory() const { return m_session->runPath; }
+std::string Trainer::devices() const { return formatDevices(m_session->devices); }
+int64_t Trainer::stepsPerEpoch() const { return m_session->sampler ? m_session->sampler->stepsPerEpoch() : 0; }
+int64_t Trainer::globalStep() const { return m_session->state.globalStep; }
+int Trainer::processRank() const { return m_session->communicator->processRank(); }
 
 }  // namespace ensemble

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Trainer's state, shared by the files that implement it: Trainer.cpp (the loop, create,
-// open) and TrainerEvaluation.cpp (evaluating an opened run). Private to core/train.
+// An opened or new run's state: its settings, data, replicas, communicator and the parts
+// of its loop. Trainer (Trainer.cpp, the loop) and RunAnalysis (RunAnalysis.cpp, an opened
+// run's evaluations) each hold one; RunSession.cpp prepares and opens it. Private to
+// core/train.
 #include <torch/torch.h>
 
 #include <memory>
@@ -24,6 +26,7 @@
 #include "core/train/RunState.h"
 #include "core/train/ScoreLedger.h"
 #include "core/train/SplitOnDevices.h"
+#include "core/train/RunAnalysis.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingStep.h"
 
@@ -31,12 +34,12 @@ namespace ensemble {
 
 class TrainingObserver;
 
-struct Trainer::Impl {
+struct RunSession {
   /// LibTorch's process-wide settings for this run (intra-op threads, TF32, deterministic
   /// kernels), held by every entry point that computes, for as long as it does.
   class ComputeScope final {
    public:
-    explicit ComputeScope(const Impl& run)
+    explicit ComputeScope(const RunSession& run)
         : m_threads(run.intraOpThreads()), m_tf32(run.config.precision), m_determinism(run.config.deterministic) {}
 
    private:
@@ -72,6 +75,7 @@ struct Trainer::Impl {
   std::size_t memberCount() const { return modelCount(config.mode, communicator->worldReplicas()); }
   int intraOpThreads() const { return intraOpThreadCount(devices, distributed(), stacked()); }
 
+  /// Resolves the devices, loads the data, builds the replicas and the loop's parts.
   void prepare();
   void trainStep(const EpochOrder& order);
   /// Every device a local replica trains on, once each.
@@ -105,5 +109,14 @@ struct Trainer::Impl {
     list.assign(memberCount() + 1, ScoreAccumulator{});
   }
 };
+
+/// A new run's session (Trainer::create): validated, prepared, its replicas initialised.
+std::unique_ptr<RunSession> createRunSession(ExperimentConfig config, std::string runDirectory,
+                                             std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group);
+/// A saved run's session at its latest checkpoint: to resume it (Trainer::open), or to
+/// evaluate it on `evaluation`'s data (RunAnalysis::open; on another dataset it is opened
+/// for evaluation only).
+std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, const EvaluationData& evaluation,
+                                           std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group);
 
 }  // namespace ensemble

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Preparing a run's session: a new run (checked, data loaded, replicas built and seeded)
+// or a saved one at its latest checkpoint.
+#include "core/train/RunSession.h"
+
+#include "core/common/Error.h"
+#include "core/io/Checkpoint.h"
+#include "core/train/RunSetup.h"
+
+namespace ensemble {
+
+void RunSession::prepare() {
+  devices = resolveRunDevices(config, group);
+  config.memberForm = resolveMemberForm(config, devices);  // what config.json and the step see
+  data = loadRunData(config, std::move(data), !evaluationOnly);
+  if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
+  const ModelInput input = modelInputOf(data->train);
+  checkMemoryBudget(config, devices, group.worldSize, *data, input);
+  if (!evaluationOnly) checkDeterministicKernels(config, input, devices);
+  communicator = connectReplicas(config, devices, group);
+  replicas = buildReplicas(config, input, devices, communicator->firstReplica());
+  workers = std::make_unique<ReplicaWorkers>(replicaThreadCount(devices, stacked()));
+  trainSplit = std::make_unique<SplitOnDevices>(data->train);
+  testSplit = std::make_unique<SplitOnDevices>(data->test);
+  step = makeTrainingStep({config, replicas, *communicator, *workers, *trainSplit});
+  ledger = std::make_unique<ScoreLedger>(
+      *communicator, ScoreLedger::Setup{int(replicas.size()), config.mode, config.batchSize, config.learningRate,
+                                        runPath});
+  recorder = std::make_unique<RunRecorder>(config, RunDirectory(runPath), *communicator, replicas,
+                                           formatDevices(devices), sampler ? sampler->stepsPerEpoch() : 0);
+  useCallerThreadForBlas();
+  resetAccumulators(state.window);
+  resetAccumulators(state.epochTotals);
+}
+
+std::unique_ptr<RunSession> createRunSession(ExperimentConfig config, std::string runDirectory,
+                                             std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group) {
+  auto session = std::make_unique<RunSession>();
+  session->config = std::move(config);
+  session->group = group;
+  session->runPath = std::move(runDirectory);
+  session->data = std::move(data);
+  session->prepare();
+  initialiseReplicasFrom(session->replicas, session->config, session->communicator->firstReplica(), session->memberCount());
+  // Record the devices actually used, so config.json replays the same run.
+  session->config.devices = formatDevices(session->devices);
+  return session;
+}
+
+std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, const EvaluationData& evaluation,
+                                           std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group) {
+  const RunDirectory directory(runDirectory);
+  const std::string checkpointDir = latestCheckpoint(directory.checkpointsPath());
+  CheckpointData saved = readCheckpoint(checkpointDir);
+  ExperimentConfig config = ExperimentConfig::fromJson(saved.config, checkpointDir + "/manifest.json");
+  if (!evaluation.dataset.empty()) config.dataset = evaluation.dataset;
+  if (evaluation.testLimit) config.testLimit = *evaluation.testLimit;
+  auto session = std::make_unique<RunSession>();
+  session->config = config;
+  session->runPath = directory.path();
+  session->data = std::move(data);
+  session->group = group;
+  session->evaluationOnly = !evaluation.dataset.empty();
+  session->prepare();
+  session->state = RunState::fromJson(saved.state, checkpointDir);
+  checkResumable(session->state, config, session->evaluationOnly ? 0 : session->sampler->stepsPerEpoch(), session->memberCount(),
+                 saved.weights.size(), session->evaluationOnly, checkpointDir);
+  restoreReplicas(session->replicas, saved, config.mode, session->communicator->firstReplica(), checkpointDir);
+  session->resumed = true;
+  session->recorder->resumedFrom(session->state.globalStep);
+  return session;
+}
+
+}  // namespace ensemble
