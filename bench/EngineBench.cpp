@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/config/RunMode.h"
 #include "core/common/Error.h"
 #include "core/common/NumberText.h"
 #include "core/devices/DeviceInventory.h"
@@ -110,7 +111,7 @@ int runBench(const nlohmann::json& args) {
     if (finished.status != ensemble::RunStatus::Completed) throw std::runtime_error(finished.message);
     // The models the run trained, from what it ran on (the device spec resolved against
     // this machine's devices): each member trains on the whole batch.
-    const int64_t members = int64_t(ensemble::modelCount(config.mode, int(finished.summary->replicas)));
+    const int64_t members = int64_t(ensemble::RunMode::of(config.mode).modelCount(int(finished.summary->replicas)));
     // The steps the clock saw: a training split smaller than (warmup + steps) batches ends
     // the epoch, and so the run, early.
     const int64_t timedSteps = clock.lastStep - warmup;

@@ -10,6 +10,7 @@
 #include "core/config/ConfigFields.h"
 #include "core/common/FieldMention.h"
 #include "core/config/ExperimentConfig.h"
+#include "core/config/RunMode.h"
 #include "core/train/RunSetup.h"
 
 using namespace ensemble;
@@ -18,6 +19,51 @@ class TestExperimentConfig final : public QObject {
   Q_OBJECT
 
  private slots:
+  // Each mode answers for itself what the engine used to test config.mode for: the models
+  // it reports, which model a replica is, what is averaged, which step trains it, whether
+  // an ensemble row is recorded, the batch per replica and the layouts it refuses.
+  void eachModeKnowsItself_data() {
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<int>("models");          // over 4 replicas of the group
+    QTest::addColumn<int>("modelOfReplica");  // the 2nd replica of a process whose first is replica 2
+    QTest::addColumn<int>("averaged");
+    QTest::addColumn<bool>("shards");
+    QTest::addColumn<bool>("ensembleRow");
+    QTest::addColumn<int>("batchPerReplica");  // batch 128 over 4 replicas
+    QTest::addColumn<QString>("refusal");      // checkReplicas(1 process, 2 replicas, batch 9)
+    QTest::newRow("ensemble") << "ensemble" << 4 << 3 << int(Averaged::Probabilities) << false << true << 128 << "";
+    QTest::newRow("single") << "single" << 4 << 3 << int(Averaged::Nothing) << false << false << 128
+                            << "single mode trains one model on one device";
+    QTest::newRow("data-parallel") << "data-parallel" << 1 << 0 << int(Averaged::Gradients) << true << false << 32
+                                   << "batch size 9 is not a multiple of the 2 replicas";
+  }
+  void eachModeKnowsItself() {
+    QFETCH(QString, mode);
+    QFETCH(int, models);
+    QFETCH(int, modelOfReplica);
+    QFETCH(int, averaged);
+    QFETCH(bool, shards);
+    QFETCH(bool, ensembleRow);
+    QFETCH(int, batchPerReplica);
+    QFETCH(QString, refusal);
+    const RunMode& rules = RunMode::of(parseMode(mode.toStdString()));
+    QCOMPARE(QString::fromStdString(modeName(rules.kind())), mode);
+    QCOMPARE(int(rules.modelCount(4)), models);
+    QCOMPARE(int(rules.modelOfReplica(2, 1)), modelOfReplica);
+    QCOMPARE(int(rules.averaged()), averaged);
+    QCOMPARE(rules.replicasAreOneModel(), shards);
+    QCOMPARE(rules.stepStrategy() == StepStrategy::ShardsOfOneBatch, shards);
+    QCOMPARE(rules.recordsEnsembleRow(), ensembleRow);
+    QCOMPARE(int(rules.batchPerReplica(128, 4)), batchPerReplica);
+    QString message;
+    try {
+      rules.checkReplicas(1, 2, 9, "cpu*2");
+    } catch (const ConfigError& error) {
+      message = QString::fromStdString(error.what());
+    }
+    QVERIFY2(refusal.isEmpty() ? message.isEmpty() : message.contains(refusal), qPrintable(message));
+  }
+
   void defaultsFollowTheFlaxExample() {
     const ExperimentConfig config;
     QCOMPARE(config.model, ModelKind::Cnn);

@@ -22,6 +22,7 @@
 #include "core/devices/DeviceSpec.h"
 #include "core/models/ModelRegistry.h"
 #include "core/config/ConfigFields.h"
+#include "core/config/RunMode.h"
 #include "ui/DialogFolders.h"
 #include "ui/ElidedLabel.h"
 #include "ui/EngineMessage.h"
@@ -305,14 +306,13 @@ void ExperimentForm::revalidate() {
   } else {
     try {
       const auto devices = parseDeviceSpec(current.devices, cudaDeviceCount(), whyNoCudaDevice());
-      if (current.mode == TrainingMode::Single && devices.size() != 1) {
-        deviceError = tr("single mode trains one model: pick one device with one replica");
-      } else if (current.mode == TrainingMode::Ensemble && devices.size() == 1) {
+      // The engine's own rule for the mode (RunMode::checkReplicas), in its words.
+      RunMode::of(current.mode).checkReplicas(1, int64_t(devices.size()), current.batchSize, current.devices);
+      if (current.mode == TrainingMode::Ensemble && devices.size() == 1) {
+        // The form's own rule: the engine trains an ensemble of one (a rank of a group may
+        // hold one member), but a person who picks one replica wants single mode.
         deviceError = tr("an ensemble needs two members or more: raise the CPU replicas or pick more devices, or "
                          "choose single mode for one model");
-      } else if (current.mode == TrainingMode::DataParallel && current.batchSize % int64_t(devices.size()) != 0) {
-        deviceError = tr("data-parallel splits the batch evenly: %1 is not a multiple of %2 replicas")
-                          .arg(current.batchSize).arg(devices.size());
       }
     } catch (const Error& e) {
       deviceError = inLabels(e.what());

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/config/RunMode.h"
 #include "core/config/ExperimentConfig.h"
 
 #include <cerrno>
@@ -135,7 +136,7 @@ void ExperimentConfig::validate() const {
   if (!initFrom.empty() && memberForm == MemberForm::Stacked) {
     throw ConfigError(mention::field("init_from") + " loads one network per member; use member form 'separate' with it", "init_from");
   }
-  if (mode == TrainingMode::DataParallel && initFromFiles().size() > 1) {
+  if (RunMode::of(mode).replicasAreOneModel() && initFromFiles().size() > 1) {
     throw ConfigError(mention::field("init_from") + " names " + std::to_string(initFromFiles().size()) +
                       " files, but data-parallel trains one model; give one file", "init_from");
   }
@@ -166,12 +167,7 @@ std::vector<std::string> ExperimentConfig::initFromFiles() const {
 
 std::string ExperimentConfig::effectiveDevices(int cudaCount) const {
   if (!devices.empty()) return devices;
-  switch (mode) {
-    case TrainingMode::Single: return cudaCount > 0 ? "cuda:0" : "cpu";
-    case TrainingMode::Ensemble: return cudaCount > 1 ? "all" : cudaCount == 1 ? "cuda*1" : "cpu*4";
-    case TrainingMode::DataParallel: return cudaCount > 1 ? "all" : "cpu*2";
-  }
-  return "cpu";
+  return RunMode::of(mode).defaultDevices(cudaCount);
 }
 
 nlohmann::json ExperimentConfig::toJson() const {
@@ -237,9 +233,6 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   precision = parsePrecision(precisionText);
 }
 
-std::size_t modelCount(TrainingMode mode, int worldReplicas) {
-  return mode == TrainingMode::DataParallel ? 1 : std::size_t(worldReplicas);
-}
 
 ExperimentConfig ExperimentConfig::fromJson(const nlohmann::json& object, const std::string& origin) {
   ExperimentConfig config;

@@ -36,11 +36,6 @@ std::string precisionName(Precision precision);
 /// Inverse of precisionName; throws ConfigError naming the choices.
 Precision parsePrecision(const std::string& name);
 
-/// The models a run trains and reports metrics for: one per replica of the whole group
-/// (each replica an ensemble member, or the single model), except data-parallel, whose
-/// replicas are one model.
-std::size_t modelCount(TrainingMode mode, int worldReplicas);
-
 struct ExperimentConfig {
   std::string dataset = "fashion-mnist";  ///< "fashion-mnist", "synthetic" or a folder
   ModelKind model = ModelKind::Cnn;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/config/RunMode.h"
 #include "core/train/Evaluator.h"
 
 #include <torch/torch.h>
@@ -66,8 +67,8 @@ EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, 
 
 std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vector<Replica>& replicas,
                                       SplitOnDevices& images, ReplicaWorkers& workers, Communicator& communicator) {
-  const bool dataParallel = config.mode == TrainingMode::DataParallel;
-  const std::size_t models = dataParallel ? 1 : replicas.size();
+  const bool oneModel = RunMode::of(config.mode).replicasAreOneModel();  // replica 0 holds it
+  const std::size_t models = oneModel ? 1 : replicas.size();
   std::vector<const SplitCopy*> copies;
   for (std::size_t r = 0; r < models; ++r) copies.push_back(&images.on(replicas[r].device));
   std::vector<torch::Tensor> probabilities(models);
@@ -77,7 +78,7 @@ std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vecto
     const AutocastScope autocast(config.precision, replicas[r].device.is_cuda());
     probabilities[r] = predictProbabilities(*replicas[r].model, copies[r]->images, config.evalBatchSize);
   });
-  if (dataParallel) return probabilities;
+  if (oneModel) return probabilities;
   // Every process scores every member (cheap next to training), so all agree on the result.
   return communicator.allGather(probabilities);
 }

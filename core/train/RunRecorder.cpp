@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/config/RunMode.h"
 #include "core/train/RunRecorder.h"
 
 #include <torch/torch.h>
@@ -47,11 +48,11 @@ RunRecorder::~RunRecorder() = default;
 bool RunRecorder::leader() const { return m_communicator.processRank() == 0; }
 
 std::size_t RunRecorder::memberCount() const {
-  return modelCount(m_config.mode, m_communicator.worldReplicas());
+  return RunMode::of(m_config.mode).modelCount(m_communicator.worldReplicas());
 }
 
 std::size_t RunRecorder::reportedRows() const {
-  return memberCount() + (m_config.mode == TrainingMode::Ensemble ? 1 : 0);
+  return memberCount() + (RunMode::of(m_config.mode).recordsEnsembleRow() ? 1 : 0);
 }
 
 std::string RunRecorder::rowName(std::size_t slot) const {
@@ -120,7 +121,7 @@ void RunRecorder::writeEpochRows(const EpochEvent& epoch, RunState& state) {
   std::vector<ModelScore> train = epoch.train;
   train.push_back(epoch.ensembleTrain);
   writeTestRows(epoch.test, train, state);
-  if (m_config.mode == TrainingMode::Ensemble) {  // what metrics.csv has no column for
+  if (RunMode::of(m_config.mode).recordsEnsembleRow()) {  // what metrics.csv has no column for
     const EnsembleScore& e = epoch.test.ensemble;
     for (const ScalarEvent& scalar :
          ensembleEvaluationScalars(state.globalStep, wallClockSeconds(), e.brier, e.ece, e.disagreement)) {
@@ -141,7 +142,7 @@ std::optional<CheckpointEvent> RunRecorder::checkpoint(const RunState& state) {
   CheckpointData data;
   data.config = m_config.toJson();
   data.state = state.toJson();
-  if (m_config.mode == TrainingMode::DataParallel) {  // the replicas are one model: replica 0 holds it
+  if (RunMode::of(m_config.mode).replicasAreOneModel()) {  // replica 0 holds it
     data.weights.push_back(m_replicas.front().weights());
     data.optimizer.push_back(m_replicas.front().optimizerState());
   } else {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config/RunMode.h"
 #include "core/comm/Communicator.h"
 #include "core/common/SeedSequence.h"
 #include "core/data/Dataset.h"
@@ -67,12 +68,11 @@ struct RunSession {
   /// run cannot train on it.
   bool evaluationOnly = false;
 
-  bool dataParallel() const { return config.mode == TrainingMode::DataParallel; }
   bool distributed() const { return communicator->processCount() > 1; }
   bool stacked() const { return config.memberForm == MemberForm::Stacked; }
   /// Models whose metrics are reported: one per replica of the whole group, except
   /// data-parallel (one model).
-  std::size_t memberCount() const { return modelCount(config.mode, communicator->worldReplicas()); }
+  std::size_t memberCount() const { return RunMode::of(config.mode).modelCount(communicator->worldReplicas()); }
   int intraOpThreads() const { return intraOpThreadCount(devices, distributed(), stacked()); }
 
   /// Resolves the devices, loads the data, builds the replicas and the loop's parts.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/config/RunMode.h"
 #include "core/train/RunSetup.h"
 
 #include <nlohmann/json.hpp>
@@ -52,10 +53,6 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
     // One replica per process unless told otherwise: this host's GPU for the rank, or the CPU.
     config.devices = cudaCount > 0 ? "cuda:" + std::to_string(group.localRank % cudaCount) : "cpu";
   }
-  if (group.distributed() && config.mode == TrainingMode::Single) {
-    throw ConfigError("single mode trains one model in one process; across " + std::to_string(group.worldSize) +
-                      " processes use " + mention::field("mode") + " ensemble or data-parallel", "mode");
-  }
   std::vector<DeviceRef> devices;
   try {
     devices = parseDeviceSpec(config.effectiveDevices(cudaCount), cudaCount, whyNoCudaDevice());
@@ -66,11 +63,8 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
                           error.what(),
                       error.field());
   }
-  if (config.mode == TrainingMode::Single && devices.size() != 1) {
-    throw ConfigError("single mode trains one model on one device, but the device spec '" +
-                      config.effectiveDevices(cudaCount) + "' names " + std::to_string(devices.size()) +
-                      " replicas; use " + mention::field("mode") + " ensemble or data-parallel, or one device", "devices");
-  }
+  RunMode::of(config.mode).checkReplicas(group.worldSize, int64_t(devices.size()), config.batchSize,
+                                        config.effectiveDevices(cudaCount));
   if (config.precision == Precision::Tf32 && std::all_of(devices.begin(), devices.end(), isCpu)) {
     throw ConfigError("precision tf32 changes how NVIDIA GPUs multiply matrices; this run has no CUDA device (" +
                       formatDevices(devices) + "). Use " + mention::field("precision") + " fp32, or bf16 (autocast, also on the CPU)",
@@ -82,12 +76,6 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
                         "newer); " + device.str() + " is older. Use " + mention::field("precision") +
                         " fp32 on it", "precision");
     }
-  }
-  const int64_t groupReplicas = int64_t(devices.size()) * group.worldSize;
-  if (config.mode == TrainingMode::DataParallel && config.batchSize % groupReplicas != 0) {
-    throw ConfigError("data-parallel splits the batch evenly: batch size " + std::to_string(config.batchSize) +
-                      " is not a multiple of the " + std::to_string(groupReplicas) + " replicas",
-                      "batch_size");
   }
   return devices;
 }
@@ -116,7 +104,7 @@ MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<D
   if (config.memberForm != MemberForm::Auto) return config.memberForm;
   const bool oneGpu = devices.size() > 1 && devices.front().isCuda() &&
                       std::all_of(devices.begin(), devices.end(), [&](const DeviceRef& d) { return d == devices.front(); });
-  const bool stackable = config.mode == TrainingMode::Ensemble && config.model == ModelKind::Cnn && config.initFrom.empty();
+  const bool stackable = RunMode::of(config.mode).averaged() == Averaged::Probabilities && config.model == ModelKind::Cnn && config.initFrom.empty();
   return oneGpu && stackable ? MemberForm::Stacked : MemberForm::Separate;
 }
 
@@ -158,9 +146,8 @@ void checkMemoryBudget(const ExperimentConfig& config, const std::vector<DeviceR
   const auto bytesOf = [](const Dataset& split) {
     return std::uint64_t(split.images.storage().nbytes()) + std::uint64_t(split.labels.storage().nbytes());
   };
-  const int64_t batchPerReplica = config.mode == TrainingMode::DataParallel
-                                      ? config.batchSize / (int64_t(devices.size()) * worldSize)
-                                      : config.batchSize;
+  const int64_t batchPerReplica =
+      RunMode::of(config.mode).batchPerReplica(config.batchSize, int64_t(devices.size()) * worldSize);
   const bool stacked = config.memberForm == MemberForm::Stacked;
   const MemoryEstimate estimate =
       estimateCpuMemory(modelName(config.model), input, batchPerReplica, config.evalBatchSize, cpuReplicas,
@@ -221,7 +208,7 @@ std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelIn
                                    const std::vector<DeviceRef>& devices, int firstReplica) {
   std::vector<Replica> replicas;
   for (std::size_t r = 0; r < devices.size(); ++r) {
-    const std::uint64_t index = config.mode == TrainingMode::DataParallel ? 0 : std::uint64_t(firstReplica) + r;
+    const std::uint64_t index = RunMode::of(config.mode).modelOfReplica(firstReplica, r);
     replicas.push_back(makeReplica(modelName(config.model), input, devices[r], deriveSeed(config.seed, SeedStream::Member, index),
                                    config.learningRate, config.momentum));
   }
@@ -239,7 +226,7 @@ void initialiseReplicasFrom(std::vector<Replica>& replicas, const ExperimentConf
   }
   std::map<std::size_t, TensorDict> read;  // each file once, however many replicas start from it
   for (std::size_t r = 0; r < replicas.size(); ++r) {
-    const std::size_t model = config.mode == TrainingMode::DataParallel ? 0 : std::size_t(firstReplica) + r;
+    const std::size_t model = RunMode::of(config.mode).modelOfReplica(firstReplica, r);
     const std::size_t file = files.size() == 1 ? 0 : model;
     if (!read.count(file)) read.emplace(file, readPyTorchStateDict(files[file]));
     replicas[r].initialiseFrom(read.at(file), files[file], modelName(config.model));
@@ -249,7 +236,7 @@ void initialiseReplicasFrom(std::vector<Replica>& replicas, const ExperimentConf
 void restoreReplicas(std::vector<Replica>& replicas, const CheckpointData& saved, TrainingMode mode, int firstReplica,
                      const std::string& checkpointDir) {
   for (std::size_t r = 0; r < replicas.size(); ++r) {
-    const std::size_t source = mode == TrainingMode::DataParallel ? 0 : std::size_t(firstReplica) + r;
+    const std::size_t source = RunMode::of(mode).modelOfReplica(firstReplica, r);
     replicas[r].load(saved.weights[source], saved.optimizer[source],
                      checkpointDir + "/member-" + std::to_string(source) + ".pt");
   }

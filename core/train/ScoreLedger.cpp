@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/config/RunMode.h"
 #include "core/train/ScoreLedger.h"
 
 #include <torch/torch.h>
@@ -17,7 +18,7 @@ ScoreLedger::ScoreLedger(Communicator& communicator, Setup setup)
     : m_communicator(communicator), m_setup(std::move(setup)) {}
 
 std::size_t ScoreLedger::memberCount() const {
-  return modelCount(m_setup.mode, m_communicator.worldReplicas());
+  return RunMode::of(m_setup.mode).modelCount(m_communicator.worldReplicas());
 }
 
 void ScoreLedger::add(torch::Tensor rows, int64_t globalStep, int64_t epoch) {
@@ -40,7 +41,7 @@ void ScoreLedger::flush(RunState& state) {
     std::vector<StepScore> local;
     for (int64_t r = 0; r < m_setup.localReplicas; ++r) local.push_back(scoreAt(s, r));
     const std::vector<StepScore> scores = exchange(local);
-    if (m_setup.mode != TrainingMode::DataParallel) {
+    if (!RunMode::of(m_setup.mode).replicasAreOneModel()) {
       // The ensemble's row follows the members' (MemberAveraging.h); one member is its own ensemble.
       const StepScore ensembleScore = memberCount() == 1 ? scores.front() : scoreAt(s, m_setup.localReplicas);
       record(state, scores, ensembleScore, steps[s]);

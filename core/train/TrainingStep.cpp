@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/config/RunMode.h"
 #include "core/train/TrainingStep.h"
 
 #include <torch/torch.h>
@@ -8,7 +9,11 @@
 namespace ensemble {
 
 std::unique_ptr<TrainingStep> makeTrainingStep(const TrainingStepParts& parts) {
-  return parts.config.mode == TrainingMode::DataParallel ? makeDataParallelStep(parts) : makeEnsembleStep(parts);
+  switch (RunMode::of(parts.config.mode).stepStrategy()) {
+    case StepStrategy::ShardsOfOneBatch: return makeDataParallelStep(parts);
+    case StepStrategy::MembersOnOneBatch: break;
+  }
+  return makeEnsembleStep(parts);
 }
 
 torch::Tensor scoreRow(const torch::Tensor& loss, const torch::Tensor& correct, int64_t samples) {
