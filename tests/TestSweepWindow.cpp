@@ -13,7 +13,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QStandardPaths>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -116,9 +116,12 @@ class TestSweepWindow final : public QObject {
     QCOMPARE(statesOnDisk(queue.folder()), states(queue));
     QVERIFY2(QString::fromStdString(queue.sweep().jobs[1].message).contains("NaN"), queue.sweep().jobs[1].message.c_str());
     // The panel shows each job's state, the runs list every job's run.
-    QTableWidget* table = window.sweepPanel()->table();
-    QCOMPARE(table->item(1, SweepPanel::State)->text(), QString("failed"));
-    QVERIFY(!table->item(2, SweepPanel::TestAccuracy)->text().isEmpty());
+    const QAbstractItemModel* table = window.sweepPanel()->table()->model();
+    QCOMPARE(table->index(1, SweepPanel::Column::State).data().toString(), QString("failed"));
+    // The score the job's last event carried, the number its summary.json holds.
+    const auto accuracy = jobTestAccuracy(queue.folder().toStdString(), queue.sweep().jobs[2]);
+    QVERIFY(accuracy);
+    QCOMPARE(table->index(2, SweepPanel::Column::TestAccuracy).data().toString(), QString::number(*accuracy, 'f', 4));
     QVERIFY2(window.sweepPanel()->summaryText().contains("4 of 4 jobs done, finished"),
              qPrintable(window.sweepPanel()->summaryText()));
     for (const SweepJob& job : queue.sweep().jobs) {
@@ -179,7 +182,13 @@ class TestSweepWindow final : public QObject {
     window.show();
     window.openSweep(folder);
     SweepQueue& queue = *window.sweepQueue();
+    // The job finished before the window closed shows its score, read once as the sweep opened.
+    const QAbstractItemModel* table = window.sweepPanel()->table()->model();
+    const auto first = jobTestAccuracy(folder.toStdString(), queue.sweep().jobs[0]);
+    QVERIFY(first);
+    QCOMPARE(table->index(0, SweepPanel::Column::TestAccuracy).data().toString(), QString::number(*first, 'f', 4));
     QTRY_VERIFY_WITH_TIMEOUT(queue.isDone(), 120000);
+    for (int job = 0; job < 4; ++job) QVERIFY(!table->index(job, SweepPanel::Column::TestAccuracy).data().toString().isEmpty());
     QCOMPARE(states(queue), (QStringList{"001-seed=0:completed", "004-seed=3:completed", "002-seed=1:completed",
                                          "003-seed=2:completed"}));
     // The cancelled job went on from its checkpoint and finished all three epochs.

@@ -6,7 +6,7 @@
 namespace ensemble::ui {
 
 AnalysisController::AnalysisController(QObject* parent)
-    : QObject(parent), m_worker(new AnalysisWorker), m_cancel(std::make_shared<std::atomic<bool>>(false)) {
+    : AnalysisReports(parent), m_worker(new AnalysisWorker), m_cancel(std::make_shared<std::atomic<bool>>(false)) {
   qRegisterMetaType<ShiftCurve>();
   qRegisterMetaType<OutOfDistribution>();
   qRegisterMetaType<std::shared_ptr<const Inspection>>();
@@ -15,11 +15,12 @@ AnalysisController::AnalysisController(QObject* parent)
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
   // Forwarded as they are emitted, in the analysis thread: the views' own connections are
   // queued into the window's thread, and a direct connection can cancel at an exact step.
-  connect(m_worker, &AnalysisWorker::progress, this, &AnalysisController::progress, Qt::DirectConnection);
-  connect(m_worker, &AnalysisWorker::shiftCurveReady, this, &AnalysisController::shiftCurveReady, Qt::DirectConnection);
-  connect(m_worker, &AnalysisWorker::outOfDistributionReady, this, &AnalysisController::outOfDistributionReady, Qt::DirectConnection);
-  connect(m_worker, &AnalysisWorker::inspectionReady, this, &AnalysisController::inspectionReady, Qt::DirectConnection);
-  connect(m_worker, &AnalysisWorker::jobEnded, this, [this](bool cancelled, const QString& error) {
+  connect(m_worker, &AnalysisReports::progress, this, &AnalysisReports::progress, Qt::DirectConnection);
+  connect(m_worker, &AnalysisReports::shiftCurveReady, this, &AnalysisReports::shiftCurveReady, Qt::DirectConnection);
+  connect(m_worker, &AnalysisReports::outOfDistributionReady, this, &AnalysisReports::outOfDistributionReady,
+          Qt::DirectConnection);
+  connect(m_worker, &AnalysisReports::inspectionReady, this, &AnalysisReports::inspectionReady, Qt::DirectConnection);
+  connect(m_worker, &AnalysisReports::jobEnded, this, [this](bool cancelled, const QString& error) {
     m_busy = false;
     emit busyChanged(false);
     emit jobEnded(cancelled, error);

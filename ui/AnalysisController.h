@@ -4,19 +4,18 @@
 // scores, predictions for the gallery) in a thread of their own, so they never block the
 // window and can run while another run trains. One job at a time; cancel() stops a sweep
 // between two levels. Reopens the run from its latest checkpoint for each job.
-#include <QObject>
 #include <QStringList>
 #include <QThread>
 #include <atomic>
 #include <memory>
 
-#include "ui/AnalysisResults.h"
+#include "ui/AnalysisReports.h"
 
 namespace ensemble::ui {
 
 class AnalysisWorker;
 
-class AnalysisController final : public QObject {
+class AnalysisController final : public AnalysisReports {
   Q_OBJECT
   Q_DISABLE_COPY_MOVE(AnalysisController)
 
@@ -38,15 +37,10 @@ class AnalysisController final : public QObject {
   void cancel();
 
  signals:
-  // progress and the results are emitted in the analysis thread (connect with the default
-  // or a queued connection from widgets); busyChanged and jobEnded in the window's.
+  // AnalysisReports' signals (progress, results, jobEnded) are emitted in the analysis
+  // thread (connect with the default or a queued connection from widgets), except jobEnded,
+  // in the window's, as busyChanged.
   void busyChanged(bool busy);
-  void progress(int done, int total, const QString& what);
-  void shiftCurveReady(const ensemble::ui::ShiftCurve& curve);
-  void outOfDistributionReady(const ensemble::ui::OutOfDistribution& scores);
-  void inspectionReady(const std::shared_ptr<const ensemble::ui::Inspection>& inspection);
-  /// The job is over; `error` is empty unless it failed.
-  void jobEnded(bool cancelled, const QString& error);
 
  private:
   template <typename Job>

@@ -2,16 +2,15 @@
 #pragma once
 // The analysis thread's side of AnalysisController: opens a run and asks the engine.
 // Each job reports through signals and ends with jobEnded, also when it throws.
-#include <QObject>
 #include <QStringList>
 #include <atomic>
 #include <memory>
 
-#include "ui/AnalysisResults.h"
+#include "ui/AnalysisReports.h"
 
 namespace ensemble::ui {
 
-class AnalysisWorker final : public QObject {
+class AnalysisWorker final : public AnalysisReports {
   Q_OBJECT
   Q_DISABLE_COPY_MOVE(AnalysisWorker)
 
@@ -23,13 +22,6 @@ class AnalysisWorker final : public QObject {
   void scoreOutOfDistribution(const QStringList& runDirectories, const QString& dataset,
                               const std::shared_ptr<std::atomic<bool>>& cancel);
   void inspect(const QStringList& runDirectories, const std::shared_ptr<std::atomic<bool>>& cancel);
-
- signals:
-  void progress(int done, int total, const QString& what);
-  void shiftCurveReady(const ensemble::ui::ShiftCurve& curve);
-  void outOfDistributionReady(const ensemble::ui::OutOfDistribution& scores);
-  void inspectionReady(const std::shared_ptr<const ensemble::ui::Inspection>& inspection);
-  void jobEnded(bool cancelled, const QString& error);
 
  private:
   /// Runs `job`, turning an exception into jobEnded's error and a cancel into `cancelled`.

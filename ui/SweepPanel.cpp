@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/SweepPanel.h"
 
-#include <QBrush>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
-#include "core/io/RunDirectory.h"
-#include "core/runs/RunSummary.h"
-#include "ui/EngineMessage.h"
+#include "core/runs/Sweep.h"
 #include "ui/SweepQueue.h"
 
 namespace ensemble::ui {
@@ -19,15 +16,16 @@ namespace ensemble::ui {
 SweepPanel::SweepPanel(SweepQueue& queue, QWidget* parent)
     : QWidget(parent),
       m_queue(queue),
+      m_jobs(new SweepJobsModel(queue, this)),
       m_summary(new QLabel),
-      m_table(new QTableWidget(0, ColumnCount)),
+      m_table(new QTableView),
       m_pause(new QPushButton(tr("Pause queue"))),
       m_resume(new QPushButton(tr("Resume queue"))),
       m_cancel(new QPushButton(tr("Cancel"))),
       m_up(new QPushButton(tr("Move up"))),
       m_down(new QPushButton(tr("Move down"))) {
   m_summary->setWordWrap(true);
-  m_table->setHorizontalHeaderLabels({tr("Job"), tr("State"), tr("Test acc."), tr("Message")});
+  m_table->setModel(m_jobs);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -48,46 +46,28 @@ SweepPanel::SweepPanel(SweepQueue& queue, QWidget* parent)
   connect(m_cancel, &QPushButton::clicked, &m_queue, &SweepQueue::cancel);
   connect(m_up, &QPushButton::clicked, this, [this] { move(-1); });
   connect(m_down, &QPushButton::clicked, this, [this] { move(+1); });
-  connect(m_table, &QTableWidget::itemSelectionChanged, this, &SweepPanel::refresh);
+  connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &SweepPanel::refresh);
   connect(&m_queue, &SweepQueue::changed, this, &SweepPanel::refresh);
   refresh();
 }
 
 QString SweepPanel::summaryText() const { return m_summary->text(); }
 
+int SweepPanel::selectedRow() const {
+  const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+  return rows.isEmpty() ? -1 : rows.front().row();
+}
+
 void SweepPanel::move(int delta) {
-  const int row = m_table->currentRow();
+  const int row = selectedRow();
   if (m_queue.moveJob(row, delta)) m_table->selectRow(row + delta);
 }
 
 void SweepPanel::refresh() {
   const auto& jobs = m_queue.sweep().jobs;
-  const int selected = m_table->currentRow();
-  const QSignalBlocker blocker(m_table);
-  m_table->setRowCount(int(jobs.size()));
+  const int selected = selectedRow();
   int done = 0;
-  for (int row = 0; row < int(jobs.size()); ++row) {
-    const SweepJob& job = jobs[std::size_t(row)];
-    done += job.status == JobStatus::Completed || job.status == JobStatus::Failed;
-    QString accuracy;
-    if (job.status == JobStatus::Completed) {
-      try {
-        const std::string folder = m_queue.folder().toStdString() + "/" + job.name;
-        const RunSummary summary = RunSummary::read(RunDirectory(folder).summaryPath());
-        if (summary.evaluation) accuracy = QString::number(summary.evaluation->ensemble.accuracy, 'f', 4);
-      } catch (const std::exception&) {
-      }
-    }
-    const QString cells[] = {QString::fromStdString(job.name), QString::fromStdString(jobStatusName(job.status)),
-                             accuracy, inLabels(job.message)};
-    for (int column = 0; column < ColumnCount; ++column) {
-      auto* item = new QTableWidgetItem(cells[column]);
-      if (column == State && job.status == JobStatus::Failed) item->setForeground(QBrush(QColor(198, 40, 40)));
-      if (column == Message) item->setToolTip(cells[column]);
-      m_table->setItem(row, column, item);
-    }
-  }
-  if (selected >= 0 && selected < m_table->rowCount()) m_table->selectRow(selected);
+  for (const SweepJob& job : jobs) done += job.status == JobStatus::Completed || job.status == JobStatus::Failed;
   if (!m_queue.hasSweep()) {
     m_summary->setText(tr("No sweep yet: Run > New sweep… trains every combination of a grid of settings, "
                           "one run after another."));

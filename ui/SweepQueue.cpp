@@ -20,6 +20,7 @@ void SweepQueue::start(const QString& folder, const Sweep& sweep) {
   writeSweep(folder.toStdString(), sweep);
   m_folder = folder;
   m_sweep = sweep;
+  m_accuracy.clear();
   m_paused = false;
   m_running = -1;
   emit changed();
@@ -29,6 +30,11 @@ void SweepQueue::start(const QString& folder, const Sweep& sweep) {
 void SweepQueue::open(const QString& folder) {
   m_sweep = readSweep(folder.toStdString());
   m_folder = folder;
+  m_accuracy.clear();
+  for (const SweepJob& job : m_sweep.jobs) {  // once, here; later jobs report through their events
+    if (job.status != JobStatus::Completed) continue;
+    if (const auto accuracy = jobTestAccuracy(folder.toStdString(), job)) m_accuracy.insert(QString::fromStdString(job.name), *accuracy);
+  }
   m_paused = false;
   m_running = -1;
   emit changed();
@@ -70,6 +76,12 @@ bool SweepQueue::moveJob(int index, int delta) {
   save();
   emit changed();
   return true;
+}
+
+std::optional<double> SweepQueue::testAccuracy(int index) const {
+  if (index < 0 || index >= int(m_sweep.jobs.size())) return std::nullopt;
+  const auto found = m_accuracy.constFind(QString::fromStdString(m_sweep.jobs[std::size_t(index)].name));
+  return found == m_accuracy.constEnd() ? std::nullopt : std::optional<double>(*found);
 }
 
 QString SweepQueue::jobFolder(int index) const {
@@ -125,6 +137,9 @@ void SweepQueue::onRunFinished(const RunFinishedEvent& event) {
                : event.status == RunStatus::Stopped ? JobStatus::Stopped
                                                     : JobStatus::Failed;
   job.message = event.message;
+  if (job.status == JobStatus::Completed && event.summary && event.summary->evaluation) {
+    m_accuracy.insert(QString::fromStdString(job.name), event.summary->evaluation->ensemble.accuracy);
+  }
   m_running = -1;
   save();
   emit changed();

@@ -6,8 +6,10 @@
 // one starts; cancelled, the running job also stops (with a checkpoint). Pending jobs can be
 // reordered. An interrupted sweep (the window closed, the machine went down) is opened
 // again and resumes: finished jobs stay, the interrupted one continues from its checkpoint.
+#include <QHash>
 #include <QObject>
 #include <QString>
+#include <optional>
 
 #include "core/runs/Sweep.h"
 #include "ui/EngineMetaTypes.h"
@@ -40,6 +42,9 @@ class SweepQueue final : public QObject {
   bool moveJob(int index, int delta);
 
   const Sweep& sweep() const { return m_sweep; }
+  /// Job `index`'s test accuracy once it has completed: from its run's last event, or (for
+  /// a sweep opened from disk) read once when it was opened.
+  std::optional<double> testAccuracy(int index) const;
   const QString& folder() const { return m_folder; }
   bool hasSweep() const { return !m_folder.isEmpty(); }
   bool isPaused() const { return m_paused; }
@@ -62,6 +67,7 @@ class SweepQueue final : public QObject {
 
   RunController& m_controller;
   Sweep m_sweep;
+  QHash<QString, double> m_accuracy;  ///< by job name: jobs move, names stay
   QString m_folder;
   int m_running = -1;
   bool m_paused = false;

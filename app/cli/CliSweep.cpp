@@ -9,7 +9,6 @@
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
 #include "core/io/RunDirectory.h"
-#include "core/runs/RunSummary.h"
 #include "core/runs/Sweep.h"
 #include "core/train/Trainer.h"
 
@@ -60,14 +59,10 @@ void printTable(const Sweep& sweep, const std::string& folder) {
   std::fprintf(stderr, "\nsweep %s:\n", folder.c_str());
   for (const SweepJob& job : sweep.jobs) {
     std::string score;
-    try {
-      const RunSummary summary = RunSummary::read(RunDirectory(folder + "/" + job.name).summaryPath());
-      if (summary.evaluation) {
-        char text[64];
-        std::snprintf(text, sizeof text, "test accuracy %.4f", summary.evaluation->ensemble.accuracy);
-        score = text;
-      }
-    } catch (const std::exception&) {
+    if (const std::optional<double> accuracy = jobTestAccuracy(folder, job)) {
+      char text[64];
+      std::snprintf(text, sizeof text, "test accuracy %.4f", *accuracy);
+      score = text;
     }
     std::fprintf(stderr, "  %-40s %-10s %s%s\n", job.name.c_str(), jobStatusName(job.status).c_str(), score.c_str(),
                  job.status == JobStatus::Failed ? inFlags(job.message).c_str() : "");

@@ -248,10 +248,10 @@ ExperimentConfig ExperimentConfig::fromFile(const std::string& path) {
     object = json::parse(in);
   } catch (const json::parse_error& e) {
     throw ConfigError("config file " + path + " is not valid JSON (at byte " +
-                      std::to_string(e.byte) + "); fix it or write it again with `train`");
+                      std::to_string(e.byte) + "); fix it, or write it again by starting a run (" + mention::startRun() + ")");
   } catch (const json::exception& e) {  // found by fuzzing: a number too large for a double
     throw ConfigError("config file " + path + " holds a value JSON cannot represent (" + e.what() +
-                      "); fix it or write it again with `train`");
+                      "); fix it, or write it again by starting a run (" + mention::startRun() + ")");
   }
   return fromJson(object, path);
 }

@@ -11,6 +11,8 @@
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/io/AtomicFile.h"
+#include "core/io/RunDirectory.h"
+#include "core/runs/RunSummary.h"
 #include "core/config/ConfigFields.h"
 
 namespace ensemble {
@@ -224,6 +226,16 @@ Sweep readSweep(const std::string& folder) {
     throw ConfigError(path + " is not valid JSON (" + std::string(e.what()) + ")");
   }
   return Sweep::fromJson(json, path);
+}
+
+std::optional<double> jobTestAccuracy(const std::string& folder, const SweepJob& job) {
+  try {
+    const RunSummary summary = RunSummary::read(RunDirectory(folder + "/" + job.name).summaryPath());
+    if (summary.evaluation) return summary.evaluation->ensemble.accuracy;
+  } catch (const std::exception&) {
+    // Not written yet, or damaged: the job's state says what happened to it.
+  }
+  return std::nullopt;
 }
 
 }  // namespace ensemble

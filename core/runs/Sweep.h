@@ -11,6 +11,7 @@
 // Torch-free: the CLI's `sweep` and the window's queue run the jobs.
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,5 +65,11 @@ void writeSweep(const std::string& folder, const Sweep& sweep);
 Sweep readSweep(const std::string& folder);
 /// Whether `folder` holds a sweep.json.
 bool holdsSweep(const std::string& folder);
+
+/// The test accuracy (the ensemble's, or the single model's) a finished job's summary.json
+/// records, read from the job's folder in `folder`; none while it has no evaluation or the
+/// file cannot be read. For a sweep opened from disk: a running sweep learns its jobs'
+/// scores from their events.
+std::optional<double> jobTestAccuracy(const std::string& folder, const SweepJob& job);
 
 }  // namespace ensemble
