@@ -13,7 +13,6 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -36,8 +35,9 @@
 #include "ui/ReliabilityDiagram.h"
 #include "ui/RunController.h"
 #include "ui/RunListView.h"
+#include "ui/RunStatusLine.h"
 #include "ui/RunsModel.h"
-#include "ui/SeedGroups.h"
+#include "ui/PlotSelection.h"
 #include "ui/SweepDialog.h"
 #include "ui/SweepPanel.h"
 #include "ui/SweepQueue.h"
@@ -84,7 +84,7 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
   connect(m_runsView, &RunListView::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_runsView, &RunListView::evaluateRequested, this, &MainWindow::evaluateRun);
   connect(m_runsView, &RunListView::failed, this, &MainWindow::showError);
-  connect(m_export, &ExportActions::saved, m_status, &QLabel::setText);
+  connect(m_export, &ExportActions::saved, m_status, &RunStatusLine::setText);
   connect(m_export, &ExportActions::failed, this, &MainWindow::showError);
   connect(m_uncertainty, &UncertaintyView::exported, this, [this](const QString& error, const QString& path) {
     if (!error.isEmpty()) showError(tr("Export failed"), error);
@@ -132,8 +132,7 @@ void MainWindow::buildActions() {
     else m_controller->unpause();
   });
   connect(m_stop, &QAction::triggered, this, [this] {
-    // The run stops at its next step boundary, after an evaluation in progress: say so.
-    m_status->setText(tr("Stopping after the current step (and an evaluation in progress)…"));
+    m_status->stopRequested();
     m_controller->stop();
   });
   connect(openFolder, &QAction::triggered, this, [this] {
@@ -227,12 +226,7 @@ void MainWindow::buildLayout() {
   splitter->setSizes({480, 320});
   setCentralWidget(splitter);
 
-  m_progress = new QProgressBar;
-  m_progress->setMaximumWidth(320);
-  m_progress->setFormat(tr("%p%"));
-  m_status = new QLabel;
-  statusBar()->addWidget(m_status, 1);
-  statusBar()->addPermanentWidget(m_progress);
+  m_status = new RunStatusLine(statusBar());
 }
 
 void MainWindow::updateActions() {
@@ -277,8 +271,7 @@ void MainWindow::startRun() {
   m_form->save(settings);
   const QString directory =
       m_runsRoot + "/" + QString::fromStdString(RunDirectory::newRunName(modeName(config.mode), modelName(config.model)));
-  m_status->setText(tr("Preparing %1 (loading data, building replicas)…").arg(QString::fromStdString(config.dataset)));
-  m_progress->setValue(0);
+  m_status->preparing(QString::fromStdString(config.dataset));
   m_controller->start(config, directory);
   updateActions();
 }
@@ -317,27 +310,13 @@ void MainWindow::resumeRun(int row) {
 void MainWindow::onRunStarted(const RunStartedEvent& event) {
   // The new run is selected, so the plots and tabs follow it; deselecting it hides it.
   m_runsView->selectRow(m_runs->runStarted(event));
-  m_progress->setRange(0, int(event.config.epochs * event.stepsPerEpoch));
-  m_status->setText(tr("Training %1 %2 on %3…")
-                        .arg(QString::fromStdString(modeName(event.config.mode)),
-                             QString::fromStdString(modelName(event.config.model)), QString::fromStdString(event.devices)));
+  m_status->runStarted(event);
   showRunsOnPlots();
 }
 
 void MainWindow::onSteps(const QVector<StepEvent>& steps) {
   m_runs->stepsDone(steps);
-  const StepEvent& last = steps.back();
-  m_progress->setValue(int(last.globalStep));
-  if (m_controller->isStopping()) {
-    // "Stopping…" stays until the run has stopped: steps still arrive until it does.
-  } else if (!m_controller->isPaused() && last.stepInEpoch == last.stepsPerEpoch) {
-    // The epoch's last step: the test set is evaluated now (seconds), not trained on.
-    m_status->setText(tr("Epoch %1/%2 trained · evaluating on the test set…").arg(last.epoch).arg(last.epochs));
-  } else if (!m_controller->isPaused()) {
-    m_status->setText(tr("Epoch %1/%2 · step %3/%4 · %5 img/s · ETA %6")
-                          .arg(last.epoch).arg(last.epochs).arg(last.stepInEpoch).arg(last.stepsPerEpoch)
-                          .arg(last.imagesPerSecond, 0, 'f', 0).arg(QString::fromStdString(formatDuration(last.etaSeconds))));
-  }
+  m_status->stepsDone(steps.back(), m_controller->isStopping(), m_controller->isPaused());
   m_plotPanel->markChanged();
 }
 
@@ -349,71 +328,23 @@ void MainWindow::onEpoch(const EpochEvent& event) {
 void MainWindow::onRunFinished(const RunFinishedEvent& event) {
   showEnsembleBreakdownIfSelected(m_runs->runFinished(event));
   const QString message = inLabels(event.message);
-  switch (event.status) {
-    case RunStatus::Completed:
-      m_status->setText(tr("Run finished: %1").arg(QFileInfo(QString::fromStdString(event.runDirectory)).fileName()));
-      break;
-    case RunStatus::Stopped: {
-      // The engine's message says where ("stopped at step 46 (epoch 1); …"): it is the status.
-      QString text = message.isEmpty() ? tr("Stopped.") : message;
-      if (!text.isEmpty()) text[0] = text[0].toUpper();
-      m_status->setText(text);
-      break;
-    }
-    default:
-      m_progress->reset();  // no bar left standing at the step where it failed
-      m_status->setText(tr("Run failed: %1").arg(message));
-      showError(tr("The run failed"), message);
-  }
+  m_status->runFinished(event, message);
+  if (event.status == RunStatus::Failed) showError(tr("The run failed"), message);
   m_plotPanel->markChanged();
   updateActions();
 }
 
 void MainWindow::showRunsOnPlots() {
-  // Exactly the selected runs, the live one among them only while it is selected; selected
-  // runs of one seed group (two or more of them, none training) show as the group's band.
-  QVector<std::shared_ptr<const RunCurves>> runs;
-  QMap<QString, QVector<int>> grouped;
+  // Exactly the selected runs, the live one among them only while it is selected.
+  QVector<const RunRecord*> selected;
   for (const int row : m_runsView->selectedRows()) {
     RunRecord& record = m_runs->record(row);
     QString error;
-    if (!record.ensureCurves(&error)) {
-      m_status->setText(tr("Cannot show %1: %2").arg(record.name(), error));
-      continue;
-    }
-    // One run per seed joins its group's mean (the newest: rows run newest first); a run
-    // repeating a seed already in it is drawn as itself.
-    const bool groupable = m_plotPanel->groupSeeds() && !record.seedGroup.isEmpty() && !record.training;
-    const QVector<int> group = groupable ? grouped.value(record.seedGroup) : QVector<int>();
-    const bool seedTaken = std::any_of(group.begin(), group.end(), [&](int other) {
-      return m_runs->record(other).config->seed == record.config->seed;
-    });
-    if (groupable && !seedTaken) {
-      grouped[record.seedGroup].push_back(row);
-    } else {
-      runs.push_back(record.curves);
-    }
+    if (record.ensureCurves(&error)) selected.push_back(&record);
+    else m_status->setText(tr("Cannot show %1: %2").arg(record.name(), error));
   }
-  QVector<std::shared_ptr<const SeedGroupCurves>> groups;
-  for (auto it = grouped.begin(); it != grouped.end(); ++it) {
-    if (it.value().size() < 2) {  // one run of a group: shown as itself
-      runs.push_back(m_runs->record(it.value().front()).curves);
-      continue;
-    }
-    QVector<std::shared_ptr<const RunCurves>> members;
-    QVector<std::uint64_t> seedValues;
-    for (const int row : it.value()) {
-      members.push_back(m_runs->record(row).curves);
-      seedValues.push_back(m_runs->record(row).config->seed);
-    }
-    std::sort(seedValues.begin(), seedValues.end());
-    QStringList seeds;
-    for (const std::uint64_t seed : seedValues) seeds << QString::number(seed);
-    const QString name = tr("group %1").arg(it.key());
-    const QString label = tr("%1 (%2, seeds %3)").arg(name, m_runs->record(it.value().front()).describe(), seeds.join(','));
-    groups.push_back(std::make_shared<SeedGroupCurves>(name, label, members));
-  }
-  m_plotPanel->setRuns(runs, groups);
+  const PlotSelection shown = plotSelection(selected, m_plotPanel->groupSeeds());
+  m_plotPanel->setRuns(shown.runs, shown.groups);
   // Past runs no longer shown give their curves back (a long session compares many runs;
   // selecting one again reloads its metrics.csv).
   m_runs->releaseCurvesExcept(m_runsView->selectedRows());

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/PlotSelection.h"
+
+#include <QMap>
+#include <QStringList>
+#include <algorithm>
+
+#include "ui/RunsModel.h"
+
+namespace ensemble::ui {
+
+PlotSelection plotSelection(const QVector<const RunRecord*>& selected, bool groupSeeds) {
+  PlotSelection shown;
+  QMap<QString, QVector<const RunRecord*>> grouped;
+  for (const RunRecord* record : selected) {
+    // One run per seed joins its group's mean (the newest: rows run newest first); a run
+    // repeating a seed already in it is drawn as itself.
+    const bool groupable = groupSeeds && !record->seedGroup.isEmpty() && !record->training;
+    const QVector<const RunRecord*> group = groupable ? grouped.value(record->seedGroup) : QVector<const RunRecord*>();
+    const bool seedTaken = std::any_of(group.begin(), group.end(),
+                                       [&](const RunRecord* other) { return other->config->seed == record->config->seed; });
+    if (groupable && !seedTaken) {
+      grouped[record->seedGroup].push_back(record);
+    } else {
+      shown.runs.push_back(record->curves);
+    }
+  }
+  for (auto it = grouped.begin(); it != grouped.end(); ++it) {
+    if (it.value().size() < 2) {  // one run of a group: shown as itself
+      shown.runs.push_back(it.value().front()->curves);
+      continue;
+    }
+    QVector<std::shared_ptr<const RunCurves>> members;
+    QVector<std::uint64_t> seedValues;
+    for (const RunRecord* record : it.value()) {
+      members.push_back(record->curves);
+      seedValues.push_back(record->config->seed);
+    }
+    std::sort(seedValues.begin(), seedValues.end());
+    QStringList seeds;
+    for (const std::uint64_t seed : seedValues) seeds << QString::number(seed);
+    const QString name = QObject::tr("group %1").arg(it.key());
+    const QString label = QObject::tr("%1 (%2, seeds %3)").arg(name, it.value().front()->describe(), seeds.join(','));
+    shown.groups.push_back(std::make_shared<SeedGroupCurves>(name, label, members));
+  }
+  return shown;
+}
+
+}  // namespace ensemble::ui
