@@ -19,6 +19,27 @@ class TestExperimentConfig final : public QObject {
   Q_OBJECT
 
  private slots:
+  // Every enum name written once (core/common/EnumNames.h): each value's name reads back as
+  // that value, and an unknown name is refused with the choices listed in order.
+  void enumNamesRoundTripAndListTheChoices() {
+    for (const TrainingMode mode : {TrainingMode::Single, TrainingMode::Ensemble, TrainingMode::DataParallel}) {
+      QVERIFY(parseMode(modeName(mode)) == mode);
+    }
+    for (const MemberForm form : {MemberForm::Auto, MemberForm::Separate, MemberForm::Stacked}) {
+      QVERIFY(parseMemberForm(memberFormName(form)) == form);
+    }
+    for (const Precision precision : {Precision::Fp32, Precision::Tf32, Precision::Bf16}) {
+      QVERIFY(parsePrecision(precisionName(precision)) == precision);
+    }
+    QCOMPARE(QString::fromStdString(modeName(TrainingMode::DataParallel)), QString("data-parallel"));
+    try {
+      parseMode("ensembel");
+      QFAIL("a misspelt mode was accepted");
+    } catch (const ConfigError& error) {
+      QVERIFY2(QString(error.what()).contains("choose single, ensemble or data-parallel"), error.what());
+    }
+  }
+
   // Each mode answers for itself what the engine used to test config.mode for: the models
   // it reports, which model a replica is, what is averaged, which step trains it, whether
   // an ensemble row is recorded, the batch per replica and the layouts it refuses.

@@ -7,21 +7,16 @@
 
 #include <QAction>
 #include <QCloseEvent>
-#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPushButton>
-#include <QScrollArea>
-#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
-#include <QVBoxLayout>
 
 #include "core/common/TextFormat.h"
 #include "core/common/ErrorMessage.h"
@@ -29,6 +24,7 @@
 #include "ui/DialogFolders.h"
 #include "ui/EngineMessage.h"
 #include "ui/EnsembleBreakdownView.h"
+#include "ui/ExperimentDock.h"
 #include "ui/ExperimentForm.h"
 #include "ui/ExportActions.h"
 #include "ui/PlotPanel.h"
@@ -189,26 +185,7 @@ void MainWindow::buildActions() {
 }
 
 void MainWindow::buildLayout() {
-  auto* setupPanel = new QWidget;
-  auto* setupLayout = new QVBoxLayout(setupPanel);
-  setupLayout->addWidget(m_form);
-  auto* startButton = new QPushButton(m_start->icon(), tr("Start training"));
-  connect(startButton, &QPushButton::clicked, m_start, &QAction::trigger);
-  connect(m_start, &QAction::changed, startButton, [this, startButton] { startButton->setEnabled(m_start->isEnabled()); });
-  setupLayout->addWidget(startButton);
-  setupLayout->addStretch();
-  auto* scroll = new QScrollArea;
-  scroll->setWidget(setupPanel);
-  scroll->setWidgetResizable(true);
-  // The panel scrolls up and down on a short screen, never sideways: the dock is as wide as
-  // the form needs (at its narrowest, scroll bar included), so no field is cut off.
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->setMinimumWidth(setupPanel->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() +
-                          2 * scroll->frameWidth());
-  auto* dock = new QDockWidget(tr("Experiment"), this);
-  dock->setObjectName("experimentDock");
-  dock->setWidget(scroll);
-  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  auto* dock = new ExperimentDock(m_form, m_start, this);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
 
   m_tabs = new QTabWidget;

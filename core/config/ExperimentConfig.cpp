@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/EnumNames.h"
 #include "core/config/RunMode.h"
 #include "core/config/ExperimentConfig.h"
 
@@ -47,50 +48,31 @@ std::string knownKeys() {
 
 }  // namespace
 
-std::string modeName(TrainingMode mode) {
-  switch (mode) {
-    case TrainingMode::Single: return "single";
-    case TrainingMode::Ensemble: return "ensemble";
-    case TrainingMode::DataParallel: return "data-parallel";
-  }
-  return "unknown";
-}
+constexpr EnumName<TrainingMode> kModeNames[] = {
+    {TrainingMode::Single, "single"}, {TrainingMode::Ensemble, "ensemble"}, {TrainingMode::DataParallel, "data-parallel"}};
+constexpr EnumName<MemberForm> kMemberFormNames[] = {
+    {MemberForm::Auto, "auto"}, {MemberForm::Separate, "separate"}, {MemberForm::Stacked, "stacked"}};
+constexpr EnumName<Precision> kPrecisionNames[] = {
+    {Precision::Fp32, "fp32"}, {Precision::Tf32, "tf32"}, {Precision::Bf16, "bf16"}};
+
+std::string modeName(TrainingMode mode) { return nameOf(kModeNames, mode); }
 
 TrainingMode parseMode(const std::string& name) {
-  if (name == "single") return TrainingMode::Single;
-  if (name == "ensemble") return TrainingMode::Ensemble;
-  if (name == "data-parallel") return TrainingMode::DataParallel;
-  throw ConfigError("unknown mode '" + name + "'; choose single, ensemble or data-parallel");
+  if (const auto mode = valueNamed(kModeNames, name)) return *mode;
+  throw ConfigError("unknown mode '" + name + "'; choose " + choicesOf(kModeNames));
 }
 
-std::string memberFormName(MemberForm form) {
-  switch (form) {
-    case MemberForm::Stacked: return "stacked";
-    case MemberForm::Auto: return "auto";
-    default: return "separate";
-  }
-}
+std::string memberFormName(MemberForm form) { return nameOf(kMemberFormNames, form); }
 
 MemberForm parseMemberForm(const std::string& name) {
-  if (name == "separate") return MemberForm::Separate;
-  if (name == "stacked") return MemberForm::Stacked;
-  if (name == "auto") return MemberForm::Auto;
-  throw ConfigError("unknown member form '" + name + "'; choose auto, separate or stacked", "member_form");
+  if (const auto form = valueNamed(kMemberFormNames, name)) return *form;
+  throw ConfigError("unknown member form '" + name + "'; choose " + choicesOf(kMemberFormNames), "member_form");
 }
 
-std::string precisionName(Precision precision) {
-  switch (precision) {
-    case Precision::Fp32: return "fp32";
-    case Precision::Tf32: return "tf32";
-    case Precision::Bf16: return "bf16";
-  }
-  return "fp32";
-}
+std::string precisionName(Precision precision) { return nameOf(kPrecisionNames, precision); }
 
 Precision parsePrecision(const std::string& name) {
-  if (name == "fp32") return Precision::Fp32;
-  if (name == "tf32") return Precision::Tf32;
-  if (name == "bf16") return Precision::Bf16;
+  if (const auto precision = valueNamed(kPrecisionNames, name)) return *precision;
   throw ConfigError("unknown precision '" + name + "'; choose fp32 (default), tf32 (CUDA) or bf16", "precision");
 }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/EnumNames.h"
 #include "core/data/DatasetShift.h"
 
 #include "core/data/ShiftImages.h"
@@ -13,7 +14,10 @@
 namespace ensemble {
 namespace {
 
-constexpr ShiftKind kKinds[] = {ShiftKind::Rotate, ShiftKind::Translate, ShiftKind::Noise, ShiftKind::Contrast};
+constexpr EnumName<ShiftKind> kKindNames[] = {{ShiftKind::Rotate, "rotate"},
+                                               {ShiftKind::Translate, "translate"},
+                                               {ShiftKind::Noise, "noise"},
+                                               {ShiftKind::Contrast, "contrast"}};
 constexpr double kPi = 3.14159265358979323846;
 
 /// Moves every image by its own affine map (`theta`: [N, 2, 3], in the normalised
@@ -70,9 +74,7 @@ torch::Tensor reduceContrast(const torch::Tensor& images, double amount) {
 }
 
 ShiftKind parseKind(const std::string& name) {
-  for (const ShiftKind kind : kKinds) {
-    if (shiftKindName(kind) == name) return kind;
-  }
+  if (const auto kind = valueNamed(kKindNames, name)) return *kind;
   throw ConfigError("unknown shift kind \"" + name + "\"; the kinds are rotate (degrees), translate (pixels), "
                     "noise (standard deviation on [0, 1] pixels) and contrast (amount from 0 to 1), as KIND:LEVEL[,LEVEL...]");
 }
@@ -88,15 +90,7 @@ void checkLevel(ShiftKind kind, double level, const std::string& text) {
 
 }  // namespace
 
-std::string shiftKindName(ShiftKind kind) {
-  switch (kind) {
-    case ShiftKind::Rotate: return "rotate";
-    case ShiftKind::Translate: return "translate";
-    case ShiftKind::Noise: return "noise";
-    case ShiftKind::Contrast: return "contrast";
-  }
-  return "unknown";
-}
+std::string shiftKindName(ShiftKind kind) { return nameOf(kKindNames, kind); }
 
 std::vector<DatasetShift> parseShifts(const std::string& text) {
   const std::size_t colon = text.find(':');

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/EnumNames.h"
 #include "core/models/ModelRegistry.h"
 
 #include "core/common/Error.h"
@@ -10,33 +11,25 @@ namespace ensemble {
 
 namespace {
 
-constexpr ModelKind kModels[] = {ModelKind::Cnn, ModelKind::LeNet, ModelKind::ResNet18};
+constexpr EnumName<ModelKind> kModelNames[] = {
+    {ModelKind::Cnn, "cnn"}, {ModelKind::LeNet, "lenet"}, {ModelKind::ResNet18, "resnet18"}};
 
 }  // namespace
 
-std::string modelName(ModelKind model) {
-  switch (model) {
-    case ModelKind::Cnn: return "cnn";
-    case ModelKind::LeNet: return "lenet";
-    case ModelKind::ResNet18: return "resnet18";
-  }
-  return "cnn";
-}
+std::string modelName(ModelKind model) { return nameOf(kModelNames, model); }
 
 const std::vector<std::string>& modelNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> list;
-    for (const ModelKind model : kModels) list.push_back(modelName(model));
+    for (const auto& entry : kModelNames) list.push_back(entry.name);
     return list;
   }();
   return names;
 }
 
 ModelKind parseModel(const std::string& name) {
-  for (const ModelKind model : kModels) {
-    if (modelName(model) == name) return model;
-  }
-  throw ConfigError("unknown model '" + name + "'; choose cnn, lenet or resnet18", "model");
+  if (const auto model = valueNamed(kModelNames, name)) return *model;
+  throw ConfigError("unknown model '" + name + "'; choose " + choicesOf(kModelNames), "model");
 }
 
 std::shared_ptr<ClassifierImpl> makeModel(const std::string& name, const ModelInput& input) {
@@ -45,7 +38,7 @@ std::shared_ptr<ClassifierImpl> makeModel(const std::string& name, const ModelIn
     case ModelKind::LeNet: return std::make_shared<LeNetImpl>(input);
     case ModelKind::ResNet18: return std::make_shared<ResNet18Impl>(input);
   }
-  throw ConfigError("unknown model '" + name + "'; choose cnn, lenet or resnet18", "model");
+  throw ConfigError("unknown model '" + name + "'; choose " + choicesOf(kModelNames), "model");
 }
 
 }  // namespace ensemble

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/EnumNames.h"
 #include "core/runs/RunSummary.h"
 
 #include <nlohmann/json.hpp>
@@ -11,7 +12,10 @@
 namespace ensemble {
 namespace {
 
-constexpr RunStatus kRunStatuses[] = {RunStatus::Running, RunStatus::Completed, RunStatus::Stopped, RunStatus::Failed};
+constexpr EnumName<RunStatus> kRunStatusNames[] = {{RunStatus::Running, "running"},
+                                                    {RunStatus::Completed, "completed"},
+                                                    {RunStatus::Stopped, "stopped"},
+                                                    {RunStatus::Failed, "failed"}};
 
 const nlohmann::json& at(const nlohmann::json& json, const char* key) {
   if (!json.is_object()) throw ConfigError("it holds " + std::string(json.type_name()) + ", not a JSON object");
@@ -45,20 +49,10 @@ T integer(const nlohmann::json& json, const char* key) {
 
 }  // namespace
 
-std::string runStatusName(RunStatus status) {
-  switch (status) {
-    case RunStatus::Running: return "running";
-    case RunStatus::Completed: return "completed";
-    case RunStatus::Stopped: return "stopped";
-    case RunStatus::Failed: return "failed";
-  }
-  return "unknown";
-}
+std::string runStatusName(RunStatus status) { return nameOf(kRunStatusNames, status); }
 
 RunStatus parseRunStatus(const std::string& name) {
-  for (const RunStatus status : kRunStatuses) {
-    if (runStatusName(status) == name) return status;
-  }
+  if (const auto status = valueNamed(kRunStatusNames, name)) return *status;
   throw ConfigError("unknown run status \"" + name + "\"; a run is running, completed, stopped or failed");
 }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/EnumNames.h"
 #include "core/runs/Sweep.h"
 
 #include <cctype>
@@ -21,8 +22,11 @@ namespace {
 constexpr int kFormat = 1;
 const char* const kFileName = "sweep.json";
 
-const JobStatus kJobStatuses[] = {JobStatus::Pending, JobStatus::Running, JobStatus::Completed, JobStatus::Failed,
-                                  JobStatus::Stopped};
+constexpr EnumName<JobStatus> kJobStatusNames[] = {{JobStatus::Pending, "pending"},
+                                                    {JobStatus::Running, "running"},
+                                                    {JobStatus::Completed, "completed"},
+                                                    {JobStatus::Failed, "failed"},
+                                                    {JobStatus::Stopped, "stopped"}};
 
 std::string knownSettings() {
   std::string list;
@@ -77,16 +81,7 @@ std::string jobName(std::size_t index, const std::vector<std::size_t>& choice, c
 
 }  // namespace
 
-std::string jobStatusName(JobStatus status) {
-  switch (status) {
-    case JobStatus::Pending: return "pending";
-    case JobStatus::Running: return "running";
-    case JobStatus::Completed: return "completed";
-    case JobStatus::Failed: return "failed";
-    case JobStatus::Stopped: return "stopped";
-  }
-  return "pending";
-}
+std::string jobStatusName(JobStatus status) { return nameOf(kJobStatusNames, status); }
 
 ExperimentConfig Sweep::configOf(const SweepJob& job) const {
   ExperimentConfig config = ExperimentConfig::fromJson(base, "the sweep's base config");
@@ -123,10 +118,8 @@ Sweep Sweep::fromJson(const nlohmann::json& json, const std::string& origin) {
       job.settings = item.at("settings");
       job.message = item.value("message", "");
       const std::string status = item.at("status").get<std::string>();
-      bool known = false;
-      for (const JobStatus s : kJobStatuses) {
-        if (jobStatusName(s) == status) job.status = s, known = true;
-      }
+      const std::optional<JobStatus> known = valueNamed(kJobStatusNames, status);
+      if (known) job.status = *known;
       // A job's name is a folder inside the sweep's: never a path out of it ("..", "a/b").
       const bool folderName = !job.name.empty() && job.name != "." && job.name != ".." &&
                               job.name.find_first_of("/\\") == std::string::npos;
