@@ -16,6 +16,7 @@
 #include "core/devices/DeviceInventory.h"
 #include "core/io/MetricsCsvReader.h"
 #include "tests/JsonFile.h"
+#include "tests/SettingSamples.h"
 #include "tests/TestSupport.h"
 
 namespace {
@@ -64,6 +65,26 @@ class TestCli final : public QObject {
   QString m_realRun;
 
  private slots:
+  // Every setting (tests/SettingSamples.h) through the real CLI: its flag, at a value other
+  // than its default, reaches config.json as that value. A flag the records no longer
+  // declare is refused (exit 2), and a record wired to the wrong member writes the default.
+  void everySettingsFlagReachesConfigJson() {
+    QTemporaryDir dir;
+    QStringList arguments{"train", "--out", dir.filePath("run")};
+    const auto samples = ensemble::testing::settingSamples();
+    for (const auto& sample : samples) {
+      if (sample.trainsOnTheCli) arguments << QString("--") + sample.flag << sample.text;
+    }
+    const Result r = runCli(arguments);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QFile file(dir.filePath("run/config.json"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const nlohmann::json config = nlohmann::json::parse(file.readAll().toStdString());
+    for (const auto& sample : samples) {
+      if (sample.trainsOnTheCli) QVERIFY2(config.at(sample.key) == sample.value, sample.key);
+    }
+  }
+
   void initTestCase() {
     QVERIFY(m_dir.isValid());
     m_realRun = m_dir.filePath("fashion");

@@ -12,6 +12,7 @@
 #include "core/config/ExperimentConfig.h"
 #include "core/config/RunMode.h"
 #include "core/train/RunSetup.h"
+#include "tests/SettingSamples.h"
 
 using namespace ensemble;
 
@@ -19,6 +20,46 @@ class TestExperimentConfig final : public QObject {
   Q_OBJECT
 
  private slots:
+  // Every setting, written out in tests/SettingSamples.h, has its record (ConfigFields.h)
+  // under its key and flag; the flag's text reads as its JSON value; config.json sets the
+  // member the record is wired to and writes it back; and no record lacks a row.
+  void everySettingWalksThroughItsRecordAndConfigJson() {
+    std::set<std::string> sampled;
+    for (const testing::SettingSample& sample : testing::settingSamples()) {
+      sampled.insert(sample.key);
+      const ConfigField* field = configFieldByKey(sample.key);
+      QVERIFY2(field, sample.key);
+      QCOMPARE(configFieldByFlag(sample.flag), field);
+      QCOMPARE(field->parseText(sample.text), sample.value);
+      QVERIFY2(field->defaultValue() != sample.value, sample.key);  // the sample differs from the default
+      const ExperimentConfig read = ExperimentConfig::fromJson({{sample.key, sample.value}}, "test");
+      QVERIFY2(sample.holds(read), sample.key);
+      QVERIFY2(!sample.holds(ExperimentConfig{}), sample.key);
+      QCOMPARE(read.toJson().at(sample.key), sample.value);
+      QCOMPARE(field->get(read), sample.value);
+      // The help writes the default in, never the marker.
+      QVERIFY2(field->helpText().find("{default}") == std::string::npos && field->helpText().find("{choices}") == std::string::npos,
+               field->helpText().c_str());
+    }
+    for (const ConfigField& field : configFields()) QVERIFY2(sampled.count(field.key), field.key);
+  }
+
+  // A validator is written once, in the record, with its message: validate() and the form
+  // both report it under the setting's key.
+  void validatorsLiveInTheRecords() {
+    ExperimentConfig config;
+    config.epochs = 0;
+    QCOMPARE(QString::fromStdString(configFieldByKey("epochs")->check(config)), QString("epochs must be at least 1, got 0"));
+    try {
+      config.validate();
+      QFAIL("epochs 0 was accepted");
+    } catch (const ConfigError& error) {
+      QCOMPARE(QString::fromStdString(error.field()), QString("epochs"));
+      QVERIFY(QString(error.what()).startsWith("epochs must be at least 1"));
+    }
+    QCOMPARE(QString::fromStdString(configFieldByKey("lr")->helpText()), QString("learning rate (default 0.1)"));
+  }
+
   // Every enum name written once (core/common/EnumNames.h): each value's name reads back as
   // that value, and an unknown name is refused with the choices listed in order.
   void enumNamesRoundTripAndListTheChoices() {
@@ -36,7 +77,7 @@ class TestExperimentConfig final : public QObject {
       parseMode("ensembel");
       QFAIL("a misspelt mode was accepted");
     } catch (const ConfigError& error) {
-      QVERIFY2(QString(error.what()).contains("choose single, ensemble or data-parallel"), error.what());
+      QVERIFY2(QString(error.what()).contains("choose ensemble, single or data-parallel"), error.what());
     }
   }
 

@@ -16,11 +16,18 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "core/config/ConfigFields.h"
 #include "core/devices/DeviceInventory.h"
+#include "tests/SettingSamples.h"
 #include "ui/DialogFolders.h"
 #include "ui/ExperimentForm.h"
 
+using ensemble::ConfigField;
+using ensemble::ExperimentConfig;
+using ensemble::configFieldByKey;
+using ensemble::configFields;
 using ensemble::ui::ExperimentForm;
+namespace testing = ensemble::testing;
 
 namespace {
 
@@ -202,6 +209,34 @@ class TestExperimentForm final : public QObject {
     form.precisionBox()->setCurrentIndex(form.precisionBox()->findData("bf16"));
     QVERIFY(form.isValid());
     QCOMPARE(form.config().precision, ensemble::Precision::Bf16);
+  }
+
+  // Every setting the form shows (its record says inForm) walks through its widget: the
+  // form opens at the record's default, shows a config's value, and config() returns it
+  // (tests/SettingSamples.h writes the values out by hand).
+  void everyFormSettingWalksThroughItsWidget() {
+    ExperimentForm form;
+    const ExperimentConfig defaults;
+    for (const ConfigField& field : configFields()) {
+      if (field.inForm && std::string(field.key) != "devices") {
+        QCOMPARE(field.get(form.config()), field.get(defaults));
+      }
+    }
+    int walked = 0;
+    for (const testing::SettingSample& sample : testing::settingSamples()) {
+      const ConfigField* record = configFieldByKey(sample.key);
+      QVERIFY2(record, sample.key);
+      const ConfigField& field = *record;
+      if (!field.inForm || std::string(sample.key) == "devices") continue;  // the device picker: devicesMustFitTheMode
+      ExperimentConfig config;
+      config.merge({{sample.key, sample.value}}, "test");
+      form.showConfig(config);
+      QVERIFY2(sample.holds(form.config()), sample.key);
+      form.showConfig(defaults);
+      QVERIFY2(!sample.holds(form.config()), sample.key);
+      ++walked;
+    }
+    QCOMPARE(walked, 13);  // every setting of the form but the devices
   }
 
   void setupSurvivesARestart() {

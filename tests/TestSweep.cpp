@@ -119,7 +119,7 @@ class TestSweep final : public QObject {
     QTest::newRow("invalid value") << QStringList{"momentum=0.5,1.5"}
                                    << "sweep job 002-momentum=1.5 (momentum=1.5): momentum must be in [0, 1), got 1.5";
     QTest::newRow("unknown mode") << QStringList{"mode=single,parallel"} << "unknown mode 'parallel'";
-    QTest::newRow("wrong kind") << QStringList{"batch-size=32,1.5"} << "batch_size=1.5: batch_size takes an integer";
+    QTest::newRow("wrong kind") << QStringList{"batch-size=32,1.5"} << "sweep grid batch_size=1.5: --batch-size expects an integer, got '1.5'";
     QTest::newRow("empty value") << QStringList{"lr=0.1,"} << "has an empty value for lr";
     QTest::newRow("twice") << QStringList{"lr=0.1", "lr=0.2"} << "sets lr twice";
   }

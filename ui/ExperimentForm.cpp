@@ -12,6 +12,8 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSettings>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <functional>
@@ -44,6 +46,28 @@ QString engineError(const std::function<void(ExperimentConfig&)>& change) {
   }
 }
 
+/// A bound widget's value as config.json holds it; none for a number field whose text is
+/// no number.
+std::optional<nlohmann::json> widgetValue(const QWidget* widget) {
+  if (const auto* edit = qobject_cast<const QLineEdit*>(widget)) {
+    bool ok = false;
+    const double value = edit->text().trimmed().toDouble(&ok);
+    return ok ? std::optional<nlohmann::json>(value) : std::nullopt;
+  }
+  if (const auto* box = qobject_cast<const QSpinBox*>(widget)) return nlohmann::json(int64_t(box->value()));
+  if (const auto* box = qobject_cast<const QComboBox*>(widget)) return nlohmann::json(box->currentData().toString().toStdString());
+  if (const auto* box = qobject_cast<const QCheckBox*>(widget)) return nlohmann::json(box->isChecked());
+  return std::nullopt;
+}
+
+/// Shows config.json's `value` in a bound widget.
+void showValue(QWidget* widget, const nlohmann::json& value) {
+  if (auto* edit = qobject_cast<QLineEdit*>(widget)) edit->setText(QString::number(value.get<double>()));
+  if (auto* box = qobject_cast<QSpinBox*>(widget)) box->setValue(int(value.get<int64_t>()));
+  if (auto* box = qobject_cast<QComboBox*>(widget)) box->setCurrentIndex(std::max(0, box->findData(QString::fromStdString(value.get<std::string>()))));
+  if (auto* box = qobject_cast<QCheckBox*>(widget)) box->setChecked(value.get<bool>());
+}
+
 bool parseDouble(const QString& text, double& value) {
   bool ok = false;
   value = text.trimmed().toDouble(&ok);
@@ -65,8 +89,8 @@ ExperimentForm::ExperimentForm(QWidget* parent)
       m_mode(new QComboBox),
       m_devices(new QListWidget),
       m_cpuReplicas(new QSpinBox),
-      m_learningRate(new QLineEdit("0.1")),
-      m_momentum(new QLineEdit("0.9")),
+      m_learningRate(new QLineEdit),
+      m_momentum(new QLineEdit),
       m_batchSize(new QSpinBox),
       m_epochs(new QSpinBox),
       m_seed(new QSpinBox),
@@ -83,10 +107,9 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   datasetRow->addWidget(m_dataset, 1);
   datasetRow->addWidget(openFolder);
 
-  for (const std::string& name : modelNames()) m_model->addItem(QString::fromStdString(name));
-  m_mode->addItem(tr("ensemble"), "ensemble");
-  m_mode->addItem(tr("single"), "single");
-  m_mode->addItem(tr("data-parallel"), "data-parallel");
+  // Each choice its record declares (ConfigFields.h), in its words here.
+  addChoices(m_model, "model", {});
+  addChoices(m_mode, "mode", {{"ensemble", tr("ensemble")}, {"single", tr("single")}, {"data-parallel", tr("data-parallel")}});
 
   for (const DeviceInfo& device : listDevices()) {
     const QString id = QString::fromStdString(device.id);
@@ -100,12 +123,10 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   }
   m_devices->setMaximumHeight(24 * std::min(4, m_devices->count()) + 8);
   m_cpuReplicas->setRange(1, kMaxCpuReplicas);
-  m_cpuReplicas->setValue(4);
+  m_cpuReplicas->setValue(4);  // the CPU's replicas when it is picked: the ensemble's default
   m_cpuReplicas->setToolTip(tr("Replicas on the CPU: ensemble members or data-parallel shards"));
   m_batchSize->setRange(0, 1 << 20);
-  m_batchSize->setValue(128);
   m_epochs->setRange(0, 100000);
-  m_epochs->setValue(10);
   m_seed->setRange(0, std::numeric_limits<int>::max());
   m_trainLimit->setRange(0, std::numeric_limits<int>::max());
   m_trainLimit->setSpecialValueText(tr("all"));
@@ -115,19 +136,15 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_evalEvery->setSuffix(tr(" steps"));
   m_evalEvery->setToolTip(tr("Also score the test set every N training steps, for test curves between "
                              "epoch ends (each evaluation takes time)"));
-  m_memberForm->addItem(tr("auto (stacked on one GPU)"), "auto");
-  m_memberForm->addItem(tr("separate networks"), "separate");
-  m_memberForm->addItem(tr("stacked into one network"), "stacked");
+  addChoices(m_memberForm, "member_form",
+             {{"auto", tr("auto (stacked on one GPU)")}, {"separate", tr("separate networks")}, {"stacked", tr("stacked into one network")}});
   m_memberForm->setToolTip(tr("How ensemble members that share a device train: each on its own "
                               "(side by side on the CPU cores), or as one network of stacked weights "
                               "(cnn only; for many members on one GPU). Auto stacks the members of one GPU "
                               "and keeps them separate elsewhere."));
-  m_precision->addItem(tr("fp32"), "fp32");
-  m_precision->addItem(tr("tf32 (NVIDIA GPUs)"), "tf32");
-  m_precision->addItem(tr("bf16 autocast"), "bf16");
+  addChoices(m_precision, "precision", {{"fp32", tr("fp32")}, {"tf32", tr("tf32 (NVIDIA GPUs)")}, {"bf16", tr("bf16 autocast")}});
   m_precision->setToolTip(tr("fp32: IEEE float32 on every device. tf32: GPU matrix products in TensorFloat-32. "
                              "bf16: convolutions and matrix products in bfloat16, weights in float32"));
-  m_deterministic->setChecked(true);
   m_deterministic->setToolTip(tr("On GPUs, deterministic kernels: a run repeats exactly and resumes exactly. Off, "
                                  "cuDNN may pick faster kernels and the same seed gives slightly different "
                                  "numbers. CPU runs are deterministic either way."));
@@ -179,6 +196,12 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   addRow(m_precision, nullptr, "precision");
   addRow(m_deterministic, nullptr, "deterministic");
   setLayout(form);
+  m_fieldWidgets = {{"dataset", m_dataset},     {"model", m_model},           {"mode", m_mode},
+                    {"lr", m_learningRate},     {"momentum", m_momentum},     {"batch_size", m_batchSize},
+                    {"epochs", m_epochs},       {"seed", m_seed},             {"train_limit", m_trainLimit},
+                    {"eval_every", m_evalEvery}, {"member_form", m_memberForm}, {"precision", m_precision},
+                    {"deterministic", m_deterministic}};
+  showConfig(ExperimentConfig{});  // every default from the one place it is declared
 
   connect(openFolder, &QPushButton::clicked, this, &ExperimentForm::chooseFolder);
   for (QComboBox* box : {m_dataset, m_model, m_mode, m_memberForm, m_precision}) {
@@ -245,21 +268,31 @@ QString ExperimentForm::deviceSpec() const {
 
 ExperimentConfig ExperimentForm::config() const {
   ExperimentConfig config;
-  config.dataset = m_dataset->currentData().toString().toStdString();
-  config.model = parseModel(m_model->currentText().toStdString());
-  config.mode = parseMode(m_mode->currentData().toString().toStdString());
+  for (const ConfigField& field : configFields()) {
+    QWidget* widget = m_fieldWidgets.value(QString::fromLatin1(field.key));
+    const std::optional<nlohmann::json> value = widget ? widgetValue(widget) : std::nullopt;
+    if (!value) continue;  // not in the form, or no value typed yet: the default stays
+    try {
+      field.set(config, *value, "the form");
+    } catch (const Error&) {
+      // A number being typed: revalidate() marks it; the default stays meanwhile.
+    }
+  }
   config.devices = deviceSpec().toStdString();
-  parseDouble(m_learningRate->text(), config.learningRate);
-  parseDouble(m_momentum->text(), config.momentum);
-  config.batchSize = m_batchSize->value();
-  config.epochs = m_epochs->value();
-  config.seed = std::uint64_t(m_seed->value());
-  config.trainLimit = m_trainLimit->value();
-  config.evalEvery = m_evalEvery->value();
-  config.memberForm = parseMemberForm(m_memberForm->currentData().toString().toStdString());
-  config.precision = parsePrecision(m_precision->currentData().toString().toStdString());
-  config.deterministic = m_deterministic->isChecked();
   return config;
+}
+
+void ExperimentForm::showConfig(const ExperimentConfig& config) {
+  for (const ConfigField& field : configFields()) {
+    if (QWidget* widget = m_fieldWidgets.value(QString::fromLatin1(field.key))) showValue(widget, field.get(config));
+  }
+}
+
+void ExperimentForm::addChoices(QComboBox* box, const char* key, const QHash<QString, QString>& labels) {
+  for (const std::string& choice : configFieldByKey(key)->choices) {
+    const QString name = QString::fromStdString(choice);
+    box->addItem(labels.value(name, name), name);
+  }
 }
 
 void ExperimentForm::mark(const QString& field, QWidget* widget, const QString& error) {
@@ -276,18 +309,20 @@ void ExperimentForm::mark(const QString& field, QWidget* widget, const QString& 
 
 void ExperimentForm::revalidate() {
   const ExperimentConfig current = config();
-  double value = 0;
-  mark("lr", m_learningRate,
-       !parseDouble(m_learningRate->text(), value)
-           ? tr("not a number; the default is 0.1")
-           : engineError([&](ExperimentConfig& c) { c.learningRate = value; }));
-  mark("momentum", m_momentum,
-       !parseDouble(m_momentum->text(), value)
-           ? tr("not a number; the default is 0.9")
-           : engineError([&](ExperimentConfig& c) { c.momentum = value; }));
+  // A number field whose text is no number; otherwise the setting's own check (its record's).
+  const auto numberError = [&](const char* key, QLineEdit* edit) {
+    const ConfigField& field = *configFieldByKey(key);
+    double value = 0;
+    if (!parseDouble(edit->text(), value)) {
+      return tr("not a number; the default is %1").arg(QString::fromStdString(field.defaultValue().dump()));
+    }
+    return inLabels(field.check(current));
+  };
+  mark("lr", m_learningRate, numberError("lr", m_learningRate));
+  mark("momentum", m_momentum, numberError("momentum", m_momentum));
   peekDataset(current.dataset);
   mark("dataset", m_dataset, m_datasetError);
-  QString batchError = engineError([&](ExperimentConfig& c) { c.batchSize = current.batchSize; });
+  QString batchError = inLabels(configFieldByKey("batch_size")->check(current));
   if (batchError.isEmpty() && m_trainSamples >= 0) {
     const bool limited = current.trainLimit > 0 && current.trainLimit < m_trainSamples;
     const int64_t samples = limited ? current.trainLimit : m_trainSamples;
@@ -298,7 +333,7 @@ void ExperimentForm::revalidate() {
     }
   }
   mark("batch_size", m_batchSize, batchError);
-  mark("epochs", m_epochs, engineError([&](ExperimentConfig& c) { c.epochs = current.epochs; }));
+  mark("epochs", m_epochs, inLabels(configFieldByKey("epochs")->check(current)));
 
   QString deviceError;
   if (current.devices.empty()) {
@@ -337,52 +372,36 @@ void ExperimentForm::revalidate() {
 }
 
 void ExperimentForm::load(const QSettings& settings) {
-  const QString dataset = settings.value("setup/dataset", "fashion-mnist").toString();
-  if (m_dataset->findData(dataset) < 0 && dataset != "fashion-mnist" && dataset != "synthetic") {
-    m_dataset->addItem(dataset, dataset);
+  // The setup as config.json holds it (ConfigFields.h reads it); what cannot be read is
+  // left at its default.
+  ExperimentConfig saved;
+  try {
+    saved = ExperimentConfig::fromJson(nlohmann::json::parse(settings.value("setup/config").toString().toStdString()),
+                                       "the saved setup");
+  } catch (const std::exception&) {
   }
-  m_dataset->setCurrentIndex(std::max(0, m_dataset->findData(dataset)));
-  m_model->setCurrentText(settings.value("setup/model", "cnn").toString());
-  m_mode->setCurrentIndex(std::max(0, m_mode->findData(settings.value("setup/mode", "ensemble"))));
+  const QString dataset = QString::fromStdString(saved.dataset);
+  if (m_dataset->findData(dataset) < 0) m_dataset->addItem(dataset, dataset);
+  showConfig(saved);
   const QStringList checked = settings.value("setup/devices", QStringList{"cpu"}).toStringList();
   for (int i = 0; i < m_devices->count(); ++i) {
     QListWidgetItem* item = m_devices->item(i);
     item->setCheckState(checked.contains(item->data(Qt::UserRole).toString()) ? Qt::Checked : Qt::Unchecked);
   }
   m_cpuReplicas->setValue(settings.value("setup/cpuReplicas", 4).toInt());
-  m_learningRate->setText(settings.value("setup/lr", "0.1").toString());
-  m_momentum->setText(settings.value("setup/momentum", "0.9").toString());
-  m_batchSize->setValue(settings.value("setup/batchSize", 128).toInt());
-  m_epochs->setValue(settings.value("setup/epochs", 10).toInt());
-  m_seed->setValue(settings.value("setup/seed", 0).toInt());
-  m_trainLimit->setValue(settings.value("setup/trainLimit", 0).toInt());
-  m_evalEvery->setValue(settings.value("setup/evalEvery", 0).toInt());
-  m_memberForm->setCurrentIndex(std::max(0, m_memberForm->findData(settings.value("setup/memberForm", "auto"))));
-  m_precision->setCurrentIndex(std::max(0, m_precision->findData(settings.value("setup/precision", "fp32"))));
-  m_deterministic->setChecked(settings.value("setup/deterministic", true).toBool());
   revalidate();
 }
 
 void ExperimentForm::save(QSettings& settings) const {
-  settings.setValue("setup/dataset", m_dataset->currentData());
-  settings.setValue("setup/model", m_model->currentText());
-  settings.setValue("setup/mode", m_mode->currentData());
+  nlohmann::json setup = config().toJson();
+  setup.erase("devices");  // the picker's own state follows
+  settings.setValue("setup/config", QString::fromStdString(setup.dump()));
   QStringList checked;
   for (int i = 0; i < m_devices->count(); ++i) {
     if (m_devices->item(i)->checkState() == Qt::Checked) checked << m_devices->item(i)->data(Qt::UserRole).toString();
   }
   settings.setValue("setup/devices", checked);
   settings.setValue("setup/cpuReplicas", m_cpuReplicas->value());
-  settings.setValue("setup/lr", m_learningRate->text());
-  settings.setValue("setup/momentum", m_momentum->text());
-  settings.setValue("setup/batchSize", m_batchSize->value());
-  settings.setValue("setup/epochs", m_epochs->value());
-  settings.setValue("setup/seed", m_seed->value());
-  settings.setValue("setup/trainLimit", m_trainLimit->value());
-  settings.setValue("setup/evalEvery", m_evalEvery->value());
-  settings.setValue("setup/memberForm", m_memberForm->currentData());
-  settings.setValue("setup/precision", m_precision->currentData());
-  settings.setValue("setup/deterministic", m_deterministic->isChecked());
 }
 
 }  // namespace ensemble::ui

@@ -32,6 +32,8 @@ class ExperimentForm final : public QWidget {
   const QHash<QString, QString>& errors() const { return m_errors; }
 
   void load(const QSettings& settings);
+  /// Shows `config`'s value of every setting the form has (not the devices).
+  void showConfig(const ensemble::ExperimentConfig& config);
   void save(QSettings& settings) const;
 
   /// Adds (and selects) a dataset folder in the dataset list once its four MNIST-format
@@ -68,6 +70,9 @@ class ExperimentForm final : public QWidget {
   void peekDataset(const std::string& dataset);
   void mark(const QString& field, QWidget* widget, const QString& error);
   QString deviceSpec() const;
+  /// Fills `box` with the choices of setting `key`'s record, each shown as `labels` names
+  /// it (or by its name).
+  static void addChoices(QComboBox* box, const char* key, const QHash<QString, QString>& labels);
 
   QComboBox* m_dataset;
   QComboBox* m_model;
@@ -84,6 +89,9 @@ class ExperimentForm final : public QWidget {
   QComboBox* m_memberForm;
   QComboBox* m_precision;
   QCheckBox* m_deterministic;
+  /// The widget of each setting the form shows, by config.json key: config(), the
+  /// defaults and the saved setup go through the records (ConfigFields.h) and these.
+  QHash<QString, QWidget*> m_fieldWidgets;
   QHash<QString, QLabel*> m_errorLabels;
   QHash<QString, QString> m_errors;
   bool m_wasValid = true;

@@ -51,29 +51,6 @@ void installStopHandlers(RunControl& control) {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-
-/// The flag's text as the JSON value of its config field (ConfigFields.h).
-nlohmann::json flagValue(const CliOptions& options, const ConfigField& field) {
-  switch (field.kind) {
-    case ConfigField::Kind::Text: return options.value(field.flag);
-    case ConfigField::Kind::Number: return parseNumber(options, field.flag);
-    case ConfigField::Kind::Switch: {
-      if (const std::optional<bool> value = parseSwitch(options.value(field.flag))) return *value;
-      throw ConfigError("--" + std::string(field.flag) + " takes on or off, got '" + options.value(field.flag) + "'");
-    }
-    case ConfigField::Kind::Integer: return parseInteger(options, field.flag);
-    case ConfigField::Kind::NonNegativeInteger: {
-      const int64_t value = parseInteger(options, field.flag);
-      if (value < 0) {
-        throw ConfigError("--" + std::string(field.flag) + " must be a non-negative integer, got " +
-                          std::to_string(value));
-      }
-      return std::uint64_t(value);
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 /// The config of --config (or the defaults) with every config field's flag laid over it.
@@ -82,7 +59,7 @@ ExperimentConfig configFromOptions(const CliOptions& options) {
       options.has("config") ? ExperimentConfig::fromFile(options.value("config")) : ExperimentConfig{};
   nlohmann::json flags = nlohmann::json::object();
   for (const ConfigField& field : configFields()) {
-    if (options.has(field.flag)) flags[field.key] = flagValue(options, field);
+    if (options.has(field.flag)) flags[field.key] = field.parseText(options.value(field.flag));
   }
   config.merge(flags, "the command line");
   return config;

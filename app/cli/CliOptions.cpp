@@ -87,7 +87,7 @@ std::vector<std::string> flagsOf(const std::string& command) {
 
 std::string usageText() {
   std::string train = helpLine(kConfigFile);
-  for (const ConfigField& field : configFields()) train += helpLine(field.flag, field.valueName, field.help);
+  for (const ConfigField& field : configFields()) train += helpLine(field.flag, field.valueName, field.helpText());
   train += helpLine(kOut);
   std::string group;
   for (const CliFlag& flag : groupFlags()) group += helpLine(flag);

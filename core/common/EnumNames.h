@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ensemble {
 
@@ -40,6 +41,14 @@ std::string choicesOf(const EnumName<Enum> (&table)[N]) {
   std::string list;
   for (std::size_t i = 0; i < N; ++i) list += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(table[i].name);
   return list;
+}
+
+/// The names of `table` in order.
+template <typename Enum, std::size_t N>
+std::vector<std::string> namesOf(const EnumName<Enum> (&table)[N]) {
+  std::vector<std::string> names;
+  for (const EnumName<Enum>& entry : table) names.push_back(entry.name);
+  return names;
 }
 
 }  // namespace ensemble

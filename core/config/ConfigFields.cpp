@@ -1,56 +1,254 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/config/ConfigFields.h"
 
+#include <cmath>
+#include <sstream>
+#include <type_traits>
+#include <utility>
+
+#include "core/common/Error.h"
+#include "core/common/FieldMention.h"
+#include "core/common/JsonInteger.h"
+#include "core/common/NumberText.h"
+#include "core/config/ExperimentConfig.h"
+#include "core/models/ModelRegistry.h"
+
 namespace ensemble {
 
-const std::vector<ConfigField>& configFields() {
-  using Kind = ConfigField::Kind;
-  static const std::vector<ConfigField> fields{
-      {"dataset", "dataset", "Dataset", "NAME|DIR",
-       "fashion-mnist (default), synthetic, or a folder with the four\nMNIST-format files (raw or .gz)", Kind::Text},
-      {"model", "model", "Model", "NAME", "cnn (default), lenet, resnet18", Kind::Text},
-      {"mode", "mode", "Mode", "MODE", "ensemble (default), single, data-parallel", Kind::Text},
-      {"devices", "devices", "Devices", "SPEC",
-       "cpu, cpu*4, cuda:0,cuda:1, cuda*2, cuda:0*8 or all\n(default: cpu*4 for ensemble, cpu for single, cpu*2 for\n"
-       "data-parallel; every GPU when there are several)",
-       Kind::Text},
-      {"lr", "lr", "Learning rate", "X", "learning rate (default 0.1)", Kind::Number},
-      {"momentum", "momentum", "Momentum", "X", "SGD momentum in [0, 1) (default 0.9)", Kind::Number},
-      {"batch_size", "batch-size", "Batch size", "N", "per-member batch; the global batch in data-parallel (128)",
-       Kind::Integer},
-      {"epochs", "epochs", "Epochs", "N", "(default 10)", Kind::Integer},
-      {"seed", "seed", "Seed", "N", "run seed; member i's seed is split off it (default 0)",
-       Kind::NonNegativeInteger},
-      {"train_limit", "train-limit", "Train samples", "N", "use the first N training samples (default: all)",
-       Kind::Integer},
-      {"test_limit", "test-limit", "Test samples", "N", "use the first N test samples (default: all)", Kind::Integer},
-      {"checkpoint_every", "checkpoint-every", "Checkpoint every", "N",
-       "also checkpoint every N steps (default: epoch ends only)", Kind::Integer},
-      {"log_every", "log-every", "Log every", "N", "write a metrics row every N steps (default 10)", Kind::Integer},
-      {"eval_every", "eval-every", "Evaluate every", "N",
-       "also evaluate on the test split every N steps (default:\nepoch ends only)", Kind::Integer},
-      {"eval_batch_size", "eval-batch-size", "Evaluation batch", "N", "images per evaluation batch (default 256)",
-       Kind::Integer},
-      {"memory_budget_mb", "memory-budget", "Memory budget", "MB",
-       "refuse to start when the run's measured memory need\n(dataset, replicas, evaluation) exceeds MB MiB",
-       Kind::Integer},
-      {"member_form", "member-form", "Members", "FORM",
-       "auto (default): stacked where the members of an ensemble of\nthe cnn share one GPU, separate elsewhere; "
-       "separate; or\nstacked: members that share a device trained as one network\nof stacked weights (cnn)",
-       Kind::Text},
-      {"precision", "precision", "Precision", "P",
-       "fp32 (default), tf32 (CUDA matmuls and convolutions in\nTensorFloat-32) or bf16 (autocast to bfloat16)",
-       Kind::Text},
-      {"deterministic", "deterministic", "Deterministic", "on|off",
-       "on (default): GPU runs use deterministic kernels, so the same\nseed gives the same numbers and resume "
-       "continues exactly;\noff: cuDNN may pick faster kernels that add in any order\n(CPU runs are deterministic either way)",
-       Kind::Switch},
-      {"init_from", "init-from", "Initial weights", "FILE[,FILE]",
-       "start from state_dicts PyTorch saved (torch.save(model.\nstate_dict(), FILE)): one file for every member, or one\n"
-       "per member, comma-separated (default: seeded initialisation)",
-       Kind::Text},
+namespace {
+
+using nlohmann::json;
+using Kind = ConfigField::Kind;
+
+std::string numberText(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+/// config.json's `value` for `key` into `out`, or ConfigError naming `origin`, the key and
+/// what it must be.
+template <typename T>
+void readValue(const json& value, const char* key, T& out, const std::string& origin, const char* expected) {
+  try {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (!fitsInteger<T>(value)) {
+        throw ConfigError(origin + ": \"" + key + "\" must be " + expected + " in range, got " + value.dump());
+      }
+    }
+    out = value.get<T>();
+  } catch (const json::exception&) {
+    throw ConfigError(origin + ": \"" + key + "\" must be " + expected + ", got " + value.dump());
+  }
+}
+
+const char* expectedOf(Kind kind) {
+  switch (kind) {
+    case Kind::Text:
+    case Kind::Choice: return "a string";
+    case Kind::Integer: return "an integer";
+    case Kind::NonNegativeInteger: return "a non-negative integer";
+    case Kind::Number: return "a number";
+    case Kind::Switch: return "true or false";
+  }
+  return "a value";
+}
+
+using Check = std::function<std::string(const ExperimentConfig&)>;
+
+/// A setting stored as it is in member `member` (a string, number, integer or bool).
+template <typename T>
+ConfigField plain(const char* key, const char* flag, const char* label, const char* valueName, const char* help,
+                  Kind kind, bool inForm, T ExperimentConfig::*member, Check check = {}) {
+  ConfigField field{key, flag, label, valueName, help, kind, inForm, {}, {}, {}, {}};
+  field.get = [member](const ExperimentConfig& config) { return json(config.*member); };
+  field.set = [member, key, kind](ExperimentConfig& config, const json& value, const std::string& origin) {
+    readValue(value, key, config.*member, origin, expectedOf(kind));
   };
+  field.check = check ? std::move(check) : Check([](const ExperimentConfig&) { return std::string(); });
+  return field;
+}
+
+/// A setting that is one of an enum's names.
+template <typename E>
+ConfigField choice(const char* key, const char* flag, const char* label, const char* valueName, const char* help,
+                   bool inForm, E ExperimentConfig::*member, std::string (*name)(E), E (*parse)(const std::string&),
+                   std::vector<std::string> names) {
+  ConfigField field{key, flag, label, valueName, help, Kind::Choice, inForm, std::move(names), {}, {}, {}};
+  field.get = [member, name](const ExperimentConfig& config) { return json(name(config.*member)); };
+  field.set = [member, parse, key](ExperimentConfig& config, const json& value, const std::string& origin) {
+    std::string text;
+    readValue(value, key, text, origin, "a string");
+    config.*member = parse(text);
+  };
+  field.check = [](const ExperimentConfig&) { return std::string(); };
+  return field;
+}
+
+/// "must be at least 1" for a count of steps, epochs or images.
+Check atLeastOne(int64_t ExperimentConfig::*member, std::string name, std::string hint = "") {
+  return [member, name, hint](const ExperimentConfig& config) {
+    const int64_t value = config.*member;
+    return value < 1 ? name + " must be at least 1, got " + std::to_string(value) + hint : std::string();
+  };
+}
+
+/// "must be 0 (meaning) or positive".
+Check zeroOrPositive(int64_t ExperimentConfig::*member, std::string name, std::string zeroMeans) {
+  return [member, name, zeroMeans](const ExperimentConfig& config) {
+    const int64_t value = config.*member;
+    return value < 0 ? name + " must be 0 (" + zeroMeans + ") or positive, got " + std::to_string(value) : std::string();
+  };
+}
+
+std::vector<ConfigField> makeFields() {
+  const ExperimentConfig defaults;
+  std::vector<ConfigField> fields;
+  fields.push_back(plain("dataset", "dataset", "Dataset", "NAME|DIR",
+                         "{default} (default), synthetic, or a folder with the four\nMNIST-format files (raw or .gz)",
+                         Kind::Text, true, &ExperimentConfig::dataset, [](const ExperimentConfig& config) {
+                           return config.dataset.empty() ? "dataset is empty; use fashion-mnist, synthetic or a folder"
+                                                         : std::string();
+                         }));
+  fields.push_back(choice("model", "model", "Model", "NAME", "{choices}", true, &ExperimentConfig::model, modelName,
+                          parseModel, modelNames()));
+  fields.push_back(choice("mode", "mode", "Mode", "MODE", "{choices}", true, &ExperimentConfig::mode, modeName, parseMode,
+                          modeNames()));
+  fields.push_back(plain("devices", "devices", "Devices", "SPEC",
+                         "cpu, cpu*4, cuda:0,cuda:1, cuda*2, cuda:0*8 or all\n(default: cpu*4 for ensemble, cpu for "
+                         "single, cpu*2 for\ndata-parallel; every GPU when there are several)",
+                         Kind::Text, true, &ExperimentConfig::devices));
+  fields.push_back(plain("lr", "lr", "Learning rate", "X", "learning rate (default {default})", Kind::Number, true,
+                         &ExperimentConfig::learningRate, [fallback = defaults.learningRate](const ExperimentConfig& config) {
+                           const double lr = config.learningRate;
+                           return std::isfinite(lr) && lr > 0
+                                      ? std::string()
+                                      : "learning rate (lr) must be a positive finite number, got " + numberText(lr) +
+                                            "; the default is " + numberText(fallback);
+                         }));
+  fields.push_back(plain("momentum", "momentum", "Momentum", "X", "SGD momentum in [0, 1) (default {default})",
+                         Kind::Number, true, &ExperimentConfig::momentum,
+                         [fallback = defaults.momentum](const ExperimentConfig& config) {
+                           const double m = config.momentum;
+                           return std::isfinite(m) && m >= 0 && m < 1
+                                      ? std::string()
+                                      : "momentum must be in [0, 1), got " + numberText(m) + "; the default is " +
+                                            numberText(fallback);
+                         }));
+  fields.push_back(plain("batch_size", "batch-size", "Batch size", "N",
+                         "per-member batch; the global batch in data-parallel ({default})", Kind::Integer, true,
+                         &ExperimentConfig::batchSize,
+                         atLeastOne(&ExperimentConfig::batchSize, "batch size (batch_size)",
+                                    "; the default is " + std::to_string(defaults.batchSize))));
+  fields.push_back(plain("epochs", "epochs", "Epochs", "N", "(default {default})", Kind::Integer, true,
+                         &ExperimentConfig::epochs, atLeastOne(&ExperimentConfig::epochs, "epochs")));
+  fields.push_back(plain("seed", "seed", "Seed", "N", "run seed; member i's seed is split off it (default {default})",
+                         Kind::NonNegativeInteger, true, &ExperimentConfig::seed));
+  fields.push_back(plain("train_limit", "train-limit", "Train samples", "N",
+                         "use the first N training samples (default: all)", Kind::Integer, true,
+                         &ExperimentConfig::trainLimit, zeroOrPositive(&ExperimentConfig::trainLimit, "train_limit", "all")));
+  fields.push_back(plain("test_limit", "test-limit", "Test samples", "N", "use the first N test samples (default: all)",
+                         Kind::Integer, false, &ExperimentConfig::testLimit,
+                         zeroOrPositive(&ExperimentConfig::testLimit, "test_limit", "all")));
+  fields.push_back(plain("checkpoint_every", "checkpoint-every", "Checkpoint every", "N",
+                         "also checkpoint every N steps (default: epoch ends only)", Kind::Integer, false,
+                         &ExperimentConfig::checkpointEvery,
+                         zeroOrPositive(&ExperimentConfig::checkpointEvery, "checkpoint_every", "epoch ends only")));
+  fields.push_back(plain("log_every", "log-every", "Log every", "N", "write a metrics row every N steps (default {default})",
+                         Kind::Integer, false, &ExperimentConfig::logEvery,
+                         atLeastOne(&ExperimentConfig::logEvery, "log_every")));
+  fields.push_back(plain("eval_every", "eval-every", "Evaluate every", "N",
+                         "also evaluate on the test split every N steps (default:\nepoch ends only)", Kind::Integer, true,
+                         &ExperimentConfig::evalEvery,
+                         zeroOrPositive(&ExperimentConfig::evalEvery, "eval_every", "epoch ends only")));
+  fields.push_back(plain("eval_batch_size", "eval-batch-size", "Evaluation batch", "N",
+                         "images per evaluation batch (default {default})", Kind::Integer, false,
+                         &ExperimentConfig::evalBatchSize, atLeastOne(&ExperimentConfig::evalBatchSize, "eval_batch_size")));
+  fields.push_back(plain("memory_budget_mb", "memory-budget", "Memory budget", "MB",
+                         "refuse to start when the run's measured memory need\n(dataset, replicas, evaluation) exceeds MB MiB",
+                         Kind::Integer, false, &ExperimentConfig::memoryBudgetMb, [](const ExperimentConfig& config) {
+                           return config.memoryBudgetMb < 0
+                                      ? "memory budget (memory_budget_mb) must be 0 (none) or a positive number of MiB, got " +
+                                            std::to_string(config.memoryBudgetMb)
+                                      : std::string();
+                         }));
+  fields.push_back(choice("member_form", "member-form", "Members", "FORM",
+                          "{default} (default): stacked where the members of an ensemble of\nthe cnn share one GPU, "
+                          "separate elsewhere; separate; or\nstacked: members that share a device trained as one "
+                          "network\nof stacked weights (cnn)",
+                          true, &ExperimentConfig::memberForm, memberFormName, parseMemberForm, memberFormNames()));
+  fields.push_back(choice("precision", "precision", "Precision", "P",
+                          "{default} (default), tf32 (CUDA matmuls and convolutions in\nTensorFloat-32) or bf16 (autocast "
+                          "to bfloat16)",
+                          true, &ExperimentConfig::precision, precisionName, parsePrecision, precisionNames()));
+  fields.push_back(plain("deterministic", "deterministic", "Deterministic", "on|off",
+                         "{default} (default): GPU runs use deterministic kernels, so the same\nseed gives the same numbers "
+                         "and resume continues exactly;\noff: cuDNN may pick faster kernels that add in any order\n(CPU "
+                         "runs are deterministic either way)",
+                         Kind::Switch, true, &ExperimentConfig::deterministic));
+  fields.push_back(plain("init_from", "init-from", "Initial weights", "FILE[,FILE]",
+                         "start from state_dicts PyTorch saved (torch.save(model.\nstate_dict(), FILE)): one file for "
+                         "every member, or one\nper member, comma-separated (default: seeded initialisation)",
+                         Kind::Text, false, &ExperimentConfig::initFrom, [](const ExperimentConfig& config) {
+                           for (const std::string& file : config.initFromFiles()) {
+                             if (file.empty()) {
+                               return mention::field("init_from") + " '" + config.initFrom + "' has an empty file name";
+                             }
+                           }
+                           return std::string();
+                         }));
   return fields;
+}
+
+}  // namespace
+
+const std::vector<ConfigField>& configFields() {
+  static const std::vector<ConfigField> fields = makeFields();
+  return fields;
+}
+
+json ConfigField::defaultValue() const { return get(ExperimentConfig{}); }
+
+const char* ConfigField::expected() const { return expectedOf(kind); }
+
+std::string ConfigField::helpText() const {
+  const json value = defaultValue();
+  const std::string shown = kind == Kind::Switch ? (value.get<bool>() ? "on" : "off")
+                            : value.is_string()   ? value.get<std::string>()
+                            : kind == Kind::Number ? numberText(value.get<double>())
+                                                   : value.dump();
+  std::string choiceList;
+  for (const std::string& name : choices) {
+    choiceList += (choiceList.empty() ? "" : ", ") + name + (name == shown ? " (default)" : "");
+  }
+  std::string text = help;
+  for (const auto& [mark, replacement] : {std::pair<std::string, std::string>{"{default}", shown}, {"{choices}", choiceList}}) {
+    for (std::size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at + replacement.size())) {
+      text.replace(at, mark.size(), replacement);
+    }
+  }
+  return text;
+}
+
+json ConfigField::parseText(const std::string& text) const {
+  const std::string named = mention::field(key);
+  switch (kind) {
+    case Kind::Text:
+    case Kind::Choice: return text;
+    case Kind::Switch:
+      if (const std::optional<bool> value = parseSwitch(text)) return *value;
+      throw ConfigError(named + " takes on or off, got '" + text + "'", key);
+    case Kind::Number:
+      if (const auto value = wholeNumber(text)) return *value;
+      throw ConfigError(named + " expects a number, got '" + text + "'", key);
+    case Kind::Integer:
+      if (const auto value = wholeInteger(text)) return *value;
+      throw ConfigError(named + " expects an integer, got '" + text + "'", key);
+    case Kind::NonNegativeInteger:
+      if (const auto value = wholeInteger(text); value && *value >= 0) return std::uint64_t(*value);
+      throw ConfigError(named + " expects a non-negative integer, got '" + text + "'", key);
+  }
+  return text;
 }
 
 std::optional<bool> parseSwitch(const std::string& text) {

@@ -1,25 +1,54 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The one declaration of every ExperimentConfig field a person sets: its config.json key,
-// its command-line flag, its label in the window and its help text. config.json's known
-// keys, the CLI's flags and help, and the form's labels all read this table, so a field
-// is declared once. Torch-free and Qt-free.
+// The one declaration of every ExperimentConfig setting a person sets, modelled on Qt
+// Creator's AspectContainer: its config.json key, command-line flag, label in the window,
+// type, help text, whether the form shows it, how it is read from and written to a config,
+// and its validator with its message. config.json reading and writing
+// (ExperimentConfig::toJson/merge/validate), the CLI's flags and --help, the sweep grid's
+// values, and the form's labels, defaults and checks all go through this table; a
+// setting's default is the one ExperimentConfig's member is initialised with. Adding a
+// setting is one record here plus the code that uses it. Qt-free.
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ensemble {
 
+struct ExperimentConfig;
+
 struct ConfigField {
-  /// How a flag's text becomes the field's JSON value.
-  enum class Kind { Text, Integer, NonNegativeInteger, Number, Switch };
+  /// The setting's type: what config.json holds and what a flag's text must be.
+  enum class Kind { Text, Choice, Integer, NonNegativeInteger, Number, Switch };
 
   const char* key;        ///< in config.json: "batch_size"
   const char* flag;       ///< on the command line, without its dashes: "batch-size"
   const char* label;      ///< in the window's form: "Batch size"
   const char* valueName;  ///< in the help text: "N", "X", "NAME"
-  const char* help;       ///< the help text; '\n' starts a continuation line
+  /// The help text; '\n' starts a continuation line, "{default}" stands for the default.
+  const char* help;
   Kind kind;
+  bool inForm;                       ///< the window's Experiment form sets it
+  std::vector<std::string> choices;  ///< a Choice's names, in the order they are offered
+  /// The value as config.json holds it.
+  std::function<nlohmann::json(const ExperimentConfig&)> get;
+  /// Sets it from config.json's value; throws ConfigError naming `origin` and the key for
+  /// a value of the wrong type or an unknown choice.
+  std::function<void(ExperimentConfig&, const nlohmann::json&, const std::string& origin)> set;
+  /// Why the setting's value in a config is invalid, with the valid range; empty when
+  /// valid. Rules between settings are ExperimentConfig::validate's.
+  std::function<std::string(const ExperimentConfig&)> check;
+
+  /// The value a default ExperimentConfig holds.
+  nlohmann::json defaultValue() const;
+  /// The help text with its default written in.
+  std::string helpText() const;
+  /// A value typed as text (a flag's, a sweep grid's) as its JSON: throws ConfigError
+  /// naming the setting ({{key}}) and what it expects.
+  nlohmann::json parseText(const std::string& text) const;
+  /// What config.json must hold for it: "a string", "an integer", ...
+  const char* expected() const;
 };
 
 /// A Switch field's text: true for on, true, yes and 1; false for off, false, no and 0;

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/common/EnumNames.h"
-#include "core/config/RunMode.h"
 #include "core/config/ExperimentConfig.h"
 
 #include <cerrno>
@@ -10,32 +8,17 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/common/EnumNames.h"
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
-#include "core/common/JsonInteger.h"
-#include "core/models/ModelRegistry.h"
 #include "core/config/ConfigFields.h"
+#include "core/config/RunMode.h"
+#include "core/models/ModelRegistry.h"
 
 namespace ensemble {
 namespace {
 
 using nlohmann::json;
-
-template <typename T>
-void read(const json& object, const char* key, T& value, const std::string& origin,
-          const char* expected) {
-  const auto it = object.find(key);
-  if (it == object.end()) return;
-  try {
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      if (!fitsInteger<T>(*it)) throw ConfigError(origin + ": \"" + key + "\" must be " + expected +
-                                                  " in range, got " + it->dump());
-    }
-    value = it->get<T>();
-  } catch (const json::exception&) {
-    throw ConfigError(origin + ": \"" + key + "\" must be " + expected + ", got " + it->dump());
-  }
-}
 
 /// config.json's keys: every field of the table (ConfigFields.h), and the version that wrote it.
 bool isKnownKey(const std::string& key) { return key == "version" || configFieldByKey(key) != nullptr; }
@@ -48,14 +31,18 @@ std::string knownKeys() {
 
 }  // namespace
 
+// In the order they are offered: the default first.
 constexpr EnumName<TrainingMode> kModeNames[] = {
-    {TrainingMode::Single, "single"}, {TrainingMode::Ensemble, "ensemble"}, {TrainingMode::DataParallel, "data-parallel"}};
+    {TrainingMode::Ensemble, "ensemble"}, {TrainingMode::Single, "single"}, {TrainingMode::DataParallel, "data-parallel"}};
 constexpr EnumName<MemberForm> kMemberFormNames[] = {
     {MemberForm::Auto, "auto"}, {MemberForm::Separate, "separate"}, {MemberForm::Stacked, "stacked"}};
 constexpr EnumName<Precision> kPrecisionNames[] = {
     {Precision::Fp32, "fp32"}, {Precision::Tf32, "tf32"}, {Precision::Bf16, "bf16"}};
 
 std::string modeName(TrainingMode mode) { return nameOf(kModeNames, mode); }
+std::vector<std::string> modeNames() { return namesOf(kModeNames); }
+std::vector<std::string> memberFormNames() { return namesOf(kMemberFormNames); }
+std::vector<std::string> precisionNames() { return namesOf(kPrecisionNames); }
 
 TrainingMode parseMode(const std::string& name) {
   if (const auto mode = valueNamed(kModeNames, name)) return *mode;
@@ -77,35 +64,9 @@ Precision parsePrecision(const std::string& name) {
 }
 
 void ExperimentConfig::validate() const {
-  if (dataset.empty()) throw ConfigError("dataset is empty; use fashion-mnist, synthetic or a folder", "dataset");
-  if (!std::isfinite(learningRate) || learningRate <= 0) {
-    std::ostringstream value;
-    value << learningRate;
-    throw ConfigError("learning rate (lr) must be a positive finite number, got " + value.str() +
-                      "; the default is 0.1",
-                      "lr");
-  }
-  if (!std::isfinite(momentum) || momentum < 0 || momentum >= 1) {
-    std::ostringstream value;
-    value << momentum;
-    throw ConfigError("momentum must be in [0, 1), got " + value.str() + "; the default is 0.9", "momentum");
-  }
-  const auto positive = [](int64_t value, const char* name, const char* hint, const char* key) {
-    if (value < 1) {
-      throw ConfigError(std::string(name) + " must be at least 1, got " + std::to_string(value) +
-                        hint, key);
-    }
-  };
-  positive(batchSize, "batch size (batch_size)", "; the default is 128", "batch_size");
-  positive(epochs, "epochs", "", "epochs");
-  positive(logEvery, "log_every", "", "log_every");
-  positive(evalBatchSize, "eval_batch_size", "", "eval_batch_size");
-  if (trainLimit < 0) throw ConfigError("train_limit must be 0 (all) or positive, got " + std::to_string(trainLimit), "train_limit");
-  if (testLimit < 0) throw ConfigError("test_limit must be 0 (all) or positive, got " + std::to_string(testLimit), "test_limit");
-  if (memoryBudgetMb < 0) {
-    throw ConfigError("memory budget (memory_budget_mb) must be 0 (none) or a positive number of MiB, got " +
-                      std::to_string(memoryBudgetMb),
-                      "memory_budget_mb");
+  // Each setting's own rule (ConfigFields.cpp), then the rules between settings.
+  for (const ConfigField& field : configFields()) {
+    if (const std::string problem = field.check(*this); !problem.empty()) throw ConfigError(problem, field.key);
   }
   if (memberForm == MemberForm::Stacked && mode != TrainingMode::Ensemble) {
     throw ConfigError("member form 'stacked' trains ensemble members as one network; it needs mode "
@@ -121,17 +82,6 @@ void ExperimentConfig::validate() const {
   if (RunMode::of(mode).replicasAreOneModel() && initFromFiles().size() > 1) {
     throw ConfigError(mention::field("init_from") + " names " + std::to_string(initFromFiles().size()) +
                       " files, but data-parallel trains one model; give one file", "init_from");
-  }
-  for (const std::string& file : initFromFiles()) {
-    if (file.empty()) throw ConfigError(mention::field("init_from") + " '" + initFrom + "' has an empty file name", "init_from");
-  }
-  if (checkpointEvery < 0) {
-    throw ConfigError("checkpoint_every must be 0 (epoch ends only) or positive, got " +
-                      std::to_string(checkpointEvery), "checkpoint_every");
-  }
-  if (evalEvery < 0) {
-    throw ConfigError("eval_every must be 0 (epoch ends only) or positive, got " + std::to_string(evalEvery),
-                      "eval_every");
   }
 }
 
@@ -153,27 +103,9 @@ std::string ExperimentConfig::effectiveDevices(int cudaCount) const {
 }
 
 nlohmann::json ExperimentConfig::toJson() const {
-  return json{{"dataset", dataset},
-              {"model", modelName(model)},
-              {"mode", modeName(mode)},
-              {"devices", devices},
-              {"lr", learningRate},
-              {"momentum", momentum},
-              {"batch_size", batchSize},
-              {"epochs", epochs},
-              {"seed", seed},
-              {"train_limit", trainLimit},
-              {"test_limit", testLimit},
-              {"checkpoint_every", checkpointEvery},
-              {"log_every", logEvery},
-              {"eval_every", evalEvery},
-              {"eval_batch_size", evalBatchSize},
-              {"memory_budget_mb", memoryBudgetMb},
-              {"member_form", memberFormName(memberForm)},
-              {"precision", precisionName(precision)},
-              {"deterministic", deterministic},
-              {"init_from", initFrom},
-              {"version", ENSEMBLELAB_VERSION}};
+  json object{{"version", ENSEMBLELAB_VERSION}};
+  for (const ConfigField& field : configFields()) object[field.key] = field.get(*this);
+  return object;
 }
 
 void ExperimentConfig::merge(const nlohmann::json& object, const std::string& origin) {
@@ -186,35 +118,10 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
       throw ConfigError(origin + ": unknown key \"" + item.key() + "\"; known keys are " + knownKeys());
     }
   }
-  std::string modeText = modeName(mode);
-  read(object, "dataset", dataset, origin, "a string");
-  std::string modelText = modelName(model);
-  read(object, "model", modelText, origin, "a string");
-  read(object, "mode", modeText, origin, "a string");
-  read(object, "devices", devices, origin, "a string");
-  read(object, "lr", learningRate, origin, "a number");
-  read(object, "momentum", momentum, origin, "a number");
-  read(object, "batch_size", batchSize, origin, "an integer");
-  read(object, "epochs", epochs, origin, "an integer");
-  read(object, "seed", seed, origin, "a non-negative integer");
-  read(object, "train_limit", trainLimit, origin, "an integer");
-  read(object, "test_limit", testLimit, origin, "an integer");
-  read(object, "checkpoint_every", checkpointEvery, origin, "an integer");
-  read(object, "log_every", logEvery, origin, "an integer");
-  read(object, "eval_every", evalEvery, origin, "an integer");
-  read(object, "eval_batch_size", evalBatchSize, origin, "an integer");
-  read(object, "memory_budget_mb", memoryBudgetMb, origin, "an integer");
-  std::string memberFormText = memberFormName(memberForm), precisionText = precisionName(precision);
-  read(object, "member_form", memberFormText, origin, "a string");
-  read(object, "precision", precisionText, origin, "a string");
-  read(object, "init_from", initFrom, origin, "a string");
-  read(object, "deterministic", deterministic, origin, "true or false");
-  mode = parseMode(modeText);
-  model = parseModel(modelText);
-  memberForm = parseMemberForm(memberFormText);
-  precision = parsePrecision(precisionText);
+  for (const ConfigField& field : configFields()) {
+    if (const auto it = object.find(field.key); it != object.end()) field.set(*this, *it, origin);
+  }
 }
-
 
 ExperimentConfig ExperimentConfig::fromJson(const nlohmann::json& object, const std::string& origin) {
   ExperimentConfig config;

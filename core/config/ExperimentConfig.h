@@ -35,6 +35,10 @@ enum class Precision { Fp32, Tf32, Bf16 };
 std::string precisionName(Precision precision);
 /// Inverse of precisionName; throws ConfigError naming the choices.
 Precision parsePrecision(const std::string& name);
+/// Every name of each, in the order they are offered.
+std::vector<std::string> modeNames();
+std::vector<std::string> memberFormNames();
+std::vector<std::string> precisionNames();
 
 struct ExperimentConfig {
   std::string dataset = "fashion-mnist";  ///< "fashion-mnist", "synthetic" or a folder

@@ -36,26 +36,11 @@ std::string knownSettings() {
 
 /// `text` as the JSON value of `field`, as its flag would give it.
 nlohmann::json valueOf(const ConfigField& field, const std::string& text) {
-  const std::string where = "sweep grid " + std::string(field.key) + "=" + text;
-  if (field.kind == ConfigField::Kind::Text) return text;
-  if (field.kind == ConfigField::Kind::Switch) {
-    if (const std::optional<bool> value = parseSwitch(text)) return *value;
-    throw ConfigError(where + ": " + field.key + " takes on or off");
+  try {
+    return field.parseText(text);  // the CLI's flags read the same way
+  } catch (const ConfigError& error) {
+    throw ConfigError("sweep grid " + std::string(field.key) + "=" + text + ": " + error.what(), field.key);
   }
-  char* end = nullptr;
-  errno = 0;
-  if (field.kind == ConfigField::Kind::Number) {
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end || errno) throw ConfigError(where + ": " + field.key + " takes a number");
-    return value;
-  }
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end || errno) throw ConfigError(where + ": " + field.key + " takes an integer");
-  if (field.kind == ConfigField::Kind::NonNegativeInteger) {
-    if (value < 0) throw ConfigError(where + ": " + field.key + " takes a non-negative integer");
-    return std::uint64_t(value);
-  }
-  return int64_t(value);
 }
 
 /// Value `index` of `axis` as it reads in a folder name: as typed, without path separators
