@@ -11,6 +11,7 @@
 #include "core/common/FieldMention.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/config/RunMode.h"
+#include "core/runs/RunSummary.h"
 #include "core/train/RunSetup.h"
 #include "tests/SettingSamples.h"
 
@@ -37,6 +38,13 @@ class TestExperimentConfig final : public QObject {
       QVERIFY2(!sample.holds(ExperimentConfig{}), sample.key);
       QCOMPARE(read.toJson().at(sample.key), sample.value);
       QCOMPARE(field->get(read), sample.value);
+      if (field->inSummary) {  // summary.json's echo of the setup, written and read back
+        RunSummary summary;
+        summary.setup = read;
+        const nlohmann::json echoed = summary.toJson();
+        QCOMPARE(echoed.at(sample.key), sample.value);
+        QVERIFY2(sample.holds(RunSummary::fromJson(echoed, "test").setup), sample.key);
+      }
       // The help writes the default in, never the marker.
       QVERIFY2(field->helpText().find("{default}") == std::string::npos && field->helpText().find("{choices}") == std::string::npos,
                field->helpText().c_str());

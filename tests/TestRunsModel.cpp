@@ -20,7 +20,7 @@ QString cell(const RunsModel& model, int row, RunsModel::Column column, int role
 
 RunSummary summaryAfterEpoch(int64_t epoch, double accuracy) {
   RunSummary summary;
-  summary.mode = TrainingMode::Ensemble;
+  summary.setup.mode = TrainingMode::Ensemble;
   summary.epochsCompleted = epoch;
   summary.stepsCompleted = 10 * epoch;
   summary.secondsPerEpoch = 2.5;

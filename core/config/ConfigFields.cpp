@@ -60,7 +60,7 @@ using Check = std::function<std::string(const ExperimentConfig&)>;
 template <typename T>
 ConfigField plain(const char* key, const char* flag, const char* label, const char* valueName, const char* help,
                   Kind kind, bool inForm, T ExperimentConfig::*member, Check check = {}) {
-  ConfigField field{key, flag, label, valueName, help, kind, inForm, {}, {}, {}, {}};
+  ConfigField field{key, flag, label, valueName, help, kind, inForm, false, {}, {}, {}, {}};
   field.get = [member](const ExperimentConfig& config) { return json(config.*member); };
   field.set = [member, key, kind](ExperimentConfig& config, const json& value, const std::string& origin) {
     readValue(value, key, config.*member, origin, expectedOf(kind));
@@ -74,7 +74,7 @@ template <typename E>
 ConfigField choice(const char* key, const char* flag, const char* label, const char* valueName, const char* help,
                    bool inForm, E ExperimentConfig::*member, std::string (*name)(E), E (*parse)(const std::string&),
                    std::vector<std::string> names) {
-  ConfigField field{key, flag, label, valueName, help, Kind::Choice, inForm, std::move(names), {}, {}, {}};
+  ConfigField field{key, flag, label, valueName, help, Kind::Choice, inForm, false, std::move(names), {}, {}, {}};
   field.get = [member, name](const ExperimentConfig& config) { return json(name(config.*member)); };
   field.set = [member, parse, key](ExperimentConfig& config, const json& value, const std::string& origin) {
     std::string text;
@@ -101,32 +101,38 @@ Check zeroOrPositive(int64_t ExperimentConfig::*member, std::string name, std::s
   };
 }
 
+/// `field`, echoed in summary.json.
+ConfigField echoed(ConfigField field) {
+  field.inSummary = true;
+  return field;
+}
+
 std::vector<ConfigField> makeFields() {
   const ExperimentConfig defaults;
   std::vector<ConfigField> fields;
-  fields.push_back(plain("dataset", "dataset", "Dataset", "NAME|DIR",
+  fields.push_back(echoed(plain("dataset", "dataset", "Dataset", "NAME|DIR",
                          "{default} (default), synthetic, or a folder with the four\nMNIST-format files (raw or .gz)",
                          Kind::Text, true, &ExperimentConfig::dataset, [](const ExperimentConfig& config) {
                            return config.dataset.empty() ? "dataset is empty; use fashion-mnist, synthetic or a folder"
                                                          : std::string();
-                         }));
-  fields.push_back(choice("model", "model", "Model", "NAME", "{choices}", true, &ExperimentConfig::model, modelName,
-                          parseModel, modelNames()));
-  fields.push_back(choice("mode", "mode", "Mode", "MODE", "{choices}", true, &ExperimentConfig::mode, modeName, parseMode,
-                          modeNames()));
+                         })));
+  fields.push_back(echoed(choice("model", "model", "Model", "NAME", "{choices}", true, &ExperimentConfig::model, modelName,
+                          parseModel, modelNames())));
+  fields.push_back(echoed(choice("mode", "mode", "Mode", "MODE", "{choices}", true, &ExperimentConfig::mode, modeName, parseMode,
+                          modeNames())));
   fields.push_back(plain("devices", "devices", "Devices", "SPEC",
                          "cpu, cpu*4, cuda:0,cuda:1, cuda*2, cuda:0*8 or all\n(default: cpu*4 for ensemble, cpu for "
                          "single, cpu*2 for\ndata-parallel; every GPU when there are several)",
                          Kind::Text, true, &ExperimentConfig::devices));
-  fields.push_back(plain("lr", "lr", "Learning rate", "X", "learning rate (default {default})", Kind::Number, true,
+  fields.push_back(echoed(plain("lr", "lr", "Learning rate", "X", "learning rate (default {default})", Kind::Number, true,
                          &ExperimentConfig::learningRate, [fallback = defaults.learningRate](const ExperimentConfig& config) {
                            const double lr = config.learningRate;
                            return std::isfinite(lr) && lr > 0
                                       ? std::string()
                                       : "learning rate (lr) must be a positive finite number, got " + numberText(lr) +
                                             "; the default is " + numberText(fallback);
-                         }));
-  fields.push_back(plain("momentum", "momentum", "Momentum", "X", "SGD momentum in [0, 1) (default {default})",
+                         })));
+  fields.push_back(echoed(plain("momentum", "momentum", "Momentum", "X", "SGD momentum in [0, 1) (default {default})",
                          Kind::Number, true, &ExperimentConfig::momentum,
                          [fallback = defaults.momentum](const ExperimentConfig& config) {
                            const double m = config.momentum;
@@ -134,16 +140,16 @@ std::vector<ConfigField> makeFields() {
                                       ? std::string()
                                       : "momentum must be in [0, 1), got " + numberText(m) + "; the default is " +
                                             numberText(fallback);
-                         }));
-  fields.push_back(plain("batch_size", "batch-size", "Batch size", "N",
+                         })));
+  fields.push_back(echoed(plain("batch_size", "batch-size", "Batch size", "N",
                          "per-member batch; the global batch in data-parallel ({default})", Kind::Integer, true,
                          &ExperimentConfig::batchSize,
                          atLeastOne(&ExperimentConfig::batchSize, "batch size (batch_size)",
-                                    "; the default is " + std::to_string(defaults.batchSize))));
-  fields.push_back(plain("epochs", "epochs", "Epochs", "N", "(default {default})", Kind::Integer, true,
-                         &ExperimentConfig::epochs, atLeastOne(&ExperimentConfig::epochs, "epochs")));
-  fields.push_back(plain("seed", "seed", "Seed", "N", "run seed; member i's seed is split off it (default {default})",
-                         Kind::NonNegativeInteger, true, &ExperimentConfig::seed));
+                                    "; the default is " + std::to_string(defaults.batchSize)))));
+  fields.push_back(echoed(plain("epochs", "epochs", "Epochs", "N", "(default {default})", Kind::Integer, true,
+                         &ExperimentConfig::epochs, atLeastOne(&ExperimentConfig::epochs, "epochs"))));
+  fields.push_back(echoed(plain("seed", "seed", "Seed", "N", "run seed; member i's seed is split off it (default {default})",
+                         Kind::NonNegativeInteger, true, &ExperimentConfig::seed)));
   fields.push_back(plain("train_limit", "train-limit", "Train samples", "N",
                          "use the first N training samples (default: all)", Kind::Integer, true,
                          &ExperimentConfig::trainLimit, zeroOrPositive(&ExperimentConfig::trainLimit, "train_limit", "all")));
@@ -177,15 +183,15 @@ std::vector<ConfigField> makeFields() {
                           "separate elsewhere; separate; or\nstacked: members that share a device trained as one "
                           "network\nof stacked weights (cnn)",
                           true, &ExperimentConfig::memberForm, memberFormName, parseMemberForm, memberFormNames()));
-  fields.push_back(choice("precision", "precision", "Precision", "P",
+  fields.push_back(echoed(choice("precision", "precision", "Precision", "P",
                           "{default} (default), tf32 (CUDA matmuls and convolutions in\nTensorFloat-32) or bf16 (autocast "
                           "to bfloat16)",
-                          true, &ExperimentConfig::precision, precisionName, parsePrecision, precisionNames()));
-  fields.push_back(plain("deterministic", "deterministic", "Deterministic", "on|off",
+                          true, &ExperimentConfig::precision, precisionName, parsePrecision, precisionNames())));
+  fields.push_back(echoed(plain("deterministic", "deterministic", "Deterministic", "on|off",
                          "{default} (default): GPU runs use deterministic kernels, so the same\nseed gives the same numbers "
                          "and resume continues exactly;\noff: cuDNN may pick faster kernels that add in any order\n(CPU "
                          "runs are deterministic either way)",
-                         Kind::Switch, true, &ExperimentConfig::deterministic));
+                         Kind::Switch, true, &ExperimentConfig::deterministic)));
   fields.push_back(plain("init_from", "init-from", "Initial weights", "FILE[,FILE]",
                          "start from state_dicts PyTorch saved (torch.save(model.\nstate_dict(), FILE)): one file for "
                          "every member, or one\nper member, comma-separated (default: seeded initialisation)",

@@ -30,6 +30,7 @@ struct ConfigField {
   const char* help;
   Kind kind;
   bool inForm;                       ///< the window's Experiment form sets it
+  bool inSummary = false;            ///< summary.json echoes it (the setup at a glance)
   std::vector<std::string> choices;  ///< a Choice's names, in the order they are offered
   /// The value as config.json holds it.
   std::function<nlohmann::json(const ExperimentConfig&)> get;

@@ -42,10 +42,11 @@ std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
          "images_per_second,train_limit,test_limit\n";
   for (const std::string& directory : runDirectories) {
     const RunSummary s = RunSummary::read(RunDirectory(directory).summaryPath());
-    out << csvField(RunDirectory::nameOf(directory)) << ',' << runStatusName(s.status) << ',' << modeName(s.mode) << ','
-        << modelName(s.model) << ',' << csvField(s.dataset) << ',' << csvField(s.devices) << ',' << s.replicas << ','
-        << s.seed << ',' << number(s.learningRate) << ',' << number(s.momentum) << ',' << s.batchSize << ','
-        << s.epochs << ',' << s.epochsCompleted << ',';
+    const ExperimentConfig& setup = s.setup;
+    out << csvField(RunDirectory::nameOf(directory)) << ',' << runStatusName(s.status) << ',' << modeName(setup.mode)
+        << ',' << modelName(setup.model) << ',' << csvField(setup.dataset) << ',' << csvField(s.devices) << ','
+        << s.replicas << ',' << setup.seed << ',' << number(setup.learningRate) << ',' << number(setup.momentum) << ','
+        << setup.batchSize << ',' << setup.epochs << ',' << s.epochsCompleted << ',';
     if (s.evaluation) {
       const EvaluationResult& e = *s.evaluation;
       out << number(e.ensemble.accuracy) << ',' << number(e.ensemble.nll) << ',' << number(e.ensemble.brier) << ','

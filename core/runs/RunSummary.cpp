@@ -6,6 +6,7 @@
 
 #include "core/common/Error.h"
 #include "core/common/JsonInteger.h"
+#include "core/config/ConfigFields.h"
 #include "core/io/RunDirectory.h"
 #include "core/metrics/EvaluationJson.h"
 
@@ -28,12 +29,6 @@ std::string text(const nlohmann::json& json, const char* key) {
   const nlohmann::json& value = at(json, key);
   if (!value.is_string()) throw ConfigError(std::string("\"") + key + "\" must be a string, got " + value.dump());
   return value.get<std::string>();
-}
-
-bool flag(const nlohmann::json& json, const char* key) {
-  const nlohmann::json& value = at(json, key);
-  if (!value.is_boolean()) throw ConfigError(std::string("\"") + key + "\" must be true or false, got " + value.dump());
-  return value.get<bool>();
 }
 
 double number(const nlohmann::json& json, const char* key) {
@@ -60,19 +55,9 @@ nlohmann::json RunSummary::toJson() const {
   nlohmann::json json{{"version", version},
                       {"status", runStatusName(status)},
                       {"message", message},
-                      {"mode", modeName(mode)},
-                      {"model", modelName(model)},
-                      {"dataset", dataset},
                       {"devices", devices},
                       {"replicas", replicas},
                       {"processes", processes},
-                      {"lr", learningRate},
-                      {"momentum", momentum},
-                      {"batch_size", batchSize},
-                      {"epochs", epochs},
-                      {"seed", seed},
-                      {"precision", precisionName(precision)},
-                      {"deterministic", deterministic},
                       {"reproducible", notReproducible.empty()},
                       {"not_reproducible_because", notReproducible},
                       {"epochs_completed", epochsCompleted},
@@ -81,6 +66,9 @@ nlohmann::json RunSummary::toJson() const {
                       {"train_seconds", trainSeconds},
                       {"seconds_per_epoch", secondsPerEpoch},
                       {"images_per_second", imagesPerSecond}};
+  for (const ConfigField& field : configFields()) {
+    if (field.inSummary) json[field.key] = field.get(setup);
+  }
   if (evaluation) {
     json.update(ensemble::toJson(*evaluation));
   } else {
@@ -96,19 +84,15 @@ RunSummary RunSummary::fromJson(const nlohmann::json& json, const std::string& o
     summary.version = text(json, "version");
     summary.status = parseRunStatus(text(json, "status"));
     summary.message = text(json, "message");
-    summary.mode = parseMode(text(json, "mode"));
-    summary.model = parseModel(text(json, "model"));
-    summary.dataset = text(json, "dataset");
+    // The echoed settings, read as config.json's are; one a summary lacks keeps its default
+    // (summaries written before precision and deterministic were echoed).
+    at(json, "mode");
+    for (const ConfigField& field : configFields()) {
+      if (field.inSummary && json.contains(field.key)) field.set(summary.setup, json.at(field.key), "its setup");
+    }
     summary.devices = text(json, "devices");
     summary.replicas = integer<int64_t>(json, "replicas");
     summary.processes = integer<int64_t>(json, "processes");
-    summary.learningRate = number(json, "lr");
-    summary.momentum = number(json, "momentum");
-    summary.batchSize = integer<int64_t>(json, "batch_size");
-    summary.epochs = integer<int64_t>(json, "epochs");
-    summary.seed = integer<std::uint64_t>(json, "seed");
-    if (json.contains("precision")) summary.precision = parsePrecision(text(json, "precision"));
-    if (json.contains("deterministic")) summary.deterministic = flag(json, "deterministic");
     if (json.contains("not_reproducible_because")) summary.notReproducible = text(json, "not_reproducible_because");
     summary.epochsCompleted = integer<int64_t>(json, "epochs_completed");
     summary.stepsCompleted = integer<int64_t>(json, "steps_completed");

@@ -31,21 +31,12 @@ struct RunSummary {
   /// config.json keys.
   std::string message;
 
-  // The setup, as trained (config.json holds all of it).
-  TrainingMode mode = TrainingMode::Ensemble;
-  ModelKind model = ModelKind::Cnn;
-  std::string dataset;
+  /// The setup, as trained (config.json holds all of it): summary.json echoes the settings
+  /// whose records say so (ConfigField::inSummary); the others keep their defaults here.
+  ExperimentConfig setup;
   std::string devices;  ///< this process's canonical device list, e.g. "cpu*4"
   int64_t replicas = 0;  ///< in the whole group
   int64_t processes = 1;
-  double learningRate = 0;
-  double momentum = 0;
-  int64_t batchSize = 0;
-  int64_t epochs = 0;
-  std::uint64_t seed = 0;
-  /// The arithmetic the run used: fp32 is IEEE float32 on every device (TF32 off).
-  Precision precision = Precision::Fp32;
-  bool deterministic = true;
   /// Empty when the same seed gives the same numbers; otherwise the sentence that says why
   /// not (Determinism.h). Summaries written before it was recorded read as reproducible.
   std::string notReproducible;

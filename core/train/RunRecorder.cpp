@@ -174,19 +174,10 @@ RunSummary RunRecorder::summarize(RunStatus status, const std::string& message, 
   summary.status = status;
   // Files name settings by their config.json keys (see Error.h).
   summary.message = phraseMessage(message, FieldNaming::Keys);
-  summary.mode = m_config.mode;
-  summary.model = m_config.model;
-  summary.dataset = m_config.dataset;
+  summary.setup = m_config;
   summary.devices = m_devices;
   summary.replicas = m_communicator.worldReplicas();
   summary.processes = m_communicator.processCount();
-  summary.learningRate = m_config.learningRate;
-  summary.momentum = m_config.momentum;
-  summary.batchSize = m_config.batchSize;
-  summary.epochs = m_config.epochs;
-  summary.seed = m_config.seed;
-  summary.precision = m_config.precision;
-  summary.deterministic = m_config.deterministic;
   summary.notReproducible = whyNotReproducible(m_config);
   summary.epochsCompleted = state.epoch;
   summary.stepsCompleted = state.globalStep;
