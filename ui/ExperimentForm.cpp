@@ -68,6 +68,42 @@ void showValue(QWidget* widget, const nlohmann::json& value) {
   if (auto* box = qobject_cast<QCheckBox*>(widget)) box->setChecked(value.get<bool>());
 }
 
+/// The widget setting `key`'s record calls for (ConfigFields.h): a number field, a spin box
+/// from 0, a list of its choices, a check box. The Text settings (dataset, devices) have
+/// the form's own widgets.
+QWidget* makeFieldWidget(const char* key) {
+  const ConfigField& field = *configFieldByKey(key);
+  switch (field.kind) {
+    case ConfigField::Kind::Number: return new QLineEdit;
+    case ConfigField::Kind::Integer:
+    case ConfigField::Kind::NonNegativeInteger: {
+      auto* box = new QSpinBox;
+      box->setRange(0, std::numeric_limits<int>::max());
+      return box;
+    }
+    case ConfigField::Kind::Choice: {
+      auto* box = new QComboBox;
+      for (const std::string& choice : field.choices) box->addItem(QString::fromStdString(choice), QString::fromStdString(choice));
+      return box;
+    }
+    case ConfigField::Kind::Switch: return new QCheckBox;
+    case ConfigField::Kind::Text: break;
+  }
+  return nullptr;
+}
+
+template <typename Widget>
+Widget* fieldWidget(const char* key) {
+  auto* widget = qobject_cast<Widget*>(makeFieldWidget(key));
+  Q_ASSERT_X(widget, key, "the record's kind calls for another widget");
+  return widget;
+}
+
+/// Each choice of `box` shown in words of the form (its data stays the choice's name).
+void labelChoices(QComboBox* box, const QHash<QString, QString>& labels) {
+  for (int i = 0; i < box->count(); ++i) box->setItemText(i, labels.value(box->itemData(i).toString(), box->itemText(i)));
+}
+
 bool parseDouble(const QString& text, double& value) {
   bool ok = false;
   value = text.trimmed().toDouble(&ok);
@@ -85,20 +121,21 @@ QString fieldLabel(const QString& key) {
 ExperimentForm::ExperimentForm(QWidget* parent)
     : QWidget(parent),
       m_dataset(new QComboBox),
-      m_model(new QComboBox),
-      m_mode(new QComboBox),
+      m_model(fieldWidget<QComboBox>("model")),
+      m_mode(fieldWidget<QComboBox>("mode")),
       m_devices(new QListWidget),
       m_cpuReplicas(new QSpinBox),
-      m_learningRate(new QLineEdit),
-      m_momentum(new QLineEdit),
-      m_batchSize(new QSpinBox),
-      m_epochs(new QSpinBox),
-      m_seed(new QSpinBox),
-      m_trainLimit(new QSpinBox),
-      m_evalEvery(new QSpinBox),
-      m_memberForm(new QComboBox),
-      m_precision(new QComboBox),
-      m_deterministic(new QCheckBox(tr("same numbers for the same seed"))) {
+      m_learningRate(fieldWidget<QLineEdit>("lr")),
+      m_momentum(fieldWidget<QLineEdit>("momentum")),
+      m_batchSize(fieldWidget<QSpinBox>("batch_size")),
+      m_epochs(fieldWidget<QSpinBox>("epochs")),
+      m_seed(fieldWidget<QSpinBox>("seed")),
+      m_trainLimit(fieldWidget<QSpinBox>("train_limit")),
+      m_evalEvery(fieldWidget<QSpinBox>("eval_every")),
+      m_memberForm(fieldWidget<QComboBox>("member_form")),
+      m_precision(fieldWidget<QComboBox>("precision")),
+      m_deterministic(fieldWidget<QCheckBox>("deterministic")) {
+  m_deterministic->setText(tr("same numbers for the same seed"));
   m_dataset->addItem(tr("Fashion-MNIST"), "fashion-mnist");
   m_dataset->addItem(tr("Synthetic (small, generated)"), "synthetic");
   auto* openFolder = new QPushButton(tr("Open folder…"));
@@ -107,9 +144,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   datasetRow->addWidget(m_dataset, 1);
   datasetRow->addWidget(openFolder);
 
-  // Each choice its record declares (ConfigFields.h), in its words here.
-  addChoices(m_model, "model", {});
-  addChoices(m_mode, "mode", {{"ensemble", tr("ensemble")}, {"single", tr("single")}, {"data-parallel", tr("data-parallel")}});
+  labelChoices(m_mode, {{"ensemble", tr("ensemble")}, {"single", tr("single")}, {"data-parallel", tr("data-parallel")}});
 
   for (const DeviceInfo& device : listDevices()) {
     const QString id = QString::fromStdString(device.id);
@@ -127,22 +162,19 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_cpuReplicas->setToolTip(tr("Replicas on the CPU: ensemble members or data-parallel shards"));
   m_batchSize->setRange(0, 1 << 20);
   m_epochs->setRange(0, 100000);
-  m_seed->setRange(0, std::numeric_limits<int>::max());
-  m_trainLimit->setRange(0, std::numeric_limits<int>::max());
   m_trainLimit->setSpecialValueText(tr("all"));
   m_trainLimit->setToolTip(tr("Train on the first N samples only (quick experiments)"));
-  m_evalEvery->setRange(0, std::numeric_limits<int>::max());
   m_evalEvery->setSpecialValueText(tr("epoch ends"));
   m_evalEvery->setSuffix(tr(" steps"));
   m_evalEvery->setToolTip(tr("Also score the test set every N training steps, for test curves between "
                              "epoch ends (each evaluation takes time)"));
-  addChoices(m_memberForm, "member_form",
-             {{"auto", tr("auto (stacked on one GPU)")}, {"separate", tr("separate networks")}, {"stacked", tr("stacked into one network")}});
+  labelChoices(m_memberForm,
+               {{"auto", tr("auto (stacked on one GPU)")}, {"separate", tr("separate networks")}, {"stacked", tr("stacked into one network")}});
   m_memberForm->setToolTip(tr("How ensemble members that share a device train: each on its own "
                               "(side by side on the CPU cores), or as one network of stacked weights "
                               "(cnn only; for many members on one GPU). Auto stacks the members of one GPU "
                               "and keeps them separate elsewhere."));
-  addChoices(m_precision, "precision", {{"fp32", tr("fp32")}, {"tf32", tr("tf32 (NVIDIA GPUs)")}, {"bf16", tr("bf16 autocast")}});
+  labelChoices(m_precision, {{"fp32", tr("fp32")}, {"tf32", tr("tf32 (NVIDIA GPUs)")}, {"bf16", tr("bf16 autocast")}});
   m_precision->setToolTip(tr("fp32: IEEE float32 on every device. tf32: GPU matrix products in TensorFloat-32. "
                              "bf16: convolutions and matrix products in bfloat16, weights in float32"));
   m_deterministic->setToolTip(tr("On GPUs, deterministic kernels: a run repeats exactly and resumes exactly. Off, "
@@ -167,40 +199,38 @@ ExperimentForm::ExperimentForm(QWidget* parent)
     cell->addWidget(error);
     form->addRow(fieldLabel(name), cell);
   };
-  addRow(nullptr, datasetRow, "dataset");
-  addRow(m_model, nullptr, "model");
-  addRow(m_mode, nullptr, "mode");
+  m_fieldWidgets = {{"dataset", m_dataset},     {"model", m_model},           {"mode", m_mode},
+                    {"lr", m_learningRate},     {"momentum", m_momentum},     {"batch_size", m_batchSize},
+                    {"epochs", m_epochs},       {"seed", m_seed},             {"train_limit", m_trainLimit},
+                    {"eval_every", m_evalEvery}, {"member_form", m_memberForm}, {"precision", m_precision},
+                    {"deterministic", m_deterministic}};
   auto* devicesBox = new QVBoxLayout;
   devicesBox->addWidget(m_devices);
   auto* replicasRow = new QHBoxLayout;
   replicasRow->addWidget(new QLabel(tr("CPU replicas")));
   replicasRow->addWidget(m_cpuReplicas);
   devicesBox->addLayout(replicasRow);
-  addRow(nullptr, devicesBox, "devices");
-  // Without a usable GPU the picker holds the CPU alone; one line under it, across the
-  // whole form for room, says why in CUDA's words.
-  if (const std::string why = whyNoCudaDevice(); !why.empty()) {
-    auto* note = new ElidedLabel(tr("No GPU: %1").arg(QString::fromStdString(why)));
-    note->setObjectName("noGpuNote");
-    note->setStyleSheet("color: #757575; font-size: small;");
-    form->addRow(note);
+  // A row per setting the records put in the form, in their order.
+  for (const ConfigField& field : configFields()) {
+    if (!field.inForm) continue;
+    const QString key = QString::fromLatin1(field.key);
+    if (key == "dataset") {
+      addRow(nullptr, datasetRow, key);
+    } else if (key == "devices") {
+      addRow(nullptr, devicesBox, key);
+      // Without a usable GPU the picker holds the CPU alone; one line under it, across
+      // the whole form for room, says why in CUDA's words.
+      if (const std::string why = whyNoCudaDevice(); !why.empty()) {
+        auto* note = new ElidedLabel(tr("No GPU: %1").arg(QString::fromStdString(why)));
+        note->setObjectName("noGpuNote");
+        note->setStyleSheet("color: #757575; font-size: small;");
+        form->addRow(note);
+      }
+    } else {
+      addRow(m_fieldWidgets.value(key), nullptr, key);
+    }
   }
-  addRow(m_learningRate, nullptr, "lr");
-  addRow(m_momentum, nullptr, "momentum");
-  addRow(m_batchSize, nullptr, "batch_size");
-  addRow(m_epochs, nullptr, "epochs");
-  addRow(m_seed, nullptr, "seed");
-  addRow(m_trainLimit, nullptr, "train_limit");
-  addRow(m_evalEvery, nullptr, "eval_every");
-  addRow(m_memberForm, nullptr, "member_form");
-  addRow(m_precision, nullptr, "precision");
-  addRow(m_deterministic, nullptr, "deterministic");
   setLayout(form);
-  m_fieldWidgets = {{"dataset", m_dataset},     {"model", m_model},           {"mode", m_mode},
-                    {"lr", m_learningRate},     {"momentum", m_momentum},     {"batch_size", m_batchSize},
-                    {"epochs", m_epochs},       {"seed", m_seed},             {"train_limit", m_trainLimit},
-                    {"eval_every", m_evalEvery}, {"member_form", m_memberForm}, {"precision", m_precision},
-                    {"deterministic", m_deterministic}};
   showConfig(ExperimentConfig{});  // every default from the one place it is declared
 
   connect(openFolder, &QPushButton::clicked, this, &ExperimentForm::chooseFolder);
@@ -288,12 +318,6 @@ void ExperimentForm::showConfig(const ExperimentConfig& config) {
   }
 }
 
-void ExperimentForm::addChoices(QComboBox* box, const char* key, const QHash<QString, QString>& labels) {
-  for (const std::string& choice : configFieldByKey(key)->choices) {
-    const QString name = QString::fromStdString(choice);
-    box->addItem(labels.value(name, name), name);
-  }
-}
 
 void ExperimentForm::mark(const QString& field, QWidget* widget, const QString& error) {
   if (error.isEmpty()) m_errors.remove(field);

@@ -70,9 +70,6 @@ class ExperimentForm final : public QWidget {
   void peekDataset(const std::string& dataset);
   void mark(const QString& field, QWidget* widget, const QString& error);
   QString deviceSpec() const;
-  /// Fills `box` with the choices of setting `key`'s record, each shown as `labels` names
-  /// it (or by its name).
-  static void addChoices(QComboBox* box, const char* key, const QHash<QString, QString>& labels);
 
   QComboBox* m_dataset;
   QComboBox* m_model;
