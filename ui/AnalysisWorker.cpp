@@ -59,43 +59,43 @@ void AnalysisWorker::sweepShift(const QStringList& runDirectories, ShiftKind kin
   });
 }
 
+template <typename Work>
+void AnalysisWorker::eachRun(const QStringList& runDirectories, const std::shared_ptr<std::atomic<bool>>& cancel,
+                             const QString& what, Work work) {
+  const int total = 2 * int(runDirectories.size());
+  int done = 0;
+  for (const QString& directory : runDirectories) {
+    emit progress(done++, total, tr("Opening %1…").arg(runName(directory)));
+    const auto run = RunAnalysis::open(directory.toStdString());
+    stopIfCancelled(cancel);
+    emit progress(done++, total, tr("%1: %2…").arg(runName(directory), what));
+    work(directory, *run);  // its result shows while the next run is opened
+    emit progress(done, total, {});
+    stopIfCancelled(cancel);
+  }
+}
+
 void AnalysisWorker::scoreOutOfDistribution(const QStringList& runDirectories, const QString& dataset,
                                             const std::shared_ptr<std::atomic<bool>>& cancel) {
   guarded(cancel, [&] {
-    const int total = 2 * int(runDirectories.size());
-    int done = 0;
-    for (const QString& directory : runDirectories) {
-      emit progress(done++, total, tr("Opening %1…").arg(runName(directory)));
-      const auto run = RunAnalysis::open(directory.toStdString());
-      stopIfCancelled(cancel);
-      emit progress(done++, total, tr("%1: scoring %2 as out-of-distribution…").arg(runName(directory), dataset));
-      OutOfDistribution scores{directory, dataset, run->evaluateOutOfDistribution(dataset.toStdString())};
-      emit progress(done, total, {});
-      emit outOfDistributionReady(scores);  // the first run's scores show while the next is scored
-      stopIfCancelled(cancel);
-    }
+    eachRun(runDirectories, cancel, tr("scoring %1 as out-of-distribution").arg(dataset),
+            [&](const QString& directory, RunAnalysis& run) {
+              emit outOfDistributionReady({directory, dataset, run.evaluateOutOfDistribution(dataset.toStdString())});
+            });
   });
 }
 
 void AnalysisWorker::inspect(const QStringList& runDirectories, const std::shared_ptr<std::atomic<bool>>& cancel) {
   guarded(cancel, [&] {
-    const int total = 2 * int(runDirectories.size());
-    int done = 0;
-    for (const QString& directory : runDirectories) {
-      emit progress(done++, total, tr("Opening %1…").arg(runName(directory)));
-      const auto run = RunAnalysis::open(directory.toStdString());
-      stopIfCancelled(cancel);
-      emit progress(done++, total, tr("%1: predicting every test image…").arg(runName(directory)));
+    eachRun(runDirectories, cancel, tr("predicting every test image"), [&](const QString& directory, RunAnalysis& run) {
       auto inspection = std::make_shared<Inspection>();
       inspection->runDirectory = directory;
-      inspection->dataset = QString::fromStdString(run->config().dataset);
-      inspection->predictions = run->predict();
+      inspection->dataset = QString::fromStdString(run.config().dataset);
+      inspection->predictions = run.predict();
       inspection->verdicts = judgeImages(inspection->predictions);
-      inspection->images = run->testImages();
-      emit progress(done, total, {});
+      inspection->images = run.testImages();
       emit inspectionReady(std::shared_ptr<const Inspection>(std::move(inspection)));
-      stopIfCancelled(cancel);
-    }
+    });
   });
 }
 

@@ -24,6 +24,11 @@ class AnalysisWorker final : public AnalysisReports {
   void inspect(const QStringList& runDirectories, const std::shared_ptr<std::atomic<bool>>& cancel);
 
  private:
+  /// Opens each run in turn (progress: opening it, then `what`) and hands it to `work`;
+  /// stops between runs once cancelled.
+  template <typename Work>
+  void eachRun(const QStringList& runDirectories, const std::shared_ptr<std::atomic<bool>>& cancel, const QString& what,
+               Work work);
   /// Runs `job`, turning an exception into jobEnded's error and a cancel into `cancelled`.
   template <typename Job>
   void guarded(const std::shared_ptr<std::atomic<bool>>& cancel, Job job);
