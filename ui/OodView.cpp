@@ -119,6 +119,12 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
   redraw();
 }
 
+OodView::~OodView() {
+  // The plot owns what its layout holds; the second panel's legend has no owner while it
+  // is out of the layout (one run shown), so it goes here.
+  if (!m_legends[1]->layout()) delete m_legends[1];
+}
+
 void OodView::describeChosenSet() {
   const QString chosen = m_dataset->currentText().trimmed();
   const std::string builtIn = describeOutOfDistributionSet(chosen.toStdString());

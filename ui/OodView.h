@@ -29,6 +29,7 @@ class OodView final : public QWidget {
 
  public:
   explicit OodView(AnalysisController& analysis, QWidget* parent = nullptr);
+  ~OodView() override;
 
   /// The runs scored are the first two selected; scores of other runs are not shown.
   void setRuns(const RunChoices& runs);
