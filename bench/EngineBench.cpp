@@ -121,26 +121,28 @@ int runBench(const nlohmann::json& args) {
                                   " warm-up steps; use a smaller --warmup or --batch-size");
     }
     const double seconds = clock.lastSeconds - clock.warmupSeconds;
+    const std::string devices = trainer->devices();
     result["steps"] = timedSteps;
-    result["devices"] = trainer->devices();
+    result["devices"] = devices;
     result["members"] = members;
     // images_per_second is member-images/s, as bench/peer.py and flax_peer.py report it.
     result["batch_images_per_second"] = double(timedSteps * config.batchSize) / seconds;
     result["member_images_per_second"] = double(timedSteps * config.batchSize * members) / seconds;
     result["images_per_second"] = result["member_images_per_second"];
-    // Evaluation as the window and `eval` do it: the run opened from its folder. The first
-    // pass creates oneDNN's primitives and the allocator's blocks; the second is timed, as
-    // the run's own evaluation after its first epoch would be.
+    // Evaluation as the window and `eval` do it: the run opened from its folder, once the
+    // trainer has let its replicas and data go (so the peak memory is the run's, not two
+    // sessions'). The first pass creates oneDNN's primitives and the allocator's blocks;
+    // the second is timed, as the run's own evaluation after its first epoch would be.
+    trainer.reset();
     const auto analysis = ensemble::RunAnalysis::open(runDir.string());
     analysis->evaluate();
     const auto start = std::chrono::steady_clock::now();
     analysis->evaluate();
     const double evalSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result["eval_images_per_second"] = double(config.testLimit) / evalSeconds;
-    const bool gpu = ensemble::namesCudaDevice(trainer->devices());
+    const bool gpu = ensemble::namesCudaDevice(devices);
     // Asked only after GPU work: the allocator's statistics exist once CUDA has started.
     result["peak_gpu_memory_mb"] = gpu ? double(ensemble::cudaPeakAllocatedBytes()) / double(1 << 20) : 0.0;
-    trainer.reset();
     if (gpu) ensemble::cudaFinishQueuedWork();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ensemble-lab-bench: %s\n", inFlags(e.what()).c_str());

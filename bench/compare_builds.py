@@ -6,6 +6,7 @@ Runs each workload with the old and the new ensemble-lab-bench alternately (old,
 new, ...), so drift of the machine hits both alike, and prints the medians and the ratio
 new / old of training and evaluation throughput. Usage:
     bench/compare_builds.py --old OLD/ensemble-lab-bench --new build/bench/ensemble-lab-bench [--repeats 5]
+                            [--test-limit 10000] [--only stacked]
 """
 import argparse, json, statistics, subprocess
 
@@ -31,11 +32,16 @@ def main():
     p.add_argument("--new", required=True)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--test-limit", type=int, default=2000,
+                   help="test images evaluated (2000 takes a third of a second; 10000 steadies the eval ratio)")
+    p.add_argument("--only", help="the workloads whose name contains this text")
     a = p.parse_args()
-    common = ["--steps", str(a.steps), "--warmup", "5", "--test-limit", "2000"]
+    common = ["--steps", str(a.steps), "--warmup", "5", "--test-limit", str(a.test_limit)]
     print("| workload | old img/s | new img/s | train new/old | eval new/old |")
     print("|---|---|---|---|---|")
     for name, args in WORKLOADS:
+        if a.only and a.only not in name:
+            continue
         results = {"old": [], "new": []}
         for _ in range(a.repeats):
             for side in ("old", "new"):
