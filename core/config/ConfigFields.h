@@ -4,10 +4,11 @@
 // Creator's AspectContainer: its config.json key, command-line flag, label in the window,
 // type, help text, whether the form shows it, how it is read from and written to a config,
 // and its validator with its message. config.json reading and writing
-// (ExperimentConfig::toJson/merge/validate), the CLI's flags and --help, the sweep grid's
-// values, and the form's labels, defaults and checks all go through this table; a
-// setting's default is the one ExperimentConfig's member is initialised with. Adding a
-// setting is one record here plus the code that uses it. Qt-free.
+// (ExperimentConfig::toJson/merge/validate), summary.json's echo of the setup, the CLI's
+// flags and --help, the sweep grid's values, and the form (its widgets, their order,
+// defaults, values, saved setup and checks) all go through this table; a setting's default
+// is the one ExperimentConfig's member is initialised with. Adding a setting is one record
+// here plus the code that uses it (tests/SettingSamples.h then asks for its row). Qt-free.
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
