@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/common/EnumNames.h"
 #include "core/data/DatasetShift.h"
 
 #include "core/data/ShiftImages.h"
@@ -9,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/common/EnumNames.h"
 #include "core/common/Error.h"
 
 namespace ensemble {

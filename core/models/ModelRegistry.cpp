@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/common/EnumNames.h"
 #include "core/models/ModelRegistry.h"
 
+#include "core/common/EnumNames.h"
 #include "core/common/Error.h"
 #include "core/models/Cnn.h"
 #include "core/models/LeNet.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/common/EnumNames.h"
 #include "core/runs/RunSummary.h"
 
 #include <nlohmann/json.hpp>
 
+#include "core/common/EnumNames.h"
 #include "core/common/Error.h"
 #include "core/common/JsonInteger.h"
 #include "core/config/ConfigFields.h"

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/common/EnumNames.h"
 #include "core/runs/Sweep.h"
 
 #include <cctype>
@@ -9,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/common/EnumNames.h"
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/io/AtomicFile.h"

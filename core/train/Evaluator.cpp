@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/config/RunMode.h"
 #include "core/train/Evaluator.h"
 
 #include <torch/torch.h>
 
 #include "core/comm/Communicator.h"
 #include "core/comm/LocalCommunicator.h"
+#include "core/config/RunMode.h"
 #include "core/metrics/EnsembleMetrics.h"
 #include "core/models/Classifier.h"
 #include "core/config/ExperimentConfig.h"

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/config/RunMode.h"
 #include "core/train/RunRecorder.h"
 
 #include <torch/torch.h>
@@ -7,6 +6,7 @@
 #include "core/comm/Communicator.h"
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
+#include "core/config/RunMode.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvWriter.h"
 #include "core/io/TensorBoardLog.h"

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/config/RunMode.h"
 #include "core/train/RunSetup.h"
 
 #include <nlohmann/json.hpp>
@@ -16,6 +15,7 @@
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/common/SeedSequence.h"
+#include "core/config/RunMode.h"
 #include "core/data/DatasetSource.h"
 #include "core/data/OutOfDistributionSets.h"
 #include "core/devices/DeviceInventory.h"

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/config/RunMode.h"
 #include "core/train/ScoreLedger.h"
 
 #include <torch/torch.h>
@@ -10,6 +9,7 @@
 #include "core/comm/Communicator.h"
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
+#include "core/config/RunMode.h"
 #include "core/train/RunState.h"
 
 namespace ensemble {

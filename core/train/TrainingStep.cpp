@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/config/RunMode.h"
 #include "core/train/TrainingStep.h"
 
 #include <torch/torch.h>
 
 #include "core/config/ExperimentConfig.h"
+#include "core/config/RunMode.h"
 
 namespace ensemble {
 
