@@ -104,12 +104,6 @@ void labelChoices(QComboBox* box, const QHash<QString, QString>& labels) {
   for (int i = 0; i < box->count(); ++i) box->setItemText(i, labels.value(box->itemData(i).toString(), box->itemText(i)));
 }
 
-bool parseDouble(const QString& text, double& value) {
-  bool ok = false;
-  value = text.trimmed().toDouble(&ok);
-  return ok;
-}
-
 /// A config field's label (ConfigFields.h), translatable in the "ConfigFields" context.
 QString fieldLabel(const QString& key) {
   const ConfigField* field = configFieldByKey(key.toStdString());
@@ -336,8 +330,7 @@ void ExperimentForm::revalidate() {
   // A number field whose text is no number; otherwise the setting's own check (its record's).
   const auto numberError = [&](const char* key, QLineEdit* edit) {
     const ConfigField& field = *configFieldByKey(key);
-    double value = 0;
-    if (!parseDouble(edit->text(), value)) {
+    if (!widgetValue(edit)) {
       return tr("not a number; the default is %1").arg(QString::fromStdString(field.defaultValue().dump()));
     }
     return inLabels(field.check(current));

@@ -190,10 +190,8 @@ void OodView::layOutPanels(int count) {
     grid->addElement(1, 1, m_panels[1]);
     grid->addElement(2, 1, m_legends[1]);
   } else if (count <= 1 && secondShown) {
-    for (QCPLayoutElement* element : {static_cast<QCPLayoutElement*>(m_titles[1]), static_cast<QCPLayoutElement*>(m_panels[1]),
-                                      static_cast<QCPLayoutElement*>(m_legends[1])}) {
-      grid->take(element);
-    }
+    const std::array<QCPLayoutElement*, 3> secondColumn{m_titles[1], m_panels[1], m_legends[1]};
+    for (QCPLayoutElement* element : secondColumn) grid->take(element);
     grid->simplify();
   }
   for (int column = 0; column < kComparedRuns; ++column) m_legends[column]->setVisible(column < count);
@@ -235,10 +233,7 @@ void OodView::redraw() {
                                   .arg(ood.ensemble.mutualInformation, 0, 'f', 3)
                             : tr("AUROC: %1 by entropy, %2 by max prob.")
                                   .arg(ood.ensemble.entropy, 0, 'f', 3).arg(ood.ensemble.maxProbability, 0, 'f', 3));
-    for (QCPAbstractPlottable* plottable : {static_cast<QCPAbstractPlottable*>(in), static_cast<QCPAbstractPlottable*>(out),
-                                            static_cast<QCPAbstractPlottable*>(auroc)}) {
-      plottable->addToLegend(legend);
-    }
+    for (QCPAbstractPlottable* plottable : std::array<QCPAbstractPlottable*, 3>{in, out, auroc}) plottable->addToLegend(legend);
     panel->axis(QCPAxis::atBottom)->setRange(0, maxEntropy * 1.02);
     panel->axis(QCPAxis::atLeft)->rescale();
     panel->axis(QCPAxis::atLeft)->setRangeLower(0);

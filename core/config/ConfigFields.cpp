@@ -215,8 +215,6 @@ const std::vector<ConfigField>& configFields() {
 
 json ConfigField::defaultValue() const { return get(ExperimentConfig{}); }
 
-const char* ConfigField::expected() const { return expectedOf(kind); }
-
 std::string ConfigField::helpText() const {
   const json value = defaultValue();
   const std::string shown = kind == Kind::Switch ? (value.get<bool>() ? "on" : "off")

@@ -49,8 +49,6 @@ struct ConfigField {
   /// A value typed as text (a flag's, a sweep grid's) as its JSON: throws ConfigError
   /// naming the setting ({{key}}) and what it expects.
   nlohmann::json parseText(const std::string& text) const;
-  /// What config.json must hold for it: "a string", "an integer", ...
-  const char* expected() const;
 };
 
 /// A Switch field's text: true for on, true, yes and 1; false for off, false, no and 0;

@@ -86,7 +86,7 @@ RunSummary RunSummary::fromJson(const nlohmann::json& json, const std::string& o
     summary.message = text(json, "message");
     // The echoed settings, read as config.json's are; one a summary lacks keeps its default
     // (summaries written before precision and deterministic were echoed).
-    at(json, "mode");
+    at(json, "mode");  // echoed by every summary ever written: one without it is no summary
     for (const ConfigField& field : configFields()) {
       if (field.inSummary && json.contains(field.key)) field.set(summary.setup, json.at(field.key), "its setup");
     }
