@@ -95,6 +95,7 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
     m_legends[column] = column == 0 ? m_plot->legend : new QCPLegend;
     m_legends[column]->setFont(QFont(font().family(), 8));
     m_legends[column]->setFillOrder(QCPLegend::foRowsFirst);
+    m_legends[column]->setBorderPen(Qt::NoPen);  // both alike, and none cut at the plot's edge
   }
   m_plot->plotLayout()->addElement(0, 0, m_titles[0]);
   m_plot->plotLayout()->addElement(2, 0, m_legends[0]);
