@@ -29,7 +29,7 @@ KINDS = [
     ("other oneDNN JIT code", r"\[JIT\]|jit_"),
     ("oneDNN outside its JIT kernels (loops around them; its symbols are stripped)", r"libdnnl|libmkldnn"),
     ("dense layers: sgemm (BLAS)", r"sgemm|libopenblas|libblas|mkl_blas|gemm"),
-    ("ReLU + pool, fused (ours)", r"ReluAvgPool|reluAvgPool|poolForward|poolBackward"),
+    ("ReLU + pool, fused (ours)", r"ReluAvgPool|reluAvgPool|poolForward|poolBackward|pool_loops|ConvReluPool|conv_pool"),
     ("loading the dataset", r"libz\.|inflate|IdxFile|crc32"),
     ("starting the program (dynamic linking)", r"ld-linux|_dl_|do_lookup"),
     ("memory: page faults, zeroing, malloc/free", r"page|clear_page|memcg|lruvec|folio|malloc|free|_int_|memset|"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Models take any input size, and initialisation follows the member seeds.
+// Models take any input size, initialisation follows the member seeds, and the fused layers
+// compute what LibTorch's ops compute.
 #include <torch/torch.h>
 
 #include <QtTest>
@@ -7,6 +8,7 @@
 #include "core/common/Error.h"
 #include "core/common/SeedSequence.h"
 #include "core/models/Classifier.h"
+#include "core/models/ConvReluPool.h"
 #include "core/models/ModelRegistry.h"
 #include "core/models/ReluAvgPool.h"
 #include "core/train/Replica.h"
@@ -107,6 +109,119 @@ class TestModels final : public QObject {
     QVERIFY2(fused.grad_fn()->name().find("ReluAvgPool2x2Function") != std::string::npos, fused.grad_fn()->name().c_str());
     QVERIFY(fused.is_contiguous(layout));
     QVERIFY(fusedInput.grad().is_contiguous(layout));
+  }
+
+  void fusedFirstLayerMatchesTheUnfusedOps_data() {
+    QTest::addColumn<int>("images");
+    QTest::addColumn<int>("channels");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("width");
+    QTest::newRow("the CNN's: 32 channels of 28x28, 13 images (chunks of 8 and 5)") << 13 << 32 << 28 << 28;
+    QTest::newRow("four stacked members: 128 channels") << 3 << 128 << 28 << 28;
+    QTest::newRow("odd 7x9: the last row and column outside every window") << 4 << 16 << 7 << 9;
+    QTest::newRow("2x2 images, 8 channels") << 1 << 8 << 2 << 2;
+  }
+  void fusedFirstLayerMatchesTheUnfusedOps() {
+    QFETCH(int, images);
+    QFETCH(int, channels);
+    QFETCH(int, height);
+    QFETCH(int, width);
+    torch::manual_seed(5);
+    const torch::Tensor input = torch::rand({images, 1, height, width});
+    const torch::Tensor weight = (torch::randn({channels, 1, 3, 3}) * 0.5).requires_grad_(true);
+    const torch::Tensor bias = (torch::randn({channels}) * 0.1).requires_grad_(true);
+    const torch::Tensor plainWeight = weight.detach().clone().requires_grad_(true);
+    const torch::Tensor plainBias = bias.detach().clone().requires_grad_(true);
+    QVERIFY(convReluPoolFuses(input, weight));
+
+    const torch::Tensor fused = convReluAvgPool2x2(input, weight, bias);
+    namespace F = torch::nn::functional;
+    const torch::Tensor plain = torch::avg_pool2d(
+        torch::relu(F::conv2d(input, plainWeight, F::Conv2dFuncOptions().bias(plainBias).padding(1))), 2);
+    QVERIFY2(fused.grad_fn()->name().find("ConvReluPoolFunction") != std::string::npos, fused.grad_fn()->name().c_str());
+    QCOMPARE(fused.sizes().vec(), plain.sizes().vec());
+    QVERIFY(fused.is_contiguous(torch::MemoryFormat::ChannelsLast));  // what the second convolution takes
+    // ReLU both passed and stopped values, or the gradient test below would not test its mask.
+    const double stopped = plain.eq(0).to(torch::kFloat64).mean().item<double>();
+    QVERIFY2(stopped > 0.05 && stopped < 0.95, std::to_string(stopped).c_str());
+    QVERIFY(torch::allclose(fused, plain, 1e-5, 1e-6));
+
+    const torch::Tensor gradOutput = torch::randn(plain.sizes());
+    fused.backward(gradOutput);
+    plain.backward(gradOutput);
+    const auto close = [](const torch::Tensor& a, const torch::Tensor& b) {
+      // Sums of up to 13 x 28 x 28 products in another order: relative to their size.
+      const double scale = b.abs().max().item<double>();
+      return (a - b).abs().max().item<double>() <= 1e-5 * scale;
+    };
+    QVERIFY(weight.grad().abs().sum().item<double>() > 0);
+    QVERIFY(close(weight.grad(), plainWeight.grad()));
+    QVERIFY(close(bias.grad(), plainBias.grad()));
+    QCOMPARE(weight.grad().sizes().vec(), weight.sizes().vec());
+  }
+
+  void fusedFirstLayerGivesTheSameNumbersOnAnyThreadCount() {
+    torch::manual_seed(6);
+    const torch::Tensor input = torch::rand({37, 1, 28, 28});
+    const torch::Tensor gradOutput = torch::randn({37, 32, 14, 14});
+    const int previousThreads = at::get_num_threads();
+    std::vector<std::vector<torch::Tensor>> results;
+    for (int threads : {1, 2, 3}) {
+      at::set_num_threads(threads);
+      torch::manual_seed(7);
+      const torch::Tensor weight = torch::randn({32, 1, 3, 3}).requires_grad_(true);
+      const torch::Tensor bias = torch::randn({32}).requires_grad_(true);
+      const torch::Tensor output = convReluAvgPool2x2(input, weight, bias);
+      output.backward(gradOutput);
+      results.push_back({output.detach(), weight.grad(), bias.grad()});
+    }
+    at::set_num_threads(previousThreads);
+    for (std::size_t run = 1; run < results.size(); ++run) {
+      for (std::size_t i = 0; i < results[0].size(); ++i) QVERIFY(torch::equal(results[run][i], results[0][i]));
+    }
+  }
+
+  void fusedFirstLayerPropagatesNaNAsTheUnfusedOpsDo() {
+    torch::Tensor input = torch::rand({2, 1, 8, 8});
+    input[1][0][3][4] = std::nanf("");
+    const torch::Tensor weight = torch::randn({8, 1, 3, 3}), bias = torch::randn({8});
+    const torch::Tensor fused = convReluAvgPool2x2(input, weight, bias);
+    namespace F = torch::nn::functional;
+    const torch::Tensor plain =
+        torch::avg_pool2d(torch::relu(F::conv2d(input, weight, F::Conv2dFuncOptions().bias(bias).padding(1))), 2);
+    QVERIFY(fused.isnan().any().item<bool>());
+    QVERIFY(torch::equal(fused.isnan(), plain.isnan()));
+  }
+
+  void firstLayerFallsBackToTheUnfusedOpsWhereItCannotFuse() {
+    const torch::Tensor weight = torch::randn({8, 1, 3, 3}), bias = torch::randn({8});
+    // Images that need their own gradient (a saliency map, say): the fused backward has none.
+    const torch::Tensor images = torch::rand({2, 1, 6, 6}).requires_grad_(true);
+    QVERIFY(!convReluPoolFuses(images, weight));
+    convReluAvgPool2x2(images, weight, bias).sum().backward();
+    QVERIFY(images.grad().defined() && images.grad().abs().sum().item<double>() > 0);
+    // Three input channels, and a channel count outside the vector blocks.
+    QVERIFY(!convReluPoolFuses(torch::rand({2, 3, 6, 6}), torch::randn({8, 3, 3, 3})));
+    QVERIFY(!convReluPoolFuses(torch::rand({2, 1, 6, 6}), torch::randn({6, 1, 3, 3})));
+    const torch::Tensor odd = convReluAvgPool2x2(torch::rand({2, 1, 6, 6}), torch::randn({6, 1, 3, 3}), torch::randn({6}));
+    QCOMPARE(odd.sizes().vec(), (std::vector<int64_t>{2, 6, 3, 3}));
+  }
+
+  void theCnnTrainsThroughTheFusedFirstLayerOnTheCpu() {
+    const auto model = makeModel("cnn", ModelInput{});
+    const torch::Tensor logits = model->forward(torch::rand({4, 1, 28, 28}));
+    // Walk the graph from the logits: the fused layer is in it.
+    std::vector<torch::autograd::Node*> pending{logits.grad_fn().get()};
+    bool found = false;
+    while (!pending.empty() && !found) {
+      torch::autograd::Node* node = pending.back();
+      pending.pop_back();
+      found = node->name().find("ConvReluPoolFunction") != std::string::npos;
+      for (const auto& edge : node->next_edges()) {
+        if (edge.function) pending.push_back(edge.function.get());
+      }
+    }
+    QVERIFY(found);
   }
 
   void seedsDecideInitialisation() {

@@ -78,13 +78,13 @@ class TestStackedCnn final : public QObject {
       QCOMPARE(logits.sizes().vec(), (std::vector<int64_t>{kMembers, 16, 10}));
       for (int m = 0; m < kMembers; ++m) {
         Replica& member = separate[std::size_t(m)];
-        member.optimizer->zeroGrad();
+        member.optimizer->clearGradients();
         const torch::Tensor own = member.model->forward(images);
         QVERIFY2(torch::allclose(own, logits[m].detach(), 1e-4, 1e-5), qPrintable(QString("step %1 member %2").arg(step).arg(m)));
         torch::nn::functional::cross_entropy(own, labels).backward();
         member.optimizer->step();
       }
-      stackedOptimizer.zeroGrad();
+      stackedOptimizer.clearGradients();
       torch::Tensor loss;
       for (int m = 0; m < kMembers; ++m) {
         const torch::Tensor memberLoss = torch::nn::functional::cross_entropy(logits[m], labels);

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "core/common/Error.h"
+#include "core/models/ConvReluPool.h"
 #include "core/models/ReluAvgPool.h"
 
 namespace ensemble {
@@ -51,14 +52,16 @@ CnnImpl::CnnImpl(const ModelInput& input) {
 }
 
 torch::Tensor CnnImpl::forward(torch::Tensor x) {
-  if (convolvesChannelsLast(x)) {
+  if (convReluPoolFuses(x, m_conv1->weight)) {
+    x = convReluAvgPool2x2(x, m_conv1->weight, m_conv1->bias);  // channels-last, as below
+  } else if (convolvesChannelsLast(x)) {
     const auto& conv1 = m_conv1->options;
     x = F::conv2d(x, channelsLastCopy(m_conv1->weight),
                   F::Conv2dFuncOptions().bias(m_conv1->bias).stride(conv1.stride()).padding(conv1.padding()));
+    x = reluAvgPool2x2(x);
   } else {
-    x = m_conv1(x);
+    x = reluAvgPool2x2(m_conv1(x));
   }
-  x = reluAvgPool2x2(x);
   x = reluAvgPool2x2(m_conv2(x));  // in the layout of its input
   x = torch::relu(m_dense1(x.flatten(1)));
   return m_dense2(x);

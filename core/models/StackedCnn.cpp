@@ -7,6 +7,7 @@
 
 #include "core/common/Error.h"
 #include "core/models/Classifier.h"
+#include "core/models/ConvReluPool.h"
 #include "core/models/ReluAvgPool.h"
 
 namespace ensemble {
@@ -44,9 +45,7 @@ torch::Tensor StackedCnnImpl::forward(const torch::Tensor& images) {
     return stack.flatten(0, 1);
   };
   // Every member sees the same images: one convolution with all members' filters.
-  torch::Tensor x = F::conv2d(images, flatFilters(m_stacks[kConv1Weight]),
-                              F::Conv2dFuncOptions().bias(m_stacks[kConv1Bias].flatten()).padding(1));
-  x = reluAvgPool2x2(x);
+  torch::Tensor x = convReluAvgPool2x2(images, flatFilters(m_stacks[kConv1Weight]), m_stacks[kConv1Bias].flatten());
   // Member m's channels feed only member m's filters: one group each.
   x = F::conv2d(x, flatFilters(m_stacks[kConv2Weight]),
                 F::Conv2dFuncOptions().bias(m_stacks[kConv2Bias].flatten()).padding(1).groups(m_members));

@@ -38,7 +38,7 @@ class DataParallelStep final : public TrainingStep {
       const torch::Tensor local = order.slice(replica.device, begin + globalIndex * shard, shard);
       const torch::Tensor labels = copy.labels.index_select(0, local);
       const AutocastScope autocast(m_parts.config.precision, replica.device.is_cuda());
-      replica.optimizer->zeroGrad();
+      replica.optimizer->clearGradients();
       const torch::Tensor logits =
           replica.model->forward(toModelInput(copy.images.index_select(0, local))).to(torch::kFloat32);
       const torch::Tensor loss = F::cross_entropy(logits, labels);

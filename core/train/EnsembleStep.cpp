@@ -73,7 +73,7 @@ class EnsembleStep final : public TrainingStep {
       Replica& replica = m_parts.replicas[r];
       const Batch& batch = batches.at(replica.device.str());
       const AutocastScope autocast(config.precision, replica.device.is_cuda());
-      replica.optimizer->zeroGrad();
+      replica.optimizer->clearGradients();
       const torch::Tensor logits = replica.model->forward(batch.inputs).to(torch::kFloat32);
       const torch::Tensor loss = F::cross_entropy(logits, batch.labels);
       loss.backward();
@@ -87,7 +87,7 @@ class EnsembleStep final : public TrainingStep {
   /// Every member at once as the stacked network; same outputs as trainSeparately.
   std::vector<torch::Tensor> trainStacked(const Batch& batch, std::vector<torch::Tensor>& probabilities) {
     const AutocastScope autocast(m_parts.config.precision, batch.inputs.is_cuda());
-    m_stackedOptimizer->zeroGrad();
+    m_stackedOptimizer->clearGradients();
     const torch::Tensor logits = m_stacked->forward(batch.inputs).to(torch::kFloat32);  // [members, batch, classes]
     const int64_t members = logits.size(0);
     // Each member's mean loss; their sum's gradient is each member's own.

@@ -4,7 +4,9 @@
 //   buffer = momentum * buffer + grad;  param -= lr * buffer
 // Ours rather than torch::optim::SGD so the momentum buffers are plain named tensors that
 // a checkpoint saves and restores exactly. Buffers start at zero, which gives the same
-// first step as PyTorch's "buffer = grad".
+// first step as PyTorch's "buffer = grad". On the CPU each product and sum is rounded on its
+// own (SgdMomentumLoop.h); LibTorch's CPU kernels fuse the parameter's multiply-add in their
+// vector bodies, so torch::optim::SGD can differ from us in the last bit of a parameter.
 #include <torch/types.h>
 
 #include <vector>
@@ -15,7 +17,8 @@ class SgdMomentum final {
  public:
   SgdMomentum(std::vector<torch::Tensor> parameters, double learningRate, double momentum);
 
-  void zeroGrad();
+  /// Drops every gradient (set to none), so the next backward hands its gradients over.
+  void clearGradients();
   void step();
 
   /// One buffer per parameter, in parameter order.
