@@ -92,6 +92,9 @@ int runBench(const nlohmann::json& args) {
   const auto deterministic = ensemble::parseSwitch(args.value("deterministic", "on"));
   if (!deterministic) throw ensemble::ConfigError("--deterministic takes on or off");
   config.deterministic = *deterministic;
+  const auto cudaGraphs = ensemble::parseSwitch(args.value("cuda-graphs", "off"));
+  if (!cudaGraphs) throw ensemble::ConfigError("--cuda-graphs takes on or off");
+  config.cudaGraphs = *cudaGraphs;
   const auto runDir = std::filesystem::temp_directory_path() /
                       ("ensemble-lab-bench-" + std::to_string(::getpid()));
   nlohmann::json result{{"side", "ensemblelab"},
@@ -101,6 +104,7 @@ int runBench(const nlohmann::json& args) {
                         {"member_form", ensemble::memberFormName(config.memberForm)},
                         {"precision", ensemble::precisionName(config.precision)},
                         {"deterministic", config.deterministic},
+                        {"cuda_graphs", config.cudaGraphs},
                         {"batch_size", config.batchSize},
                         {"steps", steps}};
   const auto cleanUp = [&] { std::filesystem::remove_all(runDir); };

@@ -9,6 +9,8 @@ missing are left out, saying so):
                       --member-form separate (M > 1)
   ours-stacked        the same, --member-form stacked: the members as one network (M > 1)
   ours-single         --mode single --devices cuda:0 (M = 1)
+  ours-stacked-graphs, ours-single-graphs
+                      the same with --cuda-graphs on: each step replayed from a CUDA graph
   torch-loop          bench/peer.py --device cuda: M nn.Modules, each with its own
                       torch.optim.SGD(foreach=True), in a Python loop (as people write it)
   torch-vmap-compile  bench/peer.py --device cuda --vmap --compile: torch.func's
@@ -42,7 +44,8 @@ DATA = "/usr/share/datasets/fashion-mnist/"
 
 FULL_GRID = ([1, 4, 8, 16], [32, 128, 512], ["fp32", "bf16"])
 QUICK_GRID = ([8], [128], ["fp32", "bf16"])
-SIDE_KEYS = ("ours-separate", "ours-stacked", "ours-single", "torch-loop", "torch-vmap-compile", "flax-vmap")
+SIDE_KEYS = ("ours-separate", "ours-stacked", "ours-single", "ours-stacked-graphs", "ours-single-graphs", "torch-loop",
+             "torch-vmap-compile", "flax-vmap")
 
 TORCH_PROBE = """import json
 info = {}
@@ -159,21 +162,26 @@ def make_sides(a, on_cpu, torch_info, jax_info, train_images):
     def ours_steps(p):  # our bench trains one epoch: the steps that fit in the training set
         return max(1, min(a.steps, train_images // p.batch - a.warmup))
 
-    def ours(form):
+    def ours(form, graphs):
         def arguments(p):
             if (form == "single") != (p.members == 1):
                 return None
             shape = (["--mode", "single", "--devices", device] if form == "single" else
                      ["--mode", "ensemble", "--devices", f"{device}*{p.members}", "--member-form", form])
-            return ["--model", "cnn"] + shape + ["--deterministic", a.deterministic] + common(p, ours_steps(p))
+            return (["--model", "cnn"] + shape + ["--deterministic", a.deterministic, "--cuda-graphs", graphs] +
+                    common(p, ours_steps(p)))
         return arguments
 
-    for key, form in (("ours-separate", "separate"), ("ours-stacked", "stacked"), ("ours-single", "single")):
-        if not wanted(key):
+    for key, form, graphs in (("ours-separate", "separate", "off"), ("ours-stacked", "stacked", "off"),
+                              ("ours-single", "single", "off"), ("ours-stacked-graphs", "stacked", "on"),
+                              ("ours-single-graphs", "single", "on")):
+        # CUDA graphs capture a step on a GPU only (--on-cpu runs them eagerly).
+        if not wanted(key) or (graphs == "on" and on_cpu):
             continue
         name = f"EnsembleLab, {form} members" if form != "single" else "EnsembleLab, single mode"
+        name += ", CUDA graphs" if graphs == "on" else ""
         if os.access(bench, os.X_OK):
-            found.append(GpuSide(key, name, [bench], ours(form)))
+            found.append(GpuSide(key, name, [bench], ours(form, graphs)))
         else:
             left_out.append(f"{name} ({bench} not built: scripts/build-cuda.sh, or .gpu-carry/on-device.sh there)")
     peer_device = ["--device", "cpu" if on_cpu else "cuda"]
@@ -399,8 +407,9 @@ def plot(a, record, png):
             if r["images_per_second"] is None:
                 continue
             # Our single mode is the one-member point of both of our member forms' lines.
-            forms = [s["name"] for s in record["sides"] if s["key"] in ("ours-separate", "ours-stacked")]
-            names = forms if r["key"] == "ours-single" and forms else [r["side"]]
+            lines = {"ours-single": ("ours-separate", "ours-stacked"), "ours-single-graphs": ("ours-stacked-graphs",)}
+            forms = [s["name"] for s in record["sides"] if s["key"] in lines.get(r["key"], ())]
+            names = forms if forms else [r["side"]]
             points += [{"members": p["members"], "batch": p["batch"], "precision": p["precision"], "side": name,
                         "images_per_second": r["images_per_second"],
                         "peak_gpu_memory_mb": r["peak_gpu_memory_mb"]} for name in names]

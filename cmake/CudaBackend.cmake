@@ -18,6 +18,11 @@ target_compile_definitions(ensemble_core PUBLIC ENSEMBLELAB_WITH_CUDA=1)
 # cudaGetDeviceCount's own error text says why a machine has no usable GPU; CUDA::cudart is
 # the runtime libtorch_cuda loads (the wheel's own: see cmake/TorchLibraries.cmake).
 target_link_libraries(ensemble_core PRIVATE CUDA::cudart)
+# Training steps captured in CUDA graphs (core/train/CudaGraphStep.cpp): ATen's CUDA headers
+# stay out of the other sources' unity batches.
+target_compile_definitions(ensemble_core PRIVATE ENSEMBLELAB_WITH_CUDA_GRAPHS=1)
+set_source_files_properties(${PROJECT_SOURCE_DIR}/core/train/CudaGraphStep.cpp
+                            PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 message(STATUS "EnsembleLab: LibTorch ${Torch_VERSION} for CUDA ${ENSEMBLELAB_TORCH_CUDA_VERSION}, "
                "CUDA toolkit ${CUDAToolkit_VERSION}, CUDA libraries of ${ENSEMBLELAB_TORCH_CUDA_LIBS}")
 

@@ -7,13 +7,16 @@
 #      train loss equal to 1e-5 at step 10 and 1e-3 at step 100; in deterministic mode the
 #      same seed twice gives identical metrics.csv and checkpoints, and a run killed
 #      mid-way and resumed gives the uninterrupted run's metrics.csv byte for byte; the
-#      default member form (auto) stacks the members of one GPU;
+#      default member form (auto) stacks the members of one GPU; a step replayed from a CUDA
+#      graph (--cuda-graphs on; stacked members, and a single model) gives the eager run's
+#      metrics.csv byte for byte;
 #   3. NCCL's average across every visible GPU (TestNcclCommunicator), and an ensemble on
 #      `cuda*N` through the in-process NCCL communicator where there are two GPUs or more;
 #   4. c10d's NCCL process group with two ranks where there are two GPUs, against `cuda*2`;
 #      with one GPU, two NCCL ranks on it are refused in a sentence (no backtrace, exit 1);
 #   5. the ensemble of 8 on one GPU, separate and stacked members, fp32 / tf32 / bf16, and
-#      fp32 with deterministic kernels off (what determinism costs);
+#      fp32 with deterministic kernels off (what determinism costs); stacked fp32 / bf16 and
+#      the single model with CUDA graphs (what they gain);
 #   6. bench/run_bench.py --gpu --quick: ours (separate and stacked) against the PyTorch loop,
 #      PyTorch vmap + torch.compile and the Flax HOWTO's vmap, 8 members at batch 128, fp32
 #      and bf16, medians of $GPU_BENCH_REPEATS (default 3; 0 leaves the step out, it takes
@@ -163,6 +166,18 @@ step "2i. Member form auto (the default) stacks the members of one GPU" "$cli" t
   step "2i. ... and config.json says stacked" "$python" -c \
     'import json,sys; f=json.load(open(sys.argv[1]))["member_form"]; print(f); sys.exit(f != "stacked")' \
     "$work/auto4/config.json"
+# CUDA graphs replay the eager step's own kernels: with deterministic kernels (the default)
+# the graph run must give the eager run's metrics.csv byte for byte.
+graphs=(train --dataset fashion-mnist --mode ensemble --epochs 1 --train-limit 12800 --seed 1 --log-every 1
+  --member-form stacked --devices 'cuda:0*4')
+step "2j. CUDA graphs: stacked cuda:0*4, eager" "$cli" "${graphs[@]}" --out "$work/eager4"
+step "2j. ... the same replayed from a CUDA graph" "$cli" "${graphs[@]}" --cuda-graphs on --out "$work/graph4"
+step "2j. ... metrics.csv identical" cmp "$work/eager4/metrics.csv" "$work/graph4/metrics.csv"
+single=(train --dataset fashion-mnist --mode single --epochs 1 --train-limit 12800 --seed 1 --log-every 1
+  --devices cuda:0)
+step "2k. CUDA graphs: single model, eager" "$cli" "${single[@]}" --out "$work/eager1"
+step "2k. ... the same replayed from a CUDA graph" "$cli" "${single[@]}" --cuda-graphs on --out "$work/graph1"
+step "2k. ... metrics.csv identical" cmp "$work/eager1/metrics.csv" "$work/graph1/metrics.csv"
 
 if [ -x build-cuda/tests/TestNcclCommunicator ]; then
   step "3a. NCCL average across the $gpus visible GPU(s)" build-cuda/tests/TestNcclCommunicator
@@ -214,6 +229,14 @@ step "5. separate, fp32, deterministic off" "$bench" --model cnn --mode ensemble
   --member-form separate --precision fp32 --deterministic off --steps 200 --warmup 20 --test-limit 10000
 step "5. stacked, fp32, deterministic off" "$bench" --model cnn --mode ensemble --devices 'cuda:0*8' \
   --member-form stacked --precision fp32 --deterministic off --steps 200 --warmup 20 --test-limit 10000
+for precision in fp32 bf16; do
+  step "5. stacked, $precision, CUDA graphs" "$bench" --model cnn --mode ensemble --devices 'cuda:0*8' \
+    --member-form stacked --precision "$precision" --cuda-graphs on --steps 200 --warmup 20 --test-limit 10000
+done
+for graphs in off on; do
+  step "5. single model, fp32, CUDA graphs $graphs" "$bench" --model cnn --mode single --devices cuda:0 \
+    --precision fp32 --cuda-graphs "$graphs" --steps 200 --warmup 20 --test-limit 10000
+done
 if [ -f bench/flax_peer.py ] && "$python" -c 'import jax, flax, optax' 2>/dev/null; then
   step "5. Flax's own program (vmap on one GPU), 8 members" "$python" bench/flax_peer.py --device cuda --members 8 \
     --steps 200 --warmup 20

@@ -46,6 +46,8 @@ inline std::vector<SettingSample> settingSamples() {
       {"member_form", "member-form", "separate", "separate", [](C c) { return c.memberForm == MemberForm::Separate; }, true},
       {"precision", "precision", "bf16", "bf16", [](C c) { return c.precision == Precision::Bf16; }, true},
       {"deterministic", "deterministic", "off", false, [](C c) { return !c.deterministic; }, true},
+      // A real CLI run with it needs a GPU (TestCli refuses it on the CPU instead).
+      {"cuda_graphs", "cuda-graphs", "on", true, [](C c) { return c.cudaGraphs; }, false},
       {"init_from", "init-from", "a.pt,b.pt", "a.pt,b.pt", [](C c) { return c.initFrom == "a.pt,b.pt"; }, false},
   };
 }

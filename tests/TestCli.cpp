@@ -14,6 +14,7 @@
 #include <QtTest>
 
 #include "core/devices/DeviceInventory.h"
+#include "core/train/CudaGraphStep.h"
 #include "core/io/MetricsCsvReader.h"
 #include "tests/JsonFile.h"
 #include "tests/SettingSamples.h"
@@ -343,6 +344,10 @@ class TestCli final : public QObject {
     r = runCli({"train", "--dataset", "synthetic", "--init-from", root + "/none.pt", "--out", root + "/i"});
     QVERIFY2(r.exitCode == 1 && r.err.contains(root + "/none.pt") && r.err.contains("cannot open"), qPrintable(r.err));
     saw("train", {"--init-from"});
+    // --cuda-graphs on: refused where a step cannot be captured (here: no GPU), by name.
+    r = runCli({"train", "--dataset", "synthetic", "--cuda-graphs", "on", "--out", root + "/g"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("--cuda-graphs on captures"), qPrintable(r.err));
+    saw("train", {"--cuda-graphs"});
 
     // sweep takes train's settings for every job (the same flags as run a, lr as a grid of
     // one), --config and --member-form, --init-from, and --resume (TestSweep runs real grids).
@@ -374,6 +379,9 @@ class TestCli final : public QObject {
                 root + "/si"});
     QVERIFY2(r.exitCode == 1 && r.err.contains(root + "/none.pt"), qPrintable(r.err));
     saw("sweep", {"--config", "--member-form", "--lr", "--resume", "--init-from"});
+    r = runCli({"sweep", "--dataset", "synthetic", "--grid", "seed=0", "--cuda-graphs", "on", "--out", root + "/sg"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("--cuda-graphs on captures"), qPrintable(r.err));
+    saw("sweep", {"--cuda-graphs"});
 
     // The group's flags, on train and on resume: rank 0 waits for rank 1 at the given
     // address and port for the given time, and names all of them; rank 1 looks for rank 0;
@@ -555,6 +563,29 @@ class TestCli final : public QObject {
     expectCudasOwnWords(why);
     QCOMPARE(r.err.trimmed().count('\n'), 0);  // one line
     QVERIFY2(!QFileInfo::exists(out), "a refused device must not leave a run folder behind");
+  }
+
+  void cudaGraphsAreRefusedWhereAStepCannotBeCaptured_data() {
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("named");
+    // The Debian build has no CUDA at all; the CUDA build here has no GPU: either way the
+    // CPU's replicas are named, or the missing CUDA.
+    const QString where = ensemble::cudaGraphsBuilt() ? "this run's devices are cpu" : "this build's LibTorch has no CUDA";
+    QTest::newRow("an ensemble on the CPU") << QStringList{"--devices", "cpu*2"} << where;
+    QTest::newRow("a single model on the CPU") << QStringList{"--mode", "single", "--devices", "cpu"} << where;
+  }
+  void cudaGraphsAreRefusedWhereAStepCannotBeCaptured() {
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, named);
+    const QString out = m_dir.filePath("graphs-refused-" + QString::number(qHash(arguments.join(' '))));
+    const Result r = runCli(QStringList{"train", "--dataset", "synthetic", "--epochs", "1", "--cuda-graphs", "on",
+                                        "--out", out} + arguments);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("--cuda-graphs on captures"), qPrintable(r.err));
+    QVERIFY2(r.err.contains(named), qPrintable(r.err));
+    QVERIFY2(r.err.contains("--cuda-graphs off"), qPrintable(r.err));  // the way out
+    QCOMPARE(r.err.trimmed().count('\n'), 0);
+    QVERIFY2(!QFileInfo::exists(out), "a refused setting must not leave a run folder behind");
   }
 
   void badInputFailsWithAClearMessage_data() {

@@ -192,6 +192,10 @@ std::vector<ConfigField> makeFields() {
                          "and resume continues exactly;\noff: cuDNN may pick faster kernels that add in any order\n(CPU "
                          "runs are deterministic either way)",
                          Kind::Switch, true, &ExperimentConfig::deterministic)));
+  fields.push_back(echoed(plain("cuda_graphs", "cuda-graphs", "CUDA graphs", "on|off",
+                         "{default} (default); on: each training step is captured once in a\nCUDA graph and replayed "
+                         "(members, or the single model, on one\nGPU in one process; CUDA build)",
+                         Kind::Switch, false, &ExperimentConfig::cudaGraphs)));
   fields.push_back(plain("init_from", "init-from", "Initial weights", "FILE[,FILE]",
                          "start from state_dicts PyTorch saved (torch.save(model.\nstate_dict(), FILE)): one file for "
                          "every member, or one\nper member, comma-separated (default: seeded initialisation)",

@@ -75,6 +75,10 @@ struct ExperimentConfig {
   /// numbers and a resumed run the uninterrupted one, byte for byte. The CPU is
   /// deterministic either way.
   bool deterministic = true;
+  /// Capture each training step once in a CUDA graph and replay it (core/train/CudaGraphStep.h):
+  /// one launch a step instead of hundreds. Members (or the single model) on one GPU, in one
+  /// process. Off until a GPU run has measured it (docs/GPU.md).
+  bool cudaGraphs = false;
   /// Start from weights PyTorch saved (torch.save(model.state_dict(), F)) instead of the
   /// seeded initialisation: one file for every model, or one per model, comma-separated.
   /// Read once, when the run starts; a resumed run continues from its checkpoint.

@@ -24,6 +24,12 @@ EpochOrder::EpochOrder(const std::vector<int64_t>& permutation, const std::vecto
   }
 }
 
+EpochOrder EpochOrder::inBuffer(const torch::Tensor& positions) {
+  EpochOrder order;
+  order.m_copies[positions.device().str()] = positions;
+  return order;
+}
+
 torch::Tensor EpochOrder::slice(const torch::Device& device, int64_t begin, int64_t count) const {
   const auto copy = m_copies.find(device.str());
   if (copy == m_copies.end()) {

@@ -19,11 +19,17 @@ class EpochOrder final {
   /// each of `devices` now, from pinned memory and without waiting when a device is a GPU.
   EpochOrder(const std::vector<int64_t>& permutation, const std::vector<torch::Device>& devices);
 
+  /// An order held in `positions` (int64, on its device) itself, not a copy: a step captured
+  /// in a CUDA graph reads its batch from this one buffer (CudaGraphStep.h).
+  static EpochOrder inBuffer(const torch::Tensor& positions);
+
   /// Positions [begin, begin + count) of the order, int64 on `device` (one of the
   /// constructor's devices). Safe to call from several threads at once.
   torch::Tensor slice(const torch::Device& device, int64_t begin, int64_t count) const;
 
  private:
+  EpochOrder() = default;
+
   std::map<std::string, torch::Tensor> m_copies;  ///< by Device::str()
 };
 

@@ -22,6 +22,7 @@
 #include "core/io/Checkpoint.h"
 #include "core/io/PyTorchStateDict.h"
 #include "core/train/CpuThreads.h"
+#include "core/train/CudaGraphStep.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/train/MemoryEstimate.h"
 #include "core/train/Replica.h"
@@ -41,6 +42,38 @@ std::vector<int> distinctGpus(const std::vector<DeviceRef>& devices) {
     gpus.push_back(device.index);
   }
   return gpus;
+}
+
+}  // namespace
+
+namespace {
+
+/// cuda_graphs captures a step on one GPU in one process (CudaGraphStep.h): anything else is
+/// refused at start, before anything is written.
+void checkCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef>& devices,
+                     const ProcessGroupOptions& group) {
+  if (!config.cudaGraphs) return;
+  const std::string off = "; or use " + mention::field("cuda_graphs") + " off";
+  if (!cudaGraphsBuilt()) {
+    throw ConfigError(mention::field("cuda_graphs") + " on captures training steps on a GPU, and this build's LibTorch "
+                      "has no CUDA; use the CUDA build (scripts/build-cuda.sh, docs/GPU.md)" + off, "cuda_graphs");
+  }
+  const bool oneGpu = devices.front().isCuda() &&
+                      std::all_of(devices.begin(), devices.end(), [&](const DeviceRef& d) { return d == devices.front(); });
+  if (!oneGpu) {
+    throw ConfigError(mention::field("cuda_graphs") + " on captures each step on one GPU, and this run's devices are " +
+                      formatDevices(devices) + "; put the members on one GPU (e.g. " + mention::field("devices") +
+                      " cuda:0*8)" + off, "cuda_graphs");
+  }
+  if (RunMode::of(config.mode).averaged() == Averaged::Gradients) {
+    throw ConfigError(mention::field("cuda_graphs") + " on captures ensemble and single runs; a data-parallel step "
+                      "averages gradients between replicas, which is not captured" + off, "cuda_graphs");
+  }
+  if (group.distributed()) {
+    throw ConfigError("rank " + std::to_string(group.rank) + ": " + mention::field("cuda_graphs") +
+                      " on captures a step in one process, and this run's collectives cross processes" + off,
+                      "cuda_graphs");
+  }
 }
 
 }  // namespace
@@ -77,6 +110,7 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
                         " fp32 on it", "precision");
     }
   }
+  checkCudaGraphs(config, devices, group);
   return devices;
 }
 

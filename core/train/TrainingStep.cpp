@@ -5,15 +5,20 @@
 
 #include "core/config/ExperimentConfig.h"
 #include "core/config/RunMode.h"
+#include "core/train/CudaGraphStep.h"
+#include "core/train/Replica.h"
 
 namespace ensemble {
 
 std::unique_ptr<TrainingStep> makeTrainingStep(const TrainingStepParts& parts) {
-  switch (RunMode::of(parts.config.mode).stepStrategy()) {
-    case StepStrategy::ShardsOfOneBatch: return makeDataParallelStep(parts);
-    case StepStrategy::MembersOnOneBatch: break;
+  if (RunMode::of(parts.config.mode).stepStrategy() == StepStrategy::ShardsOfOneBatch) {
+    return makeDataParallelStep(parts);  // cuda_graphs is refused for it (checkCudaGraphs)
   }
-  return makeEnsembleStep(parts);
+  std::unique_ptr<TrainingStep> step = makeEnsembleStep(parts);
+  if (parts.config.cudaGraphs) {
+    step = replayFromCudaGraph(std::move(step), parts.replicas.front().device, parts.config.batchSize);
+  }
+  return step;
 }
 
 torch::Tensor scoreRow(const torch::Tensor& loss, const torch::Tensor& correct, int64_t samples) {
