@@ -2,10 +2,9 @@
 // The per-run memory budget: the estimate is measured from the real model, scales with
 // what drives memory (batch, replicas, evaluation batch), is close to what a real run's
 // process uses, and a run that does not fit is refused before it writes anything.
-#include <sys/resource.h>
-
 #include <thread>
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QScopeGuard>
@@ -33,11 +32,24 @@ ModelInput fashionInput() {
   return input;
 }
 
-/// Peak resident set of the largest child reaped so far, in bytes.
-std::uint64_t childrenPeakRss() {
-  rusage usage{};
-  getrusage(RUSAGE_CHILDREN, &usage);
-  return std::uint64_t(usage.ru_maxrss) * 1024;
+/// Runs the CLI to its end and returns its own peak resident set (VmHWM), in bytes, read from
+/// /proc while it runs. Not getrusage(RUSAGE_CHILDREN): a child's maximum there includes the
+/// memory it inherits at fork, so once earlier slots had grown this test process, the
+/// "baseline" was this process's size and the run's own share came out 150 MiB too small.
+std::uint64_t peakRssOfCli(const QStringList& arguments) {
+  testing::ChildProcess cli;
+  cli.start(ENSEMBLELAB_CLI_PATH, arguments);
+  if (!cli.process->waitForStarted()) return 0;  // after exec: the counter is the program's own
+  const QString status = QString("/proc/%1/status").arg(cli.process->processId());
+  std::uint64_t peak = 0;
+  do {
+    QFile file(status);
+    if (!file.open(QIODevice::ReadOnly)) continue;
+    for (const QByteArray& line : file.readAll().split('\n')) {
+      if (line.startsWith("VmHWM:")) peak = std::max<std::uint64_t>(peak, line.mid(6).trimmed().split(' ').front().toULongLong() * 1024);
+    }
+  } while (!cli.process->waitForFinished(10));
+  return cli.process->exitCode() == 0 ? peak : 0;
 }
 
 using testing::runCli;
@@ -81,12 +93,11 @@ class TestMemoryBudget final : public QObject {
     // the run's own memory, which the estimate models, and not that retention.
     qputenv("MALLOC_ARENA_MAX", "2");
     const auto restore = qScopeGuard([] { qunsetenv("MALLOC_ARENA_MAX"); });
-    QCOMPARE(runCli({"devices"}), 0);
-    const std::uint64_t baseline = childrenPeakRss();  // the program with LibTorch loaded
-    QCOMPARE(runCli({"train", "--epochs", "1", "--train-limit", "2560", "--batch-size", "256", "--out",
-                     dir.filePath("run")}),
-             0);
-    const std::uint64_t used = childrenPeakRss() - baseline;
+    const std::uint64_t baseline = peakRssOfCli({"devices"});  // the program with LibTorch loaded
+    const std::uint64_t peak =
+        peakRssOfCli({"train", "--epochs", "1", "--train-limit", "2560", "--batch-size", "256", "--out", dir.filePath("run")});
+    QVERIFY(baseline > 0 && peak > baseline);
+    const std::uint64_t used = peak - baseline;
     // Fashion-MNIST as loaded (all 70,000 images stay in memory: the limit is a view),
     // four CNN members at batch 256, the default evaluation batch.
     const MemoryEstimate estimate = estimateCpuMemory("cnn", fashionInput(), 256, ExperimentConfig{}.evalBatchSize, 4,
@@ -95,7 +106,10 @@ class TestMemoryBudget final : public QObject {
     const double ratio = double(estimate.totalBytes()) / double(used);
     qInfo("estimate %s, measured %s above the baseline: ratio %.2f", formatBytes(estimate.totalBytes()).c_str(),
           formatBytes(used).c_str(), ratio);
-    QVERIFY2(ratio > 0.6 && ratio < 2.0, qPrintable(QString::number(ratio)));
+    // Measured 0.71-0.73 with the first layer fused (Debian build, 2026-11-25): the run's
+    // steps are small now, and what the estimate leaves out (glibc's retained arenas, oneDNN's
+    // kernels and scratchpads) is a larger part of the run.
+    QVERIFY2(ratio > 0.5 && ratio < 2.0, qPrintable(QString::number(ratio)));
   }
 
   void aRunOverItsBudgetIsRefusedBeforeItWritesAnything() {
