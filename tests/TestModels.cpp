@@ -193,6 +193,16 @@ class TestModels final : public QObject {
     QVERIFY(torch::equal(fused.isnan(), plain.isnan()));
   }
 
+  void fusedFirstLayerTakesAnEmptyBatch() {
+    const torch::Tensor weight = torch::randn({8, 1, 3, 3}).requires_grad_(true);
+    const torch::Tensor bias = torch::randn({8}).requires_grad_(true);
+    const torch::Tensor output = convReluAvgPool2x2(torch::rand({0, 1, 6, 6}), weight, bias);
+    QCOMPARE(output.sizes().vec(), (std::vector<int64_t>{0, 8, 3, 3}));
+    output.sum().backward();
+    QVERIFY(torch::equal(weight.grad(), torch::zeros_like(weight)));
+    QVERIFY(torch::equal(bias.grad(), torch::zeros_like(bias)));
+  }
+
   void firstLayerFallsBackToTheUnfusedOpsWhereItCannotFuse() {
     const torch::Tensor weight = torch::randn({8, 1, 3, 3}), bias = torch::randn({8});
     // Images that need their own gradient (a saliency map, say): the fused backward has none.

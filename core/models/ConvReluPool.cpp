@@ -69,6 +69,7 @@ class ConvReluPoolFunction final : public torch::autograd::Function<ConvReluPool
     const torch::Tensor gradPooled =
         gradOutputs.front().to(torch::kFloat32).contiguous(torch::MemoryFormat::ChannelsLast);
 
+    if (count == 0) return {torch::Tensor(), torch::zeros({channels, 1, 3, 3}, bias.options()), torch::zeros_like(bias)};
     const int64_t chunks = (count + kImagesPerChunk - 1) / kImagesPerChunk;
     torch::Tensor chunkWeights = torch::empty({chunks, 9, channels}, padded.options());
     torch::Tensor chunkBiases = torch::empty({chunks, channels}, padded.options());
