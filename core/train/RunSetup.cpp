@@ -44,10 +44,6 @@ std::vector<int> distinctGpus(const std::vector<DeviceRef>& devices) {
   return gpus;
 }
 
-}  // namespace
-
-namespace {
-
 /// cuda_graphs captures a step on one GPU in one process (CudaGraphStep.h): anything else is
 /// refused at start, before anything is written.
 void checkCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef>& devices,
