@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "core/common/CpuClones.h"
+
 // Built with -fno-trapping-math and -ffp-contract=fast (core/CMakeLists.txt): relu's compare
 // becomes a vector select, and `acc += w * x` one fused multiply-add where the CPU has it.
 // Results differ from LibTorch's convolution in the last bits (another summation order);
@@ -43,12 +45,7 @@ inline Vec convolve(const float* x, int64_t rowStride, const Vec (&weights)[9], 
 
 // AVX-512, AVX2 with FMA, and the x86-64 baseline, chosen at load time (as for the pool's
 // loops, ReluAvgPoolLoops.cpp).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__gnu_linux__)
-#define ENSEMBLELAB_CONV_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define ENSEMBLELAB_CONV_CLONES
-#endif
+#define ENSEMBLELAB_CONV_CLONES ENSEMBLELAB_CPU_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
 
 }  // namespace
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/common/CpuClones.h"
+
 // Built with -fno-trapping-math (core/CMakeLists.txt). Under GCC's default a comparison that
 // may raise the invalid-operation flag (v <= 0 on a NaN) is not if-converted, so relu's
 // select stayed a branch and no loop here vectorised for AVX2 or the baseline; only
@@ -29,11 +31,7 @@ inline float reluPoolGradient(float input, float gradOutput) {
 // The loops are built for AVX-512, AVX2 and the x86-64 baseline, one of them chosen at load
 // time (GCC's function multi-versioning): Debian builds for the baseline (SSE2), and the
 // fused pool was a quarter of the CPU step. The arithmetic per element is the same in each.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__gnu_linux__)
-#define ENSEMBLELAB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define ENSEMBLELAB_VECTOR_CLONES
-#endif
+#define ENSEMBLELAB_VECTOR_CLONES ENSEMBLELAB_CPU_CLONES("avx512f", "avx2", "default")
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/train/SgdMomentumLoop.h"
 
+#include "core/common/CpuClones.h"
+
 // Built with -ffp-contract=off (core/CMakeLists.txt): GCC's ISO C++ default already is, but
 // Clang's is not, and a contracted multiply-add would round differently on CPUs with FMA.
 
@@ -8,9 +10,7 @@ namespace ensemble::sgd_loop {
 
 // AVX2 and the x86-64 baseline, chosen at load time: the loop is memory-bound, and AVX2's
 // wider loads are what count (as for the fused pool's loops, ReluAvgPoolLoops.cpp).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__gnu_linux__)
-__attribute__((target_clones("avx2", "default")))
-#endif
+ENSEMBLELAB_CPU_CLONES("avx2", "default")
 void step(int64_t first, int64_t last, float* __restrict parameter, float* __restrict buffer,
           const float* __restrict grad, float momentum, float negativeLearningRate) {
   for (int64_t i = first; i < last; ++i) {
