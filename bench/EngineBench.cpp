@@ -20,6 +20,7 @@
 #include "core/common/NumberText.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/devices/DeviceSpec.h"
+#include "core/io/RemoveTree.h"
 #include "core/config/ConfigFields.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/train/RunAnalysis.h"
@@ -107,7 +108,10 @@ int runBench(const nlohmann::json& args) {
                         {"cuda_graphs", config.cudaGraphs},
                         {"batch_size", config.batchSize},
                         {"steps", steps}};
-  const auto cleanUp = [&] { std::filesystem::remove_all(runDir); };
+  const auto cleanUp = [&] {
+    std::error_code ignored;  // a temporary folder: what stays is left to the system's cleaner
+    ensemble::removeTree(runDir.string(), ignored);
+  };
   try {
     auto trainer = ensemble::Trainer::create(config, runDir.string());
     StepClock clock(warmup);

@@ -2,14 +2,20 @@
 // What a full disk or a revoked permission does to a run, through the write-fault seam in
 // core/io: the run fails with a message that says what and what to do, and nothing that
 // was already on disk is lost — the previous checkpoint still loads and resumes, and
-// metrics.csv keeps every row written before the fault, none torn.
+// metrics.csv keeps every row written before the fault, none torn. Also removeTree, which
+// deletes staging folders, retired checkpoints and the bench's run folder.
+#include <unistd.h>
+
 #include <cerrno>
 
+#include <QDirIterator>
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "core/data/DatasetSource.h"
+#include "core/io/RemoveTree.h"
 #include "core/io/WriteFaults.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
@@ -119,6 +125,66 @@ class TestWriteFaults final : public QObject {
     QVERIFY2(errors.contains("No space left on device") && errors.contains("checkpoint of step 5 is intact"),
              qPrintable(errors));
     QCOMPARE(testing::latestWeights(dir.filePath("run").toStdString()).size(), std::size_t(1));
+  }
+
+  void removeTreeDeletesNestedFoldersButNotWhatALinkPointsTo() {
+    QTemporaryDir dir;
+    const QString tree = dir.filePath("run");
+    QVERIFY(QDir().mkpath(tree + "/checkpoints/step-000000004/empty"));
+    QVERIFY(QDir().mkpath(dir.filePath("outside")));
+    for (const QString& file : {tree + "/metrics.csv", tree + "/checkpoints/step-000000004/member-0.pt",
+                                 dir.filePath("outside/keep.txt")}) {
+      QFile out(file);
+      QVERIFY(out.open(QIODevice::WriteOnly) && out.write("x") == 1);
+    }
+    // A link inside the tree to a folder outside it: removed, never followed.
+    QVERIFY(QFile::link(dir.filePath("outside"), tree + "/checkpoints/linked"));
+    std::error_code error;
+    QVERIFY2(removeTree(tree.toStdString(), error), error.message().c_str());
+    QVERIFY(!QFileInfo::exists(tree));
+    QVERIFY(QFileInfo::exists(dir.filePath("outside/keep.txt")));
+    // A path that is not there is already removed.
+    QVERIFY(removeTree(tree.toStdString(), error));
+    QVERIFY(!error);
+  }
+
+  void removeTreeSaysWhatStays() {
+    QTemporaryDir dir;
+    QFile plain(dir.filePath("plain"));
+    QVERIFY(plain.open(QIODevice::WriteOnly));
+    plain.close();
+    std::error_code error;
+    QVERIFY(!removeTree(dir.filePath("plain/inner").toStdString(), error));
+    QCOMPARE(error.value(), ENOTDIR);
+    QVERIFY(plain.exists());
+    if (::geteuid() == 0) return;  // root deletes from a read-only folder: the rest needs a user
+    const QString locked = dir.filePath("locked");
+    QVERIFY(QDir().mkpath(locked + "/inner"));
+    QVERIFY(QFile::setPermissions(locked, QFile::ReadOwner | QFile::ExeOwner));
+    QVERIFY(!removeTree(locked.toStdString(), error));
+    QCOMPARE(error.value(), EACCES);
+    QVERIFY(QFileInfo::exists(locked + "/inner"));
+    QVERIFY(QFile::setPermissions(locked, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+  }
+
+  // The PyPI torch wheels' libtorch exports its own std::filesystem::remove_all, which the
+  // dynamic linker binds ahead of libstdc++'s and which crashes under GCC 13's runtime (the
+  // bench on the GPU machine): no source of ours may call it; removeTree does the job.
+  void noSourceCallsTheStandardRemoveAll() {
+    QStringList callers;
+    for (const char* folder : {"app", "core", "ui", "bench", "tests"}) {
+      QDirIterator files(QString(ENSEMBLELAB_SOURCE_DIR "/") + folder, {"*.cpp", "*.h"}, QDir::Files,
+                         QDirIterator::Subdirectories);
+      while (files.hasNext()) {
+        QFile source(files.next());
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(source.readAll());
+        if (text.contains(QRegularExpression(R"(\bremove_all\s*\()"))) {
+          callers << source.fileName();
+        }
+      }
+    }
+    QVERIFY2(callers.isEmpty(), qPrintable("std::filesystem::remove_all in: " + callers.join(", ")));
   }
 };
 

@@ -8,6 +8,7 @@
 #include "app/cli/CliTraining.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
+#include "core/io/RemoveTree.h"
 #include "core/io/RunDirectory.h"
 #include "core/runs/Sweep.h"
 #include "core/train/Trainer.h"
@@ -49,7 +50,7 @@ RunFinishedEvent runJob(const Sweep& sweep, const SweepJob& job, const std::stri
     }
   } else {
     std::error_code ec;
-    std::filesystem::remove_all(run, ec);  // no checkpoint: nothing in it to keep
+    removeTree(run, ec);  // no checkpoint: nothing in it to keep
     trainer = Trainer::create(sweep.configOf(job), run);
   }
   return trainAndReport(*trainer);

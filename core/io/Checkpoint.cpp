@@ -16,6 +16,7 @@
 #include "core/common/FieldMention.h"
 #include "core/common/JsonInteger.h"
 #include "core/io/AtomicFile.h"
+#include "core/io/RemoveTree.h"
 #include "core/io/TensorArchiveCheck.h"
 #include "core/io/WriteFaults.h"
 
@@ -97,10 +98,10 @@ void deleteRetired(const fs::path& folder) {
   std::vector<fs::path> entries;
   for (const auto& entry : fs::directory_iterator(folder, ec)) entries.push_back(entry.path());
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    fs::remove_all(entries[i], ec);
+    removeTree(entries[i].string(), ec);
     if (i == 0) crashPoint("checkpoint-removal");  // a kill here must cost no checkpoint
   }
-  fs::remove_all(folder, ec);
+  removeTree(folder.string(), ec);
 }
 
 /// Removes a whole checkpoint so that a kill at any moment leaves it either whole under its
@@ -109,7 +110,7 @@ void deleteRetired(const fs::path& folder) {
 void retireCheckpoint(const fs::path& folder) {
   const fs::path retired = folder.parent_path() / (kRetiredPrefix + folder.filename().string());
   std::error_code ec;
-  fs::remove_all(retired, ec);
+  removeTree(retired.string(), ec);
   fs::rename(folder, retired, ec);
   if (!ec) deleteRetired(retired);  // if it cannot be renamed it stays, whole
 }
@@ -139,7 +140,7 @@ void removeIncompleteCheckpoints(const std::string& checkpointsDir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(checkpointsDir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(kStagingPrefix, 0) == 0 || name.rfind(kRetiredPrefix, 0) == 0) fs::remove_all(entry.path(), ec);
+    if (name.rfind(kStagingPrefix, 0) == 0 || name.rfind(kRetiredPrefix, 0) == 0) removeTree(entry.path().string(), ec);
   }
 }
 
@@ -178,7 +179,7 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
     crashPoint("checkpoint-published");  // whole, but `latest` still names the previous one
     writeFileAtomically((fs::path(checkpointsDir) / kLatestName).string(), name + "\n");
   } catch (...) {
-    fs::remove_all(staging, ec);
+    removeTree(staging.string(), ec);
     throw;
   }
 

@@ -10,6 +10,7 @@
 #include "core/io/AtomicFile.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvReader.h"
+#include "core/io/RemoveTree.h"
 #include "core/io/RunDirectory.h"
 
 namespace ensemble {
@@ -74,7 +75,7 @@ std::string exportLatestCheckpoint(const std::string& runDirectory, const std::s
   // Copied beside the target and renamed when whole: a disk that fills halfway leaves no
   // half checkpoint under the final name (nor the partial copy, which is removed).
   const std::string staging = target + ".incomplete";
-  std::filesystem::remove_all(staging, error);
+  removeTree(staging, error);
   std::filesystem::copy(checkpoint, staging, std::filesystem::copy_options::recursive, error);
   if (!error) {
     syncDirectory(staging);
@@ -82,7 +83,7 @@ std::string exportLatestCheckpoint(const std::string& runDirectory, const std::s
   }
   if (error) {
     std::error_code ignored;
-    std::filesystem::remove_all(staging, ignored);
+    removeTree(staging, ignored);
     throw IoError(describeIoFailure("cannot copy the checkpoint to", target, error.value()));
   }
   syncDirectory(folder);

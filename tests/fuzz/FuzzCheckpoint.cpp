@@ -14,6 +14,7 @@
 
 #include "core/io/AtomicFile.h"
 #include "core/io/Checkpoint.h"
+#include "core/io/RemoveTree.h"
 #include "tests/fuzz/FuzzContract.h"
 
 namespace fs = std::filesystem;
@@ -41,7 +42,8 @@ void checkLoaded(const ensemble::CheckpointData& data) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   g_checkpoints = fuzzing::scratchPath("checkpoints");
-  fs::remove_all(g_checkpoints);
+  std::error_code ignored;
+  ensemble::removeTree(g_checkpoints, ignored);
   ensemble::CheckpointData data;
   data.config = {{"model", "cnn"}};
   data.state = {{"global_step", 1}};
