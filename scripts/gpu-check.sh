@@ -9,7 +9,7 @@
 #      mid-way and resumed gives the uninterrupted run's metrics.csv byte for byte; the
 #      default member form (auto) stacks the members of one GPU; a step replayed from a CUDA
 #      graph (--cuda-graphs on; stacked members, and a single model) gives the eager run's
-#      metrics.csv byte for byte;
+#      metrics.csv byte for byte, and so does a graph run killed and resumed, and one in bf16;
 #   3. NCCL's average across every visible GPU (TestNcclCommunicator), and an ensemble on
 #      `cuda*N` through the in-process NCCL communicator where there are two GPUs or more;
 #   4. c10d's NCCL process group with two ranks where there are two GPUs, against `cuda*2`;
@@ -189,6 +189,23 @@ single=(train --dataset fashion-mnist --mode single --epochs 1 --train-limit 128
 step "2k. CUDA graphs: single model, eager" "$cli" "${single[@]}" --out "$work/eager1"
 step "2k. ... the same replayed from a CUDA graph" "$cli" "${single[@]}" --cuda-graphs on --out "$work/graph1"
 step "2k. ... metrics.csv identical" cmp "$work/eager1/metrics.csv" "$work/graph1/metrics.csv"
+# What cuda_graphs must also show before it can be on by default: a graph run with
+# mid-epoch evaluations and checkpoints, killed at its second checkpoint and resumed (a new
+# capture in a new process), and bf16 (autocast inside the capture), each against its eager twin.
+graphs_more=("${graphs[@]}" --eval-every 40 --checkpoint-every 30)
+graph_killed_and_resumed() {
+  ENSEMBLELAB_CRASH_AT=checkpoint-published:2 "$cli" "${graphs_more[@]}" --cuda-graphs on --out "$work/graph4-killed"
+  echo "first session ended with exit $? (killed on purpose)"
+  "$cli" resume --run "$work/graph4-killed" && cmp "$work/eager4b/metrics.csv" "$work/graph4-killed/metrics.csv" &&
+    echo "resumed graph run's metrics.csv is the uninterrupted eager run's, byte for byte"
+}
+step "2l. CUDA graphs: stacked, evaluations and checkpoints mid-epoch, eager" "$cli" "${graphs_more[@]}" \
+  --out "$work/eager4b"
+step "2l. ... from a CUDA graph, killed at its second checkpoint and resumed: identical" graph_killed_and_resumed
+step "2m. CUDA graphs: stacked bf16, eager" "$cli" "${graphs[@]}" --precision bf16 --out "$work/eager4bf"
+step "2m. ... the same replayed from a CUDA graph" "$cli" "${graphs[@]}" --precision bf16 --cuda-graphs on \
+  --out "$work/graph4bf"
+step "2m. ... metrics.csv identical" cmp "$work/eager4bf/metrics.csv" "$work/graph4bf/metrics.csv"
 
 if [ -x build-cuda/tests/TestNcclCommunicator ]; then
   step "3a. NCCL average across the $gpus visible GPU(s)" build-cuda/tests/TestNcclCommunicator
