@@ -12,7 +12,9 @@
 #include "core/io/RunDirectory.h"
 #include "core/models/StackedCnn.h"
 #include "core/config/ExperimentConfig.h"
+#include "core/train/Evaluator.h"
 #include "core/train/Replica.h"
+#include "core/train/RunSetup.h"
 #include "core/train/RunControl.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"
@@ -148,6 +150,29 @@ class TestStackedCnn final : public QObject {
     // The checkpoint restored weights and momentum through the members' views.
     QVERIFY(testing::identical(testing::latestWeights(reference.path().toStdString()),
                                testing::latestWeights(resumed.path().toStdString())));
+  }
+
+  // Members that train stacked are evaluated as one network on a GPU (a snapshot of their
+  // stacked parameters): each member's probabilities are its own, to float rounding, and the
+  // members keep their parameters (a StackedCnn would take them over from the training
+  // step's stacks). The arithmetic is the same on the CPU, where it is checked.
+  void stackedEvaluationMatchesMemberByMember() {
+    const auto data = testing::syntheticData();
+    const torch::Tensor images = data->test.images;
+    std::vector<Replica> members = membersFromSeeds(modelInputOf(data->train));
+    std::vector<void*> storage;
+    for (const Replica& member : members) storage.push_back(member.model->parameters().front().data_ptr());
+    const int64_t batchSize = 7;  // several batches, the last one short
+    const std::vector<torch::Tensor> stacked = predictStackedProbabilities(members, images, batchSize);
+    QCOMPARE(int(stacked.size()), kMembers);
+    for (int m = 0; m < kMembers; ++m) {
+      const torch::Tensor own = predictProbabilities(*members[m].model, images, batchSize);
+      QCOMPARE(stacked[m].sizes(), own.sizes());
+      const double difference = (stacked[m] - own).abs().max().item<double>();
+      QVERIFY2(difference < 1e-5, qPrintable(QString("member %1 differs by %2").arg(m).arg(difference)));
+      QCOMPARE(members[m].model->parameters().front().data_ptr(), storage[m]);
+    }
+    QVERIFY((stacked[0] - stacked[1]).abs().max().item<double>() > 1e-3);  // the members differ
   }
 
   void stackedNeedsAnEnsembleOfCnns() {

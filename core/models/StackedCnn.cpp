@@ -17,15 +17,38 @@ namespace {
 enum Parameter { kConv1Weight, kConv1Bias, kConv2Weight, kConv2Bias, kDense1Weight, kDense1Bias,
                  kDense2Weight, kDense2Bias, kParameterCount };
 
+/// The CNN (core/models/Cnn.cpp) for `members` members at once, from their stacked parameters.
+torch::Tensor stackedForward(const std::vector<torch::Tensor>& stacks, int64_t members, const torch::Tensor& images) {
+  namespace F = torch::nn::functional;
+  const auto flatFilters = [](const torch::Tensor& stack) {  // [M, out, in, k, k] -> [M*out, in, k, k]
+    return stack.flatten(0, 1);
+  };
+  // Every member sees the same images: one convolution with all members' filters.
+  torch::Tensor x = convReluAvgPool2x2(images, flatFilters(stacks[kConv1Weight]), stacks[kConv1Bias].flatten());
+  // Member m's channels feed only member m's filters: one group each.
+  x = F::conv2d(x, flatFilters(stacks[kConv2Weight]),
+                F::Conv2dFuncOptions().bias(stacks[kConv2Bias].flatten()).padding(1).groups(members));
+  x = reluAvgPool2x2(x);
+  const int64_t batch = x.size(0);
+  x = x.reshape({batch, members, -1}).transpose(0, 1);  // [M, B, features]
+  x = torch::baddbmm(stacks[kDense1Bias].unsqueeze(1), x, stacks[kDense1Weight].transpose(1, 2));
+  x = torch::relu(x);
+  return torch::baddbmm(stacks[kDense2Bias].unsqueeze(1), x, stacks[kDense2Weight].transpose(1, 2));
+}
+
+void requireStackable(const std::vector<std::shared_ptr<ClassifierImpl>>& members) {
+  if (members.empty()) throw ConfigError("stacking members needs at least one member");
+  if (members.front()->parameters().size() != kParameterCount) throw ConfigError("only the cnn model's members can be stacked");
+}
+
 }  // namespace
 
 bool canStack(const std::string& model) { return model == "cnn"; }
 
 StackedCnnImpl::StackedCnnImpl(const std::vector<std::shared_ptr<ClassifierImpl>>& members)
     : m_members(int64_t(members.size())) {
-  if (members.empty()) throw ConfigError("stacking members needs at least one member");
+  requireStackable(members);
   const auto names = members.front()->named_parameters();
-  if (names.size() != kParameterCount) throw ConfigError("only the cnn model's members can be stacked");
   torch::NoGradGuard noGrad;
   for (std::size_t i = 0; i < names.size(); ++i) {
     std::vector<torch::Tensor> slices;
@@ -39,22 +62,21 @@ StackedCnnImpl::StackedCnnImpl(const std::vector<std::shared_ptr<ClassifierImpl>
   }
 }
 
-torch::Tensor StackedCnnImpl::forward(const torch::Tensor& images) {
-  namespace F = torch::nn::functional;
-  const auto flatFilters = [&](const torch::Tensor& stack) {  // [M, out, in, k, k] -> [M*out, in, k, k]
-    return stack.flatten(0, 1);
-  };
-  // Every member sees the same images: one convolution with all members' filters.
-  torch::Tensor x = convReluAvgPool2x2(images, flatFilters(m_stacks[kConv1Weight]), m_stacks[kConv1Bias].flatten());
-  // Member m's channels feed only member m's filters: one group each.
-  x = F::conv2d(x, flatFilters(m_stacks[kConv2Weight]),
-                F::Conv2dFuncOptions().bias(m_stacks[kConv2Bias].flatten()).padding(1).groups(m_members));
-  x = reluAvgPool2x2(x);
-  const int64_t batch = x.size(0);
-  x = x.reshape({batch, m_members, -1}).transpose(0, 1);  // [M, B, features]
-  x = torch::baddbmm(m_stacks[kDense1Bias].unsqueeze(1), x, m_stacks[kDense1Weight].transpose(1, 2));
-  x = torch::relu(x);
-  return torch::baddbmm(m_stacks[kDense2Bias].unsqueeze(1), x, m_stacks[kDense2Weight].transpose(1, 2));
+torch::Tensor StackedCnnImpl::forward(const torch::Tensor& images) { return stackedForward(m_stacks, m_members, images); }
+
+StackedCnnSnapshot::StackedCnnSnapshot(const std::vector<std::shared_ptr<ClassifierImpl>>& members)
+    : m_members(int64_t(members.size())) {
+  requireStackable(members);
+  torch::NoGradGuard noGrad;
+  for (std::size_t i = 0; i < kParameterCount; ++i) {
+    std::vector<torch::Tensor> slices;
+    for (const auto& member : members) slices.push_back(member->parameters()[i].detach());
+    m_stacks.push_back(torch::stack(slices));
+  }
+}
+
+torch::Tensor StackedCnnSnapshot::forward(const torch::Tensor& images) const {
+  return stackedForward(m_stacks, m_members, images);
 }
 
 }  // namespace ensemble

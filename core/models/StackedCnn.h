@@ -35,6 +35,20 @@ class StackedCnnImpl final : public torch::nn::Module {
 };
 TORCH_MODULE(StackedCnn);
 
+/// The members' parameters stacked once, as copies (the members keep their own), so that they
+/// can be evaluated as one network: logits [members, batch, classes], StackedCnn's forward.
+/// Evaluation of members that share a device (core/train/Evaluator.cpp) builds one per pass:
+/// a StackedCnn would take the parameters over from a training step's own stacks.
+class StackedCnnSnapshot {
+ public:
+  explicit StackedCnnSnapshot(const std::vector<std::shared_ptr<ClassifierImpl>>& members);
+  torch::Tensor forward(const torch::Tensor& images) const;
+
+ private:
+  int64_t m_members;
+  std::vector<torch::Tensor> m_stacks;
+};
+
 /// Whether `model` is a network StackedCnn can stack.
 bool canStack(const std::string& model);
 

@@ -8,6 +8,7 @@
 #include "core/config/RunMode.h"
 #include "core/metrics/EnsembleMetrics.h"
 #include "core/models/Classifier.h"
+#include "core/models/StackedCnn.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/train/Precision.h"
 #include "core/train/Replica.h"
@@ -34,6 +35,21 @@ torch::Tensor predictProbabilities(ClassifierImpl& model, const torch::Tensor& i
   }
   model.train(wasTraining);
   return torch::cat(chunks);
+}
+
+std::vector<torch::Tensor> predictStackedProbabilities(const std::vector<Replica>& replicas, const torch::Tensor& images,
+                                                       int64_t batchSize) {
+  torch::NoGradGuard noGrad;
+  std::vector<std::shared_ptr<ClassifierImpl>> members;
+  for (const Replica& replica : replicas) members.push_back(replica.model);
+  const StackedCnnSnapshot network(members);
+  std::vector<torch::Tensor> chunks;
+  for (int64_t start = 0; start < images.size(0); start += batchSize) {
+    const int64_t count = std::min(batchSize, images.size(0) - start);
+    const torch::Tensor logits = network.forward(toModelInput(images.narrow(0, start, count))).to(torch::kFloat32);
+    chunks.push_back(torch::softmax(logits, 2));  // [members, count, classes]
+  }
+  return torch::cat(chunks, 1).unbind(0);
 }
 
 EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, const torch::Tensor& labels,
@@ -71,6 +87,12 @@ std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vecto
   const std::size_t models = oneModel ? 1 : replicas.size();
   std::vector<const SplitCopy*> copies;
   for (std::size_t r = 0; r < models; ++r) copies.push_back(&images.on(replicas[r].device));
+  // Stacked members share one device (EnsembleStep checks). Member by member, an ensemble of
+  // 8 on an H200 evaluated at 30,000-53,000 images/s, a fifth of torch.compile's vmap.
+  if (config.memberForm == MemberForm::Stacked && models > 1 && replicas.front().device.is_cuda()) {
+    const AutocastScope autocast(config.precision, true);
+    return communicator.allGather(predictStackedProbabilities(replicas, copies.front()->images, config.evalBatchSize));
+  }
   std::vector<torch::Tensor> probabilities(models);
   // Each model at --eval-batch-size whatever runs beside it, so the scores do not depend
   // on the machine's core count (LibTorch's kernels may round differently per batch size).
