@@ -565,6 +565,36 @@ class TestCli final : public QObject {
     QVERIFY2(!QFileInfo::exists(out), "a refused device must not leave a run folder behind");
   }
 
+  // The torch wheels export a copy of libstdc++'s std::filesystem (another GCC's), and the
+  // dynamic linker used to bind our calls to it: its remove_all crashed every bench run on
+  // the GPU machine. Every program of ours names libstdc++ first (CMakeLists.txt), so each
+  // std::filesystem call of the CLI, in a run that writes its folder, binds to the system's.
+  void theStandardLibraryIsTheSystemsNotTorchsCopy() {
+    QTemporaryDir dir;
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("LD_DEBUG", "bindings");
+    environment.insert("LD_DEBUG_OUTPUT", dir.filePath("bindings"));
+    process.setProcessEnvironment(environment);
+    process.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--epochs", "1", "--train-limit", "256",
+                                         "--devices", "cpu", "--out", dir.filePath("run")});
+    QVERIFY(process.waitForFinished(300000));
+    QCOMPARE(process.exitCode(), 0);
+    const QRegularExpression binding(R"(binding file \S*ensemble-lab-cli \[0\] to (\S+) .*symbol `(_ZN\S*filesystem\S*)')");
+    int calls = 0;
+    QStringList elsewhere;
+    for (const QString& name : QDir(dir.path()).entryList({"bindings.*"}, QDir::Files)) {
+      for (const QString& line : testing::readLines(dir.filePath(name))) {
+        const QRegularExpressionMatch match = binding.match(line);
+        if (!match.hasMatch()) continue;
+        ++calls;
+        if (!match.captured(1).contains("libstdc++")) elsewhere << match.captured(2) + " -> " + match.captured(1);
+      }
+    }
+    QVERIFY2(calls > 0, "the run made no std::filesystem call the dynamic linker reported");
+    QVERIFY2(elsewhere.isEmpty(), qPrintable(elsewhere.join("\n")));
+  }
+
   void cudaGraphsAreRefusedWhereAStepCannotBeCaptured_data() {
     QTest::addColumn<QStringList>("arguments");
     QTest::addColumn<QString>("named");
