@@ -5,8 +5,13 @@
 
 #include <QtTest>
 
+#include <mutex>
+#include <set>
+#include <thread>
+
 #include "core/common/Error.h"
 #include "core/common/SeedSequence.h"
+#include "core/models/ChunkedLinear.h"
 #include "core/models/Classifier.h"
 #include "core/models/ConvReluPool.h"
 #include "core/models/ModelRegistry.h"
@@ -174,6 +179,67 @@ class TestModels final : public QObject {
       const torch::Tensor output = convReluAvgPool2x2(input, weight, bias);
       output.backward(gradOutput);
       results.push_back({output.detach(), weight.grad(), bias.grad()});
+    }
+    at::set_num_threads(previousThreads);
+    for (std::size_t run = 1; run < results.size(); ++run) {
+      for (std::size_t i = 0; i < results[0].size(); ++i) QVERIFY(torch::equal(results[run][i], results[0][i]));
+    }
+  }
+
+  // at::parallel_for's body is an `#pragma omp parallel` in LibTorch's headers: without
+  // -fopenmp (core/CMakeLists.txt) our loops ran on one thread and this found one.
+  void ourParallelLoopsRunOnSeveralThreads() {
+    if (std::thread::hardware_concurrency() < 2) QSKIP("one core: nothing to spread over");
+    const int previousThreads = at::get_num_threads();
+    at::set_num_threads(2);
+    std::mutex mutex;
+    std::set<std::thread::id> threads;
+    at::parallel_for(0, 2, 1, [&](int64_t, int64_t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // both chunks in flight at once
+      const std::lock_guard<std::mutex> lock(mutex);
+      threads.insert(std::this_thread::get_id());
+    });
+    at::set_num_threads(previousThreads);
+    QCOMPARE(int(threads.size()), 2);
+  }
+
+  void chunkedDenseLayerMatchesLinear() {
+    torch::manual_seed(11);
+    const torch::Tensor input = torch::randn({75, 300});  // chunks of uneven size
+    const torch::Tensor gradOutput = torch::randn({75, 40});
+    std::vector<torch::Tensor> ours, theirs;
+    for (const bool chunked : {true, false}) {
+      torch::manual_seed(12);
+      const torch::Tensor x = input.clone().requires_grad_(true);
+      const torch::Tensor weight = torch::randn({40, 300}).requires_grad_(true);
+      const torch::Tensor bias = torch::randn({40}).requires_grad_(true);
+      const torch::Tensor output = chunked ? chunkedLinear(x, weight, bias) : torch::linear(x, weight, bias);
+      output.backward(gradOutput);
+      (chunked ? ours : theirs) = {output.detach(), x.grad(), weight.grad(), bias.grad()};
+    }
+    QVERIFY(chunkedLinearSplits(input, torch::zeros({40, 300})) || at::hasMKL());
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      QCOMPARE(ours[i].sizes(), theirs[i].sizes());
+      const double difference = (ours[i] - theirs[i]).abs().max().item<double>();
+      QVERIFY2(difference < 1e-4, qPrintable(QString("tensor %1 differs by %2").arg(i).arg(difference)));
+    }
+  }
+
+  void chunkedDenseLayerGivesTheSameNumbersOnAnyThreadCount() {
+    torch::manual_seed(13);
+    const torch::Tensor input = torch::randn({128, 3136});
+    const torch::Tensor gradOutput = torch::randn({128, 256});
+    const int previousThreads = at::get_num_threads();
+    std::vector<std::vector<torch::Tensor>> results;
+    for (int threads : {1, 2, 3}) {
+      at::set_num_threads(threads);
+      torch::manual_seed(14);
+      const torch::Tensor x = input.clone().requires_grad_(true);
+      const torch::Tensor weight = torch::randn({256, 3136}).requires_grad_(true);
+      const torch::Tensor bias = torch::randn({256}).requires_grad_(true);
+      const torch::Tensor output = chunkedLinear(x, weight, bias);
+      output.backward(gradOutput);
+      results.push_back({output.detach(), x.grad(), weight.grad(), bias.grad()});
     }
     at::set_num_threads(previousThreads);
     for (std::size_t run = 1; run < results.size(); ++run) {

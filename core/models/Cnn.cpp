@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "core/common/Error.h"
+#include "core/models/ChunkedLinear.h"
 #include "core/models/ConvReluPool.h"
 #include "core/models/ReluAvgPool.h"
 
@@ -63,7 +64,9 @@ torch::Tensor CnnImpl::forward(torch::Tensor x) {
     x = reluAvgPool2x2(m_conv1(x));
   }
   x = reluAvgPool2x2(m_conv2(x));  // in the layout of its input
-  x = torch::relu(m_dense1(x.flatten(1)));
+  // The first dense layer is the step's largest matrix product: chunked over the cores
+  // (ChunkedLinear.h); the second (256 x 10) is too small to gain.
+  x = torch::relu(chunkedLinear(x.flatten(1), m_dense1->weight, m_dense1->bias));
   return m_dense2(x);
 }
 
