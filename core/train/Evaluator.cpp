@@ -21,35 +21,44 @@ torch::Tensor toModelInput(const torch::Tensor& images) {
   return images.to(torch::kFloat32).div_(255.0);
 }
 
-torch::Tensor predictProbabilities(ClassifierImpl& model, const torch::Tensor& images,
-                                   int64_t batchSize) {
+namespace {
+
+/// Softmax probabilities of `logitsOf` (logits with classes last) over uint8 `images`, without
+/// gradients, `batchSize` images at a time, joined along the logits' image dimension `imageDim`.
+template <typename Logits>
+torch::Tensor probabilitiesInBatches(const torch::Tensor& images, int64_t batchSize, int64_t imageDim,
+                                     const Logits& logitsOf) {
   torch::NoGradGuard noGrad;
-  const bool wasTraining = model.is_training();
-  model.eval();
   std::vector<torch::Tensor> chunks;
   for (int64_t start = 0; start < images.size(0); start += batchSize) {
     const int64_t count = std::min(batchSize, images.size(0) - start);
     // float32 whatever precision the forward ran in (bf16 autocast gives bfloat16 logits)
-    const torch::Tensor logits = model.forward(toModelInput(images.narrow(0, start, count))).to(torch::kFloat32);
-    chunks.push_back(torch::softmax(logits, 1));
+    const torch::Tensor logits = logitsOf(toModelInput(images.narrow(0, start, count))).to(torch::kFloat32);
+    chunks.push_back(torch::softmax(logits, -1));
   }
+  return torch::cat(chunks, imageDim);
+}
+
+}  // namespace
+
+torch::Tensor predictProbabilities(ClassifierImpl& model, const torch::Tensor& images,
+                                   int64_t batchSize) {
+  const bool wasTraining = model.is_training();
+  model.eval();
+  const torch::Tensor probabilities =
+      probabilitiesInBatches(images, batchSize, 0, [&](const torch::Tensor& input) { return model.forward(input); });
   model.train(wasTraining);
-  return torch::cat(chunks);
+  return probabilities;
 }
 
 std::vector<torch::Tensor> predictStackedProbabilities(const std::vector<Replica>& replicas, const torch::Tensor& images,
                                                        int64_t batchSize) {
-  torch::NoGradGuard noGrad;
   std::vector<std::shared_ptr<ClassifierImpl>> members;
   for (const Replica& replica : replicas) members.push_back(replica.model);
   const StackedCnnSnapshot network(members);
-  std::vector<torch::Tensor> chunks;
-  for (int64_t start = 0; start < images.size(0); start += batchSize) {
-    const int64_t count = std::min(batchSize, images.size(0) - start);
-    const torch::Tensor logits = network.forward(toModelInput(images.narrow(0, start, count))).to(torch::kFloat32);
-    chunks.push_back(torch::softmax(logits, 2));  // [members, count, classes]
-  }
-  return torch::cat(chunks, 1).unbind(0);
+  // Logits [members, images, classes]: the images are dimension 1.
+  return probabilitiesInBatches(images, batchSize, 1, [&](const torch::Tensor& input) { return network.forward(input); })
+      .unbind(0);
 }
 
 EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, const torch::Tensor& labels,
