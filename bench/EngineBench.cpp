@@ -21,6 +21,7 @@
 #include "core/devices/DeviceInventory.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/io/RemoveTree.h"
+#include "core/io/RunDirectory.h"
 #include "core/config/ConfigFields.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/train/RunAnalysis.h"
@@ -93,9 +94,7 @@ int runBench(const nlohmann::json& args) {
   const auto deterministic = ensemble::parseSwitch(args.value("deterministic", "on"));
   if (!deterministic) throw ensemble::ConfigError("--deterministic takes on or off");
   config.deterministic = *deterministic;
-  const auto cudaGraphs = ensemble::parseSwitch(args.value("cuda-graphs", "off"));
-  if (!cudaGraphs) throw ensemble::ConfigError("--cuda-graphs takes on or off");
-  config.cudaGraphs = *cudaGraphs;
+  config.cudaGraphs = ensemble::parseCudaGraphs(args.value("cuda-graphs", "off"));
   const auto runDir = std::filesystem::temp_directory_path() /
                       ("ensemble-lab-bench-" + std::to_string(::getpid()));
   nlohmann::json result{{"side", "ensemblelab"},
@@ -105,7 +104,7 @@ int runBench(const nlohmann::json& args) {
                         {"member_form", ensemble::memberFormName(config.memberForm)},
                         {"precision", ensemble::precisionName(config.precision)},
                         {"deterministic", config.deterministic},
-                        {"cuda_graphs", config.cudaGraphs},
+                        {"cuda_graphs", ensemble::cudaGraphsName(config.cudaGraphs)},
                         {"batch_size", config.batchSize},
                         {"steps", steps}};
   const auto cleanUp = [&] {
@@ -133,6 +132,10 @@ int runBench(const nlohmann::json& args) {
     result["steps"] = timedSteps;
     result["devices"] = devices;
     result["members"] = members;
+    // The forms the run resolved "auto" to, as its config.json records them.
+    const nlohmann::json used = ensemble::RunDirectory::readJson((runDir / "config.json").string());
+    result["member_form"] = used.value("member_form", result["member_form"].get<std::string>());
+    result["cuda_graphs"] = used.value("cuda_graphs", result["cuda_graphs"].get<std::string>());
     // images_per_second is member-images/s, as bench/peer.py and flax_peer.py report it.
     result["batch_images_per_second"] = double(timedSteps * config.batchSize) / seconds;
     result["member_images_per_second"] = double(timedSteps * config.batchSize * members) / seconds;

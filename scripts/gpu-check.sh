@@ -172,21 +172,22 @@ step "2f. Deterministic: the same seed again on cuda:0*2" "$cli" "${run[@]}" --l
   --out "$work/gpu2-again"
 step "2g. Deterministic: both runs identical" identical_runs "$work/gpu2" "$work/gpu2-again"
 step "2h. Deterministic: killed at a checkpoint and resumed gives the same run" killed_and_resumed "$work/gpu2"
-step "2i. Member form auto (the default) stacks the members of one GPU" "$cli" train --dataset fashion-mnist \
-  --mode ensemble --epochs 1 --train-limit 1280 --devices 'cuda:0*4' --out "$work/auto4" &&
-  step "2i. ... and config.json says stacked" "$python" -c \
-    'import json,sys; f=json.load(open(sys.argv[1]))["member_form"]; print(f); sys.exit(f != "stacked")' \
+step "2i. Member form and CUDA graphs auto (the defaults): the members of one GPU stacked, in a graph" "$cli" train \
+  --dataset fashion-mnist --mode ensemble --epochs 1 --train-limit 1280 --devices 'cuda:0*4' --out "$work/auto4" &&
+  step "2i. ... and config.json says stacked, cuda_graphs on" "$python" -c \
+    'import json,sys; c=json.load(open(sys.argv[1])); print(c["member_form"], c["cuda_graphs"]); sys.exit((c["member_form"], c["cuda_graphs"]) != ("stacked", "on"))' \
     "$work/auto4/config.json"
 # CUDA graphs replay the eager step's own kernels: with deterministic kernels (the default)
-# the graph run must give the eager run's metrics.csv byte for byte.
+# the graph run must give the eager run's metrics.csv byte for byte. The eager twins say
+# --cuda-graphs off: auto would capture them too.
 graphs=(train --dataset fashion-mnist --mode ensemble --epochs 1 --train-limit 12800 --seed 1 --log-every 1
   --member-form stacked --devices 'cuda:0*4')
-step "2j. CUDA graphs: stacked cuda:0*4, eager" "$cli" "${graphs[@]}" --out "$work/eager4"
+step "2j. CUDA graphs: stacked cuda:0*4, eager" "$cli" "${graphs[@]}" --cuda-graphs off --out "$work/eager4"
 step "2j. ... the same replayed from a CUDA graph" "$cli" "${graphs[@]}" --cuda-graphs on --out "$work/graph4"
 step "2j. ... metrics.csv identical" cmp "$work/eager4/metrics.csv" "$work/graph4/metrics.csv"
 single=(train --dataset fashion-mnist --mode single --epochs 1 --train-limit 12800 --seed 1 --log-every 1
   --devices cuda:0)
-step "2k. CUDA graphs: single model, eager" "$cli" "${single[@]}" --out "$work/eager1"
+step "2k. CUDA graphs: single model, eager" "$cli" "${single[@]}" --cuda-graphs off --out "$work/eager1"
 step "2k. ... the same replayed from a CUDA graph" "$cli" "${single[@]}" --cuda-graphs on --out "$work/graph1"
 step "2k. ... metrics.csv identical" cmp "$work/eager1/metrics.csv" "$work/graph1/metrics.csv"
 # What cuda_graphs must also show before it can be on by default: a graph run with
@@ -200,9 +201,9 @@ graph_killed_and_resumed() {
     echo "resumed graph run's metrics.csv is the uninterrupted eager run's, byte for byte"
 }
 step "2l. CUDA graphs: stacked, evaluations and checkpoints mid-epoch, eager" "$cli" "${graphs_more[@]}" \
-  --out "$work/eager4b"
+  --cuda-graphs off --out "$work/eager4b"
 step "2l. ... from a CUDA graph, killed at its second checkpoint and resumed: identical" graph_killed_and_resumed
-step "2m. CUDA graphs: stacked bf16, eager" "$cli" "${graphs[@]}" --precision bf16 --out "$work/eager4bf"
+step "2m. CUDA graphs: stacked bf16, eager" "$cli" "${graphs[@]}" --precision bf16 --cuda-graphs off --out "$work/eager4bf"
 step "2m. ... the same replayed from a CUDA graph" "$cli" "${graphs[@]}" --precision bf16 --cuda-graphs on \
   --out "$work/graph4bf"
 step "2m. ... metrics.csv identical" cmp "$work/eager4bf/metrics.csv" "$work/graph4bf/metrics.csv"
@@ -257,10 +258,13 @@ step "5. separate, fp32, deterministic off" "$bench" --model cnn --mode ensemble
   --member-form separate --precision fp32 --deterministic off --steps 200 --warmup 20 --test-limit 10000
 step "5. stacked, fp32, deterministic off" "$bench" --model cnn --mode ensemble --devices 'cuda:0*8' \
   --member-form stacked --precision fp32 --deterministic off --steps 200 --warmup 20 --test-limit 10000
-for precision in fp32 bf16; do
+for precision in fp32 tf32 bf16; do
   step "5. stacked, $precision, CUDA graphs" "$bench" --model cnn --mode ensemble --devices 'cuda:0*8' \
     --member-form stacked --precision "$precision" --cuda-graphs on --steps 200 --warmup 20 --test-limit 10000
 done
+# With deterministic off cuDNN times its algorithms in the eager warm-up steps, before the capture.
+step "5. stacked, fp32, deterministic off, CUDA graphs" "$bench" --model cnn --mode ensemble --devices 'cuda:0*8' \
+  --member-form stacked --precision fp32 --deterministic off --cuda-graphs on --steps 200 --warmup 20 --test-limit 10000
 for graphs in off on; do
   step "5. single model, fp32, CUDA graphs $graphs" "$bench" --model cnn --mode single --devices cuda:0 \
     --precision fp32 --cuda-graphs "$graphs" --steps 200 --warmup 20 --test-limit 10000

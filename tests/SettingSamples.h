@@ -47,7 +47,7 @@ inline std::vector<SettingSample> settingSamples() {
       {"precision", "precision", "bf16", "bf16", [](C c) { return c.precision == Precision::Bf16; }, true},
       {"deterministic", "deterministic", "off", false, [](C c) { return !c.deterministic; }, true},
       // A real CLI run with it needs a GPU (TestCli refuses it on the CPU instead).
-      {"cuda_graphs", "cuda-graphs", "on", true, [](C c) { return c.cudaGraphs; }, false},
+      {"cuda_graphs", "cuda-graphs", "on", "on", [](C c) { return c.cudaGraphs == CudaGraphs::On; }, false},
       {"init_from", "init-from", "a.pt,b.pt", "a.pt,b.pt", [](C c) { return c.initFrom == "a.pt,b.pt"; }, false},
   };
 }

@@ -167,6 +167,55 @@ class TestExperimentConfig final : public QObject {
     QCOMPARE(memberFormName(MemberForm::Auto), std::string("auto"));
   }
 
+  // "auto" captures steps in CUDA graphs only where a GPU run showed the graph equal to the
+  // eager step: the cnn's stacked members or single model, one GPU, one process, a CUDA build.
+  void autoCudaGraphsCaptureStackedMembersAndSingleModelsOnOneGpu() {
+    const DeviceRef cpu, gpu0{DeviceRef::Kind::Cuda, 0}, gpu1{DeviceRef::Kind::Cuda, 1};
+    ExperimentConfig stacked;
+    QCOMPARE(stacked.cudaGraphs, CudaGraphs::Auto);  // the default
+    stacked.memberForm = MemberForm::Stacked;        // as resolveMemberForm leaves it on one GPU
+    const bool cudaBuild = true, distributed = true;
+    QCOMPARE(resolveCudaGraphs(stacked, {gpu0, gpu0, gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::On);
+    QCOMPARE(resolveCudaGraphs(stacked, {gpu0, gpu0}, !distributed, !cudaBuild), CudaGraphs::Off);
+    QCOMPARE(resolveCudaGraphs(stacked, {gpu0, gpu0}, distributed, cudaBuild), CudaGraphs::Off);
+    QCOMPARE(resolveCudaGraphs(stacked, {cpu, cpu}, !distributed, cudaBuild), CudaGraphs::Off);
+    QCOMPARE(resolveCudaGraphs(stacked, {gpu0, gpu1}, !distributed, cudaBuild), CudaGraphs::Off);
+    ExperimentConfig separate = stacked;
+    separate.memberForm = MemberForm::Separate;
+    QCOMPARE(resolveCudaGraphs(separate, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
+    ExperimentConfig single;
+    single.mode = TrainingMode::Single;
+    QCOMPARE(resolveCudaGraphs(single, {gpu0}, !distributed, cudaBuild), CudaGraphs::On);
+    QCOMPARE(resolveCudaGraphs(single, {cpu}, !distributed, cudaBuild), CudaGraphs::Off);
+    ExperimentConfig lenet = single;
+    lenet.model = ModelKind::LeNet;
+    QCOMPARE(resolveCudaGraphs(lenet, {gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
+    ExperimentConfig dataParallel;
+    dataParallel.mode = TrainingMode::DataParallel;
+    QCOMPARE(resolveCudaGraphs(dataParallel, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
+    ExperimentConfig off = stacked;  // an explicit choice is kept, on or off
+    off.cudaGraphs = CudaGraphs::Off;
+    QCOMPARE(resolveCudaGraphs(off, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
+    ExperimentConfig on = separate;
+    on.cudaGraphs = CudaGraphs::On;
+    QCOMPARE(resolveCudaGraphs(on, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::On);
+  }
+
+  // Before auto, config.json held cuda_graphs as true or false: such runs still open and resume.
+  void cudaGraphsReadsTheSwitchConfigJsonHeldBeforeAuto() {
+    QCOMPARE(ExperimentConfig::fromJson({{"cuda_graphs", true}}, "old").cudaGraphs, CudaGraphs::On);
+    QCOMPARE(ExperimentConfig::fromJson({{"cuda_graphs", false}}, "old").cudaGraphs, CudaGraphs::Off);
+    QCOMPARE(ExperimentConfig::fromJson({{"cuda_graphs", "auto"}}, "new").cudaGraphs, CudaGraphs::Auto);
+    QVERIFY(ExperimentConfig{}.toJson()["cuda_graphs"] == nlohmann::json("auto"));
+    QCOMPARE(parseCudaGraphs("yes"), CudaGraphs::On);  // a flag's switch words
+    try {
+      ExperimentConfig::fromJson({{"cuda_graphs", "sometimes"}}, "bad");
+      QFAIL("an unknown cuda_graphs was accepted");
+    } catch (const ConfigError& error) {
+      QVERIFY2(std::string(error.what()).find("auto, on or off") != std::string::npos, error.what());
+    }
+  }
+
   void roundTripsThroughJson() {
     ExperimentConfig config;
     config.dataset = "/data/my set";

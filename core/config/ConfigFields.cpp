@@ -85,6 +85,25 @@ ConfigField choice(const char* key, const char* flag, const char* label, const c
   return field;
 }
 
+/// cuda_graphs: a choice whose config.json value may also be a bool, as it was before auto.
+ConfigField cudaGraphsChoice() {
+  ConfigField field = choice("cuda_graphs", "cuda-graphs", "CUDA graphs", "WHEN",
+                             "{default} (default): on for the cnn's stacked members or single\nmodel on one GPU in one "
+                             "process (the same numbers, byte for\nbyte), off elsewhere; on: capture each training "
+                             "step once in a\nCUDA graph and replay it (one GPU, one process; CUDA build); off",
+                             false, &ExperimentConfig::cudaGraphs, cudaGraphsName, parseCudaGraphs, cudaGraphsNames());
+  field.set = [](ExperimentConfig& config, const json& value, const std::string& origin) {
+    if (value.is_boolean()) {
+      config.cudaGraphs = value.get<bool>() ? CudaGraphs::On : CudaGraphs::Off;
+      return;
+    }
+    std::string text;
+    readValue(value, "cuda_graphs", text, origin, "auto, on or off");
+    config.cudaGraphs = parseCudaGraphs(text);
+  };
+  return field;
+}
+
 /// "must be at least 1" for a count of steps, epochs or images.
 Check atLeastOne(int64_t ExperimentConfig::*member, std::string name, std::string hint = "") {
   return [member, name, hint](const ExperimentConfig& config) {
@@ -192,10 +211,7 @@ std::vector<ConfigField> makeFields() {
                          "and resume continues exactly;\noff: cuDNN may pick faster kernels that add in any order\n(CPU "
                          "runs are deterministic either way)",
                          Kind::Switch, true, &ExperimentConfig::deterministic)));
-  fields.push_back(echoed(plain("cuda_graphs", "cuda-graphs", "CUDA graphs", "on|off",
-                         "{default} (default); on: each training step is captured once in a\nCUDA graph and replayed "
-                         "(members, or the single model, on one\nGPU in one process; CUDA build)",
-                         Kind::Switch, false, &ExperimentConfig::cudaGraphs)));
+  fields.push_back(echoed(cudaGraphsChoice()));
   fields.push_back(plain("init_from", "init-from", "Initial weights", "FILE[,FILE]",
                          "start from state_dicts PyTorch saved (torch.save(model.\nstate_dict(), FILE)): one file for "
                          "every member, or one\nper member, comma-separated (default: seeded initialisation)",

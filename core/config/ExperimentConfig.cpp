@@ -36,6 +36,8 @@ constexpr EnumName<TrainingMode> kModeNames[] = {
     {TrainingMode::Ensemble, "ensemble"}, {TrainingMode::Single, "single"}, {TrainingMode::DataParallel, "data-parallel"}};
 constexpr EnumName<MemberForm> kMemberFormNames[] = {
     {MemberForm::Auto, "auto"}, {MemberForm::Separate, "separate"}, {MemberForm::Stacked, "stacked"}};
+constexpr EnumName<CudaGraphs> kCudaGraphsNames[] = {
+    {CudaGraphs::Auto, "auto"}, {CudaGraphs::On, "on"}, {CudaGraphs::Off, "off"}};
 constexpr EnumName<Precision> kPrecisionNames[] = {
     {Precision::Fp32, "fp32"}, {Precision::Tf32, "tf32"}, {Precision::Bf16, "bf16"}};
 
@@ -43,6 +45,16 @@ std::string modeName(TrainingMode mode) { return nameOf(kModeNames, mode); }
 std::vector<std::string> modeNames() { return namesOf(kModeNames); }
 std::vector<std::string> memberFormNames() { return namesOf(kMemberFormNames); }
 std::vector<std::string> precisionNames() { return namesOf(kPrecisionNames); }
+std::vector<std::string> cudaGraphsNames() { return namesOf(kCudaGraphsNames); }
+
+std::string cudaGraphsName(CudaGraphs graphs) { return nameOf(kCudaGraphsNames, graphs); }
+
+CudaGraphs parseCudaGraphs(const std::string& name) {
+  if (const auto graphs = valueNamed(kCudaGraphsNames, name)) return *graphs;
+  if (const std::optional<bool> on = parseSwitch(name)) return *on ? CudaGraphs::On : CudaGraphs::Off;
+  throw ConfigError("unknown " + mention::field("cuda_graphs") + " '" + name + "'; choose " +
+                        choicesOf(kCudaGraphsNames), "cuda_graphs");
+}
 
 TrainingMode parseMode(const std::string& name) {
   if (const auto mode = valueNamed(kModeNames, name)) return *mode;

@@ -29,6 +29,17 @@ std::string memberFormName(MemberForm form);
 /// Inverse of memberFormName; throws ConfigError naming the choices.
 MemberForm parseMemberForm(const std::string& name);
 
+/// Whether each training step is captured once in a CUDA graph and replayed
+/// (core/train/CudaGraphStep.h). Auto (the default) is resolved when the devices are known
+/// (resolveCudaGraphs in RunSetup.h): on for the cnn's stacked members or single model on one
+/// GPU in one process, off elsewhere.
+enum class CudaGraphs { Off, On, Auto };
+/// "off", "on" or "auto".
+std::string cudaGraphsName(CudaGraphs graphs);
+/// Inverse of cudaGraphsName; also takes a switch's words (true, false, yes, no, 1, 0), which
+/// is what config.json held before auto. Throws ConfigError naming the choices.
+CudaGraphs parseCudaGraphs(const std::string& name);
+
 /// The arithmetic of a run: core/train/Precision.h says what each does.
 enum class Precision { Fp32, Tf32, Bf16 };
 /// "fp32", "tf32" or "bf16".
@@ -39,6 +50,7 @@ Precision parsePrecision(const std::string& name);
 std::vector<std::string> modeNames();
 std::vector<std::string> memberFormNames();
 std::vector<std::string> precisionNames();
+std::vector<std::string> cudaGraphsNames();
 
 struct ExperimentConfig {
   std::string dataset = "fashion-mnist";  ///< "fashion-mnist", "synthetic" or a folder
@@ -76,9 +88,10 @@ struct ExperimentConfig {
   /// deterministic either way.
   bool deterministic = true;
   /// Capture each training step once in a CUDA graph and replay it (core/train/CudaGraphStep.h):
-  /// one launch a step instead of hundreds. Members (or the single model) on one GPU, in one
-  /// process. Off until a GPU run has measured it (docs/GPU.md).
-  bool cudaGraphs = false;
+  /// one launch a step instead of hundreds, the same numbers byte for byte. Members (or the
+  /// single model) on one GPU, in one process. Auto: on where a GPU run has shown it equal to
+  /// the eager step (docs/GPU.md, gpu-check 2j-2m). config.json records what the run used.
+  CudaGraphs cudaGraphs = CudaGraphs::Auto;
   /// Start from weights PyTorch saved (torch.save(model.state_dict(), F)) instead of the
   /// seeded initialisation: one file for every model, or one per model, comma-separated.
   /// Read once, when the run starts; a resumed run continues from its checkpoint.

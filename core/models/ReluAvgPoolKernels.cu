@@ -3,7 +3,10 @@
 // H100 (issue 29), LibTorch's avg_pool2d backward alone took a quarter of the stacked
 // ensemble's GPU time. Here each output element reads its 2x2 window once (forward), and
 // each input element reads itself and its window's gradient once (backward): memory-bound
-// element-wise kernels.
+// element-wise kernels. Their index arithmetic is 32-bit wherever the tensor allows: a
+// 64-bit division is a long software routine on the GPU, and with three of them per element
+// it made the backward kernel compute-bound (180 us for the stacked conv1's 103 MB on an
+// H200, against about 50 us to move its bytes).
 // The arithmetic is avg_pool2d's and threshold_backward's own, so results are identical to
 // the unfused ops: the window summed in row order in float (LibTorch's accumulate type for
 // bf16 and fp16), divided by 4, then rounded to the element type; the gradient divided by
@@ -36,15 +39,17 @@ __device__ __forceinline__ __half fromFloat<__half>(float v) { return __float2ha
 __device__ __forceinline__ float relu(float v) { return v <= 0.f ? 0.f : v; }
 
 /// Offset of element (n, c, h, w) in a tensor of `channels` x `height` x `width` per image.
-__device__ __forceinline__ int64_t offsetOf(int64_t n, int64_t c, int64_t h, int64_t w, int64_t channels,
-                                            int64_t height, int64_t width, bool channelsLast) {
+template <typename Index>
+__device__ __forceinline__ Index offsetOf(Index n, Index c, Index h, Index w, Index channels, Index height, Index width,
+                                          bool channelsLast) {
   return channelsLast ? ((n * height + h) * width + w) * channels + c : ((n * channels + c) * height + h) * width + w;
 }
 
 /// Splits a flat position in the layout's own order into (n, c, h, w), so that consecutive
 /// threads touch consecutive memory in both layouts.
-__device__ __forceinline__ void coordinatesOf(int64_t index, int64_t channels, int64_t height, int64_t width,
-                                              bool channelsLast, int64_t& n, int64_t& c, int64_t& h, int64_t& w) {
+template <typename Index>
+__device__ __forceinline__ void coordinatesOf(Index index, Index channels, Index height, Index width, bool channelsLast,
+                                              Index& n, Index& c, Index& h, Index& w) {
   if (channelsLast) {
     c = index % channels;
     index /= channels;
@@ -62,16 +67,17 @@ __device__ __forceinline__ void coordinatesOf(int64_t index, int64_t channels, i
   }
 }
 
-template <typename T>
+template <typename T, typename Index>
 __global__ void forwardKernel(const T* __restrict__ input, T* __restrict__ output, PoolShape shape) {
-  const int64_t outHeight = shape.height / 2, outWidth = shape.width / 2;
-  const int64_t total = shape.images * shape.channels * outHeight * outWidth;
-  for (int64_t index = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; index < total;
-       index += int64_t(gridDim.x) * blockDim.x) {
-    int64_t n, c, oh, ow;
-    coordinatesOf(index, shape.channels, outHeight, outWidth, shape.channelsLast, n, c, oh, ow);
-    const auto at = [&](int64_t h, int64_t w) {
-      return relu(toFloat(input[offsetOf(n, c, h, w, shape.channels, shape.height, shape.width, shape.channelsLast)]));
+  const Index channels = Index(shape.channels), height = Index(shape.height), width = Index(shape.width);
+  const Index outHeight = height / 2, outWidth = width / 2;
+  const Index total = Index(shape.images) * channels * outHeight * outWidth;
+  for (Index index = Index(blockIdx.x) * Index(blockDim.x) + Index(threadIdx.x); index < total;
+       index += Index(gridDim.x) * Index(blockDim.x)) {
+    Index n, c, oh, ow;
+    coordinatesOf(index, channels, outHeight, outWidth, shape.channelsLast, n, c, oh, ow);
+    const auto at = [&](Index h, Index w) {
+      return relu(toFloat(input[offsetOf(n, c, h, w, channels, height, width, shape.channelsLast)]));
     };
     float sum = 0.f;  // avg_pool2d's order: rows, then columns
     sum += at(2 * oh, 2 * ow);
@@ -82,21 +88,22 @@ __global__ void forwardKernel(const T* __restrict__ input, T* __restrict__ outpu
   }
 }
 
-template <typename T>
+template <typename T, typename Index>
 __global__ void backwardKernel(const T* __restrict__ input, const T* __restrict__ gradOutput,
                                T* __restrict__ gradInput, PoolShape shape) {
-  const int64_t outHeight = shape.height / 2, outWidth = shape.width / 2;
-  const int64_t total = shape.images * shape.channels * shape.height * shape.width;
-  for (int64_t index = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; index < total;
-       index += int64_t(gridDim.x) * blockDim.x) {
-    int64_t n, c, h, w;
-    coordinatesOf(index, shape.channels, shape.height, shape.width, shape.channelsLast, n, c, h, w);
+  const Index channels = Index(shape.channels), height = Index(shape.height), width = Index(shape.width);
+  const Index outHeight = height / 2, outWidth = width / 2;
+  const Index total = Index(shape.images) * channels * height * width;
+  for (Index index = Index(blockIdx.x) * Index(blockDim.x) + Index(threadIdx.x); index < total;
+       index += Index(gridDim.x) * Index(blockDim.x)) {
+    Index n, c, h, w;
+    coordinatesOf(index, channels, height, width, shape.channelsLast, n, c, h, w);
     if (h / 2 >= outHeight || w / 2 >= outWidth) {  // an odd last row or column: outside every window
       gradInput[index] = fromFloat<T>(0.f);
       continue;
     }
     const float pooled =
-        toFloat(gradOutput[offsetOf(n, c, h / 2, w / 2, shape.channels, outHeight, outWidth, shape.channelsLast)]);
+        toFloat(gradOutput[offsetOf(n, c, h / 2, w / 2, channels, outHeight, outWidth, shape.channelsLast)]);
     const T gradient = fromFloat<T>(pooled / 4.f);  // avg_pool2d's gradient, in the element type
     gradInput[index] = toFloat(input[index]) <= 0.f ? fromFloat<T>(0.f) : gradient;
   }
@@ -108,11 +115,16 @@ unsigned blocksFor(int64_t elements) {
   return unsigned(blocks < 65535 * 8 ? (blocks > 0 ? blocks : 1) : 65535 * 8);
 }
 
+/// Whether every index into the input fits 32 bits, with room for the grid-stride step past the end.
+bool fitsInt32(const PoolShape& shape) {
+  return shape.images * shape.channels * shape.height * shape.width + int64_t(65535) * 8 * kThreads < (int64_t(1) << 31);
+}
+
 template <typename T>
 int forward(const void* input, void* output, const PoolShape& shape, cudaStream_t stream) {
   const int64_t outputs = shape.images * shape.channels * (shape.height / 2) * (shape.width / 2);
-  forwardKernel<T><<<blocksFor(outputs), kThreads, 0, stream>>>(static_cast<const T*>(input), static_cast<T*>(output),
-                                                                shape);
+  const auto kernel = fitsInt32(shape) ? forwardKernel<T, int32_t> : forwardKernel<T, int64_t>;
+  kernel<<<blocksFor(outputs), kThreads, 0, stream>>>(static_cast<const T*>(input), static_cast<T*>(output), shape);
   return int(cudaGetLastError());
 }
 
@@ -120,8 +132,9 @@ template <typename T>
 int backward(const void* input, const void* gradOutput, void* gradInput, const PoolShape& shape,
              cudaStream_t stream) {
   const int64_t inputs = shape.images * shape.channels * shape.height * shape.width;
-  backwardKernel<T><<<blocksFor(inputs), kThreads, 0, stream>>>(
-      static_cast<const T*>(input), static_cast<const T*>(gradOutput), static_cast<T*>(gradInput), shape);
+  const auto kernel = fitsInt32(shape) ? backwardKernel<T, int32_t> : backwardKernel<T, int64_t>;
+  kernel<<<blocksFor(inputs), kThreads, 0, stream>>>(static_cast<const T*>(input), static_cast<const T*>(gradOutput),
+                                                     static_cast<T*>(gradInput), shape);
   return int(cudaGetLastError());
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/common/Error.h"
 #include "core/io/Checkpoint.h"
+#include "core/train/CudaGraphStep.h"
 #include "core/train/RunSetup.h"
 
 namespace ensemble {
@@ -12,6 +13,7 @@ namespace ensemble {
 void RunSession::prepare() {
   devices = resolveRunDevices(config, group);
   config.memberForm = resolveMemberForm(config, devices);  // what config.json and the step see
+  config.cudaGraphs = resolveCudaGraphs(config, devices, group.distributed(), cudaGraphsBuilt());
   data = loadRunData(config, std::move(data), !evaluationOnly);
   if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
   const ModelInput input = modelInputOf(data->train);

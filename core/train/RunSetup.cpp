@@ -48,7 +48,7 @@ std::vector<int> distinctGpus(const std::vector<DeviceRef>& devices) {
 /// refused at start, before anything is written.
 void checkCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef>& devices,
                      const ProcessGroupOptions& group) {
-  if (!config.cudaGraphs) return;
+  if (config.cudaGraphs != CudaGraphs::On) return;
   const std::string off = "; or use " + mention::field("cuda_graphs") + " off";
   if (!cudaGraphsBuilt()) {
     throw ConfigError(mention::field("cuda_graphs") + " on captures training steps on a GPU, and this build's LibTorch "
@@ -136,6 +136,17 @@ MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<D
                       std::all_of(devices.begin(), devices.end(), [&](const DeviceRef& d) { return d == devices.front(); });
   const bool stackable = RunMode::of(config.mode).averaged() == Averaged::Probabilities && config.model == ModelKind::Cnn && config.initFrom.empty();
   return oneGpu && stackable ? MemberForm::Stacked : MemberForm::Separate;
+}
+
+CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef>& devices, bool distributed,
+                             bool cudaBuild) {
+  if (config.cudaGraphs != CudaGraphs::Auto) return config.cudaGraphs;
+  const bool oneGpu = !devices.empty() && devices.front().isCuda() &&
+                      std::all_of(devices.begin(), devices.end(), [&](const DeviceRef& d) { return d == devices.front(); });
+  const bool shown = config.model == ModelKind::Cnn &&
+                     (config.mode == TrainingMode::Single ||
+                      (config.mode == TrainingMode::Ensemble && config.memberForm == MemberForm::Stacked));
+  return cudaBuild && !distributed && oneGpu && shown ? CudaGraphs::On : CudaGraphs::Off;
 }
 
 Dataset loadOutOfDistribution(const std::string& dataset, const Dataset& runTest, std::uint64_t seed) {

@@ -34,6 +34,15 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
 /// kept.
 MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<DeviceRef>& devices);
 
+/// Whether a run captures its steps in CUDA graphs, for `config` with its member form resolved:
+/// "auto" is on in a CUDA build (`cudaBuild`) for the cnn's stacked members or its single
+/// model, on one GPU, in one process (not `distributed`): the cases a GPU run has shown to
+/// give the eager step's numbers byte for byte (scripts/gpu-check.sh 2j-2m), at 1.3x (fp32)
+/// to 2.3x (bf16) its speed for 8 stacked members (docs/GPU.md). Off elsewhere. An explicit
+/// on or off is kept (on is checked by resolveRunDevices).
+CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef>& devices, bool distributed,
+                             bool cudaBuild);
+
 /// The run's dataset: `given` cut to the config's sample limits, or loaded from
 /// config.dataset. Throws DatasetError, or (`forTraining`) ConfigError for a batch larger
 /// than the training split.

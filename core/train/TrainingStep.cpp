@@ -15,7 +15,7 @@ std::unique_ptr<TrainingStep> makeTrainingStep(const TrainingStepParts& parts) {
     return makeDataParallelStep(parts);  // cuda_graphs is refused for it (checkCudaGraphs)
   }
   std::unique_ptr<TrainingStep> step = makeEnsembleStep(parts);
-  if (parts.config.cudaGraphs) {
+  if (parts.config.cudaGraphs == CudaGraphs::On) {  // resolved by RunSession::prepare
     step = replayFromCudaGraph(std::move(step), parts.replicas.front().device, parts.config.batchSize);
   }
   return step;
