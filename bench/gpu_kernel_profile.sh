@@ -47,7 +47,7 @@ total, count = collections.Counter(), collections.Counter()
 for r in csv.DictReader(lines):
     if r.get("Metric Name") == "gpu__time_duration.sum":
         value = float(r["Metric Value"].replace(",", ""))
-        scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}.get(r["Metric Unit"], 1.0)
+        scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}[r["Metric Unit"]]
         total[r["Kernel Name"][:110]] += value * scale
         count[r["Kernel Name"][:110]] += 1
 grand = sum(total.values())

@@ -16,7 +16,6 @@
 #include "core/models/ConvReluPool.h"
 #include "core/models/ModelRegistry.h"
 #include "core/models/ReluAvgPool.h"
-#include "core/models/TapProductConv.h"
 #include "core/train/Replica.h"
 #include "tests/TestSupport.h"
 
@@ -299,53 +298,6 @@ class TestModels final : public QObject {
       }
     }
     QVERIFY(found);
-  }
-
-  // The GPU's first layer (TapProductConv.h) is plain LibTorch ops, so its arithmetic is
-  // checked here on the CPU: conv2d's output and its weight and bias gradients, in both
-  // layouts it writes, for one and three input channels, with and without a bias.
-  void convolutionByTapsMatchesConv2d_data() {
-    QTest::addColumn<int>("channels");
-    QTest::addColumn<int>("kernel");
-    QTest::addColumn<bool>("channelsLast");
-    QTest::addColumn<bool>("withBias");
-    QTest::newRow("1 channel, NCHW") << 1 << 3 << false << true;
-    QTest::newRow("1 channel, channels-last") << 1 << 3 << true << true;
-    QTest::newRow("3 channels, channels-last, no bias") << 3 << 3 << true << false;
-    QTest::newRow("1 channel, 5x5, NCHW, no bias") << 1 << 5 << false << false;
-  }
-
-  void convolutionByTapsMatchesConv2d() {
-    QFETCH(int, channels);
-    QFETCH(int, kernel);
-    QFETCH(bool, channelsLast);
-    QFETCH(bool, withBias);
-    torch::manual_seed(11);
-    const torch::Tensor images = torch::rand({5, channels, 9, 7});  // odd, not square: any size
-    const torch::Tensor weight = torch::randn({16, channels, kernel, kernel}).requires_grad_(true);
-    const torch::Tensor bias = withBias ? torch::randn({16}).requires_grad_(true) : torch::Tensor();
-    const torch::Tensor plainWeight = weight.detach().clone().requires_grad_(true);
-    const torch::Tensor plainBias = withBias ? bias.detach().clone().requires_grad_(true) : torch::Tensor();
-    namespace F = torch::nn::functional;
-    const torch::Tensor byTaps = convolveByTaps(images, weight, bias, channelsLast);
-    const torch::Tensor plain =
-        F::conv2d(images, plainWeight, F::Conv2dFuncOptions().bias(plainBias).padding((kernel - 1) / 2));
-    QCOMPARE(byTaps.sizes().vec(), plain.sizes().vec());
-    QVERIFY(byTaps.is_contiguous(channelsLast ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous));
-    QVERIFY(torch::allclose(byTaps, plain, 1e-5, 1e-5));
-    const torch::Tensor gradOutput = torch::randn(plain.sizes());
-    byTaps.backward(gradOutput);
-    plain.backward(gradOutput);
-    const auto close = [](const torch::Tensor& a, const torch::Tensor& b) {  // sums of 315 products
-      return (a - b).abs().max().item<double>() <= 1e-5 * b.abs().max().item<double>();
-    };
-    QVERIFY(close(weight.grad(), plainWeight.grad()));
-    if (withBias) QVERIFY(close(bias.grad(), plainBias.grad()));
-  }
-
-  // The CPU keeps its fused loops (ConvReluPool.h): the product over taps is the GPU's form.
-  void convolutionByTapsIsTheGpusForm() {
-    QVERIFY(!convolvesByTaps(torch::rand({2, 1, 28, 28}), torch::randn({32, 1, 3, 3})));
   }
 
   void seedsDecideInitialisation() {

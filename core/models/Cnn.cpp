@@ -7,7 +7,6 @@
 #include "core/models/ChunkedLinear.h"
 #include "core/models/ConvReluPool.h"
 #include "core/models/ReluAvgPool.h"
-#include "core/models/TapProductConv.h"
 
 namespace ensemble {
 namespace {
@@ -54,8 +53,8 @@ CnnImpl::CnnImpl(const ModelInput& input) {
 }
 
 torch::Tensor CnnImpl::forward(torch::Tensor x) {
-  if (convReluPoolFuses(x, m_conv1->weight) || convolvesByTaps(x, m_conv1->weight)) {
-    x = convReluAvgPool2x2(x, m_conv1->weight, m_conv1->bias, /*channelsLastOnGpu=*/true);  // as below
+  if (convReluPoolFuses(x, m_conv1->weight)) {
+    x = convReluAvgPool2x2(x, m_conv1->weight, m_conv1->bias);  // channels-last, as below
   } else if (convolvesChannelsLast(x)) {
     const auto& conv1 = m_conv1->options;
     x = F::conv2d(x, channelsLastCopy(m_conv1->weight),

@@ -7,7 +7,6 @@
 #include "core/common/AutocastState.h"
 #include "core/models/ConvReluPoolLoops.h"
 #include "core/models/ReluAvgPool.h"
-#include "core/models/TapProductConv.h"
 
 namespace ensemble {
 namespace {
@@ -108,12 +107,11 @@ bool convReluPoolFuses(const torch::Tensor& images, const torch::Tensor& weight)
 }
 
 torch::Tensor convReluAvgPool2x2(const torch::Tensor& images, const torch::Tensor& weight,
-                                 const torch::Tensor& bias, bool channelsLastOnGpu) {
+                                 const torch::Tensor& bias) {
   if (convReluPoolFuses(images, weight) && bias.defined() &&
       bias.scalar_type() == torch::kFloat32) {
     return ConvReluPoolFunction::apply(images, weight, bias);
   }
-  if (convolvesByTaps(images, weight)) return reluAvgPool2x2(convolveByTaps(images, weight, bias, channelsLastOnGpu));
   namespace F = torch::nn::functional;
   return reluAvgPool2x2(F::conv2d(images, weight, F::Conv2dFuncOptions().bias(bias).padding(1)));
 }

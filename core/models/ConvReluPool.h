@@ -14,9 +14,8 @@
 //
 // The arithmetic is not LibTorch's (other summation order, fused multiply-adds): results agree
 // with the unfused ops to float rounding (TestModels), and do not depend on the thread count.
-// On a GPU the convolution is one matrix product over its taps (TapProductConv.h), followed
-// by the GPU's fused ReLU + pool (ReluAvgPool.h). Any other case (another type, several input
-// channels, images that need their own gradient, autocast on the CPU) takes the unfused ops.
+// Any other case (a GPU, another type, several input channels, images that need their own
+// gradient, autocast) takes the unfused ops.
 #include <torch/types.h>
 
 namespace ensemble {
@@ -25,8 +24,8 @@ namespace ensemble {
 bool convReluPoolFuses(const torch::Tensor& images, const torch::Tensor& weight);
 
 /// avg_pool2d(relu(conv2d(images, weight, bias, stride 1, padding 1)), 2) for a 3x3 `weight`;
-/// the result is channels-last where fused on the CPU, and on a GPU where `channelsLastOnGpu`.
+/// the result is channels-last where fused.
 torch::Tensor convReluAvgPool2x2(const torch::Tensor& images, const torch::Tensor& weight,
-                                 const torch::Tensor& bias, bool channelsLastOnGpu = false);
+                                 const torch::Tensor& bias);
 
 }  // namespace ensemble
