@@ -102,6 +102,60 @@ class TestEnsembleMetrics final : public QObject {
     QCOMPARE(first.mean[11], first.min[11]);  // one subset of all 12
   }
 
+  // The host's plain loops (accuracy, predicted classes, the size curve's prefix sums over
+  // blocks of rows) give what LibTorch's ops give, bit for bit: argmax's first-largest rule on
+  // exact ties, a NaN counting as largest, float32 and float64, and every subset summed from
+  // zero in member order (all C(7, k) of them: no sample).
+  void hostLoopsMatchLibTorchsOps() {
+    torch::manual_seed(9);
+    const int64_t images = 1000, classes = 5, members = 7;  // 1000: several blocks, one partial
+    const torch::Tensor labels = torch::randint(0, classes, {images}, torch::kInt64);
+    std::vector<torch::Tensor> probs;
+    for (int64_t m = 0; m < members; ++m) {
+      // Coarse values (multiples of 1/8) make exact ties in sums and within rows common.
+      torch::Tensor p = torch::randint(0, 8, {images, classes}).to(torch::kFloat32).div_(8);
+      p[3 + m][m % classes] = std::nanf("");  // NaN rows, in different places per member
+      probs.push_back(p);
+    }
+    const auto libtorchAccuracy = [&](const torch::Tensor& p) {
+      return p.argmax(1).eq(labels).to(torch::kFloat64).mean().item<double>();
+    };
+    int tiedRows = 0;
+    for (const torch::Tensor& p : probs) {
+      QCOMPARE(accuracy(p, labels), libtorchAccuracy(p));
+      QCOMPARE(accuracy(p.to(torch::kFloat64), labels), libtorchAccuracy(p.to(torch::kFloat64)));
+      tiedRows += int(p.eq(std::get<0>(p.max(1, true))).sum(1).gt(1).sum().item<int64_t>());
+    }
+    QVERIFY2(tiedRows > 100, std::to_string(tiedRows).c_str());  // the rule for ties is tested
+    // Disagreement: the share of rows where two members' argmax differ, averaged over pairs.
+    double expected = 0;
+    int pairs = 0;
+    for (int64_t i = 0; i < members; ++i) {
+      for (int64_t j = i + 1; j < members; ++j, ++pairs) {
+        expected += probs[i].argmax(1).ne(probs[j].argmax(1)).to(torch::kFloat64).mean().item<double>();
+      }
+    }
+    QCOMPARE(meanPairwiseDisagreement(probs), expected / pairs);
+
+    const EnsembleSizeCurve curve = accuracyVsEnsembleSize(probs, labels, 0);
+    for (int64_t k = 1; k <= members; ++k) {
+      double sum = 0, lowest = 1, highest = 0;
+      int subsets = 0;
+      for (int mask = 1; mask < (1 << members); ++mask) {  // increasing masks: lexicographic enough
+        if (__builtin_popcount(mask) != k) continue;
+        torch::Tensor total = torch::zeros({images, classes}, torch::kFloat64);
+        for (int64_t m = 0; m < members; ++m) {
+          if (mask & (1 << m)) total.add_(probs[m].to(torch::kFloat64));
+        }
+        const double score = libtorchAccuracy(total);
+        sum += score, lowest = std::min(lowest, score), highest = std::max(highest, score), ++subsets;
+      }
+      QCOMPARE(curve.min[k - 1], lowest);
+      QCOMPARE(curve.max[k - 1], highest);
+      QVERIFY(std::abs(curve.mean[k - 1] - sum / subsets) < 1e-12);  // the order of the mean's terms differs here
+    }
+  }
+
   // The gallery's orders on a hand-made fixture of 8 images, 3 members, 3 classes: which
   // images each lists (exactly), in which order, and the confusion matrix's cells.
   void galleryRanksTheImagesOfAFixture() {

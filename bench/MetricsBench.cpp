@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ensemble-lab-metrics-bench: the host's share of an evaluation. After the forward passes
+// (on a GPU, or the CPU) every evaluation scores the members' probabilities on the host:
+// each member's and the ensemble's NLL, accuracy, Brier score, ECE, reliability, the members'
+// disagreement and accuracy against ensemble size (evaluateMembers in core/train/Evaluator.h).
+// This times that part alone, on random probabilities, as the median of --repeats passes:
+//   ensemble-lab-metrics-bench [--members 8] [--images 10000] [--classes 10] [--repeats 7]
+// It prints one JSON line: milliseconds per pass, and the images/s that alone would allow,
+// and the median milliseconds of each part (core/metrics/EnsembleMetrics.h) timed alone.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/comm/LocalCommunicator.h"
+#include "core/metrics/EnsembleMetrics.h"
+#include "core/train/Evaluator.h"
+
+namespace {
+
+/// The median milliseconds of `repeats` calls of `work`.
+template <typename Work>
+double medianMilliseconds(int64_t repeats, const Work& work) {
+  std::vector<double> milliseconds;
+  for (int64_t r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    milliseconds.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(milliseconds.begin(), milliseconds.end());
+  return milliseconds[milliseconds.size() / 2];
+}
+
+int64_t argument(int argc, char** argv, const char* name, int64_t fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], name) == 0) return std::atoll(argv[i + 1]);
+  }
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int64_t members = argument(argc, argv, "--members", 8), images = argument(argc, argv, "--images", 10000),
+                classes = argument(argc, argv, "--classes", 10), repeats = argument(argc, argv, "--repeats", 7);
+  if (members < 1 || images < 1 || classes < 2 || repeats < 1) {
+    std::fprintf(stderr, "ensemble-lab-metrics-bench: --members, --images and --repeats must be at least 1, "
+                         "--classes at least 2\n");
+    return 2;
+  }
+  torch::manual_seed(1);
+  std::vector<torch::Tensor> probabilities;
+  for (int64_t m = 0; m < members; ++m) probabilities.push_back(torch::softmax(torch::randn({images, classes}) * 3, 1));
+  const torch::Tensor labels = torch::randint(classes, {images}, torch::kInt64);
+  const double whole = medianMilliseconds(repeats, [&] {
+    ensemble::LocalCommunicator onThisHost{int(members)};
+    const ensemble::EvaluationResult result = ensemble::evaluateMembers(probabilities, labels, onThisHost, 7);
+    if (result.samples != images) std::abort();
+  });
+  const torch::Tensor& first = probabilities.front();
+  const double member = medianMilliseconds(repeats, [&] { ensemble::scoreTest(first, labels); });
+  const double reliability = medianMilliseconds(repeats, [&] { ensemble::reliabilityOf(first, labels); });
+  const double ensembleScore = medianMilliseconds(repeats, [&] {
+    ensemble::scoreEnsemble(ensemble::meanProbabilities(probabilities), probabilities, labels);
+  });
+  const double curve = medianMilliseconds(repeats, [&] { ensemble::accuracyVsEnsembleSize(probabilities, labels, 7); });
+  std::printf("{\"members\":%lld,\"images\":%lld,\"classes\":%lld,\"median_ms\":%.3f,"
+              "\"images_per_second_at_most\":%.0f,\"parts_ms\":{\"one_member_scores\":%.3f,"
+              "\"one_member_reliability\":%.3f,\"ensemble_scores_with_disagreement\":%.3f,"
+              "\"accuracy_vs_ensemble_size\":%.3f}}\n",
+              (long long)members, (long long)images, (long long)classes, whole, double(images) / (whole / 1000.0), member,
+              reliability, ensembleScore, curve);
+  return 0;
+}
