@@ -71,6 +71,7 @@ def idx(path, header):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--members", type=int, default=8)
+    p.add_argument("--seed", type=int, default=0, help="the members' initialisation and the batches' order")
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--warmup", type=int, default=20)
@@ -138,7 +139,7 @@ def main():
     test = jnp.asarray(idx(a.data + "t10k-images-idx3-ubyte.gz", 16).reshape(-1, 28, 28, 1)[: a.test_limit] / np.float32(255))
     test_labels = idx(a.data + "t10k-labels-idx1-ubyte.gz", 8)[: a.test_limit]
     chunks = [(test[i:i + 1000], test_labels[i:i + 1000]) for i in range(0, test.shape[0], 1000)]
-    rng, init_rng, input_rng = jax.random.split(jax.random.key(0), 3)
+    rng, init_rng, input_rng = jax.random.split(jax.random.key(a.seed), 3)
     state = create(jax.random.split(init_rng, a.members))
     perms = jax.random.permutation(input_rng, images.shape[0])
     steps_per_epoch = images.shape[0] // a.batch_size

@@ -125,6 +125,7 @@ def main():
     p.add_argument("--test-limit", type=int, default=10000)
     p.add_argument("--channels-last", action="store_true")
     p.add_argument("--vmap", action="store_true")
+    p.add_argument("--seed", type=int, default=0, help="the members' initialisation and the batches' order")
     p.add_argument("--compile", action="store_true")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="cuda: cuda:0")
     p.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
@@ -165,7 +166,7 @@ def main():
     test = torch.from_numpy(idx(root + "t10k-images-idx3-ubyte.gz", 16).copy()).view(-1, 1, 28, 28)[: a.test_limit]
     test_labels = torch.from_numpy(idx(root + "t10k-labels-idx1-ubyte.gz", 8).copy()).long()[: a.test_limit]
     make = Cnn if a.model == "cnn" else resnet18
-    torch.manual_seed(0)
+    torch.manual_seed(a.seed)
     models = [make() for _ in range(a.members)]
     flops = 3 * forward_flops(models[0], (1, 28, 28))
     layout = torch.channels_last if a.channels_last else torch.contiguous_format

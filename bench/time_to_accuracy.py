@@ -16,6 +16,17 @@ ensemble of 4 CNNs, SGD lr 0.1 momentum 0.9, batch 128 per member, up to --max-e
               (its best there; --no-compile: channels-last, the next best)
   flax        the Flax HOWTO's program, bench/flax_peer.py, pmap with one member per XLA host
               device (scripts/bench-venv.sh)
+--gpu races on one GPU instead (issue 29), an ensemble of 8 (--members) on cuda:0:
+  ours        --cuda-build DIR's CLI, --devices cuda:0*M (the defaults stack the members and
+              replay each step from a CUDA graph)
+  torch-vmap-compile, torch-loop, flax-vmap
+              bench/peer.py --device cuda --vmap --compile, bench/peer.py --device cuda, and
+              bench/flax_peer.py --device cuda --mapping vmap, under --python (default python3:
+              the GPU machine's, whose torch and jax have CUDA)
+  (--on-cpu runs that race on the CPU, cpu*M and the peers' --device cpu: a check of the
+  script, not a measurement.)
+Repeat r trains every side from seed r (ours --seed r, the peers' --seed r): the medians are
+over seeds as well as runs.
 The peers get bench/run_bench.py's tuning environment (OPENBLAS_NUM_THREADS=1, one intra-op
 thread per core), run with --until-accuracy and stop themselves at the target (torch.compile
 starts from an empty cache each run unless --warm-compile-cache: every run compiles, as the
@@ -28,6 +39,7 @@ the table reports medians. Usage:
     python3 bench/time_to_accuracy.py --json tta.json                  # every side, once
     python3 bench/time_to_accuracy.py --repeats 3 --only ours torch-2 flax
     python3 bench/time_to_accuracy.py --quick --only torch-1.13 flax   # a smoke run
+    python3 bench/time_to_accuracy.py --gpu --repeats 3 --json tta-gpu.json   # on a GPU machine
 """
 import argparse, gzip, json, os, queue, re, shutil, signal, statistics, struct, subprocess, sys, tempfile
 import threading, time
@@ -51,8 +63,33 @@ class Entrant(Side):
         return self.command + self.shape(workload) + self.tuning + extra
 
 
+def gpu_sides(a, wanted):
+    """--gpu's race: ours from the CUDA build and the three GPU peers of bench/gpu_bench.py."""
+    device = "cpu" if a.on_cpu else "cuda"
+    found = []
+    program = os.path.join(a.cuda_build, "app", "ensemble-lab-cli")
+    if wanted("ours", "EnsembleLab, stacked members"):
+        if os.access(program, os.X_OK):
+            found.append(Entrant("ours", "EnsembleLab, stacked members", [program, "train"], ours=True,
+                                 shape=lambda w: w.ours_args))
+        else:
+            print(f"left out: EnsembleLab ({program} not built: scripts/build-cuda.sh, or .gpu-carry/on-device.sh)")
+    peer, flax = os.path.join(HERE, "peer.py"), os.path.join(HERE, "flax_peer.py")
+    for key, name, command, tuning in (
+            ("torch-vmap-compile", "PyTorch, vmap + torch.compile", [a.python, peer], ["--vmap", "--compile"]),
+            ("torch-loop", "PyTorch, loop of nn.Modules", [a.python, peer], []),
+            ("flax-vmap", "Flax HOWTO, vmap on one device", [a.jax_python or a.python, flax], ["--mapping", "vmap"])):
+        if wanted(key, name):
+            shape = (lambda w: w.flax_args) if key == "flax-vmap" else None
+            found.append(Entrant(key, name, command, ["--device", device] + tuning,
+                                 **({"shape": shape} if shape else {})))
+    return found
+
+
 def sides(a):
     wanted = lambda key, name: not a.only or any(o == key or o.lower() in name.lower() for o in a.only)
+    if a.gpu:
+        return gpu_sides(a, wanted)
     found = []
     for key, name, build in (("ours", "EnsembleLab, Debian LibTorch 1.13", a.build),
                              ("ours-wheel", "EnsembleLab, wheel LibTorch (CPU)", a.cuda_build)):
@@ -246,11 +283,26 @@ def main():
     p.add_argument("--json", help="also write every run here")
     p.add_argument("--quick", action="store_true",
                    help="a smoke run: 6000 training and 2000 test images, target 0.7 (not for the record)")
+    gpu = p.add_argument_group("--gpu", "one GPU: ours against vmap + torch.compile, the PyTorch loop, Flax vmap")
+    gpu.add_argument("--gpu", action="store_true", help="race on cuda:0")
+    gpu.add_argument("--on-cpu", action="store_true", help="--gpu's race on the CPU: a check of the script")
+    gpu.add_argument("--members", type=int, help="ensemble members (default 4; --gpu: 8)")
+    gpu.add_argument("--python", default="python3", help="--gpu: the peers' python (default python3)")
+    gpu.add_argument("--jax-python", help="--gpu: the Flax peer's python (default --python)")
     a = p.parse_args()
     if a.quick:
         a.train_limit, a.test_limit, a.target = 6000, 2000, 0.7
-
-    workload = Workload("CNN ensemble of 4, batch 128", 4, 128, "ensemble", "cpu*4", a.test_limit)
+    a.gpu = a.gpu or a.on_cpu
+    members = a.members or (8 if a.gpu else 4)
+    if members < 1:
+        p.error("--members must be at least 1")
+    if a.gpu:
+        devices = f"{'cpu' if a.on_cpu else 'cuda:0'}*{members}"
+        workload = Workload(f"CNN ensemble of {members}, batch 128, {'the CPU (a check)' if a.on_cpu else 'one GPU'}",
+                            members, 128, "ensemble", devices, a.test_limit)
+    else:
+        workload = Workload(f"CNN ensemble of {members}, batch 128", members, 128, "ensemble", f"cpu*{members}",
+                            a.test_limit)
     images = training_images(a.train_limit)
     steps_per_epoch = images // workload.batch
     every = max(1, round(a.eval_fraction * steps_per_epoch))
@@ -266,7 +318,7 @@ def main():
     def save(rows=None):  # after every run, so that a run cut short keeps what it measured
         if a.json:
             with open(a.json, "w") as out:
-                json.dump({"target": a.target, "eval_fraction": a.eval_fraction, "eval_every_steps": every,
+                json.dump({"workload": workload.name, "devices": workload.ours_args, "target": a.target, "eval_fraction": a.eval_fraction, "eval_every_steps": every,
                            "steps_per_epoch": steps_per_epoch, "training_images": images,
                            "test_images": a.test_limit, "max_epochs": a.max_epochs, "repeats": a.repeats,
                            "cores": CORES, "rows": rows, "runs": runs}, out, indent=1)
@@ -276,7 +328,8 @@ def main():
             scratch = tempfile.mkdtemp(prefix="time-to-accuracy-")
             try:
                 extra = (["--lr", "0.1", "--momentum", "0.9", "--epochs", str(a.max_epochs), "--eval-every", str(every),
-                          "--out", os.path.join(scratch, "run")] + limit) if entrant.ours else peer_extra
+                          "--out", os.path.join(scratch, "run")] + limit) if entrant.ours else list(peer_extra)
+                extra += ["--seed", str(repeat)]  # repeat r: seed r on every side
                 command = entrant.command_for(workload, extra)
                 env = entrant.env_of(workload)
                 if not a.warm_compile_cache:  # torch.compile's code is generated in the run, as on a first run
