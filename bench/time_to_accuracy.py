@@ -68,9 +68,10 @@ def gpu_sides(a, wanted):
     device = "cpu" if a.on_cpu else "cuda"
     found = []
     program = os.path.join(a.cuda_build, "app", "ensemble-lab-cli")
-    if wanted("ours", "EnsembleLab, stacked members"):
+    name = "EnsembleLab (member form, CUDA graphs: auto)"
+    if wanted("ours", name):
         if os.access(program, os.X_OK):
-            found.append(Entrant("ours", "EnsembleLab, stacked members", [program, "train"], ours=True,
+            found.append(Entrant("ours", name, [program, "train"], ours=True,
                                  shape=lambda w: w.ours_args))
         else:
             print(f"left out: EnsembleLab ({program} not built: scripts/build-cuda.sh, or .gpu-carry/on-device.sh)")
@@ -318,7 +319,8 @@ def main():
     def save(rows=None):  # after every run, so that a run cut short keeps what it measured
         if a.json:
             with open(a.json, "w") as out:
-                json.dump({"workload": workload.name, "devices": workload.ours_args, "target": a.target, "eval_fraction": a.eval_fraction, "eval_every_steps": every,
+                json.dump({"workload": workload.name, "ours_args": workload.ours_args, "target": a.target,
+                           "eval_fraction": a.eval_fraction, "eval_every_steps": every,
                            "steps_per_epoch": steps_per_epoch, "training_images": images,
                            "test_images": a.test_limit, "max_epochs": a.max_epochs, "repeats": a.repeats,
                            "cores": CORES, "rows": rows, "runs": runs}, out, indent=1)

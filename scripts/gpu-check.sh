@@ -190,9 +190,10 @@ single=(train --dataset fashion-mnist --mode single --epochs 1 --train-limit 128
 step "2k. CUDA graphs: single model, eager" "$cli" "${single[@]}" --cuda-graphs off --out "$work/eager1"
 step "2k. ... the same replayed from a CUDA graph" "$cli" "${single[@]}" --cuda-graphs on --out "$work/graph1"
 step "2k. ... metrics.csv identical" cmp "$work/eager1/metrics.csv" "$work/graph1/metrics.csv"
-# What cuda_graphs must also show before it can be on by default: a graph run with
-# mid-epoch evaluations and checkpoints, killed at its second checkpoint and resumed (a new
-# capture in a new process), and bf16 (autocast inside the capture), each against its eager twin.
+# What made cuda_graphs safe to turn on by default (auto, for stacked members and the single
+# model): a graph run with mid-epoch evaluations and checkpoints, killed at its second
+# checkpoint and resumed (a new capture in a new process), and bf16 (autocast inside the
+# capture), each against its eager twin.
 graphs_more=("${graphs[@]}" --eval-every 40 --checkpoint-every 30)
 graph_killed_and_resumed() {
   ENSEMBLELAB_CRASH_AT=checkpoint-published:2 "$cli" "${graphs_more[@]}" --cuda-graphs on --out "$work/graph4-killed"

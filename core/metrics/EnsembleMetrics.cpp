@@ -5,9 +5,9 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <mutex>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <set>
