@@ -81,9 +81,8 @@ def gpu_sides(a, wanted):
             ("torch-loop", "PyTorch, loop of nn.Modules", [a.python, peer], []),
             ("flax-vmap", "Flax HOWTO, vmap on one device", [a.jax_python or a.python, flax], ["--mapping", "vmap"])):
         if wanted(key, name):
-            shape = (lambda w: w.flax_args) if key == "flax-vmap" else None
-            found.append(Entrant(key, name, command, ["--device", device] + tuning,
-                                 **({"shape": shape} if shape else {})))
+            shape = (lambda w: w.flax_args) if key == "flax-vmap" else (lambda w: w.peer_args)
+            found.append(Entrant(key, name, command, ["--device", device] + tuning, shape=shape))
     return found
 
 

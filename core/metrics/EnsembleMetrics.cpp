@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -73,20 +72,9 @@ int64_t rowsArgmaxAtLabel(const T* rows, const int64_t* labels, int64_t count, i
 }  // namespace
 
 double accuracy(const torch::Tensor& probs, const torch::Tensor& labels) {
-  // On the host a plain loop: LibTorch's argmax over rows of ten is 0.5 ms for 10,000 rows,
-  // and the ensemble-size curve asks for it 255 times for 8 members (bench/MetricsBench.cpp).
-  const bool plain = probs.is_cpu() && labels.is_cpu() && probs.dim() == 2 && probs.size(1) > 0 &&
-                     labels.scalar_type() == torch::kInt64 &&
-                     (probs.scalar_type() == torch::kFloat64 || probs.scalar_type() == torch::kFloat32);
-  if (!plain) return probs.argmax(1).eq(labels).to(torch::kFloat64).mean().item<double>();
-  const int64_t count = probs.size(0), classes = probs.size(1);
-  if (count == 0) return std::nan("");  // the mean of nothing, as LibTorch's mean gives
-  const torch::Tensor rows = probs.contiguous(), truth = labels.contiguous();
-  const int64_t hits =
-      probs.scalar_type() == torch::kFloat64
-          ? rowsArgmaxAtLabel(rows.data_ptr<double>(), truth.data_ptr<int64_t>(), count, classes)
-          : rowsArgmaxAtLabel(rows.data_ptr<float>(), truth.data_ptr<int64_t>(), count, classes);
-  return double(hits) / double(count);
+  // predictedClasses: on the host a plain loop (LibTorch's argmax is slow on rows of ten,
+  // and every member's and the ensemble's scores ask for it: bench/MetricsBench.cpp).
+  return predictedClasses(probs).eq(labels).to(torch::kFloat64).mean().item<double>();
 }
 
 double negativeLogLikelihood(const torch::Tensor& probs, const torch::Tensor& labels) {
@@ -186,8 +174,12 @@ EnsembleSizeCurve accuracyVsEnsembleSize(const std::vector<torch::Tensor>& membe
                                          const torch::Tensor& labels, std::uint64_t seed) {
   const std::size_t members = memberProbs.size();
   std::mt19937_64 random(seed);
-  std::vector<std::vector<std::vector<std::size_t>>> bySize;  // drawn size by size: the seed's sample
-  for (std::size_t k = 1; k <= members; ++k) bySize.push_back(subsetsOfSize(members, k, random));
+  std::vector<std::vector<std::size_t>> subsets;  // size by size, as drawn: the seed's sample
+  std::vector<std::size_t> sizeEnds;              // where each size's subsets end in `subsets`
+  for (std::size_t k = 1; k <= members; ++k) {
+    for (auto& subset : subsetsOfSize(members, k, random)) subsets.push_back(std::move(subset));
+    sizeEnds.push_back(subsets.size());
+  }
 
   // Each subset's member list is in increasing order. Scored in lexicographic order of those
   // lists, a subset's sum is the sum of its longest common prefix with the one before (still
@@ -196,14 +188,12 @@ EnsembleSizeCurve accuracyVsEnsembleSize(const std::vector<torch::Tensor>& membe
   // for 8 members, against 1,024). And all of it a block of rows at a time, so the sums stay
   // in the cache. Evaluating 8 members on 10,000 images spent 200 ms of host time here
   // before: the bound on how fast a GPU's evaluation could be (bench/MetricsBench.cpp).
-  std::vector<const std::vector<std::size_t>*> order;
-  for (const auto& subsets : bySize) {
-    for (const auto& subset : subsets) order.push_back(&subset);
-  }
-  std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return *a < *b; });
+  std::vector<std::size_t> order(subsets.size());  // positions in `subsets`, lexicographically
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return subsets[a] < subsets[b]; });
   std::vector<std::size_t> shared(order.size(), 0);  // with the subset before, in that order
   for (std::size_t j = 1; j < order.size(); ++j) {
-    const auto &before = *order[j - 1], &subset = *order[j];
+    const auto &before = subsets[order[j - 1]], &subset = subsets[order[j]];
     while (shared[j] + 1 < subset.size() && shared[j] < before.size() && before[shared[j]] == subset[shared[j]]) {
       ++shared[j];
     }
@@ -222,7 +212,7 @@ EnsembleSizeCurve accuracyVsEnsembleSize(const std::vector<torch::Tensor>& membe
       const int64_t first = block * kRowsPerBlock, rows = std::min(kRowsPerBlock, count - first);
       const int64_t values = rows * classes;
       for (std::size_t j = 0; j < order.size(); ++j) {
-        const std::vector<std::size_t>& subset = *order[j];
+        const std::vector<std::size_t>& subset = subsets[order[j]];
         for (std::size_t d = shared[j]; d < subset.size(); ++d) {
           const double* member = inDouble[subset[d]].data_ptr<double>() + first * classes;
           double* level = sums.data() + d * kRowsPerBlock * classes;
@@ -241,23 +231,24 @@ EnsembleSizeCurve accuracyVsEnsembleSize(const std::vector<torch::Tensor>& membe
     const std::lock_guard<std::mutex> lock(merging);  // counts: their sum is the same in any order
     for (std::size_t j = 0; j < order.size(); ++j) hits[j] += found[j];
   });
-  std::map<const std::vector<std::size_t>*, double> scoreOf;
+  std::vector<double> score(subsets.size());
   for (std::size_t j = 0; j < order.size(); ++j) {
-    scoreOf[order[j]] = count == 0 ? std::nan("") : double(hits[j]) / double(count);
+    score[order[j]] = count == 0 ? std::nan("") : double(hits[j]) / double(count);
   }
 
   EnsembleSizeCurve curve;
-  for (const auto& subsets : bySize) {
+  std::size_t begin = 0;
+  for (const std::size_t end : sizeEnds) {
     double sum = 0, lowest = 1, highest = 0;
-    for (const auto& subset : subsets) {  // in the order drawn, as the sum always was
-      const double score = scoreOf.at(&subset);
-      sum += score;
-      lowest = std::min(lowest, score);
-      highest = std::max(highest, score);
+    for (std::size_t i = begin; i < end; ++i) {  // in the order drawn, as the sum always was
+      sum += score[i];
+      lowest = std::min(lowest, score[i]);
+      highest = std::max(highest, score[i]);
     }
-    curve.mean.push_back(sum / double(subsets.size()));
+    curve.mean.push_back(sum / double(end - begin));
     curve.min.push_back(lowest);
     curve.max.push_back(highest);
+    begin = end;
   }
   return curve;
 }

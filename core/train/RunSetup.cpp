@@ -44,6 +44,12 @@ std::vector<int> distinctGpus(const std::vector<DeviceRef>& devices) {
   return gpus;
 }
 
+/// Whether every replica is on the same GPU (the case stacking and CUDA graphs are for).
+bool allOnOneGpu(const std::vector<DeviceRef>& devices) {
+  return !devices.empty() && devices.front().isCuda() &&
+         std::all_of(devices.begin(), devices.end(), [&](const DeviceRef& d) { return d == devices.front(); });
+}
+
 /// cuda_graphs captures a step on one GPU in one process (CudaGraphStep.h): anything else is
 /// refused at start, before anything is written.
 void checkCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef>& devices,
@@ -54,9 +60,7 @@ void checkCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef
     throw ConfigError(mention::field("cuda_graphs") + " on captures training steps on a GPU, and this build's LibTorch "
                       "has no CUDA; use the CUDA build (scripts/build-cuda.sh, docs/GPU.md)" + off, "cuda_graphs");
   }
-  const bool oneGpu = devices.front().isCuda() &&
-                      std::all_of(devices.begin(), devices.end(), [&](const DeviceRef& d) { return d == devices.front(); });
-  if (!oneGpu) {
+  if (!allOnOneGpu(devices)) {
     throw ConfigError(mention::field("cuda_graphs") + " on captures each step on one GPU, and this run's devices are " +
                       formatDevices(devices) + "; put the members on one GPU (e.g. " + mention::field("devices") +
                       " cuda:0*8)" + off, "cuda_graphs");
@@ -132,8 +136,7 @@ std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
 
 MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<DeviceRef>& devices) {
   if (config.memberForm != MemberForm::Auto) return config.memberForm;
-  const bool oneGpu = devices.size() > 1 && devices.front().isCuda() &&
-                      std::all_of(devices.begin(), devices.end(), [&](const DeviceRef& d) { return d == devices.front(); });
+  const bool oneGpu = devices.size() > 1 && allOnOneGpu(devices);  // one member: nothing to stack
   const bool stackable = RunMode::of(config.mode).averaged() == Averaged::Probabilities && config.model == ModelKind::Cnn && config.initFrom.empty();
   return oneGpu && stackable ? MemberForm::Stacked : MemberForm::Separate;
 }
@@ -141,12 +144,10 @@ MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<D
 CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef>& devices, bool distributed,
                              bool cudaBuild) {
   if (config.cudaGraphs != CudaGraphs::Auto) return config.cudaGraphs;
-  const bool oneGpu = !devices.empty() && devices.front().isCuda() &&
-                      std::all_of(devices.begin(), devices.end(), [&](const DeviceRef& d) { return d == devices.front(); });
   const bool shown = config.model == ModelKind::Cnn &&
                      (config.mode == TrainingMode::Single ||
                       (config.mode == TrainingMode::Ensemble && config.memberForm == MemberForm::Stacked));
-  return cudaBuild && !distributed && oneGpu && shown ? CudaGraphs::On : CudaGraphs::Off;
+  return cudaBuild && !distributed && allOnOneGpu(devices) && shown ? CudaGraphs::On : CudaGraphs::Off;
 }
 
 Dataset loadOutOfDistribution(const std::string& dataset, const Dataset& runTest, std::uint64_t seed) {
