@@ -7,6 +7,7 @@
 #include "core/models/ChunkedLinear.h"
 #include "core/models/ConvReluPool.h"
 #include "core/models/ReluAvgPool.h"
+#include "core/models/WinogradConv.h"
 
 namespace ensemble {
 namespace {
@@ -63,7 +64,8 @@ torch::Tensor CnnImpl::forward(torch::Tensor x) {
   } else {
     x = reluAvgPool2x2(m_conv1(x));
   }
-  x = reluAvgPool2x2(m_conv2(x));  // in the layout of its input
+  // Winograd on the CPU (WinogradConv.h), in the layout of its input elsewhere.
+  x = reluAvgPool2x2(conv3x3SamePadded(x, m_conv2->weight, m_conv2->bias));
   // The first dense layer is the step's largest matrix product: chunked over the cores
   // (ChunkedLinear.h); the second (256 x 10) is too small to gain.
   x = torch::relu(chunkedLinear(x.flatten(1), m_dense1->weight, m_dense1->bias));

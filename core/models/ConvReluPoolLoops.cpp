@@ -26,8 +26,6 @@ inline Vec load(const float* from) {
 
 inline void store(float* to, Vec v) { std::memcpy(to, &v, sizeof v); }
 
-inline Vec splat(float x) { return Vec{} + x; }
-
 /// torch::relu's rule per lane: v <= 0 gives 0, anything else (NaN included) stays.
 inline Vec relu(Vec v) {
   const Vec zero{};
@@ -38,7 +36,9 @@ inline Vec relu(Vec v) {
 inline Vec convolve(const float* x, int64_t rowStride, const Vec (&weights)[9], Vec bias) {
   Vec v = bias;
   for (int dh = 0; dh < 3; ++dh) {
-    for (int dw = 0; dw < 3; ++dw) v += weights[dh * 3 + dw] * splat(x[dh * rowStride + dw]);
+    // Vector times scalar: one broadcast (a hand-made splat, `Vec{} + x`, is an add first:
+    // 0 + x must turn -0 into +0, so the compiler keeps it).
+    for (int dw = 0; dw < 3; ++dw) v += weights[dh * 3 + dw] * x[dh * rowStride + dw];
   }
   return v;
 }
@@ -106,7 +106,7 @@ ENSEMBLELAB_CONV_CLONES void backwardImages(int64_t first, int64_t last, const f
             gradB += grad;
             for (int dh = 0; dh < 3; ++dh) {
               for (int dw = 0; dw < 3; ++dw)
-                gradWeights[dh * 3 + dw] += grad * splat(x[dh * rowStride + dw]);
+                gradWeights[dh * 3 + dw] += grad * x[dh * rowStride + dw];
             }
           }
         }

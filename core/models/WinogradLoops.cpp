@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/models/WinogradLoops.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/common/CpuClones.h"
+
+// Built with -ffp-contract=fast (core/CMakeLists.txt): `acc += a * b` is one fused
+// multiply-add where the CPU has it. Results differ from LibTorch's convolution in the last
+// bits (another algorithm: Lavin and Gray, "Fast Algorithms for Convolutional Neural Networks",
+// 2015); they are the same for any number of threads, since every sum over images runs in an
+// order fixed by the images alone (WinogradConv.cpp).
+
+namespace ensemble::winograd_loops {
+namespace {
+
+// Everything the cloned functions below call is inlined into them, so it is built for each
+// clone's instruction set: a helper left out of line is built once, for the baseline, and the
+// product's 12 accumulators then live in memory (10x slower, measured).
+#define kAlwaysInline __attribute__((always_inline)) inline
+
+/// Eight floats: GCC's and Clang's vector extension, one AVX register where the clone below
+/// has AVX, two SSE registers in the baseline clone.
+typedef float Vec __attribute__((vector_size(kChannelBlock * sizeof(float))));
+
+inline Vec load(const float* from) {
+  Vec v;
+  std::memcpy(&v, from, sizeof v);  // unaligned; compiles to one load
+  return v;
+}
+
+inline void store(float* to, Vec v) { std::memcpy(to, &v, sizeof v); }
+
+
+// The four 1-D transforms of F(2x2, 3x3), each applied to the rows of a block and then to its
+// columns (a 2-D transform X^T d X is the 1-D one along both axes). `T` is a float or a Vec.
+
+/// B^T d: the input's 4 values to 4 frequencies.
+template <typename T>
+inline void inputTransform(const T (&d)[4], T (&out)[4]) {
+  out[0] = d[0] - d[2];
+  out[1] = d[1] + d[2];
+  out[2] = d[2] - d[1];
+  out[3] = d[1] - d[3];
+}
+
+/// Its transpose, B f: 4 frequencies' gradient back to the input's 4 values.
+template <typename T>
+inline void inputTransformTransposed(const T (&f)[4], T (&out)[4]) {
+  out[0] = f[0];
+  out[1] = f[1] - f[2] + f[3];
+  out[2] = f[1] + f[2] - f[0];
+  out[3] = -f[3];
+}
+
+/// A^T m: 4 frequencies to the 2 outputs of a tile.
+template <typename T>
+inline void outputTransform(const T (&m)[4], T (&out)[2]) {
+  out[0] = m[0] + m[1] + m[2];
+  out[1] = m[1] - m[2] - m[3];
+}
+
+/// Its transpose, A y: the 2 outputs' gradient to 4 frequencies.
+template <typename T>
+inline void outputTransformTransposed(const T (&y)[2], T (&out)[4]) {
+  out[0] = y[0];
+  out[1] = y[0] + y[1];
+  out[2] = y[0] - y[1];
+  out[3] = -y[1];
+}
+
+/// Applies `transform` (In values to Out) to each row of an In x In block, then to each
+/// column of the result: row-major in and out.
+template <int In, int Out, typename T, typename Transform>
+inline void transform2d(const T (&in)[In * In], T (&out)[Out * Out], const Transform& transform) {
+  T rows[Out * In];  // the transform down each column first: rows[o * In + column]
+  for (int column = 0; column < In; ++column) {
+    T line[In], result[Out];
+    for (int i = 0; i < In; ++i) line[i] = in[i * In + column];
+    transform(line, result);
+    for (int o = 0; o < Out; ++o) rows[o * In + column] = result[o];
+  }
+  for (int o = 0; o < Out; ++o) {
+    T line[In], result[Out];
+    for (int i = 0; i < In; ++i) line[i] = rows[o * In + i];
+    transform(line, result);
+    for (int p = 0; p < Out; ++p) out[o * Out + p] = result[p];
+  }
+}
+
+/// C (rows x cols) = or += A (rows x inner) B (inner x cols), for Rows rows of C and Vecs
+/// registers' worth of its columns, all held in registers (Rows * Vecs accumulators) while the
+/// inner dimension streams past. A's element (r, i) is a[r * aRow + i * aInner], so one kernel
+/// serves A and A^T.
+template <int Rows, int Vecs>
+kAlwaysInline void productPanel(int64_t inner, const float* a, int64_t aRow,
+                                                        int64_t aInner, const float* b, int64_t bRow,
+                                                        float* c, int64_t cRow, bool accumulate) {
+  Vec acc[Rows][Vecs];
+  for (int r = 0; r < Rows; ++r) {
+    for (int v = 0; v < Vecs; ++v) acc[r][v] = accumulate ? load(c + r * cRow + v * kChannelBlock) : Vec{};
+  }
+  for (int64_t i = 0; i < inner; ++i) {
+    Vec bv[Vecs];
+    for (int v = 0; v < Vecs; ++v) bv[v] = load(b + i * bRow + v * kChannelBlock);
+    for (int r = 0; r < Rows; ++r) {
+      // A scalar times a vector: one broadcast from memory (building the vector by hand,
+      // `Vec{} + x` or `Vec{x, ..., x}`, came out as an add or eight inserts in the clones, and
+      // halved the products' speed).
+      const float av = a[r * aRow + i * aInner];
+      for (int v = 0; v < Vecs; ++v) acc[r][v] += av * bv[v];
+    }
+  }
+  for (int r = 0; r < Rows; ++r) {
+    for (int v = 0; v < Vecs; ++v) store(c + r * cRow + v * kChannelBlock, acc[r][v]);
+  }
+}
+
+/// Four rows by two registers: 8 accumulators, 2 loads and 4 broadcasts per 8 multiply-adds,
+/// within an AVX2 core's 16 registers. It makes 94 GFLOP/s on the CNN's shapes on one Zen 3
+/// core, as much as OpenBLAS's large sgemm there; six rows made 90.
+constexpr int kPanelRows = 4;
+
+template <int Vecs>
+kAlwaysInline void productRows(int64_t rows, int64_t inner, const float* a, int64_t aRow, int64_t aInner,
+                        const float* b, int64_t bRow, float* c, int64_t cRow, bool accumulate) {
+  int64_t r = 0;
+  for (; r + kPanelRows <= rows; r += kPanelRows) {
+    productPanel<kPanelRows, Vecs>(inner, a + r * aRow, aRow, aInner, b, bRow, c + r * cRow, cRow, accumulate);
+  }
+  const float* const aRest = a + r * aRow;
+  float* const cRest = c + r * cRow;
+  switch (rows - r) {
+    case 5: productPanel<5, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
+    case 4: productPanel<4, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
+    case 3: productPanel<3, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
+    case 2: productPanel<2, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
+    case 1: productPanel<1, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
+    default: break;
+  }
+}
+
+/// C (rows x cols, row stride cols) = or += A B, cols a multiple of kChannelBlock, B's row
+/// stride cols. The order of every sum is fixed by the shapes alone.
+kAlwaysInline void product(int64_t rows, int64_t inner, int64_t cols, const float* a, int64_t aRow,
+                    int64_t aInner, const float* b, float* c, bool accumulate) {
+  int64_t column = 0;
+  for (; column + 2 * kChannelBlock <= cols; column += 2 * kChannelBlock) {
+    productRows<2>(rows, inner, a, aRow, aInner, b + column, cols, c + column, cols, accumulate);
+  }
+  if (column < cols) productRows<1>(rows, inner, a, aRow, aInner, b + column, cols, c + column, cols, accumulate);
+}
+
+/// Tiles per block: the block's transformed input and products stay in the core's L2 cache
+/// (16 x 36 x 64 floats is 147 KB), and 36 rows are nine full register panels.
+constexpr int64_t kTilesPerBlock = 36;
+
+/// Where one tile sits: its image and the top-left pixel of its 2x2 output.
+struct TilePlace {
+  int64_t image = 0, row = 0, column = 0;
+};
+
+TilePlace placeOf(int64_t tile, const WinogradShape& shape) {
+  const int64_t perImage = shape.tilesPerImage(), wide = shape.tilesWide();
+  const int64_t within = tile % perImage;
+  return {tile / perImage, 2 * (within / wide), 2 * (within % wide)};
+}
+
+/// The 16 pixels (4x4, row-major) a tile's transform reads, channels-last: pointers into
+/// `images`, or to `zeros` (a row of channels of zeros) outside the image (the padding).
+void inputWindow(const float* images, const float* zeros, int64_t channels, const TilePlace& place,
+                 const WinogradShape& shape, const float* (&pixels)[16]) {
+  for (int i = 0; i < 4; ++i) {
+    const int64_t row = place.row - 1 + i;
+    for (int j = 0; j < 4; ++j) {
+      const int64_t column = place.column - 1 + j;
+      const bool inside = row >= 0 && row < shape.height && column >= 0 && column < shape.width;
+      pixels[i * 4 + j] =
+          inside ? images + ((place.image * shape.height + row) * shape.width + column) * channels : zeros;
+    }
+  }
+}
+
+/// B^T d B of every tile in [firstTile, firstTile + tiles), into v [16][kTilesPerBlock][in].
+kAlwaysInline void transformInputs(int64_t firstTile, int64_t tiles, const float* input, const float* zeros,
+                            float* v, const WinogradShape& shape) {
+  const int64_t channels = shape.inChannels;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const float* pixels[16];
+    inputWindow(input, zeros, channels, placeOf(firstTile + t, shape), shape, pixels);
+    for (int64_t block = 0; block < channels; block += kChannelBlock) {
+      Vec d[16], f[16];
+      for (int p = 0; p < 16; ++p) d[p] = load(pixels[p] + block);
+      transform2d<4, 4>(d, f, [](const Vec(&in)[4], Vec(&out)[4]) { inputTransform(in, out); });
+      for (int p = 0; p < 16; ++p) store(v + (p * kTilesPerBlock + t) * channels + block, f[p]);
+    }
+  }
+}
+
+// AVX-512, AVX2 with FMA, and the x86-64 baseline, chosen at load time (as for the pool's
+// loops, ReluAvgPoolLoops.cpp).
+#define ENSEMBLELAB_WINOGRAD_CLONES ENSEMBLELAB_CPU_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
+
+}  // namespace
+
+void transformWeights(const float* weight, float* transformed, float* transposed,
+                      const WinogradShape& shape) {
+  const int64_t in = shape.inChannels, out = shape.outChannels;
+  const auto filterTransform = [](const float(&g)[3], float(&u)[4]) {  // G g
+    u[0] = g[0];
+    u[1] = 0.5f * (g[0] + g[1] + g[2]);
+    u[2] = 0.5f * (g[0] - g[1] + g[2]);
+    u[3] = g[2];
+  };
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t i = 0; i < in; ++i) {
+      float g[9], u[16];
+      std::memcpy(g, weight + (o * in + i) * 9, sizeof g);
+      // G g G^T: the 3-to-4 transform down the columns, then along the rows.
+      float columns[4 * 3];
+      for (int column = 0; column < 3; ++column) {
+        const float line[3] = {g[column], g[3 + column], g[6 + column]};
+        float result[4];
+        filterTransform(line, result);
+        for (int p = 0; p < 4; ++p) columns[p * 3 + column] = result[p];
+      }
+      for (int p = 0; p < 4; ++p) {
+        const float line[3] = {columns[p * 3], columns[p * 3 + 1], columns[p * 3 + 2]};
+        float result[4];
+        filterTransform(line, result);
+        for (int q = 0; q < 4; ++q) u[p * 4 + q] = result[q];
+      }
+      for (int f = 0; f < kFrequencies; ++f) {
+        transformed[(f * in + i) * out + o] = u[f];
+        transposed[(f * out + o) * in + i] = u[f];
+      }
+    }
+  }
+}
+
+void weightGradient(const float* gradTransformed, float* gradWeight, const WinogradShape& shape) {
+  const int64_t in = shape.inChannels, out = shape.outChannels;
+  const auto filterTransformTransposed = [](const float(&du)[4], float(&dg)[3]) {  // G^T du
+    dg[0] = du[0] + 0.5f * (du[1] + du[2]);
+    dg[1] = 0.5f * (du[1] - du[2]);
+    dg[2] = 0.5f * (du[1] + du[2]) + du[3];
+  };
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t i = 0; i < in; ++i) {
+      float du[16];
+      for (int f = 0; f < kFrequencies; ++f) du[f] = gradTransformed[(f * in + i) * out + o];
+      float columns[3 * 4];
+      for (int column = 0; column < 4; ++column) {
+        const float line[4] = {du[column], du[4 + column], du[8 + column], du[12 + column]};
+        float result[3];
+        filterTransformTransposed(line, result);
+        for (int p = 0; p < 3; ++p) columns[p * 4 + column] = result[p];
+      }
+      float* g = gradWeight + (o * in + i) * 9;
+      for (int p = 0; p < 3; ++p) {
+        const float line[4] = {columns[p * 4], columns[p * 4 + 1], columns[p * 4 + 2], columns[p * 4 + 3]};
+        float result[3];
+        filterTransformTransposed(line, result);
+        for (int q = 0; q < 3; ++q) g[p * 3 + q] = result[q];
+      }
+    }
+  }
+}
+
+ENSEMBLELAB_WINOGRAD_CLONES void forwardImages(int64_t first, int64_t last, const float* input,
+                                               const float* transformed, const float* bias,
+                                               float* output, const WinogradShape& shape) {
+  const int64_t in = shape.inChannels, out = shape.outChannels;
+  const std::vector<float> zeros(in, 0.f);
+  std::vector<float> v(kFrequencies * kTilesPerBlock * in), m(kFrequencies * kTilesPerBlock * out);
+  const int64_t lastTile = last * shape.tilesPerImage();
+  for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
+    const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
+    transformInputs(firstTile, tiles, input, zeros.data(), v.data(), shape);
+    for (int f = 0; f < kFrequencies; ++f) {
+      product(tiles, in, out, v.data() + f * kTilesPerBlock * in, in, 1, transformed + f * in * out,
+              m.data() + f * kTilesPerBlock * out, false);
+    }
+    for (int64_t t = 0; t < tiles; ++t) {
+      const TilePlace place = placeOf(firstTile + t, shape);
+      for (int64_t block = 0; block < out; block += kChannelBlock) {
+        Vec freq[16], y[4];
+        for (int f = 0; f < kFrequencies; ++f) freq[f] = load(m.data() + (f * kTilesPerBlock + t) * out + block);
+        transform2d<4, 2>(freq, y, [](const Vec(&i)[4], Vec(&o)[2]) { outputTransform(i, o); });
+        const Vec b = load(bias + block);
+        for (int i = 0; i < 2; ++i) {
+          for (int j = 0; j < 2; ++j) {
+            const int64_t row = place.row + i, column = place.column + j;
+            if (row < shape.height && column < shape.width) {
+              store(output + ((place.image * shape.height + row) * shape.width + column) * out + block,
+                    y[i * 2 + j] + b);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, const float* input,
+                                                const float* transposed, const float* gradOutput,
+                                                float* gradInput, float* gradTransformed,
+                                                float* gradBias, const WinogradShape& shape) {
+  const int64_t in = shape.inChannels, out = shape.outChannels;
+  const int64_t imageSize = shape.height * shape.width;
+  std::fill(gradInput + first * imageSize * in, gradInput + last * imageSize * in, 0.f);
+  std::fill(gradTransformed, gradTransformed + kFrequencies * in * out, 0.f);
+  std::fill(gradBias, gradBias + out, 0.f);
+  const std::vector<float> zeros(std::max(in, out), 0.f);
+  std::vector<float> v(kFrequencies * kTilesPerBlock * in), gradV(kFrequencies * kTilesPerBlock * in),
+      gradM(kFrequencies * kTilesPerBlock * out);
+  const int64_t lastTile = last * shape.tilesPerImage();
+  for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
+    const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
+    transformInputs(firstTile, tiles, input, zeros.data(), v.data(), shape);
+    // The output's gradient per tile, A dy A^T (zero beyond the image's edge), and the bias's.
+    for (int64_t t = 0; t < tiles; ++t) {
+      const TilePlace place = placeOf(firstTile + t, shape);
+      const float* pixels[4];
+      for (int i = 0; i < 2; ++i) {
+        for (int j = 0; j < 2; ++j) {
+          const int64_t row = place.row + i, column = place.column + j;
+          const bool inside = row < shape.height && column < shape.width;
+          pixels[i * 2 + j] =
+              inside ? gradOutput + ((place.image * shape.height + row) * shape.width + column) * out : zeros.data();
+        }
+      }
+      for (int64_t block = 0; block < out; block += kChannelBlock) {
+        Vec dy[4], freq[16];
+        for (int p = 0; p < 4; ++p) dy[p] = load(pixels[p] + block);
+        store(gradBias + block, load(gradBias + block) + ((dy[0] + dy[1]) + (dy[2] + dy[3])));
+        transform2d<2, 4>(dy, freq, [](const Vec(&i)[2], Vec(&o)[4]) { outputTransformTransposed(i, o); });
+        for (int f = 0; f < kFrequencies; ++f) store(gradM.data() + (f * kTilesPerBlock + t) * out + block, freq[f]);
+      }
+    }
+    for (int f = 0; f < kFrequencies; ++f) {
+      const float* vf = v.data() + f * kTilesPerBlock * in;
+      const float* gradMf = gradM.data() + f * kTilesPerBlock * out;
+      // The transformed weights' gradient: V^T dM, summed over the tiles of every block.
+      product(in, tiles, out, vf, 1, in, gradMf, gradTransformed + f * in * out, true);
+      // The transformed input's gradient: dM U^T.
+      product(tiles, out, in, gradMf, out, 1, transposed + f * out * in, gradV.data() + f * kTilesPerBlock * in,
+              false);
+    }
+    // Back to pixels, B dV B^T, added where tiles overlap; outside the image it is dropped.
+    for (int64_t t = 0; t < tiles; ++t) {
+      const TilePlace place = placeOf(firstTile + t, shape);
+      for (int64_t block = 0; block < in; block += kChannelBlock) {
+        Vec freq[16], d[16];
+        for (int f = 0; f < kFrequencies; ++f) freq[f] = load(gradV.data() + (f * kTilesPerBlock + t) * in + block);
+        transform2d<4, 4>(freq, d, [](const Vec(&i)[4], Vec(&o)[4]) { inputTransformTransposed(i, o); });
+        for (int i = 0; i < 4; ++i) {
+          const int64_t row = place.row - 1 + i;
+          if (row < 0 || row >= shape.height) continue;
+          for (int j = 0; j < 4; ++j) {
+            const int64_t column = place.column - 1 + j;
+            if (column < 0 || column >= shape.width) continue;
+            float* pixel = gradInput + ((place.image * shape.height + row) * shape.width + column) * in + block;
+            store(pixel, load(pixel) + d[i * 4 + j]);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ensemble::winograd_loops

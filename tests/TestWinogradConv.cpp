@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The CPU's Winograd convolution (core/models/WinogradConv.h) computes what LibTorch's conv2d
+// computes, forward and backward, on any image size, with the same numbers on any thread
+// count, and the CNN trains through it.
+#include <torch/torch.h>
+
+#include <QtTest>
+
+#include "core/models/Classifier.h"
+#include "core/models/ModelRegistry.h"
+#include "core/models/WinogradConv.h"
+
+using namespace ensemble;
+
+namespace {
+
+/// |a - b| <= tolerance * max |b|: sums of many products in another order (and another
+/// algorithm) agree with LibTorch's to float rounding relative to their size.
+bool closeRelative(const torch::Tensor& a, const torch::Tensor& b, double tolerance) {
+  const double scale = b.abs().max().item<double>();
+  const double error = (a - b).abs().max().item<double>();
+  if (error > tolerance * scale) qWarning("max error %g against max value %g", error, scale);
+  return error <= tolerance * scale;
+}
+
+bool graphHas(const torch::Tensor& output, const std::string& name) {
+  std::vector<torch::autograd::Node*> pending{output.grad_fn().get()};
+  while (!pending.empty()) {
+    torch::autograd::Node* node = pending.back();
+    pending.pop_back();
+    if (node->name().find(name) != std::string::npos) return true;
+    for (const auto& edge : node->next_edges()) {
+      if (edge.function) pending.push_back(edge.function.get());
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+class TestWinogradConv final : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void matchesConv2dForwardAndBackward_data() {
+    QTest::addColumn<int>("images");
+    QTest::addColumn<int>("inChannels");
+    QTest::addColumn<int>("outChannels");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("width");
+    QTest::newRow("the CNN's: 32 to 64 channels, 14x14, 19 images (chunks of 16 and 3)") << 19 << 32 << 64 << 14 << 14;
+    QTest::newRow("odd 7x9: half tiles at the bottom and right edges") << 3 << 16 << 24 << 7 << 9;
+    QTest::newRow("1x1 images: every tap but the centre is padding") << 2 << 8 << 8 << 1 << 1;
+    QTest::newRow("a 32x32 dataset's second layer, 40 output channels") << 2 << 32 << 40 << 16 << 16;
+  }
+  void matchesConv2dForwardAndBackward() {
+    QFETCH(int, images);
+    QFETCH(int, inChannels);
+    QFETCH(int, outChannels);
+    QFETCH(int, height);
+    QFETCH(int, width);
+    torch::manual_seed(11);
+    const torch::Tensor input = torch::randn({images, inChannels, height, width})
+                                    .contiguous(torch::MemoryFormat::ChannelsLast)
+                                    .requires_grad_(true);
+    const torch::Tensor weight = (torch::randn({outChannels, inChannels, 3, 3}) * 0.2).requires_grad_(true);
+    const torch::Tensor bias = torch::randn({outChannels}).requires_grad_(true);
+    const torch::Tensor plainInput = input.detach().clone().requires_grad_(true);
+    const torch::Tensor plainWeight = weight.detach().clone().requires_grad_(true);
+    const torch::Tensor plainBias = bias.detach().clone().requires_grad_(true);
+    QVERIFY(winogradConvolves(input, weight));
+
+    const torch::Tensor output = conv3x3SamePadded(input, weight, bias);
+    namespace F = torch::nn::functional;
+    const torch::Tensor plain = F::conv2d(plainInput, plainWeight, F::Conv2dFuncOptions().bias(plainBias).padding(1));
+    QVERIFY(graphHas(output, "WinogradConvFunction"));
+    QCOMPARE(output.sizes().vec(), plain.sizes().vec());
+    QVERIFY(output.is_contiguous(torch::MemoryFormat::ChannelsLast));  // what the fused pool keeps
+    QVERIFY(closeRelative(output, plain, 1e-5));
+
+    const torch::Tensor gradOutput = torch::randn(plain.sizes());
+    output.backward(gradOutput);
+    plain.backward(gradOutput);
+    QVERIFY(closeRelative(input.grad(), plainInput.grad(), 1e-5));
+    QVERIFY(closeRelative(weight.grad(), plainWeight.grad(), 1e-5));
+    QVERIFY(closeRelative(bias.grad(), plainBias.grad(), 1e-5));
+    QCOMPARE(weight.grad().sizes().vec(), weight.sizes().vec());
+  }
+
+  // The edges are where a transform that reads or writes the padding goes wrong: compare each
+  // border pixel of the input's gradient on its own, not only the largest error.
+  void inputGradientIsRightAtEveryEdgePixel() {
+    torch::manual_seed(12);
+    const torch::Tensor input = torch::randn({1, 8, 5, 6}).requires_grad_(true);
+    const torch::Tensor weight = torch::randn({8, 8, 3, 3}).requires_grad_(true);
+    const torch::Tensor plainInput = input.detach().clone().requires_grad_(true);
+    conv3x3SamePadded(input, weight, torch::zeros({8})).pow(2).sum().backward();
+    namespace F = torch::nn::functional;
+    F::conv2d(plainInput, weight.detach(), F::Conv2dFuncOptions().padding(1)).pow(2).sum().backward();
+    const torch::Tensor error = (input.grad() - plainInput.grad()).abs().amax({0, 1});
+    QVERIFY2(error.max().item<double>() <= 1e-4 * plainInput.grad().abs().max().item<double>(),
+             torch::str(error).c_str());
+  }
+
+  void givesTheSameNumbersOnAnyThreadCount() {
+    torch::manual_seed(13);
+    const torch::Tensor input = torch::randn({37, 32, 14, 14}).contiguous(torch::MemoryFormat::ChannelsLast);
+    const torch::Tensor gradOutput = torch::randn({37, 64, 14, 14});
+    const int previousThreads = at::get_num_threads();
+    std::vector<std::vector<torch::Tensor>> results;
+    for (int threads : {1, 2, 3}) {
+      at::set_num_threads(threads);
+      torch::manual_seed(14);
+      const torch::Tensor x = input.clone().requires_grad_(true);
+      const torch::Tensor weight = torch::randn({64, 32, 3, 3}).requires_grad_(true);
+      const torch::Tensor bias = torch::randn({64}).requires_grad_(true);
+      const torch::Tensor output = conv3x3SamePadded(x, weight, bias);
+      output.backward(gradOutput);
+      results.push_back({output.detach(), x.grad(), weight.grad(), bias.grad()});
+    }
+    at::set_num_threads(previousThreads);
+    for (std::size_t run = 1; run < results.size(); ++run) {
+      for (std::size_t i = 0; i < results[0].size(); ++i) QVERIFY(torch::equal(results[run][i], results[0][i]));
+    }
+  }
+
+  void propagatesNaNAsConv2dDoes() {
+    torch::Tensor input = torch::randn({2, 8, 6, 6});
+    input[1][3][2][4] = std::numeric_limits<float>::quiet_NaN();
+    const torch::Tensor output = conv3x3SamePadded(input, torch::randn({8, 8, 3, 3}), torch::randn({8}));
+    // The poisoned image is NaN around the pixel; the other image is clean.
+    QVERIFY(output[1].isnan().any().item<bool>());
+    QVERIFY(!output[0].isnan().any().item<bool>());
+  }
+
+  void takesAnEmptyBatch() {
+    const torch::Tensor weight = torch::randn({8, 8, 3, 3}).requires_grad_(true);
+    const torch::Tensor bias = torch::randn({8}).requires_grad_(true);
+    const torch::Tensor output = conv3x3SamePadded(torch::rand({0, 8, 6, 6}), weight, bias);
+    QCOMPARE(output.sizes().vec(), (std::vector<int64_t>{0, 8, 6, 6}));
+    output.sum().backward();
+    QVERIFY(torch::equal(weight.grad(), torch::zeros_like(weight)));
+    QVERIFY(torch::equal(bias.grad(), torch::zeros_like(bias)));
+  }
+
+  void fallsBackToConv2dWhereItCannotRun() {
+    // Channel counts outside the vector blocks, and another type.
+    QVERIFY(!winogradConvolves(torch::rand({2, 6, 6, 6}), torch::randn({8, 6, 3, 3})));
+    QVERIFY(!winogradConvolves(torch::rand({2, 8, 6, 6}), torch::randn({6, 8, 3, 3})));
+    QVERIFY(!winogradConvolves(torch::rand({2, 8, 6, 6}, torch::kFloat64), torch::randn({8, 8, 3, 3}, torch::kFloat64)));
+    const torch::Tensor odd = conv3x3SamePadded(torch::rand({2, 6, 5, 5}), torch::randn({6, 6, 3, 3}), torch::randn({6}));
+    QCOMPARE(odd.sizes().vec(), (std::vector<int64_t>{2, 6, 5, 5}));
+  }
+
+  void theCnnTrainsThroughItOnTheCpu() {
+    const auto model = makeModel("cnn", ModelInput{});
+    const torch::Tensor logits = model->forward(torch::rand({4, 1, 28, 28}));
+    QVERIFY(graphHas(logits, "WinogradConvFunction"));
+    logits.sum().backward();
+    for (const auto& parameter : model->parameters()) {
+      QVERIFY(parameter.grad().defined() && parameter.grad().abs().sum().item<double>() > 0);
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestWinogradConv)
+#include "TestWinogradConv.moc"
