@@ -29,6 +29,7 @@ KINDS = [
     ("other oneDNN JIT code", r"\[JIT\]|jit_"),
     ("oneDNN outside its JIT kernels (loops around them; its symbols are stripped)", r"libdnnl|libmkldnn"),
     ("dense layers: sgemm (BLAS)", r"sgemm|libopenblas|libblas|mkl_blas|gemm"),
+    ("second convolution, Winograd (ours)", r"winograd_loops|WinogradConv"),
     ("ReLU + pool, fused (ours)", r"ReluAvgPool|reluAvgPool|poolForward|poolBackward|pool_loops|ConvReluPool|conv_pool"),
     ("loading the dataset", r"libz\.|inflate|IdxFile|crc32"),
     ("starting the program (dynamic linking)", r"ld-linux|_dl_|do_lookup"),
