@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/common/CpuClones.h"
+#include "core/common/FloatVector.h"
 
 // Built with -fno-trapping-math and -ffp-contract=fast (core/CMakeLists.txt): relu's compare
 // becomes a vector select, and `acc += w * x` one fused multiply-add where the CPU has it.
@@ -14,17 +15,10 @@
 namespace ensemble::conv_pool_loops {
 namespace {
 
-/// Eight floats: GCC's and Clang's vector extension, lowered to one AVX register where the
-/// clone below has AVX, to two SSE registers in the baseline clone.
-typedef float Vec __attribute__((vector_size(kChannelBlock * sizeof(float))));
-
-inline Vec load(const float* from) {
-  Vec v;
-  std::memcpy(&v, from, sizeof v);  // unaligned; compiles to one load
-  return v;
-}
-
-inline void store(float* to, Vec v) { std::memcpy(to, &v, sizeof v); }
+using Vec = FloatVector;
+static_assert(kFloatVectorWidth == kChannelBlock, "a channel block is one vector");
+inline Vec load(const float* from) { return loadFloats(from); }
+inline void store(float* to, Vec v) { storeFloats(to, v); }
 
 /// torch::relu's rule per lane: v <= 0 gives 0, anything else (NaN included) stays.
 inline Vec relu(Vec v) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/common/CpuClones.h"
+#include "core/common/FloatVector.h"
 
 // Built with -ffp-contract=fast (core/CMakeLists.txt): `acc += a * b` is one fused
 // multiply-add where the CPU has it. Results differ from LibTorch's convolution in the last
@@ -21,17 +22,10 @@ namespace {
 // product's 12 accumulators then live in memory (10x slower, measured).
 #define kAlwaysInline __attribute__((always_inline)) inline
 
-/// Eight floats: GCC's and Clang's vector extension, one AVX register where the clone below
-/// has AVX, two SSE registers in the baseline clone.
-typedef float Vec __attribute__((vector_size(kChannelBlock * sizeof(float))));
-
-inline Vec load(const float* from) {
-  Vec v;
-  std::memcpy(&v, from, sizeof v);  // unaligned; compiles to one load
-  return v;
-}
-
-inline void store(float* to, Vec v) { std::memcpy(to, &v, sizeof v); }
+using Vec = FloatVector;
+static_assert(kFloatVectorWidth == kChannelBlock, "a channel block is one vector");
+inline Vec load(const float* from) { return loadFloats(from); }
+inline void store(float* to, Vec v) { storeFloats(to, v); }
 
 
 // The four 1-D transforms of F(2x2, 3x3), each applied to the rows of a block and then to its
