@@ -193,6 +193,23 @@ kAlwaysInline void transformInputs(int64_t firstTile, int64_t tiles, const float
   }
 }
 
+/// A block's working memory, kept per thread from call to call (no allocation per call, which
+/// glibc's arenas would keep around per thread): each buffer is entirely written before it is
+/// read.
+float* threadScratch(int slot, int64_t floats) {
+  thread_local std::vector<float> buffers[3];
+  std::vector<float>& buffer = buffers[slot];
+  if (static_cast<int64_t>(buffer.size()) < floats) buffer.resize(floats);
+  return buffer.data();
+}
+
+/// Zeros for the padding around the images, kept per thread like the scratch above.
+const float* threadZeros(int64_t floats) {
+  thread_local std::vector<float> zeros;
+  if (static_cast<int64_t>(zeros.size()) < floats) zeros.resize(floats, 0.f);
+  return zeros.data();
+}
+
 // AVX-512, AVX2 with FMA, and the x86-64 baseline, chosen at load time (as for the pool's
 // loops, ReluAvgPoolLoops.cpp).
 #define ENSEMBLELAB_WINOGRAD_CLONES ENSEMBLELAB_CPU_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "default")
@@ -267,21 +284,22 @@ ENSEMBLELAB_WINOGRAD_CLONES void forwardImages(int64_t first, int64_t last, cons
                                                const float* transformed, const float* bias,
                                                float* output, const WinogradShape& shape) {
   const int64_t in = shape.inChannels, out = shape.outChannels;
-  const std::vector<float> zeros(in, 0.f);
-  std::vector<float> v(kFrequencies * kTilesPerBlock * in), m(kFrequencies * kTilesPerBlock * out);
+  const float* const zeros = threadZeros(in);
+  float* const v = threadScratch(0, kFrequencies * kTilesPerBlock * in);
+  float* const m = threadScratch(1, kFrequencies * kTilesPerBlock * out);
   const int64_t lastTile = last * shape.tilesPerImage();
   for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
     const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
-    transformInputs(firstTile, tiles, input, zeros.data(), v.data(), shape);
+    transformInputs(firstTile, tiles, input, zeros, v, shape);
     for (int f = 0; f < kFrequencies; ++f) {
-      product(tiles, in, out, v.data() + f * kTilesPerBlock * in, in, 1, transformed + f * in * out,
-              m.data() + f * kTilesPerBlock * out, false);
+      product(tiles, in, out, v + f * kTilesPerBlock * in, in, 1, transformed + f * in * out,
+              m + f * kTilesPerBlock * out, false);
     }
     for (int64_t t = 0; t < tiles; ++t) {
       const TilePlace place = placeOf(firstTile + t, shape);
       for (int64_t block = 0; block < out; block += kChannelBlock) {
         Vec freq[16], y[4];
-        for (int f = 0; f < kFrequencies; ++f) freq[f] = load(m.data() + (f * kTilesPerBlock + t) * out + block);
+        for (int f = 0; f < kFrequencies; ++f) freq[f] = load(m + (f * kTilesPerBlock + t) * out + block);
         transform2d<4, 2>(freq, y, [](const Vec(&i)[4], Vec(&o)[2]) { outputTransform(i, o); });
         const Vec b = load(bias + block);
         for (int i = 0; i < 2; ++i) {
@@ -307,13 +325,14 @@ ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, con
   std::fill(gradInput + first * imageSize * in, gradInput + last * imageSize * in, 0.f);
   std::fill(gradTransformed, gradTransformed + kFrequencies * in * out, 0.f);
   std::fill(gradBias, gradBias + out, 0.f);
-  const std::vector<float> zeros(std::max(in, out), 0.f);
-  std::vector<float> v(kFrequencies * kTilesPerBlock * in), gradV(kFrequencies * kTilesPerBlock * in),
-      gradM(kFrequencies * kTilesPerBlock * out);
+  const float* const zeros = threadZeros(std::max(in, out));
+  float* const v = threadScratch(0, kFrequencies * kTilesPerBlock * in);
+  float* const gradV = threadScratch(1, kFrequencies * kTilesPerBlock * in);
+  float* const gradM = threadScratch(2, kFrequencies * kTilesPerBlock * out);
   const int64_t lastTile = last * shape.tilesPerImage();
   for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
     const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
-    transformInputs(firstTile, tiles, input, zeros.data(), v.data(), shape);
+    transformInputs(firstTile, tiles, input, zeros, v, shape);
     // The output's gradient per tile, A dy A^T (zero beyond the image's edge), and the bias's.
     for (int64_t t = 0; t < tiles; ++t) {
       const TilePlace place = placeOf(firstTile + t, shape);
@@ -323,7 +342,7 @@ ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, con
           const int64_t row = place.row + i, column = place.column + j;
           const bool inside = row < shape.height && column < shape.width;
           pixels[i * 2 + j] =
-              inside ? gradOutput + ((place.image * shape.height + row) * shape.width + column) * out : zeros.data();
+              inside ? gradOutput + ((place.image * shape.height + row) * shape.width + column) * out : zeros;
         }
       }
       for (int64_t block = 0; block < out; block += kChannelBlock) {
@@ -331,16 +350,16 @@ ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, con
         for (int p = 0; p < 4; ++p) dy[p] = load(pixels[p] + block);
         store(gradBias + block, load(gradBias + block) + ((dy[0] + dy[1]) + (dy[2] + dy[3])));
         transform2d<2, 4>(dy, freq, [](const Vec(&i)[2], Vec(&o)[4]) { outputTransformTransposed(i, o); });
-        for (int f = 0; f < kFrequencies; ++f) store(gradM.data() + (f * kTilesPerBlock + t) * out + block, freq[f]);
+        for (int f = 0; f < kFrequencies; ++f) store(gradM + (f * kTilesPerBlock + t) * out + block, freq[f]);
       }
     }
     for (int f = 0; f < kFrequencies; ++f) {
-      const float* vf = v.data() + f * kTilesPerBlock * in;
-      const float* gradMf = gradM.data() + f * kTilesPerBlock * out;
+      const float* vf = v + f * kTilesPerBlock * in;
+      const float* gradMf = gradM + f * kTilesPerBlock * out;
       // The transformed weights' gradient: V^T dM, summed over the tiles of every block.
       product(in, tiles, out, vf, 1, in, gradMf, gradTransformed + f * in * out, true);
       // The transformed input's gradient: dM U^T.
-      product(tiles, out, in, gradMf, out, 1, transposed + f * out * in, gradV.data() + f * kTilesPerBlock * in,
+      product(tiles, out, in, gradMf, out, 1, transposed + f * out * in, gradV + f * kTilesPerBlock * in,
               false);
     }
     // Back to pixels, B dV B^T, added where tiles overlap; outside the image it is dropped.
@@ -348,7 +367,7 @@ ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, con
       const TilePlace place = placeOf(firstTile + t, shape);
       for (int64_t block = 0; block < in; block += kChannelBlock) {
         Vec freq[16], d[16];
-        for (int f = 0; f < kFrequencies; ++f) freq[f] = load(gradV.data() + (f * kTilesPerBlock + t) * in + block);
+        for (int f = 0; f < kFrequencies; ++f) freq[f] = load(gradV + (f * kTilesPerBlock + t) * in + block);
         transform2d<4, 4>(freq, d, [](const Vec(&i)[4], Vec(&o)[4]) { inputTransformTransposed(i, o); });
         for (int i = 0; i < 4; ++i) {
           const int64_t row = place.row - 1 + i;
