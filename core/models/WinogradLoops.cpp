@@ -19,14 +19,13 @@ namespace {
 
 // Everything the cloned functions below call is inlined into them, so it is built for each
 // clone's instruction set: a helper left out of line is built once, for the baseline, and the
-// product's 12 accumulators then live in memory (10x slower, measured).
+// product's accumulators then live in memory (10x slower, measured).
 #define kAlwaysInline __attribute__((always_inline)) inline
 
 using Vec = FloatVector;
 static_assert(kFloatVectorWidth == kChannelBlock, "a channel block is one vector");
 inline Vec load(const float* from) { return loadFloats(from); }
 inline void store(float* to, Vec v) { storeFloats(to, v); }
-
 
 // The four 1-D transforms of F(2x2, 3x3), each applied to the rows of a block and then to its
 // columns (a 2-D transform X^T d X is the 1-D one along both axes). `T` is a float or a Vec.
