@@ -114,10 +114,11 @@ class TestMemoryBudget final : public QObject {
     const double ratio = double(estimate.totalBytes()) / double(used);
     qInfo("estimate %s, measured %s above the baseline: ratio %.2f", formatBytes(estimate.totalBytes()).c_str(),
           formatBytes(used).c_str(), ratio);
-    // Measured 0.83-0.84 (Debian build) and 1.54-1.83 (wheel build) with the Winograd second
-    // convolution and the fixed mmap threshold (2026-11-26). Before: 0.71-0.73 (Debian,
-    // 2026-11-25), retained heap included.
-    QVERIFY2(ratio > 0.5 && ratio < 2.0, qPrintable(QString::number(ratio)));
+    // Measured 0.83-0.84 (Debian build) and 1.11-1.92 (wheel build: 78-134 MiB, ten tries)
+    // with the Winograd second convolution and the fixed mmap threshold (2026-11-26). Before:
+    // 0.71-0.73 (Debian, 2026-11-25), retained heap included. The budget check uses the
+    // estimate as an upper bound, so the test allows more room above (2.5x) than below (0.5x).
+    QVERIFY2(ratio > 0.5 && ratio < 2.5, qPrintable(QString::number(ratio)));
   }
 
   void aRunOverItsBudgetIsRefusedBeforeItWritesAnything() {

@@ -6,6 +6,7 @@
 
 #include "core/common/AutocastState.h"
 #include "core/models/ConvReluPoolLoops.h"
+#include "core/models/OrderedChunkSum.h"
 #include "core/models/ReluAvgPool.h"
 
 namespace ensemble {
@@ -83,12 +84,7 @@ class ConvReluPoolFunction final : public torch::autograd::Function<ConvReluPool
                               chunkBiases[chunk].data_ptr<float>(), shape);
       }
     });
-    // The chunks in order, one by one: a reduction whose order no thread count changes.
-    torch::Tensor gradWeightByTap = chunkWeights[0].clone(), gradBias = chunkBiases[0].clone();
-    for (int64_t chunk = 1; chunk < chunks; ++chunk) {
-      gradWeightByTap.add_(chunkWeights[chunk]);
-      gradBias.add_(chunkBiases[chunk]);
-    }
+    const torch::Tensor gradWeightByTap = sumChunksInOrder(chunkWeights), gradBias = sumChunksInOrder(chunkBiases);
     const torch::Tensor gradWeight = gradWeightByTap.t().reshape({channels, 1, 3, 3}).contiguous();
     return {torch::Tensor(), gradWeight, gradBias};
   }

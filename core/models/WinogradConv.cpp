@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/common/AutocastState.h"
+#include "core/models/OrderedChunkSum.h"
 #include "core/models/WinogradLoops.h"
 
 namespace ensemble {
@@ -75,12 +76,7 @@ class WinogradConvFunction final : public torch::autograd::Function<WinogradConv
                               chunkBiases[chunk].data_ptr<float>(), shape);
       }
     });
-    // The chunks in order, one by one: a reduction whose order no thread count changes.
-    torch::Tensor gradTransformed = chunkTransformed[0].clone(), gradBias = chunkBiases[0].clone();
-    for (int64_t chunk = 1; chunk < chunks; ++chunk) {
-      gradTransformed.add_(chunkTransformed[chunk]);
-      gradBias.add_(chunkBiases[chunk]);
-    }
+    const torch::Tensor gradTransformed = sumChunksInOrder(chunkTransformed), gradBias = sumChunksInOrder(chunkBiases);
     torch::Tensor gradWeight = torch::empty({shape.outChannels, shape.inChannels, 3, 3}, x.options());
     wino::weightGradient(gradTransformed.data_ptr<float>(), gradWeight.data_ptr<float>(), shape);
     if (!context->needs_input_grad(0)) gradInput = torch::Tensor();

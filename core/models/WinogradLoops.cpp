@@ -161,6 +161,11 @@ TilePlace placeOf(int64_t tile, const WinogradShape& shape) {
   return {tile / perImage, 2 * (within / wide), 2 * (within % wide)};
 }
 
+/// Where pixel (row, column) of `image` starts in a channels-last batch of `channels`.
+inline int64_t pixelOffset(int64_t image, int64_t row, int64_t column, int64_t channels, const WinogradShape& shape) {
+  return ((image * shape.height + row) * shape.width + column) * channels;
+}
+
 /// The 16 pixels (4x4, row-major) a tile's transform reads, channels-last: pointers into
 /// `images`, or to `zeros` (a row of channels of zeros) outside the image (the padding).
 void inputWindow(const float* images, const float* zeros, int64_t channels, const TilePlace& place,
@@ -171,7 +176,7 @@ void inputWindow(const float* images, const float* zeros, int64_t channels, cons
       const int64_t column = place.column - 1 + j;
       const bool inside = row >= 0 && row < shape.height && column >= 0 && column < shape.width;
       pixels[i * 4 + j] =
-          inside ? images + ((place.image * shape.height + row) * shape.width + column) * channels : zeros;
+          inside ? images + pixelOffset(place.image, row, column, channels, shape) : zeros;
     }
   }
 }
@@ -305,7 +310,7 @@ ENSEMBLELAB_WINOGRAD_CLONES void forwardImages(int64_t first, int64_t last, cons
           for (int j = 0; j < 2; ++j) {
             const int64_t row = place.row + i, column = place.column + j;
             if (row < shape.height && column < shape.width) {
-              store(output + ((place.image * shape.height + row) * shape.width + column) * out + block,
+              store(output + pixelOffset(place.image, row, column, out, shape) + block,
                     y[i * 2 + j] + b);
             }
           }
@@ -341,7 +346,7 @@ ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, con
           const int64_t row = place.row + i, column = place.column + j;
           const bool inside = row < shape.height && column < shape.width;
           pixels[i * 2 + j] =
-              inside ? gradOutput + ((place.image * shape.height + row) * shape.width + column) * out : zeros;
+              inside ? gradOutput + pixelOffset(place.image, row, column, out, shape) : zeros;
         }
       }
       for (int64_t block = 0; block < out; block += kChannelBlock) {
@@ -374,7 +379,7 @@ ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, con
           for (int j = 0; j < 4; ++j) {
             const int64_t column = place.column - 1 + j;
             if (column < 0 || column >= shape.width) continue;
-            float* pixel = gradInput + ((place.image * shape.height + row) * shape.width + column) * in + block;
+            float* pixel = gradInput + pixelOffset(place.image, row, column, in, shape) + block;
             store(pixel, load(pixel) + d[i * 4 + j]);
           }
         }
