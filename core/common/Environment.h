@@ -14,9 +14,6 @@ inline constexpr char kWriteFault[] = "ENSEMBLELAB_WRITE_FAULT";
 /// The run token of a multi-process run (core/comm/RunToken.h), or a file holding it.
 inline constexpr char kRunToken[] = "ENSEMBLELAB_RUN_TOKEN";
 inline constexpr char kRunTokenFile[] = "ENSEMBLELAB_RUN_TOKEN_FILE";
-/// The stacked CNN's second convolution on a GPU: "products" (core/models/MemberProductsConv.h)
-/// or "cudnn".
-inline constexpr char kStackedConv[] = "ENSEMBLELAB_STACKED_CONV";
 /// Test seam: "<point>:<n>" SIGKILLs the process the nth time it reaches a crash point.
 inline constexpr char kCrashAt[] = "ENSEMBLELAB_CRASH_AT";
 
