@@ -4,9 +4,11 @@
 // each member's and the ensemble's NLL, accuracy, Brier score, ECE, reliability, the members'
 // disagreement and accuracy against ensemble size (evaluateMembers in core/train/Evaluator.h).
 // This times that part alone, on random probabilities, as the median of --repeats passes:
-//   ensemble-lab-metrics-bench [--members 8] [--images 10000] [--classes 10] [--repeats 7]
+//   ensemble-lab-metrics-bench [--members 8] [--images 10000] [--classes 10] [--repeats 7] [--device cuda:0]
 // It prints one JSON line: milliseconds per pass, and the images/s that alone would allow,
-// and the median milliseconds of each part (core/metrics/EnsembleMetrics.h) timed alone.
+// and the median milliseconds of each part (core/metrics/EnsembleMetrics.h) timed alone; and
+// scoreOnDevice (core/metrics/DeviceScoring.h) with the probabilities on --device (default
+// cpu), which is what evaluateMembers runs where they are on a GPU.
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "core/comm/LocalCommunicator.h"
+#include "core/metrics/DeviceScoring.h"
 #include "core/metrics/EnsembleMetrics.h"
 #include "core/train/Evaluator.h"
 
@@ -36,11 +39,16 @@ double medianMilliseconds(int64_t repeats, const Work& work) {
   return milliseconds[milliseconds.size() / 2];
 }
 
-int64_t argument(int argc, char** argv, const char* name, int64_t fallback) {
+const char* text(int argc, char** argv, const char* name, const char* fallback) {
   for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0) return std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
   }
   return fallback;
+}
+
+int64_t argument(int argc, char** argv, const char* name, int64_t fallback) {
+  const char* value = text(argc, argv, name, nullptr);
+  return value ? std::atoll(value) : fallback;
 }
 
 }  // namespace
@@ -69,11 +77,18 @@ int main(int argc, char** argv) {
     ensemble::scoreEnsemble(ensemble::meanProbabilities(probabilities), probabilities, labels);
   });
   const double curve = medianMilliseconds(repeats, [&] { ensemble::accuracyVsEnsembleSize(probabilities, labels, 7); });
+  const std::string device = text(argc, argv, "--device", "cpu");
+  std::vector<torch::Tensor> there;
+  for (const torch::Tensor& p : probabilities) there.push_back(p.to(torch::Device(device)));
+  const torch::Tensor ensembleThere = ensemble::meanProbabilities(there).to(torch::kFloat32);
+  const double onDevice = medianMilliseconds(repeats, [&] {  // it reads its result back: no sync needed
+    if (ensemble::scoreOnDevice(there, ensembleThere, labels, 7).samples != images) std::abort();
+  });
   std::printf("{\"members\":%lld,\"images\":%lld,\"classes\":%lld,\"median_ms\":%.3f,"
               "\"images_per_second_at_most\":%.0f,\"parts_ms\":{\"one_member_scores\":%.3f,"
               "\"one_member_reliability\":%.3f,\"ensemble_scores_with_disagreement\":%.3f,"
-              "\"accuracy_vs_ensemble_size\":%.3f}}\n",
+              "\"accuracy_vs_ensemble_size\":%.3f},\"score_on_device\":{\"device\":\"%s\",\"median_ms\":%.3f}}\n",
               (long long)members, (long long)images, (long long)classes, whole, double(images) / (whole / 1000.0), member,
-              reliability, ensembleScore, curve);
+              reliability, ensembleScore, curve, device.c_str(), onDevice);
   return 0;
 }

@@ -16,7 +16,8 @@
 #      with one GPU, two NCCL ranks on it are refused in a sentence (no backtrace, exit 1);
 #   5. the ensemble of 8 on one GPU, separate and stacked members, fp32 / tf32 / bf16, and
 #      fp32 with deterministic kernels off (what determinism costs); stacked fp32 / bf16 and
-#      the single model with CUDA graphs (what they gain);
+#      the single model with CUDA graphs (what they gain); scoring an evaluation's probabilities
+#      on the host and on the GPU (ensemble-lab-metrics-bench);
 #   6. bench/run_bench.py --gpu --quick: ours (separate and stacked) against the PyTorch loop,
 #      PyTorch vmap + torch.compile and the Flax HOWTO's vmap, 8 members at batch 128, fp32
 #      and bf16, medians of $GPU_BENCH_REPEATS (default 3; 0 leaves the step out, it takes
@@ -269,6 +270,14 @@ step "5. stacked, fp32, deterministic off, CUDA graphs" "$bench" --model cnn --m
 for graphs in off on; do
   step "5. single model, fp32, CUDA graphs $graphs" "$bench" --model cnn --mode single --devices cuda:0 \
     --precision fp32 --cuda-graphs "$graphs" --steps 200 --warmup 20 --test-limit 10000
+done
+# An evaluation's scoring: on the host (evaluateMembers' loops) against scoreOnDevice on the GPU
+# (what evaluateMembers runs there since DeviceScoring.h), 10,000 images of 10 classes.
+metrics_bench=build-cuda/bench/ensemble-lab-metrics-bench
+[ -x "$metrics_bench" ] || cmake --build build-cuda --target ensemble-lab-metrics-bench >"$work/metrics-bench-build.log" 2>&1
+for members in 8 16; do
+  step "5. Scoring $members members' probabilities: host (median_ms) and on cuda:0 (score_on_device)" \
+    "$metrics_bench" --members "$members" --repeats 5 --device cuda:0
 done
 if [ -f bench/flax_peer.py ] && "$python" -c 'import jax, flax, optax' 2>/dev/null; then
   step "5. Flax's own program (vmap on one GPU), 8 members" "$python" bench/flax_peer.py --device cuda --members 8 \

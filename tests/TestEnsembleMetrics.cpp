@@ -11,6 +11,7 @@
 #include "core/train/MemberAveraging.h"
 #include "core/data/Dataset.h"
 #include "core/io/RunDirectory.h"
+#include "core/metrics/DeviceScoring.h"
 #include "core/metrics/EnsembleMetrics.h"
 #include "core/metrics/OodMetrics.h"
 #include "core/metrics/PredictionAnalysis.h"
@@ -154,6 +155,86 @@ class TestEnsembleMetrics final : public QObject {
       QCOMPARE(curve.max[k - 1], highest);
       QVERIFY(std::abs(curve.mean[k - 1] - sum / subsets) < 1e-12);  // the order of the mean's terms differs here
     }
+  }
+
+  // The GPU's scoring (DeviceScoring.h), run here on the CPU, gives the host's: every accuracy,
+  // reliability count, the disagreement and each point of the size curve exactly (exact ties
+  // within rows and in subset sums; every subset, and a sample of them), the rest to 1e-12.
+  // With NaN rows (no ECE on the host then) the accuracies and the curve still agree.
+  void deviceScoringMatchesTheHosts_data() {
+    QTest::addColumn<int>("members");
+    QTest::addColumn<bool>("withNan");
+    QTest::addColumn<qint64>("subsetSumBytes");
+    const qint64 oneChunk = qint64(256) << 20, threeSubsets = 3 * 1000 * 5 * 8;
+    QTest::newRow("1 member") << 1 << false << oneChunk;
+    QTest::newRow("3 members") << 3 << false << oneChunk;
+    QTest::newRow("7 members, every subset") << 7 << false << oneChunk;
+    QTest::newRow("7 members, every subset, 3 at a time") << 7 << false << threeSubsets;
+    QTest::newRow("12 members, sampled subsets") << 12 << false << oneChunk;
+    QTest::newRow("12 members, sampled subsets, 1 at a time") << 12 << false << qint64(1);
+    QTest::newRow("7 members, NaN rows") << 7 << true << threeSubsets;
+  }
+  void deviceScoringMatchesTheHosts() {
+    QFETCH(int, members);
+    QFETCH(bool, withNan);
+    QFETCH(qint64, subsetSumBytes);
+    torch::manual_seed(members);
+    const int64_t images = 1000, classes = 5, coarseRows = 300;
+    const torch::Tensor labels = torch::randint(0, classes, {images}, torch::kInt64);
+    std::vector<torch::Tensor> probs;
+    for (int m = 0; m < members; ++m) {
+      torch::Tensor p = torch::softmax(torch::randn({images, classes}) * 2, 1);
+      // Multiples of 1/8: exact ties within rows and between subsets' sums.
+      p.narrow(0, 0, coarseRows).copy_(torch::randint(0, 8, {coarseRows, classes}).to(torch::kFloat32).div_(8));
+      if (withNan) p[3 + m][m % classes] = std::nanf("");
+      probs.push_back(p);
+    }
+    const std::uint64_t seed = 5;
+    if (withNan) {
+      torch::Tensor sum = probs.front().clone();
+      for (int m = 1; m < members; ++m) sum.add_(probs[m]);
+      const EvaluationResult onDevice = scoreOnDevice(probs, sum.div_(double(members)), labels, seed, subsetSumBytes);
+      const EnsembleSizeCurve curve = accuracyVsEnsembleSize(probs, labels, seed);
+      QVERIFY(onDevice.accuracyVsSize.mean == curve.mean && onDevice.accuracyVsSize.min == curve.min &&
+              onDevice.accuracyVsSize.max == curve.max);
+      for (int m = 0; m < members; ++m) QCOMPARE(onDevice.members[m].accuracy, accuracy(probs[m], labels));
+      QCOMPARE(onDevice.ensemble.disagreement, meanPairwiseDisagreement(probs));
+      return;
+    }
+    LocalCommunicator averaging(members);
+    const EvaluationResult host = evaluateMembers(probs, labels, averaging, seed);  // CPU tensors: the host's loops
+    std::vector<torch::Tensor> averaged;
+    for (const torch::Tensor& p : probs) averaged.push_back(p.clone());
+    averaging.allReduceMean(averaged);
+    EvaluationResult device = scoreOnDevice(probs, averaged.front(), labels, seed, subsetSumBytes);
+    const auto near = [](double a, double b) { return std::abs(a - b) <= 1e-12; };
+    const auto sameScore = [&](const TestScore& a, const TestScore& b) {
+      return a.accuracy == b.accuracy && near(a.loss, b.loss) && near(a.brier, b.brier) && near(a.ece, b.ece);
+    };
+    const auto sameBins = [&](const Reliability& a, const Reliability& b) {
+      bool same = a.count == b.count && a.confidence.size() == b.confidence.size();
+      for (std::size_t i = 0; same && i < a.confidence.size(); ++i) {
+        same = near(a.confidence[i], b.confidence[i]) && near(a.accuracy[i], b.accuracy[i]);
+      }
+      return same;
+    };
+    QCOMPARE(device.samples, host.samples);
+    QCOMPARE(device.members.size(), host.members.size());
+    for (int m = 0; m < members; ++m) {
+      QVERIFY2(sameScore(device.members[m], host.members[m]), qPrintable(QString("member %1").arg(m)));
+      QVERIFY(sameBins(device.memberReliability[m], host.memberReliability[m]));
+    }
+    QVERIFY(sameScore(device.meanMember, host.meanMember));
+    if (members == 1) return;  // evaluateMembers then copies the member's scores to the ensemble's
+    QCOMPARE(device.ensemble.accuracy, host.ensemble.accuracy);
+    QVERIFY(near(device.ensemble.nll, host.ensemble.nll) && near(device.ensemble.brier, host.ensemble.brier) &&
+            near(device.ensemble.ece, host.ensemble.ece));
+    QCOMPARE(device.ensemble.disagreement, host.ensemble.disagreement);
+    QVERIFY(sameBins(device.ensembleReliability, host.ensembleReliability));
+    QVERIFY(device.accuracyVsSize.mean == host.accuracyVsSize.mean);
+    QVERIFY(device.accuracyVsSize.min == host.accuracyVsSize.min);
+    QVERIFY(device.accuracyVsSize.max == host.accuracyVsSize.max);
+    QVERIFY(host.accuracyVsSize.min[members / 2] < host.accuracyVsSize.max[members / 2]);  // subsets differ
   }
 
   // The gallery's orders on a hand-made fixture of 8 images, 3 members, 3 classes: which

@@ -170,16 +170,39 @@ std::vector<std::vector<std::size_t>> subsetsOfSize(std::size_t n, std::size_t k
 
 }  // namespace
 
+SubsetSample ensembleSizeSubsets(std::size_t members, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  SubsetSample sample;
+  for (std::size_t k = 1; k <= members; ++k) {
+    for (auto& subset : subsetsOfSize(members, k, random)) sample.subsets.push_back(std::move(subset));
+    sample.sizeEnds.push_back(sample.subsets.size());
+  }
+  return sample;
+}
+
+EnsembleSizeCurve curveOf(const std::vector<double>& accuracies, const SubsetSample& sample) {
+  EnsembleSizeCurve curve;
+  std::size_t begin = 0;
+  for (const std::size_t end : sample.sizeEnds) {
+    double sum = 0, lowest = 1, highest = 0;
+    for (std::size_t i = begin; i < end; ++i) {  // in the order drawn, as the sum always was
+      sum += accuracies[i];
+      lowest = std::min(lowest, accuracies[i]);
+      highest = std::max(highest, accuracies[i]);
+    }
+    curve.mean.push_back(sum / double(end - begin));
+    curve.min.push_back(lowest);
+    curve.max.push_back(highest);
+    begin = end;
+  }
+  return curve;
+}
+
 EnsembleSizeCurve accuracyVsEnsembleSize(const std::vector<torch::Tensor>& memberProbs,
                                          const torch::Tensor& labels, std::uint64_t seed) {
   const std::size_t members = memberProbs.size();
-  std::mt19937_64 random(seed);
-  std::vector<std::vector<std::size_t>> subsets;  // size by size, as drawn: the seed's sample
-  std::vector<std::size_t> sizeEnds;              // where each size's subsets end in `subsets`
-  for (std::size_t k = 1; k <= members; ++k) {
-    for (auto& subset : subsetsOfSize(members, k, random)) subsets.push_back(std::move(subset));
-    sizeEnds.push_back(subsets.size());
-  }
+  const SubsetSample sample = ensembleSizeSubsets(members, seed);
+  const std::vector<std::vector<std::size_t>>& subsets = sample.subsets;
 
   // Each subset's member list is in increasing order. Scored in lexicographic order of those
   // lists, a subset's sum is the sum of its longest common prefix with the one before (still
@@ -235,22 +258,7 @@ EnsembleSizeCurve accuracyVsEnsembleSize(const std::vector<torch::Tensor>& membe
   for (std::size_t j = 0; j < order.size(); ++j) {
     score[order[j]] = count == 0 ? std::nan("") : double(hits[j]) / double(count);
   }
-
-  EnsembleSizeCurve curve;
-  std::size_t begin = 0;
-  for (const std::size_t end : sizeEnds) {
-    double sum = 0, lowest = 1, highest = 0;
-    for (std::size_t i = begin; i < end; ++i) {  // in the order drawn, as the sum always was
-      sum += score[i];
-      lowest = std::min(lowest, score[i]);
-      highest = std::max(highest, score[i]);
-    }
-    curve.mean.push_back(sum / double(end - begin));
-    curve.min.push_back(lowest);
-    curve.max.push_back(highest);
-    begin = end;
-  }
-  return curve;
+  return curveOf(score, sample);
 }
 
 torch::Tensor meanProbabilities(const std::vector<torch::Tensor>& memberProbs) {

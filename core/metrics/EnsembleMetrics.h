@@ -27,6 +27,19 @@ double meanPairwiseDisagreement(const std::vector<torch::Tensor>& memberProbs);
 /// a seeded sample of this many beyond (C(16, 8) = 12,870 would take minutes).
 constexpr int kMaxSubsetsPerSize = 100;
 
+/// The subsets the ensemble-size curve scores, size by size from 1 to `members`: each a list of
+/// member indices in increasing order, all C(members, k) of a size or kMaxSubsetsPerSize
+/// distinct ones drawn with `seed`; size k's end where sizeEnds[k - 1] says.
+struct SubsetSample {
+  std::vector<std::vector<std::size_t>> subsets;
+  std::vector<std::size_t> sizeEnds;
+};
+SubsetSample ensembleSizeSubsets(std::size_t members, std::uint64_t seed);
+
+/// The curve from the accuracy of each subset of `sample` (in its order): per size the mean,
+/// summed in that order, the min and the max.
+EnsembleSizeCurve curveOf(const std::vector<double>& accuracies, const SubsetSample& sample);
+
 /// Accuracy of the mean of k members' probabilities, for k = 1..N, over every k-member
 /// subset (or kMaxSubsetsPerSize distinct ones drawn with `seed`): mean, min and max.
 EnsembleSizeCurve accuracyVsEnsembleSize(const std::vector<torch::Tensor>& memberProbs,

@@ -6,6 +6,7 @@
 #include "core/comm/Communicator.h"
 #include "core/comm/LocalCommunicator.h"
 #include "core/config/RunMode.h"
+#include "core/metrics/DeviceScoring.h"
 #include "core/metrics/EnsembleMetrics.h"
 #include "core/models/Classifier.h"
 #include "core/models/StackedCnn.h"
@@ -63,23 +64,28 @@ std::vector<torch::Tensor> predictStackedProbabilities(const std::vector<Replica
 
 EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, const torch::Tensor& labels,
                                  Communicator& communicator, std::uint64_t seed) {
-  EvaluationResult result;
-  result.samples = labels.size(0);
-  std::vector<torch::Tensor> onHost;
-  for (const auto& probs : memberProbs) {
-    onHost.push_back(probs.cpu());
-    result.members.push_back(scoreTest(onHost.back(), labels));
-    result.memberReliability.push_back(reliabilityOf(onHost.back(), labels));
-  }
   std::vector<torch::Tensor> averaged;
   for (const auto& probs : memberProbs) averaged.push_back(probs.clone());
   communicator.allReduceMean(averaged);
-  const torch::Tensor ensembleProbs = averaged.front().cpu();
-  result.ensemble = scoreEnsemble(ensembleProbs, onHost, labels);
-  result.ensembleReliability = reliabilityOf(ensembleProbs, labels);
-  result.meanMember = meanOf(result.members);
-  result.accuracyVsSize = accuracyVsEnsembleSize(onHost, labels, seed);
-  if (onHost.size() == 1) {
+  EvaluationResult result;
+  if (scoresOnDevice(memberProbs)) {
+    // On a GPU: scored there, one read-back (DeviceScoring.h).
+    result = scoreOnDevice(memberProbs, averaged.front(), labels, seed);
+  } else {
+    result.samples = labels.size(0);
+    std::vector<torch::Tensor> onHost;
+    for (const auto& probs : memberProbs) {
+      onHost.push_back(probs.cpu());
+      result.members.push_back(scoreTest(onHost.back(), labels));
+      result.memberReliability.push_back(reliabilityOf(onHost.back(), labels));
+    }
+    const torch::Tensor ensembleProbs = averaged.front().cpu();
+    result.ensemble = scoreEnsemble(ensembleProbs, onHost, labels);
+    result.ensembleReliability = reliabilityOf(ensembleProbs, labels);
+    result.meanMember = meanOf(result.members);
+    result.accuracyVsSize = accuracyVsEnsembleSize(onHost, labels, seed);
+  }
+  if (memberProbs.size() == 1) {
     // One model: the "ensemble" is that model, exactly.
     result.ensemble.nll = result.members.front().loss;
     result.ensemble.accuracy = result.members.front().accuracy;
