@@ -83,7 +83,9 @@ EvaluationResult scoreOnDevice(const std::vector<torch::Tensor>& memberProbs, co
       -probs.gather(2, truth.view({1, images, 1}).expand({scored, images, 1})).squeeze(2).clamp_min(1e-12).log().mean(1);
   const torch::Tensor predicted = probs.argmax(2);  // the first largest, a NaN counting as largest
   const torch::Tensor accuracy = predicted.eq(truth).to(torch::kFloat64).mean(1);
-  const torch::Tensor brier = (probs - torch::one_hot(truth, classes).to(torch::kFloat64)).pow(2).sum(2).mean(1);
+  // The one-hot labels by comparison (one_hot scatters, which deterministic mode may refuse on a GPU).
+  const torch::Tensor oneHot = truth.unsqueeze(1).eq(torch::arange(classes, truth.options())).to(torch::kFloat64);
+  const torch::Tensor brier = (probs - oneHot).pow(2).sum(2).mean(1);
   // The reliability bins: (b/B, (b+1)/B], a confidence of 0 in bin 0; the ECE from them.
   const auto [confidence, top] = probs.max(2);
   const torch::Tensor correct = top.eq(truth).to(torch::kFloat64);
