@@ -160,7 +160,8 @@ class TestEnsembleMetrics final : public QObject {
   // The GPU's scoring (DeviceScoring.h), run here on the CPU, gives the host's: every accuracy,
   // reliability count, the disagreement and each point of the size curve exactly (exact ties
   // within rows and in subset sums; every subset, and a sample of them), the rest to 1e-12.
-  // With NaN rows (no ECE on the host then) the accuracies and the curve still agree.
+  // With NaN rows (which the host's ECE refuses: their bin index is out of range) the
+  // accuracies, the disagreement and the curve still agree.
   void deviceScoringMatchesTheHosts_data() {
     QTest::addColumn<int>("members");
     QTest::addColumn<bool>("withNan");

@@ -16,7 +16,6 @@ constexpr int64_t kReliabilityBins = 15;  // the ECE's bins (EnsembleMetrics.h)
 class Unpacker {
  public:
   explicit Unpacker(const torch::Tensor& packed) : m_values(packed.data_ptr<double>()) {}
-  double next() { return m_values[m_offset++]; }
   std::vector<double> next(int64_t count) {
     std::vector<double> values(m_values + m_offset, m_values + m_offset + count);
     m_offset += count;

@@ -3,8 +3,9 @@
 // An evaluation's scores computed where the probabilities are, and read back once.
 //
 // Scoring on the host first copies every member's probabilities off the GPU, then loops over
-// them: for 8 members on 10,000 images that was 40-50 ms of an H200's 50-75 ms evaluation,
-// while the members' forward took 10-25 ms (issue 29; docs/BENCHMARKS.md). Here every member
+// them: 30-37 ms for 8 members on 10,000 images on one core (ensemble-lab-metrics-bench), where
+// an H200 evaluated 8 stacked members, forward and scoring, in 50-74 ms (134,676-197,910
+// images/s; issue 29, docs/BENCHMARKS.md). Here every member
 // and the ensemble are scored at once with batched tensor ops on their device, and one small
 // tensor of results comes back. The arithmetic is the host's (EnsembleMetrics.h): the same
 // first-largest argmax with NaN as largest, the same bins, and each subset of the ensemble-
