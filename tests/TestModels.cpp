@@ -17,6 +17,7 @@
 #include "core/models/ModelRegistry.h"
 #include "core/models/ReluAvgPool.h"
 #include "core/train/Replica.h"
+#include "tests/AutogradChecks.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;
@@ -229,22 +230,15 @@ class TestModels final : public QObject {
     torch::manual_seed(13);
     const torch::Tensor input = torch::randn({128, 3136});
     const torch::Tensor gradOutput = torch::randn({128, 256});
-    const int previousThreads = at::get_num_threads();
-    std::vector<std::vector<torch::Tensor>> results;
-    for (int threads : {1, 2, 3}) {
-      at::set_num_threads(threads);
+    QVERIFY(testing::sameOnAnyThreadCount([&] {
       torch::manual_seed(14);
       const torch::Tensor x = input.clone().requires_grad_(true);
       const torch::Tensor weight = torch::randn({256, 3136}).requires_grad_(true);
       const torch::Tensor bias = torch::randn({256}).requires_grad_(true);
       const torch::Tensor output = chunkedLinear(x, weight, bias);
       output.backward(gradOutput);
-      results.push_back({output.detach(), x.grad(), weight.grad(), bias.grad()});
-    }
-    at::set_num_threads(previousThreads);
-    for (std::size_t run = 1; run < results.size(); ++run) {
-      for (std::size_t i = 0; i < results[0].size(); ++i) QVERIFY(torch::equal(results[run][i], results[0][i]));
-    }
+      return std::vector<torch::Tensor>{output.detach(), x.grad(), weight.grad(), bias.grad()};
+    }));
   }
 
   void fusedFirstLayerPropagatesNaNAsTheUnfusedOpsDo() {
@@ -286,18 +280,7 @@ class TestModels final : public QObject {
   void theCnnTrainsThroughTheFusedFirstLayerOnTheCpu() {
     const auto model = makeModel("cnn", ModelInput{});
     const torch::Tensor logits = model->forward(torch::rand({4, 1, 28, 28}));
-    // Walk the graph from the logits: the fused layer is in it.
-    std::vector<torch::autograd::Node*> pending{logits.grad_fn().get()};
-    bool found = false;
-    while (!pending.empty() && !found) {
-      torch::autograd::Node* node = pending.back();
-      pending.pop_back();
-      found = node->name().find("ConvReluPoolFunction") != std::string::npos;
-      for (const auto& edge : node->next_edges()) {
-        if (edge.function) pending.push_back(edge.function.get());
-      }
-    }
-    QVERIFY(found);
+    QVERIFY(testing::graphHas(logits, "ConvReluPoolFunction"));  // the fused layer is in its graph
   }
 
   void seedsDecideInitialisation() {

@@ -9,6 +9,7 @@
 #include "core/models/Classifier.h"
 #include "core/models/ModelRegistry.h"
 #include "core/models/WinogradConv.h"
+#include "tests/AutogradChecks.h"
 
 using namespace ensemble;
 
@@ -21,19 +22,6 @@ bool closeRelative(const torch::Tensor& a, const torch::Tensor& b, double tolera
   const double error = (a - b).abs().max().item<double>();
   if (error > tolerance * scale) qWarning("max error %g against max value %g", error, scale);
   return error <= tolerance * scale;
-}
-
-bool graphHas(const torch::Tensor& output, const std::string& name) {
-  std::vector<torch::autograd::Node*> pending{output.grad_fn().get()};
-  while (!pending.empty()) {
-    torch::autograd::Node* node = pending.back();
-    pending.pop_back();
-    if (node->name().find(name) != std::string::npos) return true;
-    for (const auto& edge : node->next_edges()) {
-      if (edge.function) pending.push_back(edge.function.get());
-    }
-  }
-  return false;
 }
 
 }  // namespace
@@ -73,7 +61,7 @@ class TestWinogradConv final : public QObject {
     const torch::Tensor output = conv3x3SamePadded(input, weight, bias);
     namespace F = torch::nn::functional;
     const torch::Tensor plain = F::conv2d(plainInput, plainWeight, F::Conv2dFuncOptions().bias(plainBias).padding(1));
-    QVERIFY(graphHas(output, "WinogradConvFunction"));
+    QVERIFY(testing::graphHas(output, "WinogradConvFunction"));
     QCOMPARE(output.sizes().vec(), plain.sizes().vec());
     QVERIFY(output.is_contiguous(torch::MemoryFormat::ChannelsLast));  // what the fused pool keeps
     QVERIFY(closeRelative(output, plain, 1e-5));
@@ -106,22 +94,15 @@ class TestWinogradConv final : public QObject {
     torch::manual_seed(13);
     const torch::Tensor input = torch::randn({37, 32, 14, 14}).contiguous(torch::MemoryFormat::ChannelsLast);
     const torch::Tensor gradOutput = torch::randn({37, 64, 14, 14});
-    const int previousThreads = at::get_num_threads();
-    std::vector<std::vector<torch::Tensor>> results;
-    for (int threads : {1, 2, 3}) {
-      at::set_num_threads(threads);
+    QVERIFY(testing::sameOnAnyThreadCount([&] {
       torch::manual_seed(14);
       const torch::Tensor x = input.clone().requires_grad_(true);
       const torch::Tensor weight = torch::randn({64, 32, 3, 3}).requires_grad_(true);
       const torch::Tensor bias = torch::randn({64}).requires_grad_(true);
       const torch::Tensor output = conv3x3SamePadded(x, weight, bias);
       output.backward(gradOutput);
-      results.push_back({output.detach(), x.grad(), weight.grad(), bias.grad()});
-    }
-    at::set_num_threads(previousThreads);
-    for (std::size_t run = 1; run < results.size(); ++run) {
-      for (std::size_t i = 0; i < results[0].size(); ++i) QVERIFY(torch::equal(results[run][i], results[0][i]));
-    }
+      return std::vector<torch::Tensor>{output.detach(), x.grad(), weight.grad(), bias.grad()};
+    }));
   }
 
   void propagatesNaNAsConv2dDoes() {
@@ -155,7 +136,7 @@ class TestWinogradConv final : public QObject {
   void theCnnTrainsThroughItOnTheCpu() {
     const auto model = makeModel("cnn", ModelInput{});
     const torch::Tensor logits = model->forward(torch::rand({4, 1, 28, 28}));
-    QVERIFY(graphHas(logits, "WinogradConvFunction"));
+    QVERIFY(testing::graphHas(logits, "WinogradConvFunction"));
     logits.sum().backward();
     for (const auto& parameter : model->parameters()) {
       QVERIFY(parameter.grad().defined() && parameter.grad().abs().sum().item<double>() > 0);

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Checks shared by the tests of our own autograd functions (TestModels, TestWinogradConv):
+// whether a function is in a result's graph, and whether a computation gives the same bits on
+// any LibTorch thread count. Kept out of TestSupport.h, which every test includes.
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+namespace testing {
+
+/// Whether a node whose name contains `name` is in the autograd graph that produced `output`.
+inline bool graphHas(const torch::Tensor& output, const std::string& name) {
+  std::vector<torch::autograd::Node*> pending{output.grad_fn().get()};
+  while (!pending.empty()) {
+    torch::autograd::Node* node = pending.back();
+    pending.pop_back();
+    if (!node) continue;  // a tensor without a graph
+    if (node->name().find(name) != std::string::npos) return true;
+    for (const auto& edge : node->next_edges()) {
+      if (edge.function) pending.push_back(edge.function.get());
+    }
+  }
+  return false;
+}
+
+/// Runs `work` (it returns the tensors it computed) on 1, 2 and 3 LibTorch threads, then puts
+/// the thread count back: whether every run gave every tensor bit for bit as the first run.
+template <typename Work>
+bool sameOnAnyThreadCount(const Work& work) {
+  const int previousThreads = at::get_num_threads();
+  std::vector<std::vector<torch::Tensor>> results;
+  for (int threads : {1, 2, 3}) {
+    at::set_num_threads(threads);
+    results.push_back(work());
+  }
+  at::set_num_threads(previousThreads);
+  for (std::size_t run = 1; run < results.size(); ++run) {
+    if (results[run].size() != results[0].size()) return false;
+    for (std::size_t i = 0; i < results[0].size(); ++i) {
+      if (!torch::equal(results[run][i], results[0][i])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace testing
