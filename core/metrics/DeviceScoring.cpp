@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/metrics/EnsembleMetrics.h"
 
@@ -86,15 +87,22 @@ EvaluationResult scoreOnDevice(const std::vector<torch::Tensor>& memberProbs, co
   const torch::Tensor oneHot = truth.unsqueeze(1).eq(torch::arange(classes, truth.options())).to(torch::kFloat64);
   const torch::Tensor brier = (probs - oneHot).pow(2).sum(2).mean(1);
   // The reliability bins: (b/B, (b+1)/B], a confidence of 0 in bin 0; the ECE from them.
-  const auto [confidence, top] = probs.max(2);
+  // As on the host, a row with a NaN is in no bin, and makes its prediction's ECE NaN. (Its
+  // confidence is zeroed first: a NaN converts to a different integer on a GPU than here.)
+  const auto [rawConfidence, top] = probs.max(2);
+  const torch::Tensor unnumbered = rawConfidence.isnan();
+  const torch::Tensor confidence = rawConfidence.masked_fill(unnumbered, 0.0);
   const torch::Tensor correct = top.eq(truth).to(torch::kFloat64);
   const torch::Tensor bin = (confidence * double(kReliabilityBins)).ceil().sub(1).clamp(0, kReliabilityBins - 1).to(torch::kInt64);
-  const torch::Tensor inBin =
-      bin.unsqueeze(2).eq(torch::arange(kReliabilityBins, truth.options())).to(torch::kFloat64);  // [scored, images, bins]
+  const torch::Tensor inBin = bin.unsqueeze(2)
+                                  .eq(torch::arange(kReliabilityBins, truth.options()))
+                                  .logical_and(unnumbered.logical_not().unsqueeze(2))
+                                  .to(torch::kFloat64);  // [scored, images, bins]
   const torch::Tensor count = inBin.sum(1);
   const torch::Tensor confidenceSum = (inBin * confidence.unsqueeze(2)).sum(1);
   const torch::Tensor correctSum = (inBin * correct.unsqueeze(2)).sum(1);
-  const torch::Tensor ece = (confidenceSum - correctSum).abs().sum(1) / double(images);
+  const torch::Tensor ece = ((confidenceSum - correctSum).abs().sum(1) / double(images))
+                                .masked_fill(unnumbered.any(1), std::nan(""));
   // Rows on which two members' predicted classes differ, for every pair.
   const torch::Tensor memberPredicted = predicted.narrow(0, 0, members);
   const torch::Tensor differing = memberPredicted.unsqueeze(1).ne(memberPredicted.unsqueeze(0)).sum(2);

@@ -90,6 +90,9 @@ double brierScore(const torch::Tensor& probs, const torch::Tensor& labels) {
 double expectedCalibrationError(const torch::Tensor& probs, const torch::Tensor& labels,
                                 int bins) {
   const auto [confidence, predicted] = probs.to(torch::kFloat64).max(1);
+  // A NaN prediction has no calibration (its NLL and Brier score are NaN too); binned, its
+  // index would be out of range.
+  if (confidence.isnan().any().item<bool>()) return std::nan("");
   const torch::Tensor correct = predicted.eq(labels).to(torch::kFloat64);
   // Bin b holds confidences in (b/bins, (b+1)/bins]; a confidence of exactly 0 joins bin 0.
   const torch::Tensor bin =
@@ -102,8 +105,12 @@ double expectedCalibrationError(const torch::Tensor& probs, const torch::Tensor&
 }
 
 Reliability reliabilityOf(const torch::Tensor& probs, const torch::Tensor& labels, int bins) {
-  const auto [confidence, predicted] = probs.to(torch::kFloat64).cpu().max(1);
-  const torch::Tensor correct = predicted.eq(labels.cpu()).to(torch::kFloat64);
+  const auto [allConfidence, allPredicted] = probs.to(torch::kFloat64).cpu().max(1);
+  // Rows with a NaN are in no bin (their confidence is no number).
+  const torch::Tensor numbered = allConfidence.isnan().logical_not();
+  const torch::Tensor confidence = allConfidence.masked_select(numbered);
+  const torch::Tensor predicted = allPredicted.masked_select(numbered);
+  const torch::Tensor correct = predicted.eq(labels.cpu().masked_select(numbered)).to(torch::kFloat64);
   const torch::Tensor bin = (confidence * bins).ceil().sub(1).clamp(0, bins - 1).to(torch::kInt64);  // as the ECE's
   const auto options = torch::TensorOptions().dtype(torch::kFloat64);
   const torch::Tensor count = torch::zeros({bins}, options).index_add_(0, bin, torch::ones_like(confidence));
