@@ -11,8 +11,6 @@
 namespace ensemble {
 namespace {
 
-constexpr int64_t kReliabilityBins = 15;  // the ECE's bins (EnsembleMetrics.h)
-
 /// Reads the one tensor that came back, part by part, in the order the parts were packed.
 class Unpacker {
  public:
@@ -93,7 +91,7 @@ EvaluationResult scoreOnDevice(const std::vector<torch::Tensor>& memberProbs, co
   const torch::Tensor unnumbered = rawConfidence.isnan();
   const torch::Tensor confidence = rawConfidence.masked_fill(unnumbered, 0.0);
   const torch::Tensor correct = top.eq(truth).to(torch::kFloat64);
-  const torch::Tensor bin = (confidence * double(kReliabilityBins)).ceil().sub(1).clamp(0, kReliabilityBins - 1).to(torch::kInt64);
+  const torch::Tensor bin = confidenceBins(confidence, kReliabilityBins);
   const torch::Tensor inBin = bin.unsqueeze(2)
                                   .eq(torch::arange(kReliabilityBins, truth.options()))
                                   .logical_and(unnumbered.logical_not().unsqueeze(2))

@@ -87,6 +87,10 @@ double brierScore(const torch::Tensor& probs, const torch::Tensor& labels) {
   return (probs.to(torch::kFloat64) - onehot).pow(2).sum(1).mean().item<double>();
 }
 
+torch::Tensor confidenceBins(const torch::Tensor& confidence, int bins) {
+  return (confidence * double(bins)).ceil().sub(1).clamp(0, bins - 1).to(torch::kInt64);
+}
+
 double expectedCalibrationError(const torch::Tensor& probs, const torch::Tensor& labels,
                                 int bins) {
   const auto [confidence, predicted] = probs.to(torch::kFloat64).max(1);
@@ -94,9 +98,7 @@ double expectedCalibrationError(const torch::Tensor& probs, const torch::Tensor&
   // index would be out of range.
   if (confidence.isnan().any().item<bool>()) return std::nan("");
   const torch::Tensor correct = predicted.eq(labels).to(torch::kFloat64);
-  // Bin b holds confidences in (b/bins, (b+1)/bins]; a confidence of exactly 0 joins bin 0.
-  const torch::Tensor bin =
-      (confidence * bins).ceil().sub(1).clamp(0, bins - 1).to(torch::kInt64);
+  const torch::Tensor bin = confidenceBins(confidence, bins);
   const auto options = torch::TensorOptions().dtype(torch::kFloat64).device(probs.device());
   const torch::Tensor count = torch::zeros({bins}, options).index_add_(0, bin, torch::ones_like(confidence));
   const torch::Tensor confidenceSum = torch::zeros({bins}, options).index_add_(0, bin, confidence);
@@ -111,7 +113,7 @@ Reliability reliabilityOf(const torch::Tensor& probs, const torch::Tensor& label
   const torch::Tensor confidence = allConfidence.masked_select(numbered);
   const torch::Tensor predicted = allPredicted.masked_select(numbered);
   const torch::Tensor correct = predicted.eq(labels.cpu().masked_select(numbered)).to(torch::kFloat64);
-  const torch::Tensor bin = (confidence * bins).ceil().sub(1).clamp(0, bins - 1).to(torch::kInt64);  // as the ECE's
+  const torch::Tensor bin = confidenceBins(confidence, bins);
   const auto options = torch::TensorOptions().dtype(torch::kFloat64);
   const torch::Tensor count = torch::zeros({bins}, options).index_add_(0, bin, torch::ones_like(confidence));
   const torch::Tensor confidenceSum = torch::zeros({bins}, options).index_add_(0, bin, confidence);

@@ -15,11 +15,15 @@ double accuracy(const torch::Tensor& probs, const torch::Tensor& labels);
 double negativeLogLikelihood(const torch::Tensor& probs, const torch::Tensor& labels);
 /// Mean over samples of the squared distance to the one-hot label (0 to 2).
 double brierScore(const torch::Tensor& probs, const torch::Tensor& labels);
+/// The ECE's and the reliability diagram's number of equal-width confidence bins.
+constexpr int kReliabilityBins = 15;
+/// The bin of each confidence: bin b holds (b/bins, (b+1)/bins], a confidence of 0 bin 0.
+torch::Tensor confidenceBins(const torch::Tensor& confidence, int bins);
 /// Expected calibration error with `bins` equal-width confidence bins.
 double expectedCalibrationError(const torch::Tensor& probs, const torch::Tensor& labels,
-                                int bins = 15);
+                                int bins = kReliabilityBins);
 /// The confidence bins of a reliability diagram (the same bins as the ECE's).
-Reliability reliabilityOf(const torch::Tensor& probs, const torch::Tensor& labels, int bins = 15);
+Reliability reliabilityOf(const torch::Tensor& probs, const torch::Tensor& labels, int bins = kReliabilityBins);
 /// Mean over member pairs of the share of samples whose predicted classes differ (0 for
 /// fewer than two members).
 double meanPairwiseDisagreement(const std::vector<torch::Tensor>& memberProbs);
