@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ensemble-lab-kernel-check: our fused kernels against the LibTorch ops they replace, on a
-// real device, bit for bit (forward and backward). Qt Test does not build on the GPU
+// real device, forward and backward: the ReLU + pool bit for bit, the first layer
+// (convolution + ReLU + pool) to float rounding and the same bits on every run. Qt Test does not build on the GPU
 // machine, so this is how scripts/gpu-check.sh checks the CUDA kernels; CTest runs it on
 // the CPU. Usage:
 //   ensemble-lab-kernel-check [--device cpu|cuda|cuda:N]   (default: cuda when a GPU is
@@ -16,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "core/common/AutocastState.h"
+#include "core/models/ConvReluPool.h"
 #include "core/models/ReluAvgPool.h"
 
 namespace {
@@ -64,6 +67,76 @@ std::string check(const Case& c, const torch::Device& device) {
   return "";
 }
 
+/// |a - b| <= tolerance * max |b| (NaN nowhere): two summation orders of the same products.
+std::string closeRelative(const char* what, const torch::Tensor& a, const torch::Tensor& b, double tolerance) {
+  const torch::Tensor actual = a.to(torch::kFloat64).cpu(), expected = b.to(torch::kFloat64).cpu();
+  const double scale = expected.abs().max().item<double>();
+  const double error = (actual - expected).abs().max().item<double>();
+  if (!(error <= tolerance * scale)) {
+    return std::string(what) + " differs by up to " + std::to_string(error) + " against values up to " +
+           std::to_string(scale) + " (" + std::to_string(tolerance) + " relative allowed)";
+  }
+  return "";
+}
+
+struct FirstLayerCase {
+  int64_t images, channels, height, width;
+  bool channelsLast;    // the weight's layout, which conv2d's output (and the fused one's) follows
+  bool autocastBFloat16;  // on a GPU: the output in bf16 (computed in float)
+};
+
+/// The fused first layer (ConvReluPool.h) against conv2d + relu + avg_pool2d on the same
+/// device in the same precision, and against itself run again (the same bits).
+std::string checkFirstLayer(const FirstLayerCase& c, const torch::Device& device) {
+  namespace F = torch::nn::functional;
+  torch::manual_seed(4);
+  const torch::Tensor images = torch::rand({c.images, 1, c.height, c.width}).to(device);
+  torch::Tensor weight = (torch::randn({c.channels, 1, 3, 3}) * 0.5).to(device);
+  if (c.channelsLast) {  // one input channel: only explicit strides make it channels-last
+    weight = torch::empty_strided(weight.sizes(), {9, 1, 3, 1}, weight.options()).copy_(weight);
+  }
+  const torch::Tensor bias = (torch::randn({c.channels}) * 0.1).to(device);
+  const bool autocast = c.autocastBFloat16 && device.is_cuda();
+  struct Result {
+    torch::Tensor output, gradWeight, gradBias;
+    std::string node;  // the autograd node that made the output
+  };
+  const auto run = [&](bool fused) {
+    const torch::Tensor w = weight.clone(torch::MemoryFormat::Preserve).requires_grad_(true);
+    const torch::Tensor b = bias.clone().requires_grad_(true);
+    ensemble::setAutocastDtype(true, torch::kBFloat16);
+    ensemble::setAutocastEnabled(true, autocast);
+    const torch::Tensor out =
+        fused ? ensemble::convReluAvgPool2x2(images, w, b)
+              : torch::avg_pool2d(torch::relu(F::conv2d(images, w, F::Conv2dFuncOptions().bias(b).padding(1))), 2);
+    ensemble::setAutocastEnabled(true, false);
+    torch::manual_seed(6);
+    out.backward(torch::randn(out.sizes()).to(device, out.scalar_type()));
+    return Result{out.detach(), w.grad(), b.grad(), out.grad_fn()->name()};
+  };
+  const Result fused = run(true), again = run(true), plain = run(false);
+  if (fused.node.find("ConvReluPool") == std::string::npos) return "the fused kernels did not run (" + fused.node + ")";
+  // In bf16 the unfused convolution's output is rounded to bf16 before ReLU and the pool.
+  const double forwardTolerance = autocast ? 1e-2 : 1e-5, gradientTolerance = autocast ? 2e-2 : 1e-4;
+  for (const std::string& problem :
+       {fused.output.sizes() == plain.output.sizes() ? std::string() : std::string("output sizes differ"),
+        fused.output.scalar_type() == plain.output.scalar_type() ? std::string() : std::string("output types differ"),
+        // (the CPU's loops give channels-last whatever the weight's layout)
+        device.is_cpu() || fused.output.suggest_memory_format() == plain.output.suggest_memory_format()
+            ? std::string()
+            : std::string("layouts differ"),
+        closeRelative("forward", fused.output, plain.output, forwardTolerance),
+        closeRelative("weight gradient", fused.gradWeight, plain.gradWeight, gradientTolerance),
+        closeRelative("bias gradient", fused.gradBias, plain.gradBias, gradientTolerance)}) {
+    if (!problem.empty()) return problem;
+  }
+  if (!torch::equal(fused.output, again.output) || !torch::equal(fused.gradWeight, again.gradWeight) ||
+      !torch::equal(fused.gradBias, again.gradBias)) {
+    return "a second run gave other bits";
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,6 +177,29 @@ int main(int argc, char** argv) {
         (problem.empty() ? passed : failed) += 1;
       }
     }
+  }
+  // The first layer: the stacked ensemble of 8 (256 channels, NCHW), the single model
+  // (channels-last), odd and tiny images; bf16 autocast on a GPU. Channels are multiples of 8,
+  // which the CPU's loops need.
+  const std::vector<FirstLayerCase> firstLayerCases = {
+      {128, 256, 28, 28, false, false}, {128, 32, 28, 28, true, false}, {37, 16, 7, 9, false, false},
+      {37, 16, 9, 7, true, false},      {3, 8, 2, 3, false, false},      {64, 256, 28, 28, false, true},
+      {64, 32, 28, 28, true, true}};
+  for (const FirstLayerCase& c : firstLayerCases) {
+    if (c.autocastBFloat16 && !device.is_cuda()) continue;
+    const std::string name = std::string(c.autocastBFloat16 ? "bf16 autocast" : "fp32") +
+                             (c.channelsLast ? " channels-last " : " NCHW ") + std::to_string(c.images) + " images, " +
+                             std::to_string(c.channels) + " channels, " + std::to_string(c.height) + "x" +
+                             std::to_string(c.width);
+    std::string problem;
+    try {
+      problem = checkFirstLayer(c, device);
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+    std::cout << (problem.empty() ? "ok    " : "DIFF  ") << "conv+relu+avgpool " << name
+              << (problem.empty() ? "" : ": " + problem) << "\n";
+    (problem.empty() ? passed : failed) += 1;
   }
   std::cout << nlohmann::json{{"device", device.str()}, {"passed", passed}, {"failed", failed}}.dump() << std::endl;
   return failed == 0 ? 0 : 1;

@@ -26,7 +26,7 @@ set_source_files_properties(${PROJECT_SOURCE_DIR}/core/train/CudaGraphStep.cpp
 message(STATUS "EnsembleLab: LibTorch ${Torch_VERSION} for CUDA ${ENSEMBLELAB_TORCH_CUDA_VERSION}, "
                "CUDA toolkit ${CUDAToolkit_VERSION}, CUDA libraries of ${ENSEMBLELAB_TORCH_CUDA_LIBS}")
 
-# Our own CUDA kernels (the fused ReLU + average pool), compiled by the toolkit's nvcc for
+# Our own CUDA kernels (the fused ReLU + average pool, the fused first layer), compiled by the toolkit's nvcc for
 # Ampere (sm_80) and Hopper (sm_90) by default, against the shared runtime LibTorch uses, so
 # both launch on the same streams. (torch's CMake config may have enabled CUDA already, with
 # its own guess of the architectures: ours are a property of our target.)
@@ -39,9 +39,10 @@ if(CMAKE_CUDA_COMPILER)
   # them, which CUDA 13's nvcc refuses) to CMAKE_CUDA_FLAGS; in core/ they give way to ours.
   string(REGEX REPLACE "-gencode[ =]+arch=[^ ]+" "" CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS}")
   target_sources(ensemble_core PRIVATE ${PROJECT_SOURCE_DIR}/core/models/ReluAvgPoolKernels.cu
-                                       ${PROJECT_SOURCE_DIR}/core/models/ReluAvgPoolCuda.cpp)
+                                       ${PROJECT_SOURCE_DIR}/core/models/ConvReluPoolKernels.cu
+                                       ${PROJECT_SOURCE_DIR}/core/models/FusedLayersCuda.cpp)
   # ATen's CUDA headers stay out of the other sources' unity batches.
-  set_source_files_properties(${PROJECT_SOURCE_DIR}/core/models/ReluAvgPoolCuda.cpp
+  set_source_files_properties(${PROJECT_SOURCE_DIR}/core/models/FusedLayersCuda.cpp
                               PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON SKIP_PRECOMPILE_HEADERS ON)
   set_target_properties(ensemble_core PROPERTIES CUDA_RUNTIME_LIBRARY Shared CUDA_STANDARD 17
                                                  CUDA_ARCHITECTURES "${ENSEMBLELAB_CUDA_ARCHITECTURES}")
@@ -49,7 +50,7 @@ if(CMAKE_CUDA_COMPILER)
   message(STATUS "EnsembleLab: CUDA kernels for architectures ${ENSEMBLELAB_CUDA_ARCHITECTURES} "
                  "(nvcc ${CMAKE_CUDA_COMPILER_VERSION})")
 else()
-  message(STATUS "EnsembleLab: no nvcc: the GPU pools with LibTorch's unfused ReLU and avg_pool2d")
+  message(STATUS "EnsembleLab: no nvcc: the GPU runs LibTorch's unfused convolution, ReLU and avg_pool2d")
 endif()
 
 # NCCL, looked for in this order; the first place holding both nccl.h and libnccl wins:

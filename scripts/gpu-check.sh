@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # What only a GPU machine can show, in one run: builds the CUDA build, then checks
 #   1. the devices the CLI sees, and `devices --check` (NCCL across every GPU, Gloo on the CPU);
-#   1c. our CUDA kernels (the fused ReLU + pool) against LibTorch's ops, bit for bit;
+#   1c. our CUDA kernels against LibTorch's ops: the fused ReLU + pool bit for bit, the fused
+#       first layer (convolution + ReLU + pool) to float rounding and the same bits twice;
 #   2. the same ensemble on `cpu*2` and on `cuda:0*2` in fp32 (IEEE float32, TF32 off):
 #      train loss equal to 1e-5 at step 10, and its mean over steps 1-100 to 1e-3; in deterministic mode the
 #      same seed twice gives identical metrics.csv and checkpoints, and a run killed
@@ -99,7 +100,7 @@ step "1b. devices --check: all-reduce across every GPU (NCCL) and two CPU ranks 
 # on-device.sh builds the CLI and the bench by default; the kernel check is built here.
 kernel_check=build-cuda/bench/ensemble-lab-kernel-check
 [ -x "$kernel_check" ] || cmake --build build-cuda --target ensemble-lab-kernel-check >"$work/kernel-check-build.log" 2>&1
-step "1c. Fused ReLU + pool CUDA kernels against LibTorch's ops, bit for bit (fp32, bf16, fp16; NCHW, NHWC)" \
+step "1c. Fused CUDA kernels against LibTorch's ops: ReLU + pool bit for bit (fp32, bf16, fp16; NCHW, NHWC), the first layer to float rounding" \
   "$kernel_check" --device cuda:0
 gpus="$("$python" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null | tail -1)"
 gpus="${gpus:-0}"

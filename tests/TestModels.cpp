@@ -138,7 +138,7 @@ class TestModels final : public QObject {
     const torch::Tensor bias = (torch::randn({channels}) * 0.1).requires_grad_(true);
     const torch::Tensor plainWeight = weight.detach().clone().requires_grad_(true);
     const torch::Tensor plainBias = bias.detach().clone().requires_grad_(true);
-    QVERIFY(convReluPoolFuses(input, weight));
+    QVERIFY(convReluPoolFusesOnCpu(input, weight));
 
     const torch::Tensor fused = convReluAvgPool2x2(input, weight, bias);
     namespace F = torch::nn::functional;
@@ -267,12 +267,12 @@ class TestModels final : public QObject {
     const torch::Tensor weight = torch::randn({8, 1, 3, 3}), bias = torch::randn({8});
     // Images that need their own gradient (a saliency map, say): the fused backward has none.
     const torch::Tensor images = torch::rand({2, 1, 6, 6}).requires_grad_(true);
-    QVERIFY(!convReluPoolFuses(images, weight));
+    QVERIFY(!convReluPoolFusesOnCpu(images, weight));
     convReluAvgPool2x2(images, weight, bias).sum().backward();
     QVERIFY(images.grad().defined() && images.grad().abs().sum().item<double>() > 0);
     // Three input channels, and a channel count outside the vector blocks.
-    QVERIFY(!convReluPoolFuses(torch::rand({2, 3, 6, 6}), torch::randn({8, 3, 3, 3})));
-    QVERIFY(!convReluPoolFuses(torch::rand({2, 1, 6, 6}), torch::randn({6, 1, 3, 3})));
+    QVERIFY(!convReluPoolFusesOnCpu(torch::rand({2, 3, 6, 6}), torch::randn({8, 3, 3, 3})));
+    QVERIFY(!convReluPoolFusesOnCpu(torch::rand({2, 1, 6, 6}), torch::randn({6, 1, 3, 3})));
     const torch::Tensor odd = convReluAvgPool2x2(torch::rand({2, 1, 6, 6}), torch::randn({6, 1, 3, 3}), torch::randn({6}));
     QCOMPARE(odd.sizes().vec(), (std::vector<int64_t>{2, 6, 3, 3}));
   }

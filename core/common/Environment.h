@@ -16,6 +16,13 @@ inline constexpr char kRunToken[] = "ENSEMBLELAB_RUN_TOKEN";
 inline constexpr char kRunTokenFile[] = "ENSEMBLELAB_RUN_TOKEN_FILE";
 /// Test seam: "<point>:<n>" SIGKILLs the process the nth time it reaches a crash point.
 inline constexpr char kCrashAt[] = "ENSEMBLELAB_CRASH_AT";
+/// "unfused": on a GPU, the CNN's first layer runs LibTorch's conv2d, ReLU and avg_pool2d
+/// instead of our fused kernels (core/models/ConvReluPool.h): to measure what they gain
+/// (bench/gpu_layers_ab.sh), or to get round a kernel fault on a GPU we have not tested.
+inline constexpr char kGpuFirstLayer[] = "ENSEMBLELAB_GPU_FIRST_LAYER";
+/// "channels-last": the stacked CNN's activations and filters are channels-last on a GPU
+/// (default NCHW); an experiment measured by bench/gpu_layers_ab.sh.
+inline constexpr char kStackedLayout[] = "ENSEMBLELAB_STACKED_LAYOUT";
 
 // torchrun's (torch.distributed.run), read when the CLI's group flags are absent.
 inline constexpr char kWorldSize[] = "WORLD_SIZE";
@@ -44,6 +51,10 @@ inline constexpr char kXdgRuntimeDir[] = "XDG_RUNTIME_DIR";
 
 /// The value of `name`, or nullptr when it is unset or empty (an empty variable means unset).
 const char* read(const char* name);
+
+/// Whether variable `name` is set to `value` (false when unset); any other value is a
+/// ConfigError that names the variable and what it takes: `meaning` says what `value` does.
+bool isSetTo(const char* name, const char* value, const char* meaning);
 
 /// Sets `name` to `value` unless the user has set it: the engine's defaults for torch's
 /// and CUDA's variables, which those libraries read themselves.

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "core/common/Error.h"
+#include "core/models/ChannelsLastWeight.h"
 #include "core/models/ChunkedLinear.h"
 #include "core/models/ConvReluPool.h"
 #include "core/models/ReluAvgPool.h"
@@ -26,17 +27,6 @@ bool convolvesChannelsLast(const torch::Tensor& images) {
   return (images.device().is_cpu() && images.scalar_type() == torch::kFloat32) || images.device().is_cuda();
 }
 
-/// A channels-last copy of a convolution's weight, through which the gradient flows back.
-/// With one input channel the weight (and the image) is contiguous in both layouts and
-/// LibTorch would choose NCHW, so the strides are set explicitly.
-torch::Tensor channelsLastCopy(const torch::Tensor& weight) {
-  const int64_t inChannels = weight.size(1), kernelWidth = weight.size(3);
-  const int64_t kernelArea = weight.size(2) * kernelWidth;
-  return torch::empty_strided(weight.sizes(), {inChannels * kernelArea, 1, kernelWidth * inChannels, inChannels},
-                              weight.options())
-      .copy_(weight);
-}
-
 }  // namespace
 
 CnnImpl::CnnImpl(const ModelInput& input) {
@@ -54,13 +44,12 @@ CnnImpl::CnnImpl(const ModelInput& input) {
 }
 
 torch::Tensor CnnImpl::forward(torch::Tensor x) {
-  if (convReluPoolFuses(x, m_conv1->weight)) {
-    x = convReluAvgPool2x2(x, m_conv1->weight, m_conv1->bias);  // channels-last, as below
+  // The first layer (stride 1, padding 1) is fused where ConvReluPool.h can: the CPU's
+  // loops (channels-last), the GPU's kernels (in the weight's layout, as conv2d would be).
+  if (convReluPoolFusesOnCpu(x, m_conv1->weight)) {
+    x = convReluAvgPool2x2(x, m_conv1->weight, m_conv1->bias);
   } else if (convolvesChannelsLast(x)) {
-    const auto& conv1 = m_conv1->options;
-    x = F::conv2d(x, channelsLastCopy(m_conv1->weight),
-                  F::Conv2dFuncOptions().bias(m_conv1->bias).stride(conv1.stride()).padding(conv1.padding()));
-    x = reluAvgPool2x2(x);
+    x = convReluAvgPool2x2(x, channelsLastCopy(m_conv1->weight), m_conv1->bias);
   } else {
     x = reluAvgPool2x2(m_conv1(x));
   }

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/models/ConvReluPool.h"
 
+#if ENSEMBLELAB_WITH_CUDA_KERNELS
+#include "core/models/FusedLayersCuda.h"
+#endif
+
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include "core/common/AutocastState.h"
+#include "core/common/Environment.h"
 #include "core/models/ConvReluPoolLoops.h"
 #include "core/models/OrderedChunkSum.h"
 #include "core/models/ReluAvgPool.h"
@@ -90,9 +95,75 @@ class ConvReluPoolFunction final : public torch::autograd::Function<ConvReluPool
   }
 };
 
+#if ENSEMBLELAB_WITH_CUDA_KERNELS
+/// The GPU's fused layer (ConvReluPoolKernels.cuh). The pooled output is NCHW or
+/// channels-last as the unfused conv2d's would be (the weight's layout decides), and of
+/// autocast's type where autocast is on, computed in float either way.
+class ConvReluPoolCudaFunction final : public torch::autograd::Function<ConvReluPoolCudaFunction> {
+ public:
+  static torch::Tensor forward(AutogradContext* context, const torch::Tensor& images, const torch::Tensor& weight,
+                               const torch::Tensor& bias, bool channelsLast, torch::ScalarType pooledType) {
+    const torch::Tensor imagesInOrder = images.contiguous(), weightInOrder = weight.contiguous(),
+                        biasInOrder = bias.contiguous();
+    const auto layout = channelsLast ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+    torch::Tensor pooled = torch::empty({images.size(0), weight.size(0), images.size(2) / 2, images.size(3) / 2},
+                                        images.options().dtype(pooledType).memory_format(layout));
+    if (pooled.numel() > 0) convReluPoolForwardOnCuda(imagesInOrder, weightInOrder, biasInOrder, pooled, channelsLast);
+    // The parameters themselves, not copies: autograd refuses the backward if the optimizer
+    // changed them in place before it.
+    context->save_for_backward({imagesInOrder, weightInOrder, biasInOrder});
+    context->saved_data["channels_last"] = channelsLast;
+    context->saved_data["pooled_type"] = int64_t(pooledType);
+    return pooled;
+  }
+
+  static tensor_list backward(AutogradContext* context, tensor_list gradOutputs) {
+    const auto saved = context->get_saved_variables();
+    const auto pooledType = torch::ScalarType(context->saved_data["pooled_type"].toInt());
+    const torch::Tensor &images = saved[0], &weight = saved[1], &bias = saved[2];
+    const bool channelsLast = context->saved_data["channels_last"].toBool();
+    const auto layout = channelsLast ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+    const torch::Tensor& gradOutput = gradOutputs.front();
+    torch::Tensor gradWeight = torch::zeros(weight.sizes(), weight.options()),
+                  gradBias = torch::zeros(bias.sizes(), bias.options());
+    if (images.size(0) > 0 && gradOutput.numel() > 0) {
+      convReluPoolBackwardOnCuda(images, weight, bias, gradOutput.to(pooledType).contiguous(layout), gradWeight,
+                                 gradBias, channelsLast);
+    }
+    return {torch::Tensor(), gradWeight, gradBias, torch::Tensor(), torch::Tensor()};
+  }
+};
+
+/// Whether the GPU's fused kernels take these operands: one-channel float images that need
+/// no gradient, and a float 3x3 filter bank with its bias, on one GPU.
+/// Whether the user asked for LibTorch's ops on a GPU (read once, on a GPU's first step).
+bool gpuFirstLayerUnfused() {
+  static const bool unfused = environment::isSetTo(environment::kGpuFirstLayer, "unfused",
+                                                   "LibTorch's unfused ops for the first layer on a GPU");
+  return unfused;
+}
+
+bool convReluPoolFusesOnGpu(const torch::Tensor& images, const torch::Tensor& weight, const torch::Tensor& bias) {
+  const auto isCudaFloat = [&](const torch::Tensor& t) {
+    return t.defined() && t.is_cuda() && t.device() == images.device() && t.scalar_type() == torch::kFloat32;
+  };
+  return isCudaFloat(images) && isCudaFloat(weight) && isCudaFloat(bias) && images.dim() == 4 &&
+         images.size(1) == 1 && images.size(2) >= 2 && images.size(3) >= 2 && weight.dim() == 4 &&
+         weight.size(1) == 1 && weight.size(2) == 3 && weight.size(3) == 3 && weight.size(0) <= 65535 &&
+         bias.dim() == 1 && bias.size(0) == weight.size(0) && !images.requires_grad() && !gpuFirstLayerUnfused();
+}
+
+/// The pooled output's type: autocast's where it is on and lower than float, as conv2d's would be.
+torch::ScalarType pooledTypeOnGpu() {
+  if (!autocastEnabled(true)) return torch::kFloat32;
+  const torch::ScalarType type = autocastDtype(true);
+  return type == torch::kBFloat16 || type == torch::kFloat16 ? type : torch::kFloat32;
+}
+#endif
+
 }  // namespace
 
-bool convReluPoolFuses(const torch::Tensor& images, const torch::Tensor& weight) {
+bool convReluPoolFusesOnCpu(const torch::Tensor& images, const torch::Tensor& weight) {
   const auto isCpuFloat = [](const torch::Tensor& t) {
     return t.is_cpu() && t.scalar_type() == torch::kFloat32;
   };
@@ -104,10 +175,16 @@ bool convReluPoolFuses(const torch::Tensor& images, const torch::Tensor& weight)
 
 torch::Tensor convReluAvgPool2x2(const torch::Tensor& images, const torch::Tensor& weight,
                                  const torch::Tensor& bias) {
-  if (convReluPoolFuses(images, weight) && bias.defined() &&
+  if (convReluPoolFusesOnCpu(images, weight) && bias.defined() &&
       bias.scalar_type() == torch::kFloat32) {
     return ConvReluPoolFunction::apply(images, weight, bias);
   }
+#if ENSEMBLELAB_WITH_CUDA_KERNELS
+  if (convReluPoolFusesOnGpu(images, weight, bias)) {
+    const bool channelsLast = weight.suggest_memory_format() == torch::MemoryFormat::ChannelsLast;
+    return ConvReluPoolCudaFunction::apply(images, weight, bias, channelsLast, pooledTypeOnGpu());
+  }
+#endif
   namespace F = torch::nn::functional;
   return reluAvgPool2x2(F::conv2d(images, weight, F::Conv2dFuncOptions().bias(bias).padding(1)));
 }

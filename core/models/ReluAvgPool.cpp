@@ -2,7 +2,7 @@
 #include "core/models/ReluAvgPool.h"
 
 #if ENSEMBLELAB_WITH_CUDA_KERNELS
-#include "core/models/ReluAvgPoolCuda.h"
+#include "core/models/FusedLayersCuda.h"
 #endif
 
 #include <ATen/Parallel.h>

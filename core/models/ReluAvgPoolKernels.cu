@@ -11,61 +11,16 @@
 // the unfused ops: the window summed in row order in float (LibTorch's accumulate type for
 // bf16 and fp16), divided by 4, then rounded to the element type; the gradient divided by
 // 4 in float, rounded, and zero where the input is <= 0.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "core/models/CudaElements.cuh"
 #include "core/models/ReluAvgPoolKernels.h"
+#include "core/models/TensorLayout.cuh"
 
 namespace ensemble::kernels {
 namespace {
 
 constexpr int kThreads = 256;
-
-__device__ __forceinline__ float toFloat(float v) { return v; }
-__device__ __forceinline__ float toFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
-
-template <typename T>
-__device__ __forceinline__ T fromFloat(float v);
-template <>
-__device__ __forceinline__ float fromFloat<float>(float v) { return v; }
-template <>
-__device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
-template <>
-__device__ __forceinline__ __half fromFloat<__half>(float v) { return __float2half(v); }
-
-// relu in float is the element type's relu (exact); NaN stays NaN, as in torch::relu.
-__device__ __forceinline__ float relu(float v) { return v <= 0.f ? 0.f : v; }
-
-/// Offset of element (n, c, h, w) in a tensor of `channels` x `height` x `width` per image.
-template <typename Index>
-__device__ __forceinline__ Index offsetOf(Index n, Index c, Index h, Index w, Index channels, Index height, Index width,
-                                          bool channelsLast) {
-  return channelsLast ? ((n * height + h) * width + w) * channels + c : ((n * channels + c) * height + h) * width + w;
-}
-
-/// Splits a flat position in the layout's own order into (n, c, h, w), so that consecutive
-/// threads touch consecutive memory in both layouts.
-template <typename Index>
-__device__ __forceinline__ void coordinatesOf(Index index, Index channels, Index height, Index width, bool channelsLast,
-                                              Index& n, Index& c, Index& h, Index& w) {
-  if (channelsLast) {
-    c = index % channels;
-    index /= channels;
-    w = index % width;
-    index /= width;
-    h = index % height;
-    n = index / height;
-  } else {
-    w = index % width;
-    index /= width;
-    h = index % height;
-    index /= height;
-    c = index % channels;
-    n = index / channels;
-  }
-}
 
 template <typename T, typename Index>
 __global__ void forwardKernel(const T* __restrict__ input, T* __restrict__ output, PoolShape shape) {
@@ -145,8 +100,8 @@ int launchReluAvgPoolForward(const void* input, void* output, const PoolShape& s
   const auto s = static_cast<cudaStream_t>(stream);
   switch (element) {
     case PoolElement::Float32: return forward<float>(input, output, shape, s);
-    case PoolElement::BFloat16: return forward<__nv_bfloat16>(input, output, shape, s);
-    case PoolElement::Float16: return forward<__half>(input, output, shape, s);
+    case PoolElement::BFloat16: return forward<BFloat16Element>(input, output, shape, s);
+    case PoolElement::Float16: return forward<Float16Element>(input, output, shape, s);
   }
   return int(cudaErrorInvalidValue);
 }
@@ -156,8 +111,8 @@ int launchReluAvgPoolBackward(const void* input, const void* gradOutput, void* g
   const auto s = static_cast<cudaStream_t>(stream);
   switch (element) {
     case PoolElement::Float32: return backward<float>(input, gradOutput, gradInput, shape, s);
-    case PoolElement::BFloat16: return backward<__nv_bfloat16>(input, gradOutput, gradInput, shape, s);
-    case PoolElement::Float16: return backward<__half>(input, gradOutput, gradInput, shape, s);
+    case PoolElement::BFloat16: return backward<BFloat16Element>(input, gradOutput, gradInput, shape, s);
+    case PoolElement::Float16: return backward<Float16Element>(input, gradOutput, gradInput, shape, s);
   }
   return int(cudaErrorInvalidValue);
 }

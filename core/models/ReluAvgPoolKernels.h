@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The GPU's fused avg_pool2d(relu(x), 2): launchers of the CUDA kernels in
-// ReluAvgPoolKernels.cu (compiled by nvcc in a CUDA build; ReluAvgPoolCuda.cpp wires them
+// ReluAvgPoolKernels.cu (compiled by nvcc in a CUDA build; FusedLayersCuda.cpp wires them
 // into autograd). Plain C++ on both sides, no LibTorch or CUDA headers, so nvcc compiles
 // only the kernels. The arithmetic is the unfused ops' own (core/models/ReluAvgPool.h).
 #include <cstdint>

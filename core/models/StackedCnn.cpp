@@ -5,7 +5,9 @@
 
 #include <algorithm>
 
+#include "core/common/Environment.h"
 #include "core/common/Error.h"
+#include "core/models/ChannelsLastWeight.h"
 #include "core/models/Classifier.h"
 #include "core/models/ConvReluPool.h"
 #include "core/models/ReluAvgPool.h"
@@ -17,11 +19,21 @@ namespace {
 enum Parameter { kConv1Weight, kConv1Bias, kConv2Weight, kConv2Bias, kDense1Weight, kDense1Bias,
                  kDense2Weight, kDense2Bias, kParameterCount };
 
+/// Whether the stacked CNN convolves channels-last: on a GPU where ENSEMBLELAB_STACKED_LAYOUT
+/// asks (an experiment; cuDNN's grouped NCHW kernels are the default).
+bool stacksChannelsLast(const torch::Tensor& images) {
+  if (!images.is_cuda()) return false;
+  static const bool channelsLast = environment::isSetTo(
+      environment::kStackedLayout, "channels-last", "the stacked CNN's activations and filters channels-last on a GPU");
+  return channelsLast;
+}
+
 /// The CNN (core/models/Cnn.cpp) for `members` members at once, from their stacked parameters.
 torch::Tensor stackedForward(const std::vector<torch::Tensor>& stacks, int64_t members, const torch::Tensor& images) {
   namespace F = torch::nn::functional;
-  const auto flatFilters = [](const torch::Tensor& stack) {  // [M, out, in, k, k] -> [M*out, in, k, k]
-    return stack.flatten(0, 1);
+  const bool channelsLast = stacksChannelsLast(images);
+  const auto flatFilters = [&](const torch::Tensor& stack) {  // [M, out, in, k, k] -> [M*out, in, k, k]
+    return channelsLast ? channelsLastCopy(stack.flatten(0, 1)) : stack.flatten(0, 1);
   };
   // Every member sees the same images: one convolution with all members' filters.
   torch::Tensor x = convReluAvgPool2x2(images, flatFilters(stacks[kConv1Weight]), stacks[kConv1Bias].flatten());

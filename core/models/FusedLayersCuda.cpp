@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/models/FusedLayersCuda.h"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
+#include <torch/torch.h>
+
+#include "core/models/ConvReluPoolKernels.h"
+#include "core/models/ReluAvgPoolKernels.h"
+
+namespace ensemble {
+namespace {
+
+kernels::PoolElement elementOf(const torch::Tensor& t) {
+  switch (t.scalar_type()) {
+    case torch::kBFloat16: return kernels::PoolElement::BFloat16;
+    case torch::kFloat16: return kernels::PoolElement::Float16;
+    default: return kernels::PoolElement::Float32;
+  }
+}
+
+kernels::PoolShape shapeOf(const torch::Tensor& input, bool channelsLast) {
+  return {input.size(0), input.size(1), input.size(2), input.size(3), channelsLast};
+}
+
+void check(int error, const char* layer, const char* what) {
+  TORCH_CHECK(error == 0, "the fused ", layer, "'s ", what, " kernels failed to launch: ",
+              cudaGetErrorString(cudaError_t(error)));
+}
+
+constexpr const char* kPool = "ReLU + average pool";
+constexpr const char* kFirstLayer = "convolution + ReLU + average pool";
+
+kernels::ConvPoolShape convPoolShapeOf(const torch::Tensor& images, const torch::Tensor& weight, bool channelsLast) {
+  return {images.size(0), weight.size(0), images.size(2), images.size(3), channelsLast};
+}
+
+}  // namespace
+
+void forwardOnCuda(const torch::Tensor& input, torch::Tensor& output, bool channelsLast) {
+  const c10::cuda::CUDAGuard onDevice(input.device());
+  check(kernels::launchReluAvgPoolForward(input.data_ptr(), output.data_ptr(), shapeOf(input, channelsLast),
+                                          elementOf(input), at::cuda::getCurrentCUDAStream().stream()),
+        kPool, "forward");
+}
+
+void backwardOnCuda(const torch::Tensor& input, const torch::Tensor& gradOutput, torch::Tensor& gradInput,
+                    bool channelsLast) {
+  const c10::cuda::CUDAGuard onDevice(input.device());
+  check(kernels::launchReluAvgPoolBackward(input.data_ptr(), gradOutput.data_ptr(), gradInput.data_ptr(),
+                                           shapeOf(input, channelsLast), elementOf(input),
+                                           at::cuda::getCurrentCUDAStream().stream()),
+        kPool, "backward");
+}
+
+void convReluPoolForwardOnCuda(const torch::Tensor& images, const torch::Tensor& weight, const torch::Tensor& bias,
+                               torch::Tensor& pooled, bool channelsLast) {
+  const c10::cuda::CUDAGuard onDevice(images.device());
+  check(kernels::launchConvReluPoolForward(images.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(),
+                                           pooled.data_ptr(), convPoolShapeOf(images, weight, channelsLast),
+                                           elementOf(pooled), at::cuda::getCurrentCUDAStream().stream()),
+        kFirstLayer, "forward");
+}
+
+void convReluPoolBackwardOnCuda(const torch::Tensor& images, const torch::Tensor& weight, const torch::Tensor& bias,
+                                const torch::Tensor& gradPooled, torch::Tensor& gradWeight, torch::Tensor& gradBias,
+                                bool channelsLast) {
+  const c10::cuda::CUDAGuard onDevice(images.device());
+  const kernels::ConvPoolShape shape = convPoolShapeOf(images, weight, channelsLast);
+  torch::Tensor scratch = torch::empty({kernels::convReluPoolScratchFloats(shape)}, images.options());
+  check(kernels::launchConvReluPoolBackward(images.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(),
+                                            gradPooled.data_ptr(), scratch.data_ptr<float>(),
+                                            gradWeight.data_ptr<float>(), gradBias.data_ptr<float>(), shape,
+                                            elementOf(gradPooled), at::cuda::getCurrentCUDAStream().stream()),
+        kFirstLayer, "backward");
+}
+
+}  // namespace ensemble

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The GPU's fused first layer (core/models/ConvReluPoolKernels.cuh), its kernels' own source
+// run on the CPU (tests/CudaOnCpu.h) with the launch geometry the CUDA launchers use: the
+// pooled output and the weight and bias gradients are LibTorch's conv2d + relu + avg_pool2d
+// (computed in double) to float rounding, in both layouts, on odd image sizes, over several
+// chunks of images, through the forward grid's stride loop, in bf16, and with NaN. A GPU
+// runs the same source in ensemble-lab-kernel-check (scripts/gpu-check.sh).
+#include <torch/torch.h>
+
+#include <QtTest>
+
+#include "tests/CudaOnCpu.h"
+// After CudaOnCpu.h, which defines CUDA's qualifiers.
+#include "core/models/ConvReluPoolKernels.cuh"
+
+using namespace ensemble;
+namespace conv_pool = ensemble::kernels::conv_pool;
+
+namespace {
+
+struct Layer {
+  torch::Tensor images, weight, bias;  // float: [N, 1, H, W], [C, 1, 3, 3], [C]
+};
+
+Layer randomLayer(int64_t images, int64_t channels, int64_t height, int64_t width) {
+  torch::manual_seed(5);
+  // Some pixels exactly zero and some weights negative: ReLU then blocks part of every window.
+  torch::Tensor pixels = torch::rand({images, 1, height, width});
+  pixels.view(-1).index_put_({torch::arange(0, pixels.numel(), 5)}, 0.0);
+  return {pixels, torch::randn({channels, 1, 3, 3}) * 0.5, torch::randn({channels}) * 0.1};
+}
+
+kernels::ConvPoolShape shapeOf(const Layer& layer, bool channelsLast) {
+  return {layer.images.size(0), layer.weight.size(0), layer.images.size(2), layer.images.size(3), channelsLast};
+}
+
+torch::MemoryFormat layoutOf(bool channelsLast) {
+  return channelsLast ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+}
+
+/// The forward kernel's pooled output, in `type`, from a grid of `blocks` (0: the launcher's).
+template <typename Out, typename Index = int32_t>
+torch::Tensor forwardOnCpu(const Layer& layer, bool channelsLast, torch::ScalarType type, unsigned blocks = 0) {
+  const kernels::ConvPoolShape shape = shapeOf(layer, channelsLast);
+  torch::Tensor pooled = torch::empty({shape.images, shape.channels, shape.height / 2, shape.width / 2},
+                                      torch::TensorOptions(type).memory_format(layoutOf(channelsLast)));
+  cuda_on_cpu::launch(conv_pool::forwardKernel<Out, Index>, dim3(blocks ? blocks : conv_pool::forwardBlocks(shape)),
+                      dim3(conv_pool::kThreads), layer.images.data_ptr<float>(), layer.weight.data_ptr<float>(),
+                      layer.bias.data_ptr<float>(), static_cast<Out*>(pooled.data_ptr()), shape);
+  return pooled;
+}
+
+/// The backward kernels' weight and bias gradients for `gradPooled` (in the layout and type
+/// the forward gave).
+template <typename Grad>
+std::pair<torch::Tensor, torch::Tensor> backwardOnCpu(const Layer& layer, const torch::Tensor& gradPooled,
+                                                      bool channelsLast) {
+  const kernels::ConvPoolShape shape = shapeOf(layer, channelsLast);
+  torch::Tensor scratch = torch::full({conv_pool::chunkCount(shape) * shape.channels * conv_pool::kSums}, NAN);
+  torch::Tensor gradWeight = torch::full({shape.channels, 1, 3, 3}, NAN), gradBias = torch::full({shape.channels}, NAN);
+  cuda_on_cpu::launch(conv_pool::chunkSumsKernel<Grad, int32_t>,
+                      dim3(unsigned(conv_pool::chunkCount(shape)), unsigned(shape.channels)), dim3(conv_pool::kThreads),
+                      layer.images.data_ptr<float>(), layer.weight.data_ptr<float>(), layer.bias.data_ptr<float>(),
+                      static_cast<const Grad*>(gradPooled.data_ptr()), scratch.data_ptr<float>(), shape);
+  cuda_on_cpu::launch(conv_pool::addChunksKernel, dim3(conv_pool::chunkSumBlocks(shape)), dim3(conv_pool::kThreads),
+                      static_cast<const float*>(scratch.data_ptr<float>()), gradWeight.data_ptr<float>(),
+                      gradBias.data_ptr<float>(), shape);
+  return {gradWeight, gradBias};
+}
+
+/// LibTorch's unfused layer in double: the pooled output and, for `gradPooled`, the weight's
+/// and the bias's gradients.
+struct Reference {
+  torch::Tensor pooled, gradWeight, gradBias;
+};
+
+Reference referenceOf(const Layer& layer, const torch::Tensor& gradPooled) {
+  namespace F = torch::nn::functional;
+  const torch::Tensor weight = layer.weight.to(torch::kFloat64).requires_grad_(true);
+  const torch::Tensor bias = layer.bias.to(torch::kFloat64).requires_grad_(true);
+  const torch::Tensor pooled = F::avg_pool2d(
+      torch::relu(F::conv2d(layer.images.to(torch::kFloat64), weight, F::Conv2dFuncOptions().bias(bias).padding(1))),
+      F::AvgPool2dFuncOptions(2));
+  if (gradPooled.defined()) pooled.backward(gradPooled.to(torch::kFloat64));
+  return {pooled.detach(), weight.grad(), bias.grad()};
+}
+
+/// |a - b| <= tolerance * max |b|, NaN where b is NaN.
+bool closeRelative(const torch::Tensor& a, const torch::Tensor& b, double tolerance) {
+  const torch::Tensor actual = a.to(torch::kFloat64), expected = b.to(torch::kFloat64);
+  if (!torch::equal(actual.isnan(), expected.isnan())) {
+    qWarning("NaN in different places");
+    return false;
+  }
+  const double scale = expected.nan_to_num().abs().max().item<double>();
+  const double error = (actual.nan_to_num() - expected.nan_to_num()).abs().max().item<double>();
+  if (error > tolerance * scale) qWarning("max error %g against max value %g", error, scale);
+  return error <= tolerance * scale;
+}
+
+}  // namespace
+
+class TestCudaKernelsOnCpu final : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void fusedFirstLayerMatchesLibTorch_data() {
+    QTest::addColumn<int>("images");
+    QTest::addColumn<int>("channels");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<bool>("channelsLast");
+    QTest::newRow("Fashion-MNIST 28x28, 20 images (chunks of 16 and 4), NCHW") << 20 << 8 << 28 << 28 << false;
+    QTest::newRow("Fashion-MNIST 28x28, 20 images, channels-last") << 20 << 8 << 28 << 28 << true;
+    QTest::newRow("odd 7x9: the last row and column are in no window, NCHW") << 3 << 5 << 7 << 9 << false;
+    QTest::newRow("odd 9x7, channels-last") << 3 << 5 << 9 << 7 << true;
+    QTest::newRow("2x3: one window, every tap near the padding") << 2 << 3 << 2 << 3 << false;
+    QTest::newRow("33 images: three chunks, the last of one image") << 33 << 2 << 6 << 6 << true;
+  }
+  void fusedFirstLayerMatchesLibTorch() {
+    QFETCH(int, images);
+    QFETCH(int, channels);
+    QFETCH(int, height);
+    QFETCH(int, width);
+    QFETCH(bool, channelsLast);
+    const Layer layer = randomLayer(images, channels, height, width);
+    const torch::Tensor pooled = forwardOnCpu<float>(layer, channelsLast, torch::kFloat32);
+    QVERIFY(pooled.is_contiguous(layoutOf(channelsLast)));
+    const torch::Tensor gradPooled = torch::randn(pooled.sizes()).contiguous(layoutOf(channelsLast));
+    const Reference reference = referenceOf(layer, gradPooled);
+    QVERIFY(closeRelative(pooled, reference.pooled, 1e-6));
+    const auto [gradWeight, gradBias] = backwardOnCpu<float>(layer, gradPooled, channelsLast);
+    QVERIFY(closeRelative(gradWeight, reference.gradWeight, 1e-5));
+    QVERIFY(closeRelative(gradBias, reference.gradBias, 1e-5));
+  }
+
+  // A grid smaller than the output (as the launcher caps it on a large batch): the loop
+  // strides over the rest, every output once. The 64-bit index version computes the same.
+  void forwardStridesOverAnyGridAndIndexWidth() {
+    const Layer layer = randomLayer(5, 7, 10, 12);
+    const torch::Tensor full = forwardOnCpu<float>(layer, false, torch::kFloat32);
+    QVERIFY(conv_pool::forwardBlocks(shapeOf(layer, false)) > 3);
+    QVERIFY(torch::equal(forwardOnCpu<float>(layer, false, torch::kFloat32, 3), full));
+    QVERIFY(torch::equal(forwardOnCpu<float, int64_t>(layer, false, torch::kFloat32), full));
+    QVERIFY(closeRelative(full, referenceOf(layer, {}).pooled, 1e-6));
+  }
+
+  // Under bf16 autocast the pooled output and its gradient are bf16: computed in float,
+  // rounded once.
+  void bfloat16OutputAndGradient() {
+    const Layer layer = randomLayer(6, 4, 8, 8);
+    const torch::Tensor pooled = forwardOnCpu<c10::BFloat16>(layer, true, torch::kBFloat16);
+    QCOMPARE(pooled.scalar_type(), torch::kBFloat16);
+    QVERIFY(torch::equal(pooled, forwardOnCpu<float>(layer, true, torch::kFloat32).to(torch::kBFloat16)));
+    const torch::Tensor gradPooled = torch::randn(pooled.sizes()).to(torch::kBFloat16).contiguous(layoutOf(true));
+    const Reference reference = referenceOf(layer, gradPooled);
+    const auto [gradWeight, gradBias] = backwardOnCpu<c10::BFloat16>(layer, gradPooled, true);
+    QVERIFY(closeRelative(gradWeight, reference.gradWeight, 1e-5));  // the gradient itself is exact in float
+    QVERIFY(closeRelative(gradBias, reference.gradBias, 1e-5));
+  }
+
+  // A NaN pixel makes every window that reads it NaN (ReLU passes NaN, as torch::relu does),
+  // and the weights' gradient NaN, as LibTorch's ops do.
+  void nanPropagatesAsInLibTorch() {
+    Layer layer = randomLayer(2, 3, 6, 6);
+    layer.images[1][0][2][3] = NAN;
+    const torch::Tensor pooled = forwardOnCpu<float>(layer, false, torch::kFloat32);
+    const torch::Tensor gradPooled = torch::randn(pooled.sizes());
+    const Reference reference = referenceOf(layer, gradPooled);
+    QVERIFY(pooled.isnan().any().item<bool>());
+    QVERIFY(closeRelative(pooled, reference.pooled, 1e-6));
+    const auto [gradWeight, gradBias] = backwardOnCpu<float>(layer, gradPooled, false);
+    QVERIFY(gradWeight.isnan().any().item<bool>());
+    QVERIFY(closeRelative(gradWeight, reference.gradWeight, 1e-5));
+    QVERIFY(closeRelative(gradBias, reference.gradBias, 1e-5));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCudaKernelsOnCpu)
+#include "TestCudaKernelsOnCpu.moc"
