@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ensemble-lab-kernel-check: our fused kernels against the LibTorch ops they replace, on a
-// real device, forward and backward: the ReLU + pool bit for bit, the first layer
-// (convolution + ReLU + pool) to float rounding and the same bits on every run. Qt Test does not build on the GPU
+// real device, forward and backward: the ReLU + pool bit for bit; the first layer
+// (convolution + ReLU + pool) and, on a GPU, the stacked members' grouped convolution
+// (GroupedConv.h, ENSEMBLELAB_STACKED_CONV=ours is set here) to float rounding, and the same
+// bits on every run. Qt Test does not build on the GPU
 // machine, so this is how scripts/gpu-check.sh checks the CUDA kernels; CTest runs it on
 // the CPU. Usage:
 //   ensemble-lab-kernel-check [--device cpu|cuda|cuda:N]   (default: cuda when a GPU is
@@ -11,6 +13,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -18,7 +21,9 @@
 #include <vector>
 
 #include "core/common/AutocastState.h"
+#include "core/common/Environment.h"
 #include "core/models/ConvReluPool.h"
+#include "core/models/GroupedConv.h"
 #include "core/models/ReluAvgPool.h"
 
 namespace {
@@ -137,6 +142,48 @@ std::string checkFirstLayer(const FirstLayerCase& c, const torch::Device& device
   return "";
 }
 
+struct GroupedCase {
+  int64_t images, groups, inChannels, outChannels, height, width;
+};
+
+/// Our grouped convolution (fp32) against LibTorch's conv2d with TF32 off, and against itself
+/// run again.
+std::string checkGroupedConv(const GroupedCase& c, const torch::Device& device) {
+  namespace F = torch::nn::functional;
+  torch::manual_seed(9);
+  const torch::Tensor in = torch::randn({c.images, c.groups * c.inChannels, c.height, c.width}).to(device);
+  const torch::Tensor weight = (torch::randn({c.groups * c.outChannels, c.inChannels, 3, 3}) * 0.2).to(device);
+  const torch::Tensor bias = torch::randn({c.groups * c.outChannels}).to(device);
+  if (!ensemble::groupedConvRunsOurKernels(in, weight, bias, c.groups)) return "our kernels would not run";
+  struct Result {
+    torch::Tensor output, gradInput, gradWeight, gradBias;
+  };
+  const auto run = [&](bool ours) {
+    const torch::Tensor x = in.clone().requires_grad_(true), w = weight.clone().requires_grad_(true),
+                        b = bias.clone().requires_grad_(true);
+    const torch::Tensor out = ours ? ensemble::groupedConv3x3(x, w, b, c.groups)
+                                   : F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).padding(1).groups(c.groups));
+    torch::manual_seed(10);
+    out.backward(torch::randn(out.sizes()).to(device));
+    return Result{out.detach(), x.grad(), w.grad(), b.grad()};
+  };
+  const bool tf32 = at::globalContext().allowTF32CuDNN();
+  at::globalContext().setAllowTF32CuDNN(false);  // IEEE float on both sides
+  const Result ours = run(true), again = run(true), plain = run(false);
+  at::globalContext().setAllowTF32CuDNN(tf32);
+  for (const std::string& problem : {closeRelative("forward", ours.output, plain.output, 1e-5),
+                                     closeRelative("input gradient", ours.gradInput, plain.gradInput, 1e-5),
+                                     closeRelative("weight gradient", ours.gradWeight, plain.gradWeight, 1e-4),
+                                     closeRelative("bias gradient", ours.gradBias, plain.gradBias, 1e-4)}) {
+    if (!problem.empty()) return problem;
+  }
+  if (!torch::equal(ours.output, again.output) || !torch::equal(ours.gradInput, again.gradInput) ||
+      !torch::equal(ours.gradWeight, again.gradWeight)) {
+    return "a second run gave other bits";
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -198,6 +245,26 @@ int main(int argc, char** argv) {
       problem = e.what();
     }
     std::cout << (problem.empty() ? "ok    " : "DIFF  ") << "conv+relu+avgpool " << name
+              << (problem.empty() ? "" : ": " + problem) << "\n";
+    (problem.empty() ? passed : failed) += 1;
+  }
+  // The grouped convolution (GPU only): the stacked CNN's second layer for 8 and 16 members,
+  // and an odd one (partial tiles of pixels, channels and taps).
+  ::setenv(ensemble::environment::kStackedConv, "ours", 1);
+  const std::vector<GroupedCase> groupedCases = {
+      {128, 8, 32, 64, 14, 14}, {128, 16, 32, 64, 14, 14}, {37, 3, 5, 70, 9, 7}, {4, 2, 8, 16, 1, 1}};
+  for (const GroupedCase& c : groupedCases) {
+    if (!device.is_cuda()) break;
+    const std::string name = std::to_string(c.images) + " images, " + std::to_string(c.groups) + " groups of " +
+                             std::to_string(c.inChannels) + " -> " + std::to_string(c.outChannels) + " channels, " +
+                             std::to_string(c.height) + "x" + std::to_string(c.width);
+    std::string problem;
+    try {
+      problem = checkGroupedConv(c, device);
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+    std::cout << (problem.empty() ? "ok    " : "DIFF  ") << "grouped conv3x3 fp32 " << name
               << (problem.empty() ? "" : ": " + problem) << "\n";
     (problem.empty() ? passed : failed) += 1;
   }

@@ -7,6 +7,8 @@
 #   unfused        ENSEMBLELAB_GPU_FIRST_LAYER=unfused: LibTorch's conv2d, ReLU and pool
 #   channels-last  ENSEMBLELAB_STACKED_LAYOUT=channels-last: the fused layer, and the stacked
 #                  members' filters and activations channels-last (cuDNN's NHWC grouped conv)
+#   our-conv       ENSEMBLELAB_STACKED_CONV=ours: the fused layer, and our own grouped
+#                  convolution kernels for the second layer (fp32 only: GroupedConv.h)
 # for ensembles of MEMBERS (default 8 16) in PRECISIONS (default fp32 bf16), ROUNDS rounds
 # (default 2), and the single model fused / unfused. Then whether each variant trains as the
 # defaults do (mean train loss over steps 1-100 to 1e-3, eager). Needs a GPU and build-cuda/
@@ -29,6 +31,7 @@ with_variant() {
     fused) "$@" ;;
     unfused) ENSEMBLELAB_GPU_FIRST_LAYER=unfused "$@" ;;
     channels-last) ENSEMBLELAB_STACKED_LAYOUT=channels-last "$@" ;;
+    our-conv) ENSEMBLELAB_STACKED_CONV=ours "$@" ;;
   esac
 }
 
@@ -45,7 +48,9 @@ measure() {
 for round in $(seq "${ROUNDS:-2}"); do
   for members in ${MEMBERS:-8 16}; do
     for precision in ${PRECISIONS:-fp32 bf16}; do
-      for variant in fused unfused channels-last; do
+      variants="fused unfused channels-last"
+      [ "$precision" = bf16 ] || variants="$variants our-conv"  # our kernels are fp32's
+      for variant in $variants; do
         measure "$variant" "stacked $members $precision" --mode ensemble --devices "cuda:0*$members" \
           --member-form stacked --precision "$precision"
       done
@@ -73,7 +78,7 @@ PY
 
 run=(train --dataset fashion-mnist --mode ensemble --epochs 1 --train-limit 12800 --seed 1 --log-every 1
      --devices 'cuda:0*4' --member-form stacked --precision fp32 --cuda-graphs off)
-for variant in fused unfused channels-last; do
+for variant in fused unfused channels-last our-conv; do
   with_variant "$variant" "$cli" "${run[@]}" --out "$out/runs/$variant" >"$out/runs-$variant.log" 2>&1 ||
     tail -5 "$out/runs-$variant.log"
 done
@@ -83,7 +88,7 @@ def losses(run):
     return {int(r["step"]): float(r["train_loss"]) for r in csv.DictReader(open(f"{sys.argv[1]}/{run}/metrics.csv"))
             if r["member"] == "ensemble" and r["train_loss"] and not r["test_loss"] and int(r["step"]) <= 100}
 base = losses("fused")
-for variant in ("unfused", "channels-last"):
+for variant in ("unfused", "channels-last", "our-conv"):
     other = losses(variant)
     a, b = sum(base.values()) / len(base), sum(other.values()) / len(other)
     print("mean train loss, steps 1-100: fused %.7f, %s %.7f, difference %.2e (1e-3 allowed): %s"

@@ -26,7 +26,8 @@ set_source_files_properties(${PROJECT_SOURCE_DIR}/core/train/CudaGraphStep.cpp
 message(STATUS "EnsembleLab: LibTorch ${Torch_VERSION} for CUDA ${ENSEMBLELAB_TORCH_CUDA_VERSION}, "
                "CUDA toolkit ${CUDAToolkit_VERSION}, CUDA libraries of ${ENSEMBLELAB_TORCH_CUDA_LIBS}")
 
-# Our own CUDA kernels (the fused ReLU + average pool, the fused first layer), compiled by the toolkit's nvcc for
+# Our own CUDA kernels (the fused ReLU + average pool, the fused first layer, the grouped
+# convolution), compiled by the toolkit's nvcc for
 # Ampere (sm_80) and Hopper (sm_90) by default, against the shared runtime LibTorch uses, so
 # both launch on the same streams. (torch's CMake config may have enabled CUDA already, with
 # its own guess of the architectures: ours are a property of our target.)
@@ -40,6 +41,7 @@ if(CMAKE_CUDA_COMPILER)
   string(REGEX REPLACE "-gencode[ =]+arch=[^ ]+" "" CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS}")
   target_sources(ensemble_core PRIVATE ${PROJECT_SOURCE_DIR}/core/models/ReluAvgPoolKernels.cu
                                        ${PROJECT_SOURCE_DIR}/core/models/ConvReluPoolKernels.cu
+                                       ${PROJECT_SOURCE_DIR}/core/models/GroupedConvKernels.cu
                                        ${PROJECT_SOURCE_DIR}/core/models/FusedLayersCuda.cpp)
   # ATen's CUDA headers stay out of the other sources' unity batches.
   set_source_files_properties(${PROJECT_SOURCE_DIR}/core/models/FusedLayersCuda.cpp

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The GPU's fused first layer (core/models/ConvReluPoolKernels.cuh), its kernels' own source
-// run on the CPU (tests/CudaOnCpu.h) with the launch geometry the CUDA launchers use: the
-// pooled output and the weight and bias gradients are LibTorch's conv2d + relu + avg_pool2d
-// (computed in double) to float rounding, in both layouts, on odd image sizes, over several
-// chunks of images, through the forward grid's stride loop, in bf16, and with NaN. A GPU
-// runs the same source in ensemble-lab-kernel-check (scripts/gpu-check.sh).
+// Our CUDA kernels' own source run on the CPU (tests/CudaOnCpu.h) with the launch geometry
+// the CUDA launchers use, against LibTorch's ops computed in double:
+// - the fused first layer (core/models/ConvReluPoolKernels.cuh): the pooled output and the
+//   weight and bias gradients of conv2d + relu + avg_pool2d, in both layouts, on odd image
+//   sizes, over several chunks of images, through the forward grid's stride loop, in bf16,
+//   and with NaN;
+// - the grouped 3x3 convolution (core/models/GroupedConvKernels.cuh): the output, the input's
+//   gradient (through groupedConvInputGradientWeight, as GroupedConv.cpp computes it) and the
+//   weight's, with partial tiles of pixels, channels and taps and several chunks of pixels.
+// A GPU runs the same source in ensemble-lab-kernel-check (scripts/gpu-check.sh).
 #include <torch/torch.h>
 
 #include <QtTest>
@@ -12,9 +16,12 @@
 #include "tests/CudaOnCpu.h"
 // After CudaOnCpu.h, which defines CUDA's qualifiers.
 #include "core/models/ConvReluPoolKernels.cuh"
+#include "core/models/GroupedConvKernels.cuh"
+#include "core/models/GroupedConv.h"
 
 using namespace ensemble;
 namespace conv_pool = ensemble::kernels::conv_pool;
+namespace grouped = ensemble::kernels::grouped_conv;
 
 namespace {
 
@@ -98,6 +105,37 @@ bool closeRelative(const torch::Tensor& a, const torch::Tensor& b, double tolera
   return error <= tolerance * scale;
 }
 
+kernels::GroupedConvShape groupedShapeOf(const torch::Tensor& in, int64_t groups, int64_t outChannels) {
+  return {in.size(0), groups, in.size(1) / groups, outChannels / groups, in.size(2), in.size(3)};
+}
+
+/// The forward kernel: conv2d(in, weight, bias, padding 1, groups); `bias` may be undefined.
+torch::Tensor groupedForwardOnCpu(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
+                                  int64_t groups) {
+  const kernels::GroupedConvShape shape = groupedShapeOf(in, groups, weight.size(0));
+  torch::Tensor out = torch::full({in.size(0), weight.size(0), in.size(2), in.size(3)}, NAN);
+  const int channelsPerThread = grouped::channelsPerThreadFor(shape);
+  cuda_on_cpu::launch(channelsPerThread == 8 ? grouped::forwardKernel<8, int32_t> : grouped::forwardKernel<4, int32_t>,
+                      grouped::forwardGrid(shape, channelsPerThread), dim3(grouped::kThreads),
+                      static_cast<const float*>(in.data_ptr<float>()), static_cast<const float*>(weight.data_ptr<float>()),
+                      static_cast<const float*>(bias.defined() ? bias.data_ptr<float>() : nullptr), out.data_ptr<float>(),
+                      shape);
+  return out;
+}
+
+/// The weight-gradient kernels for `gradOut`.
+torch::Tensor groupedWeightGradientOnCpu(const torch::Tensor& in, const torch::Tensor& gradOut, int64_t groups) {
+  const kernels::GroupedConvShape shape = groupedShapeOf(in, groups, gradOut.size(1));
+  torch::Tensor scratch = torch::full({grouped::chunkCount(shape) * groups * shape.outChannels * shape.inChannels * 9}, NAN);
+  torch::Tensor gradWeight = torch::full({gradOut.size(1), shape.inChannels, 3, 3}, NAN);
+  cuda_on_cpu::launch(grouped::weightGradientChunkKernel<int32_t>, grouped::weightGradientGrid(shape),
+                      dim3(grouped::kThreads), static_cast<const float*>(in.data_ptr<float>()),
+                      static_cast<const float*>(gradOut.data_ptr<float>()), scratch.data_ptr<float>(), shape);
+  cuda_on_cpu::launch(grouped::addWeightChunksKernel, dim3(grouped::addChunksBlocks(shape)), dim3(grouped::kThreads),
+                      static_cast<const float*>(scratch.data_ptr<float>()), gradWeight.data_ptr<float>(), shape);
+  return gradWeight;
+}
+
 }  // namespace
 
 class TestCudaKernelsOnCpu final : public QObject {
@@ -173,6 +211,47 @@ class TestCudaKernelsOnCpu final : public QObject {
     QVERIFY(gradWeight.isnan().any().item<bool>());
     QVERIFY(closeRelative(gradWeight, reference.gradWeight, 1e-5));
     QVERIFY(closeRelative(gradBias, reference.gradBias, 1e-5));
+  }
+
+  void groupedConvMatchesLibTorch_data() {
+    QTest::addColumn<int>("images");
+    QTest::addColumn<int>("groups");
+    QTest::addColumn<int>("inChannels");
+    QTest::addColumn<int>("outChannels");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("width");
+    QTest::newRow("the CNN's second layer, 2 members, 12 images 14x14: 2 chunks of pixels, 10 pixel tiles")
+        << 12 << 2 << 32 << 64 << 14 << 14;
+    QTest::newRow("70 channels (two tiles, the second of 6), 5 inputs (45 taps), 3 groups, odd 9x7")
+        << 3 << 3 << 5 << 70 << 9 << 7;
+    QTest::newRow("1x1 images: every tap but the centre is padding") << 5 << 2 << 8 << 16 << 1 << 1;
+    QTest::newRow("one group, 2x3") << 2 << 1 << 3 << 4 << 2 << 3;
+  }
+  void groupedConvMatchesLibTorch() {
+    QFETCH(int, images);
+    QFETCH(int, groups);
+    QFETCH(int, inChannels);
+    QFETCH(int, outChannels);
+    QFETCH(int, height);
+    QFETCH(int, width);
+    torch::manual_seed(8);
+    const torch::Tensor in = torch::randn({images, groups * inChannels, height, width});
+    const torch::Tensor weight = torch::randn({groups * outChannels, inChannels, 3, 3}) * 0.2;
+    const torch::Tensor bias = torch::randn({groups * outChannels});
+    namespace F = torch::nn::functional;
+    const torch::Tensor in64 = in.to(torch::kFloat64).requires_grad_(true);
+    const torch::Tensor weight64 = weight.to(torch::kFloat64).requires_grad_(true);
+    const torch::Tensor reference =
+        F::conv2d(in64, weight64, F::Conv2dFuncOptions().bias(bias.to(torch::kFloat64)).padding(1).groups(groups));
+    const torch::Tensor gradOut = torch::randn(reference.sizes());
+    reference.backward(gradOut.to(torch::kFloat64));
+
+    QVERIFY(closeRelative(groupedForwardOnCpu(in, weight, bias, groups), reference.detach(), 1e-6));
+    const torch::Tensor gradInput =
+        groupedForwardOnCpu(gradOut, groupedConvInputGradientWeight(weight, groups), torch::Tensor(), groups);
+    QCOMPARE(gradInput.sizes().vec(), in.sizes().vec());
+    QVERIFY(closeRelative(gradInput, in64.grad(), 1e-6));
+    QVERIFY(closeRelative(groupedWeightGradientOnCpu(in, gradOut, groups), weight64.grad(), 1e-5));
   }
 };
 

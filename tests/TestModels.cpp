@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "core/common/Environment.h"
 #include "core/common/Error.h"
 #include "core/common/SeedSequence.h"
 #include "core/models/ChunkedLinear.h"
@@ -294,6 +295,25 @@ class TestModels final : public QObject {
     QVERIFY(testing::identical(weightsFor(member0), weightsFor(member0)));
     QVERIFY(!testing::identical(weightsFor(member0), weightsFor(member1)));
     QVERIFY(testing::maxDifference(weightsFor(member0), weightsFor(member1)) > 1e-3);
+  }
+
+  // The GPU's experiment switches (core/common/Environment.h) take one value each; another is
+  // refused in a sentence that names the variable and the value it takes.
+  void environmentSwitchesRefuseOtherValues() {
+    const char* name = environment::kStackedConv;
+    ::unsetenv(name);
+    QVERIFY(!environment::isSetTo(name, "ours", "our kernels"));
+    ::setenv(name, "ours", 1);
+    QVERIFY(environment::isSetTo(name, "ours", "our kernels"));
+    ::setenv(name, "cudnn", 1);
+    try {
+      environment::isSetTo(name, "ours", "our kernels");
+      QFAIL("another value was taken");
+    } catch (const ConfigError& error) {
+      const QString message = QString::fromStdString(error.what());
+      QVERIFY2(message.contains(name) && message.contains("'cudnn'") && message.contains("'ours'"), error.what());
+    }
+    ::unsetenv(name);
   }
 };
 

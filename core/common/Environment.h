@@ -20,6 +20,10 @@ inline constexpr char kCrashAt[] = "ENSEMBLELAB_CRASH_AT";
 /// instead of our fused kernels (core/models/ConvReluPool.h): to measure what they gain
 /// (bench/gpu_layers_ab.sh), or to get round a kernel fault on a GPU we have not tested.
 inline constexpr char kGpuFirstLayer[] = "ENSEMBLELAB_GPU_FIRST_LAYER";
+/// "ours": the stacked CNN's second convolution runs our own grouped-convolution kernels on
+/// a GPU in fp32 (core/models/GroupedConv.h) instead of cuDNN's; measured by
+/// bench/gpu_layers_ab.sh before it can be the default.
+inline constexpr char kStackedConv[] = "ENSEMBLELAB_STACKED_CONV";
 /// "channels-last": the stacked CNN's activations and filters are channels-last on a GPU
 /// (default NCHW); an experiment measured by bench/gpu_layers_ab.sh.
 inline constexpr char kStackedLayout[] = "ENSEMBLELAB_STACKED_LAYOUT";

@@ -26,7 +26,9 @@
 #include "core/models/CudaElements.cuh"
 #include "core/models/TensorLayout.cuh"
 
-namespace ensemble::kernels::conv_pool {
+namespace ensemble::kernels {
+inline namespace ENSEMBLELAB_KERNEL_CODE {
+namespace conv_pool {
 
 constexpr int kThreads = 256;
 /// Images whose gradient one block sums (per channel); the chunks are then added in order.
@@ -192,4 +194,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-}  // namespace ensemble::kernels::conv_pool
+}  // namespace conv_pool
+}  // namespace ENSEMBLELAB_KERNEL_CODE
+}  // namespace ensemble::kernels

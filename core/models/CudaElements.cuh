@@ -12,7 +12,17 @@
 #include <c10/util/Half.h>
 #endif
 
+// The kernels' code (these .cuh files) lives in an inline namespace named for how it was
+// compiled: the names read the same, but a test program that runs the source on the CPU and
+// links the CUDA objects never has two definitions of one symbol.
+#ifdef __CUDACC__
+#define ENSEMBLELAB_KERNEL_CODE compiled_by_nvcc
+#else
+#define ENSEMBLELAB_KERNEL_CODE run_on_the_cpu
+#endif
+
 namespace ensemble::kernels {
+inline namespace ENSEMBLELAB_KERNEL_CODE {
 
 #ifdef __CUDACC__
 using BFloat16Element = __nv_bfloat16;
@@ -46,4 +56,5 @@ inline c10::Half fromFloat<c10::Half>(float v) { return c10::Half(v); }
 // relu in float is the element type's relu (exact); NaN stays NaN, as in torch::relu.
 __device__ __forceinline__ float relu(float v) { return v <= 0.f ? 0.f : v; }
 
+}  // namespace ENSEMBLELAB_KERNEL_CODE
 }  // namespace ensemble::kernels

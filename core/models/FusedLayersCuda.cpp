@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "core/models/ConvReluPoolKernels.h"
+#include "core/models/GroupedConvKernels.h"
 #include "core/models/ReluAvgPoolKernels.h"
 
 namespace ensemble {
@@ -31,9 +32,14 @@ void check(int error, const char* layer, const char* what) {
 
 constexpr const char* kPool = "ReLU + average pool";
 constexpr const char* kFirstLayer = "convolution + ReLU + average pool";
+constexpr const char* kGroupedConv = "grouped convolution";
 
 kernels::ConvPoolShape convPoolShapeOf(const torch::Tensor& images, const torch::Tensor& weight, bool channelsLast) {
   return {images.size(0), weight.size(0), images.size(2), images.size(3), channelsLast};
+}
+
+kernels::GroupedConvShape groupedShapeOf(const torch::Tensor& in, const torch::Tensor& out, int64_t groups) {
+  return {in.size(0), groups, in.size(1) / groups, out.size(1) / groups, in.size(2), in.size(3)};
 }
 
 }  // namespace
@@ -74,6 +80,26 @@ void convReluPoolBackwardOnCuda(const torch::Tensor& images, const torch::Tensor
                                             gradWeight.data_ptr<float>(), gradBias.data_ptr<float>(), shape,
                                             elementOf(gradPooled), at::cuda::getCurrentCUDAStream().stream()),
         kFirstLayer, "backward");
+}
+
+void groupedConvForwardOnCuda(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
+                              torch::Tensor& out, int64_t groups) {
+  const c10::cuda::CUDAGuard onDevice(in.device());
+  check(kernels::launchGroupedConvForward(in.data_ptr<float>(), weight.data_ptr<float>(),
+                                          bias.defined() ? bias.data_ptr<float>() : nullptr, out.data_ptr<float>(),
+                                          groupedShapeOf(in, out, groups), at::cuda::getCurrentCUDAStream().stream()),
+        kGroupedConv, "forward");
+}
+
+void groupedConvWeightGradientOnCuda(const torch::Tensor& in, const torch::Tensor& gradOut, torch::Tensor& gradWeight,
+                                     int64_t groups) {
+  const c10::cuda::CUDAGuard onDevice(in.device());
+  const kernels::GroupedConvShape shape = groupedShapeOf(in, gradOut, groups);
+  torch::Tensor scratch = torch::empty({kernels::groupedConvWeightGradientScratchFloats(shape)}, in.options());
+  check(kernels::launchGroupedConvWeightGradient(in.data_ptr<float>(), gradOut.data_ptr<float>(),
+                                                 scratch.data_ptr<float>(), gradWeight.data_ptr<float>(), shape,
+                                                 at::cuda::getCurrentCUDAStream().stream()),
+        kGroupedConv, "weight gradient");
 }
 
 }  // namespace ensemble

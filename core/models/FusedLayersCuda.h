@@ -6,6 +6,8 @@
 //   autograd function for CUDA tensors of fp32, bf16 or fp16.
 // - The fused first layer, avg_pool2d(relu(conv2d(images, weight, bias, padding 1)), 2) for
 //   one-channel images (ConvReluPoolKernels.cuh), called by ConvReluPool.cpp's.
+// - The stacked CNN's grouped 3x3 convolution in fp32 (GroupedConvKernels.cuh), called by
+//   GroupedConv.cpp's.
 #include <torch/types.h>
 
 namespace ensemble {
@@ -26,5 +28,13 @@ void convReluPoolForwardOnCuda(const torch::Tensor& images, const torch::Tensor&
 void convReluPoolBackwardOnCuda(const torch::Tensor& images, const torch::Tensor& weight, const torch::Tensor& bias,
                                 const torch::Tensor& gradPooled, torch::Tensor& gradWeight, torch::Tensor& gradBias,
                                 bool channelsLast);
+
+/// out = conv2d(in, weight, bias, padding 1, groups), all contiguous NCHW float on one GPU;
+/// `bias` may be undefined (none).
+void groupedConvForwardOnCuda(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
+                              torch::Tensor& out, int64_t groups);
+/// The weight's gradient (contiguous, shaped as the weight) of that convolution for `gradOut`.
+void groupedConvWeightGradientOnCuda(const torch::Tensor& in, const torch::Tensor& gradOut, torch::Tensor& gradWeight,
+                                     int64_t groups);
 
 }  // namespace ensemble

@@ -9,6 +9,7 @@
 #include "core/common/Error.h"
 #include "core/models/ChannelsLastWeight.h"
 #include "core/models/Classifier.h"
+#include "core/models/GroupedConv.h"
 #include "core/models/ConvReluPool.h"
 #include "core/models/ReluAvgPool.h"
 
@@ -38,8 +39,7 @@ torch::Tensor stackedForward(const std::vector<torch::Tensor>& stacks, int64_t m
   // Every member sees the same images: one convolution with all members' filters.
   torch::Tensor x = convReluAvgPool2x2(images, flatFilters(stacks[kConv1Weight]), stacks[kConv1Bias].flatten());
   // Member m's channels feed only member m's filters: one group each.
-  x = F::conv2d(x, flatFilters(stacks[kConv2Weight]),
-                F::Conv2dFuncOptions().bias(stacks[kConv2Bias].flatten()).padding(1).groups(members));
+  x = groupedConv3x3(x, flatFilters(stacks[kConv2Weight]), stacks[kConv2Bias].flatten(), members);
   x = reluAvgPool2x2(x);
   const int64_t batch = x.size(0);
   x = x.reshape({batch, members, -1}).transpose(0, 1);  // [M, B, features]

@@ -4,8 +4,10 @@
 // for our CUDA kernels (their source also runs on the CPU in tests, tests/CudaOnCpu.h).
 // `Index` is int32_t wherever the tensor allows: a 64-bit division is a long software
 // routine on a GPU.
+#include "core/models/CudaElements.cuh"
 
 namespace ensemble::kernels {
+inline namespace ENSEMBLELAB_KERNEL_CODE {
 
 /// Offset of element (n, c, h, w) in a tensor of `channels` x `height` x `width` per image.
 template <typename Index>
@@ -36,4 +38,5 @@ __device__ __forceinline__ void coordinatesOf(Index index, Index channels, Index
   }
 }
 
+}  // namespace ENSEMBLELAB_KERNEL_CODE
 }  // namespace ensemble::kernels

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The stacked CNN's second convolution on a GPU in fp32: a grouped 3x3 convolution (one group
+// per member), forward, input gradient and weight gradient, as implicit matrix products. The
+// kernels' source, compiled by nvcc in GroupedConvKernels.cu and run on the CPU by
+// TestCudaKernelsOnCpu (tests/CudaOnCpu.h).
+//
+// Why: cuDNN runs a grouped fp32 convolution one group at a time, in kernels that made
+// 7-14 TFLOP/s on an H200 (docs/gpu-reports/2026-11-26-NVIDIA-H200-kernel-profile.md): this
+// layer was 55% of the stacked ensemble's step. Here one launch covers every group.
+//
+// Forward (and the input's gradient, which is the forward of the output's gradient with the
+// filters transposed and flipped): per group, out[pixel][channel] = sum over taps (input
+// channel, row, column) of in[pixel shifted by the tap][input channel] * weight[channel][tap].
+// A block computes 256 pixels x (8 * ChannelsPerThread) channels of one group; each thread 8
+// pixels (32 apart: a warp's stores are 32 consecutive pixels of one channel) x
+// ChannelsPerThread channels, from 8 taps at a time staged in shared memory (two buffers: the
+// next stage's global loads are in flight while this one is multiplied). Each output is its
+// bias, then the taps in order, each a fused multiply-add.
+//
+// Weight gradient: per group, gradWeight[channel][tap] = sum over pixels of
+// gradOut[pixel][channel] * in[pixel shifted by the tap]. A block sums a chunk of
+// kChunkPixels pixels for 64 channels x 96 taps of one group (each thread 4 x 6), 16 pixels
+// at a time; the chunks' partial sums are then added in chunk order. No atomics anywhere: the
+// same bits on every run, with or without a CUDA graph.
+#include <cstdint>
+
+#include "core/models/CudaElements.cuh"
+#include "core/models/GroupedConvKernels.h"
+
+namespace ensemble::kernels {
+inline namespace ENSEMBLELAB_KERNEL_CODE {
+namespace grouped_conv {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+
+// Forward.
+constexpr int kPixelsPerThread = 8;
+constexpr int kTilePixels = 32 * kPixelsPerThread;
+constexpr int kStageTaps = 8;
+
+// Weight gradient.
+constexpr int kGradChannelsPerThread = 4, kGradTapsPerThread = 6;
+constexpr int kGradTileChannels = 16 * kGradChannelsPerThread;  // 64
+constexpr int kGradTileTaps = 16 * kGradTapsPerThread;          // 96
+constexpr int kStagePixels = 16;
+constexpr int64_t kChunkPixels = 2048;
+
+__host__ __device__ inline int64_t pixelsOf(const GroupedConvShape& shape) {
+  return shape.images * shape.height * shape.width;
+}
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Output channels per block for a shape: 64 when it has as many, else 32.
+inline int channelsPerThreadFor(const GroupedConvShape& shape) { return shape.outChannels >= 64 ? 8 : 4; }
+
+inline dim3 forwardGrid(const GroupedConvShape& shape, int channelsPerThread) {
+  return dim3(unsigned(ceilDiv(pixelsOf(shape), kTilePixels)),
+              unsigned(ceilDiv(shape.outChannels, int64_t(kWarps) * channelsPerThread)), unsigned(shape.groups));
+}
+
+__host__ __device__ inline int64_t chunkCount(const GroupedConvShape& shape) {
+  return (pixelsOf(shape) + kChunkPixels - 1) / kChunkPixels;
+}
+
+inline dim3 weightGradientGrid(const GroupedConvShape& shape) {
+  const int64_t tiles = ceilDiv(shape.outChannels, kGradTileChannels) * ceilDiv(shape.inChannels * 9, kGradTileTaps);
+  return dim3(unsigned(chunkCount(shape)), unsigned(tiles), unsigned(shape.groups));
+}
+
+inline unsigned addChunksBlocks(const GroupedConvShape& shape) {
+  return unsigned(ceilDiv(shape.groups * shape.outChannels * shape.inChannels * 9, kThreads));
+}
+
+/// Whether every index into the tensors fits 32 bits.
+inline bool fitsInt32(const GroupedConvShape& shape) {
+  const int64_t channels = shape.groups * (shape.inChannels > shape.outChannels ? shape.inChannels : shape.outChannels);
+  return pixelsOf(shape) * channels + int64_t(kTilePixels) * 64 < (int64_t(1) << 31);
+}
+
+/// The input value under `tap` (input channel * 9 + row * 3 + column) for the pixel at
+/// (row, column) of `image` (its group's first channel), zero in the padding.
+template <typename Index>
+__device__ __forceinline__ float tapValue(const float* __restrict__ image, Index tap, Index row, Index column,
+                                          Index height, Index width) {
+  const Index channel = tap / 9, inKernel = tap - channel * 9;
+  const Index kernelRow = inKernel / 3, kernelColumn = inKernel - kernelRow * 3;
+  const Index r = row + kernelRow - 1, c = column + kernelColumn - 1;
+  return (r >= 0 && r < height && c >= 0 && c < width) ? image[(channel * height + r) * width + c] : 0.f;
+}
+
+/// out = conv(in, weight) + bias for one tile; grid forwardGrid(shape, ChannelsPerThread),
+/// kThreads threads. `bias` may be null.
+template <int ChannelsPerThread, typename Index>
+__global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two blocks per SM
+    forwardKernel(const float* __restrict__ in, const float* __restrict__ weight, const float* __restrict__ bias,
+                  float* __restrict__ out, GroupedConvShape shape) {
+  constexpr int kTileChannels = kWarps * ChannelsPerThread;
+  constexpr int kWeightLoads = kStageTaps * kTileChannels / kThreads;
+  constexpr int kWeightRow = kTileChannels + 4;  // padding: the stores' 8 taps fall in different banks
+  __shared__ float pixelTile[2][kStageTaps][kTilePixels];
+  __shared__ float weightTile[2][kStageTaps][kWeightRow];
+
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  const Index groups = Index(shape.groups), inChannels = Index(shape.inChannels), outChannels = Index(shape.outChannels);
+  const Index height = Index(shape.height), width = Index(shape.width), plane = height * width;
+  const Index pixels = Index(shape.images) * plane, taps = inChannels * 9;
+  const Index group = Index(blockIdx.z), firstPixel = Index(blockIdx.x) * kTilePixels;
+  const Index firstChannel = Index(blockIdx.y) * kTileChannels;
+
+  // Each thread stages the taps of one pixel of the tile.
+  const Index loadPixel = firstPixel + Index(threadIdx.x);
+  const bool loadsPixel = loadPixel < pixels;
+  Index loadRow = 0, loadColumn = 0;
+  const float* image = in;
+  if (loadsPixel) {
+    const Index n = loadPixel / plane, inPlane = loadPixel - n * plane;
+    loadRow = inPlane / width;
+    loadColumn = inPlane - loadRow * width;
+    image = in + (n * groups + group) * inChannels * plane;
+  }
+  const float* groupWeight = weight + group * outChannels * taps;
+
+  float stagedPixels[kStageTaps], stagedWeights[kWeightLoads];
+  const auto loadStage = [&](Index firstTap) {
+#pragma unroll
+    for (int k = 0; k < kStageTaps; ++k) {
+      const Index tap = firstTap + k;
+      stagedPixels[k] = loadsPixel && tap < taps ? tapValue(image, tap, loadRow, loadColumn, height, width) : 0.f;
+    }
+#pragma unroll
+    for (int r = 0; r < kWeightLoads; ++r) {
+      const int element = int(threadIdx.x) + r * kThreads;
+      const Index tap = firstTap + element % kStageTaps, channel = firstChannel + element / kStageTaps;
+      stagedWeights[r] = tap < taps && channel < outChannels ? groupWeight[channel * taps + tap] : 0.f;
+    }
+  };
+  const auto storeStage = [&](int buffer) {
+#pragma unroll
+    for (int k = 0; k < kStageTaps; ++k) pixelTile[buffer][k][threadIdx.x] = stagedPixels[k];
+#pragma unroll
+    for (int r = 0; r < kWeightLoads; ++r) {
+      const int element = int(threadIdx.x) + r * kThreads;
+      weightTile[buffer][element % kStageTaps][element / kStageTaps] = stagedWeights[r];
+    }
+  };
+
+  float sums[kPixelsPerThread][ChannelsPerThread];
+#pragma unroll
+  for (int j = 0; j < ChannelsPerThread; ++j) {
+    const Index channel = firstChannel + warp * ChannelsPerThread + j;
+    const float start = bias != nullptr && channel < outChannels ? bias[group * outChannels + channel] : 0.f;
+#pragma unroll
+    for (int i = 0; i < kPixelsPerThread; ++i) sums[i][j] = start;
+  }
+
+  const Index stages = (taps + kStageTaps - 1) / kStageTaps;
+  loadStage(0);
+  storeStage(0);
+  __syncthreads();
+  for (Index stage = 0; stage < stages; ++stage) {
+    const int buffer = int(stage & 1);
+    const bool more = stage + 1 < stages;
+    if (more) loadStage((stage + 1) * kStageTaps);
+#pragma unroll
+    for (int k = 0; k < kStageTaps; ++k) {
+      float pixelValues[kPixelsPerThread], weightValues[ChannelsPerThread];
+#pragma unroll
+      for (int i = 0; i < kPixelsPerThread; ++i) pixelValues[i] = pixelTile[buffer][k][lane + 32 * i];
+#pragma unroll
+      for (int j = 0; j < ChannelsPerThread; ++j) weightValues[j] = weightTile[buffer][k][warp * ChannelsPerThread + j];
+#pragma unroll
+      for (int i = 0; i < kPixelsPerThread; ++i) {
+#pragma unroll
+        for (int j = 0; j < ChannelsPerThread; ++j) sums[i][j] = fmaf(pixelValues[i], weightValues[j], sums[i][j]);
+      }
+    }
+    if (more) storeStage(buffer ^ 1);
+    __syncthreads();
+  }
+
+#pragma unroll
+  for (int i = 0; i < kPixelsPerThread; ++i) {
+    const Index pixel = firstPixel + lane + 32 * i;
+    if (pixel >= pixels) continue;
+    const Index n = pixel / plane, inPlane = pixel - n * plane;
+    float* outPixel = out + (n * groups + group) * outChannels * plane + inPlane;
+#pragma unroll
+    for (int j = 0; j < ChannelsPerThread; ++j) {
+      const Index channel = firstChannel + warp * ChannelsPerThread + j;
+      if (channel < outChannels) outPixel[channel * plane] = sums[i][j];
+    }
+  }
+}
+
+/// Block (chunk, tile, group): the chunk's sums for 64 channels x 96 taps of one group, into
+/// scratch[chunk][group][channel][tap]. Grid weightGradientGrid(shape), kThreads threads.
+template <typename Index>
+__global__ void __launch_bounds__(kThreads)
+    weightGradientChunkKernel(const float* __restrict__ in, const float* __restrict__ gradOut,
+                              float* __restrict__ scratch, GroupedConvShape shape) {
+  // gradTile holds channel c of the tile at (c % 4) * 16 + c / 4: a thread's four channels
+  // are then 16 apart, and the 16 threads that read them at once hit 16 different banks.
+  __shared__ float gradTile[2][kStagePixels][kGradTileChannels];
+  __shared__ float tapTile[2][kStagePixels][kGradTileTaps];
+
+  const Index groups = Index(shape.groups), inChannels = Index(shape.inChannels), outChannels = Index(shape.outChannels);
+  const Index height = Index(shape.height), width = Index(shape.width), plane = height * width;
+  const Index pixels = Index(shape.images) * plane, taps = inChannels * 9;
+  const Index chunk = Index(blockIdx.x), group = Index(blockIdx.z);
+  const Index tapTiles = (taps + kGradTileTaps - 1) / kGradTileTaps;
+  const Index firstChannel = (Index(blockIdx.y) / tapTiles) * kGradTileChannels;
+  const Index firstTap = (Index(blockIdx.y) % tapTiles) * kGradTileTaps;
+  const Index chunkStart = chunk * Index(kChunkPixels);
+  const Index chunkPixels = pixels - chunkStart < Index(kChunkPixels) ? pixels - chunkStart : Index(kChunkPixels);
+
+  // Thread t stages pixel t % 16 of each stage: its gradient for channels t / 16 + 16 r, and
+  // its taps t / 16 + 16 r.
+  const int stagePixel = int(threadIdx.x) % kStagePixels, row16 = int(threadIdx.x) / kStagePixels;
+  constexpr int kGradLoads = kStagePixels * kGradTileChannels / kThreads;  // 4
+  constexpr int kTapLoads = kStagePixels * kGradTileTaps / kThreads;       // 6
+  float stagedGrads[kGradLoads], stagedTaps[kTapLoads];
+  const auto loadStage = [&](Index stageStart) {
+    const Index pixel = chunkStart + stageStart + stagePixel;
+    const bool inside = stageStart + stagePixel < chunkPixels;
+    Index n = 0, inPlane = 0, row = 0, column = 0;
+    if (inside) {
+      n = pixel / plane;
+      inPlane = pixel - n * plane;
+      row = inPlane / width;
+      column = inPlane - row * width;
+    }
+    const float* image = in + (n * groups + group) * inChannels * plane;
+    const float* grads = gradOut + (n * groups + group) * outChannels * plane + inPlane;
+#pragma unroll
+    for (int r = 0; r < kGradLoads; ++r) {
+      const Index channel = firstChannel + row16 + 16 * r;
+      stagedGrads[r] = inside && channel < outChannels ? grads[channel * plane] : 0.f;
+    }
+#pragma unroll
+    for (int r = 0; r < kTapLoads; ++r) {
+      const Index tap = firstTap + row16 + 16 * r;
+      stagedTaps[r] = inside && tap < taps ? tapValue(image, tap, row, column, height, width) : 0.f;
+    }
+  };
+  const auto storeStage = [&](int buffer) {
+#pragma unroll
+    for (int r = 0; r < kGradLoads; ++r) {
+      const int channel = row16 + 16 * r;
+      gradTile[buffer][stagePixel][(channel % kGradChannelsPerThread) * 16 + channel / kGradChannelsPerThread] =
+          stagedGrads[r];
+    }
+#pragma unroll
+    for (int r = 0; r < kTapLoads; ++r) tapTile[buffer][stagePixel][row16 + 16 * r] = stagedTaps[r];
+  };
+
+  const int channelGroup = int(threadIdx.x) % 16, tapGroup = int(threadIdx.x) / 16;
+  float sums[kGradChannelsPerThread][kGradTapsPerThread];
+#pragma unroll
+  for (int i = 0; i < kGradChannelsPerThread; ++i) {
+#pragma unroll
+    for (int j = 0; j < kGradTapsPerThread; ++j) sums[i][j] = 0.f;
+  }
+
+  const Index stages = (chunkPixels + kStagePixels - 1) / kStagePixels;
+  loadStage(0);
+  storeStage(0);
+  __syncthreads();
+  for (Index stage = 0; stage < stages; ++stage) {
+    const int buffer = int(stage & 1);
+    const bool more = stage + 1 < stages;
+    if (more) loadStage((stage + 1) * kStagePixels);
+#pragma unroll
+    for (int p = 0; p < kStagePixels; ++p) {
+      float gradValues[kGradChannelsPerThread], tapValues[kGradTapsPerThread];
+#pragma unroll
+      for (int i = 0; i < kGradChannelsPerThread; ++i) gradValues[i] = gradTile[buffer][p][i * 16 + channelGroup];
+#pragma unroll
+      for (int j = 0; j < kGradTapsPerThread; ++j) tapValues[j] = tapTile[buffer][p][tapGroup * kGradTapsPerThread + j];
+#pragma unroll
+      for (int i = 0; i < kGradChannelsPerThread; ++i) {
+#pragma unroll
+        for (int j = 0; j < kGradTapsPerThread; ++j) sums[i][j] = fmaf(gradValues[i], tapValues[j], sums[i][j]);
+      }
+    }
+    if (more) storeStage(buffer ^ 1);
+    __syncthreads();
+  }
+
+  float* chunkSums = scratch + (int64_t(chunk) * groups + group) * outChannels * taps;
+#pragma unroll
+  for (int i = 0; i < kGradChannelsPerThread; ++i) {
+    const Index channel = firstChannel + channelGroup * kGradChannelsPerThread + i;
+    if (channel >= outChannels) continue;
+#pragma unroll
+    for (int j = 0; j < kGradTapsPerThread; ++j) {
+      const Index tap = firstTap + tapGroup * kGradTapsPerThread + j;
+      if (tap < taps) chunkSums[channel * taps + tap] = sums[i][j];
+    }
+  }
+}
+
+/// One thread per weight: the chunks' partial sums added in chunk order.
+__global__ void __launch_bounds__(kThreads)
+    addWeightChunksKernel(const float* __restrict__ scratch, float* __restrict__ gradWeight, GroupedConvShape shape) {
+  const int64_t perChunk = shape.groups * shape.outChannels * shape.inChannels * 9;
+  const int64_t index = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (index >= perChunk) return;
+  float sum = scratch[index];
+  const int64_t chunks = chunkCount(shape);
+  for (int64_t chunk = 1; chunk < chunks; ++chunk) sum += scratch[chunk * perChunk + index];
+  gradWeight[index] = sum;
+}
+
+}  // namespace grouped_conv
+}  // namespace ENSEMBLELAB_KERNEL_CODE
+}  // namespace ensemble::kernels

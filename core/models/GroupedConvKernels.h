@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The stacked CNN's second convolution on a GPU in fp32, our own kernels: a grouped 3x3
+// convolution (stride 1, padding 1), one group per member, as implicit matrix products
+// (GroupedConvKernels.cuh says how). Launchers of ConvKernels.cu; plain C++, no LibTorch or
+// CUDA headers.
+#include <cstdint>
+
+namespace ensemble::kernels {
+
+/// `images` x (`groups` * `inChannels`) x `height` x `width` in, `groups` * `outChannels`
+/// channels out, NCHW, float. Group g's outputs see only group g's inputs.
+struct GroupedConvShape {
+  int64_t images, groups, inChannels, outChannels, height, width;
+};
+
+/// out = conv(in, weight) + bias. `weight` [groups * outChannels][inChannels][3][3]; `bias`
+/// [groups * outChannels] or null. Queued on `stream` (a cudaStream_t); returns the CUDA error
+/// code of the launch (0: none). The input's gradient is this with the shape's channels
+/// swapped and groupedConvInputGradientWeight's weight.
+int launchGroupedConvForward(const float* in, const float* weight, const float* bias, float* out,
+                             const GroupedConvShape& shape, void* stream);
+
+/// Floats of scratch memory the weight gradient needs (its per-chunk partial sums).
+int64_t groupedConvWeightGradientScratchFloats(const GroupedConvShape& shape);
+
+/// gradWeight [groups * outChannels][inChannels][3][3] = sum over images and pixels of
+/// gradOut (x) in, written (not added); `scratch` holds groupedConvWeightGradientScratchFloats.
+int launchGroupedConvWeightGradient(const float* in, const float* gradOut, float* scratch, float* gradWeight,
+                                    const GroupedConvShape& shape, void* stream);
+
+}  // namespace ensemble::kernels
