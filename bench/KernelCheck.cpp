@@ -184,6 +184,20 @@ std::string checkGroupedConv(const GroupedCase& c, const torch::Device& device) 
   return "";
 }
 
+/// Runs one case and prints its line; counts it in `passed` or `failed`.
+template <typename Check>
+void record(const std::string& what, const std::string& name, const Check& check, int& passed, int& failed) {
+  std::string problem;
+  try {
+    problem = check();
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  std::cout << (problem.empty() ? "ok    " : "DIFF  ") << what << " " << name << (problem.empty() ? "" : ": " + problem)
+            << "\n";
+  (problem.empty() ? passed : failed) += 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -213,15 +227,7 @@ int main(int argc, char** argv) {
         const std::string name = std::string(c10::toString(type)) + (channelsLast ? " channels-last " : " NCHW ") +
                                  std::to_string(c.channels) + "x" + std::to_string(c.height) + "x" +
                                  std::to_string(c.width);
-        std::string problem;
-        try {
-          problem = check(c, device);
-        } catch (const std::exception& e) {
-          problem = e.what();
-        }
-        std::cout << (problem.empty() ? "ok    " : "DIFF  ") << "relu+avgpool " << name
-                  << (problem.empty() ? "" : ": " + problem) << "\n";
-        (problem.empty() ? passed : failed) += 1;
+        record("relu+avgpool", name, [&] { return check(c, device); }, passed, failed);
       }
     }
   }
@@ -238,15 +244,7 @@ int main(int argc, char** argv) {
                              (c.channelsLast ? " channels-last " : " NCHW ") + std::to_string(c.images) + " images, " +
                              std::to_string(c.channels) + " channels, " + std::to_string(c.height) + "x" +
                              std::to_string(c.width);
-    std::string problem;
-    try {
-      problem = checkFirstLayer(c, device);
-    } catch (const std::exception& e) {
-      problem = e.what();
-    }
-    std::cout << (problem.empty() ? "ok    " : "DIFF  ") << "conv+relu+avgpool " << name
-              << (problem.empty() ? "" : ": " + problem) << "\n";
-    (problem.empty() ? passed : failed) += 1;
+    record("conv+relu+avgpool", name, [&] { return checkFirstLayer(c, device); }, passed, failed);
   }
   // The grouped convolution (GPU only): the stacked CNN's second layer for 8 and 16 members,
   // and an odd one (partial tiles of pixels, channels and taps).
@@ -258,15 +256,7 @@ int main(int argc, char** argv) {
     const std::string name = std::to_string(c.images) + " images, " + std::to_string(c.groups) + " groups of " +
                              std::to_string(c.inChannels) + " -> " + std::to_string(c.outChannels) + " channels, " +
                              std::to_string(c.height) + "x" + std::to_string(c.width);
-    std::string problem;
-    try {
-      problem = checkGroupedConv(c, device);
-    } catch (const std::exception& e) {
-      problem = e.what();
-    }
-    std::cout << (problem.empty() ? "ok    " : "DIFF  ") << "grouped conv3x3 fp32 " << name
-              << (problem.empty() ? "" : ": " + problem) << "\n";
-    (problem.empty() ? passed : failed) += 1;
+    record("grouped conv3x3 fp32", name, [&] { return checkGroupedConv(c, device); }, passed, failed);
   }
   std::cout << nlohmann::json{{"device", device.str()}, {"passed", passed}, {"failed", failed}}.dump() << std::endl;
   return failed == 0 ? 0 : 1;

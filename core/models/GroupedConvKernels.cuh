@@ -91,6 +91,23 @@ __device__ __forceinline__ float tapValue(const float* __restrict__ image, Index
   return (r >= 0 && r < height && c >= 0 && c < width) ? image[(channel * height + r) * width + c] : 0.f;
 }
 
+/// The main loop of both kernels, double-buffered: stage s + 1's global loads (into
+/// registers) are in flight while stage s, in shared buffer s % 2, is multiplied.
+template <typename Index, typename Load, typename Store, typename Multiply>
+__device__ __forceinline__ void runStages(Index stages, Index stageSize, Load& load, Store& store, Multiply& multiply) {
+  load(Index(0));
+  store(0);
+  __syncthreads();
+  for (Index stage = 0; stage < stages; ++stage) {
+    const int buffer = int(stage & 1);
+    const bool more = stage + 1 < stages;
+    if (more) load((stage + 1) * stageSize);
+    multiply(buffer);
+    if (more) store(buffer ^ 1);
+    __syncthreads();
+  }
+}
+
 /// out = conv(in, weight) + bias for one tile; grid forwardGrid(shape, ChannelsPerThread),
 /// kThreads threads. `bias` may be null.
 template <int ChannelsPerThread, typename Index>
@@ -156,14 +173,7 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
     for (int i = 0; i < kPixelsPerThread; ++i) sums[i][j] = start;
   }
 
-  const Index stages = (taps + kStageTaps - 1) / kStageTaps;
-  loadStage(0);
-  storeStage(0);
-  __syncthreads();
-  for (Index stage = 0; stage < stages; ++stage) {
-    const int buffer = int(stage & 1);
-    const bool more = stage + 1 < stages;
-    if (more) loadStage((stage + 1) * kStageTaps);
+  const auto multiplyStage = [&](int buffer) {
 #pragma unroll
     for (int k = 0; k < kStageTaps; ++k) {
       float pixelValues[kPixelsPerThread], weightValues[ChannelsPerThread];
@@ -177,9 +187,8 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
         for (int j = 0; j < ChannelsPerThread; ++j) sums[i][j] = fmaf(pixelValues[i], weightValues[j], sums[i][j]);
       }
     }
-    if (more) storeStage(buffer ^ 1);
-    __syncthreads();
-  }
+  };
+  runStages((taps + kStageTaps - 1) / kStageTaps, Index(kStageTaps), loadStage, storeStage, multiplyStage);
 
 #pragma unroll
   for (int i = 0; i < kPixelsPerThread; ++i) {
@@ -264,14 +273,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int j = 0; j < kGradTapsPerThread; ++j) sums[i][j] = 0.f;
   }
 
-  const Index stages = (chunkPixels + kStagePixels - 1) / kStagePixels;
-  loadStage(0);
-  storeStage(0);
-  __syncthreads();
-  for (Index stage = 0; stage < stages; ++stage) {
-    const int buffer = int(stage & 1);
-    const bool more = stage + 1 < stages;
-    if (more) loadStage((stage + 1) * kStagePixels);
+  const auto multiplyStage = [&](int buffer) {
 #pragma unroll
     for (int p = 0; p < kStagePixels; ++p) {
       float gradValues[kGradChannelsPerThread], tapValues[kGradTapsPerThread];
@@ -285,9 +287,9 @@ __global__ void __launch_bounds__(kThreads)
         for (int j = 0; j < kGradTapsPerThread; ++j) sums[i][j] = fmaf(gradValues[i], tapValues[j], sums[i][j]);
       }
     }
-    if (more) storeStage(buffer ^ 1);
-    __syncthreads();
-  }
+  };
+  runStages((chunkPixels + kStagePixels - 1) / kStagePixels, Index(kStagePixels), loadStage, storeStage,
+            multiplyStage);
 
   float* chunkSums = scratch + (int64_t(chunk) * groups + group) * outChannels * taps;
 #pragma unroll
