@@ -13,8 +13,6 @@
 namespace ensemble {
 namespace {
 
-namespace F = torch::nn::functional;
-
 /// On the CPU the activations stay channels-last (NHWC): oneDNN convolves NHWC as it is,
 /// while around an NCHW convolution it reorders the input, the output and, backward, both
 /// gradients to and from its blocked layout — memory-bound copies of the largest tensors

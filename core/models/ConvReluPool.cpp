@@ -124,18 +124,16 @@ class ConvReluPoolCudaFunction final : public torch::autograd::Function<ConvRelu
     const bool channelsLast = context->saved_data["channels_last"].toBool();
     const auto layout = channelsLast ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
     const torch::Tensor& gradOutput = gradOutputs.front();
-    torch::Tensor gradWeight = torch::zeros(weight.sizes(), weight.options()),
-                  gradBias = torch::zeros(bias.sizes(), bias.options());
-    if (images.size(0) > 0 && gradOutput.numel() > 0) {
-      convReluPoolBackwardOnCuda(images, weight, bias, gradOutput.to(pooledType).contiguous(layout), gradWeight,
-                                 gradBias, channelsLast);
+    if (images.size(0) == 0 || gradOutput.numel() == 0) {
+      return {torch::Tensor(), torch::zeros_like(weight), torch::zeros_like(bias), torch::Tensor(), torch::Tensor()};
     }
+    torch::Tensor gradWeight = torch::empty_like(weight), gradBias = torch::empty_like(bias);
+    convReluPoolBackwardOnCuda(images, weight, bias, gradOutput.to(pooledType).contiguous(layout), gradWeight, gradBias,
+                               channelsLast);
     return {torch::Tensor(), gradWeight, gradBias, torch::Tensor(), torch::Tensor()};
   }
 };
 
-/// Whether the GPU's fused kernels take these operands: one-channel float images that need
-/// no gradient, and a float 3x3 filter bank with its bias, on one GPU.
 /// Whether the user asked for LibTorch's ops on a GPU (read once, on a GPU's first step).
 bool gpuFirstLayerUnfused() {
   static const bool unfused = environment::isSetTo(environment::kGpuFirstLayer, "unfused",
@@ -143,6 +141,8 @@ bool gpuFirstLayerUnfused() {
   return unfused;
 }
 
+/// Whether the GPU's fused kernels take these operands: one-channel float images that need
+/// no gradient, and a float 3x3 filter bank with its bias, on one GPU.
 bool convReluPoolFusesOnGpu(const torch::Tensor& images, const torch::Tensor& weight, const torch::Tensor& bias) {
   const auto isCudaFloat = [&](const torch::Tensor& t) {
     return t.defined() && t.is_cuda() && t.device() == images.device() && t.scalar_type() == torch::kFloat32;

@@ -9,8 +9,8 @@
 #include "core/common/Error.h"
 #include "core/models/ChannelsLastWeight.h"
 #include "core/models/Classifier.h"
-#include "core/models/GroupedConv.h"
 #include "core/models/ConvReluPool.h"
+#include "core/models/GroupedConv.h"
 #include "core/models/ReluAvgPool.h"
 
 namespace ensemble {
@@ -31,7 +31,6 @@ bool stacksChannelsLast(const torch::Tensor& images) {
 
 /// The CNN (core/models/Cnn.cpp) for `members` members at once, from their stacked parameters.
 torch::Tensor stackedForward(const std::vector<torch::Tensor>& stacks, int64_t members, const torch::Tensor& images) {
-  namespace F = torch::nn::functional;
   const bool channelsLast = stacksChannelsLast(images);
   const auto flatFilters = [&](const torch::Tensor& stack) {  // [M, out, in, k, k] -> [M*out, in, k, k]
     return channelsLast ? channelsLastCopy(stack.flatten(0, 1)) : stack.flatten(0, 1);
