@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Our CUDA kernels' own source run on the CPU (tests/CudaOnCpu.h) with the launch geometry
-// the CUDA launchers use, against LibTorch's ops computed in double:
+// the CUDA launchers use, against LibTorch's ops:
+// - the fused ReLU + 2x2 average pool (core/models/ReluAvgPoolKernels.cuh): bit for bit, as
+//   on a GPU, in fp32 and bf16, both layouts, odd sizes, zeros and NaN;
+// and, computed in double:
 // - the fused first layer (core/models/ConvReluPoolKernels.cuh): the pooled output and the
 //   weight and bias gradients of conv2d + relu + avg_pool2d, in both layouts, on odd image
 //   sizes, over several chunks of images, through the forward grid's stride loop, in bf16,
@@ -17,11 +20,14 @@
 // After CudaOnCpu.h, which defines CUDA's qualifiers.
 #include "core/models/ConvReluPoolKernels.cuh"
 #include "core/models/GroupedConvKernels.cuh"
+#include "core/models/ReluAvgPoolKernels.cuh"
+// (LibTorch's side)
 #include "core/models/GroupedConv.h"
 
 using namespace ensemble;
 namespace conv_pool = ensemble::kernels::conv_pool;
 namespace grouped = ensemble::kernels::grouped_conv;
+namespace relu_pool = ensemble::kernels::relu_pool;
 
 namespace {
 
@@ -103,6 +109,27 @@ bool closeRelative(const torch::Tensor& a, const torch::Tensor& b, double tolera
   const double error = (actual.nan_to_num() - expected.nan_to_num()).abs().max().item<double>();
   if (error > tolerance * scale) qWarning("max error %g against max value %g", error, scale);
   return error <= tolerance * scale;
+}
+
+/// The pool kernels' output and input gradient for `input` (contiguous in its layout) and
+/// `gradOutput`, in `Element` (float or c10::BFloat16).
+template <typename Element>
+std::pair<torch::Tensor, torch::Tensor> reluPoolOnCpu(const torch::Tensor& input, const torch::Tensor& gradOutput,
+                                                      bool channelsLast) {
+  const kernels::PoolShape shape{input.size(0), input.size(1), input.size(2), input.size(3), channelsLast};
+  const auto layout = layoutOf(channelsLast);
+  torch::Tensor output = torch::empty({shape.images, shape.channels, shape.height / 2, shape.width / 2},
+                                      input.options().memory_format(layout));
+  torch::Tensor gradInput = torch::empty(input.sizes(), input.options().memory_format(layout));
+  const torch::Tensor gradInOrder = gradOutput.contiguous(layout);
+  cuda_on_cpu::launch(relu_pool::forwardKernel<Element, int32_t>, dim3(relu_pool::blocksFor(output.numel())),
+                      dim3(relu_pool::kThreads), static_cast<const Element*>(input.data_ptr()),
+                      static_cast<Element*>(output.data_ptr()), shape);
+  cuda_on_cpu::launch(relu_pool::backwardKernel<Element, int32_t>, dim3(relu_pool::blocksFor(input.numel())),
+                      dim3(relu_pool::kThreads), static_cast<const Element*>(input.data_ptr()),
+                      static_cast<const Element*>(gradInOrder.data_ptr()), static_cast<Element*>(gradInput.data_ptr()),
+                      shape);
+  return {output, gradInput};
 }
 
 kernels::GroupedConvShape groupedShapeOf(const torch::Tensor& in, int64_t groups, int64_t outChannels) {
@@ -211,6 +238,40 @@ class TestCudaKernelsOnCpu final : public QObject {
     QVERIFY(gradWeight.isnan().any().item<bool>());
     QVERIFY(closeRelative(gradWeight, reference.gradWeight, 1e-5));
     QVERIFY(closeRelative(gradBias, reference.gradBias, 1e-5));
+  }
+
+  void reluPoolMatchesLibTorchBitForBit_data() {
+    QTest::addColumn<bool>("bfloat16");
+    QTest::addColumn<bool>("channelsLast");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("width");
+    QTest::newRow("fp32 NCHW 14x14") << false << false << 14 << 14;
+    QTest::newRow("fp32 channels-last odd 7x9") << false << true << 7 << 9;
+    QTest::newRow("bf16 NCHW odd 5x3") << true << false << 5 << 3;
+    QTest::newRow("bf16 channels-last 8x8") << true << true << 8 << 8;
+  }
+  void reluPoolMatchesLibTorchBitForBit() {
+    QFETCH(bool, bfloat16);
+    QFETCH(bool, channelsLast);
+    QFETCH(int, height);
+    QFETCH(int, width);
+    torch::manual_seed(12);
+    const auto type = bfloat16 ? torch::kBFloat16 : torch::kFloat32;
+    // Negative, zero, positive and NaN inputs: ReLU's edge cases, which decide the gradient.
+    torch::Tensor values = torch::randn({3, 6, height, width});
+    values.view(-1).index_put_({torch::arange(0, values.numel(), 7)}, 0.0);
+    values.view(-1)[values.numel() / 2] = NAN;
+    const torch::Tensor input = values.to(type).contiguous(layoutOf(channelsLast));
+    const torch::Tensor plainInput = input.clone().requires_grad_(true);
+    const torch::Tensor plain = torch::avg_pool2d(torch::relu(plainInput), 2);
+    const torch::Tensor gradOutput = torch::randn(plain.sizes()).to(type);
+    plain.backward(gradOutput);
+    const auto [output, gradInput] = bfloat16 ? reluPoolOnCpu<c10::BFloat16>(input, gradOutput, channelsLast)
+                                              : reluPoolOnCpu<float>(input, gradOutput, channelsLast);
+    QVERIFY(torch::equal(output.isnan(), plain.isnan()));
+    QVERIFY(torch::equal(output.nan_to_num(), plain.detach().nan_to_num()));
+    QVERIFY(torch::equal(gradInput, plainInput.grad()));
+    QVERIFY(output.is_contiguous(layoutOf(channelsLast)) && gradInput.is_contiguous(layoutOf(channelsLast)));
   }
 
   void groupedConvMatchesLibTorch_data() {
