@@ -6,8 +6,9 @@
 // TestCudaKernelsOnCpu (tests/CudaOnCpu.h).
 //
 // Why: cuDNN runs a grouped fp32 convolution one group at a time, in kernels that made
-// 7-14 TFLOP/s on an H200 (docs/gpu-reports/2026-11-26-NVIDIA-H200-kernel-profile.md): this
-// layer was 55% of the stacked ensemble's step. Here one launch covers every group.
+// 7-14 TFLOP/s on an H200 (docs/gpu-reports/2026-11-26-NVIDIA-H200-kernel-profile.md: its
+// three passes were about 2.3 of the 4.2 ms of the stacked fp32 step under ncu). Here one
+// launch covers every group.
 //
 // Forward (and the input's gradient, which is the forward of the output's gradient with the
 // filters transposed and flipped): per group, out[pixel][channel] = sum over taps (input

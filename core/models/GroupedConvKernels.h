@@ -2,8 +2,8 @@
 #pragma once
 // The stacked CNN's second convolution on a GPU in fp32, our own kernels: a grouped 3x3
 // convolution (stride 1, padding 1), one group per member, as implicit matrix products
-// (GroupedConvKernels.cuh says how). Launchers of ConvKernels.cu; plain C++, no LibTorch or
-// CUDA headers.
+// (GroupedConvKernels.cuh says how). Launchers of GroupedConvKernels.cu; plain C++, no
+// LibTorch or CUDA headers.
 #include <cstdint>
 
 namespace ensemble::kernels {
