@@ -26,12 +26,12 @@ kernels::PoolShape shapeOf(const torch::Tensor& input, bool channelsLast) {
 }
 
 void check(int error, const char* layer, const char* what) {
-  TORCH_CHECK(error == 0, "the fused ", layer, "'s ", what, " kernels failed to launch: ",
+  TORCH_CHECK(error == 0, "EnsembleLab's ", layer, " kernels (", what, ") failed to launch: ",
               cudaGetErrorString(cudaError_t(error)));
 }
 
-constexpr const char* kPool = "ReLU + average pool";
-constexpr const char* kFirstLayer = "convolution + ReLU + average pool";
+constexpr const char* kPool = "fused ReLU + average pool";
+constexpr const char* kFirstLayer = "fused convolution + ReLU + average pool";
 constexpr const char* kGroupedConv = "grouped convolution";
 
 kernels::ConvPoolShape convPoolShapeOf(const torch::Tensor& images, const torch::Tensor& weight, bool channelsLast) {
