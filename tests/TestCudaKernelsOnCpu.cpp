@@ -23,8 +23,10 @@
 #include "core/models/ReluAvgPoolKernels.cuh"
 // (LibTorch's side)
 #include "core/models/GroupedConv.h"
+#include "tests/TensorChecks.h"
 
 using namespace ensemble;
+using testing::closeRelative;
 namespace conv_pool = ensemble::kernels::conv_pool;
 namespace grouped = ensemble::kernels::grouped_conv;
 namespace relu_pool = ensemble::kernels::relu_pool;
@@ -96,19 +98,6 @@ Reference referenceOf(const Layer& layer, const torch::Tensor& gradPooled) {
       F::AvgPool2dFuncOptions(2));
   if (gradPooled.defined()) pooled.backward(gradPooled.to(torch::kFloat64));
   return {pooled.detach(), weight.grad(), bias.grad()};
-}
-
-/// |a - b| <= tolerance * max |b|, NaN where b is NaN.
-bool closeRelative(const torch::Tensor& a, const torch::Tensor& b, double tolerance) {
-  const torch::Tensor actual = a.to(torch::kFloat64), expected = b.to(torch::kFloat64);
-  if (!torch::equal(actual.isnan(), expected.isnan())) {
-    qWarning("NaN in different places");
-    return false;
-  }
-  const double scale = expected.nan_to_num().abs().max().item<double>();
-  const double error = (actual.nan_to_num() - expected.nan_to_num()).abs().max().item<double>();
-  if (error > tolerance * scale) qWarning("max error %g against max value %g", error, scale);
-  return error <= tolerance * scale;
 }
 
 /// The pool kernels' output and input gradient for `input` (contiguous in its layout) and

@@ -10,21 +10,10 @@
 #include "core/models/ModelRegistry.h"
 #include "core/models/WinogradConv.h"
 #include "tests/AutogradChecks.h"
+#include "tests/TensorChecks.h"
 
 using namespace ensemble;
-
-namespace {
-
-/// |a - b| <= tolerance * max |b|: sums of many products in another order (and another
-/// algorithm) agree with LibTorch's to float rounding relative to their size.
-bool closeRelative(const torch::Tensor& a, const torch::Tensor& b, double tolerance) {
-  const double scale = b.abs().max().item<double>();
-  const double error = (a - b).abs().max().item<double>();
-  if (error > tolerance * scale) qWarning("max error %g against max value %g", error, scale);
-  return error <= tolerance * scale;
-}
-
-}  // namespace
+using testing::closeRelative;
 
 class TestWinogradConv final : public QObject {
   Q_OBJECT
