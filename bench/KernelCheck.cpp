@@ -146,35 +146,64 @@ struct GroupedCase {
   int64_t images, groups, inChannels, outChannels, height, width;
 };
 
-/// Our grouped convolution (fp32) against LibTorch's conv2d with TF32 off, and against itself
-/// run again.
-std::string checkGroupedConv(const GroupedCase& c, const torch::Device& device) {
+/// Our grouped convolution in `arithmetic` ("fp32"; "tf32": TF32 allowed; "bf16": bf16
+/// autocast) against LibTorch's conv2d in IEEE float (TF32 off), to that arithmetic's rounding,
+/// and against itself run again.
+std::string checkGroupedConv(const GroupedCase& c, const torch::Device& device, const std::string& arithmetic) {
   namespace F = torch::nn::functional;
   torch::manual_seed(9);
   const torch::Tensor in = torch::randn({c.images, c.groups * c.inChannels, c.height, c.width}).to(device);
   const torch::Tensor weight = (torch::randn({c.groups * c.outChannels, c.inChannels, 3, 3}) * 0.2).to(device);
   const torch::Tensor bias = torch::randn({c.groups * c.outChannels}).to(device);
-  if (!ensemble::groupedConvRunsOurKernels(in, weight, bias, c.groups)) return "our kernels would not run";
+  const bool tf32 = at::globalContext().allowTF32CuDNN();
+  const bool bfloat16 = arithmetic == "bf16";
+  const auto setArithmetic = [&](bool ours) {
+    at::globalContext().setAllowTF32CuDNN(ours && arithmetic == "tf32");
+    ensemble::setAutocastDtype(true, torch::kBFloat16);
+    ensemble::setAutocastEnabled(true, ours && bfloat16);
+  };
+  const auto restore = [&] {
+    at::globalContext().setAllowTF32CuDNN(tf32);
+    ensemble::setAutocastEnabled(true, false);
+  };
   struct Result {
     torch::Tensor output, gradInput, gradWeight, gradBias;
   };
   const auto run = [&](bool ours) {
+    setArithmetic(ours);
     const torch::Tensor x = in.clone().requires_grad_(true), w = weight.clone().requires_grad_(true),
                         b = bias.clone().requires_grad_(true);
     const torch::Tensor out = ours ? ensemble::groupedConv3x3(x, w, b, c.groups)
                                    : F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).padding(1).groups(c.groups));
+    ensemble::setAutocastEnabled(true, false);
     torch::manual_seed(10);
-    out.backward(torch::randn(out.sizes()).to(device));
+    out.backward(torch::randn(out.sizes()).to(device, out.scalar_type()));
     return Result{out.detach(), x.grad(), w.grad(), b.grad()};
   };
-  const bool tf32 = at::globalContext().allowTF32CuDNN();
-  at::globalContext().setAllowTF32CuDNN(false);  // IEEE float on both sides
-  const Result ours = run(true), again = run(true), plain = run(false);
-  at::globalContext().setAllowTF32CuDNN(tf32);
-  for (const std::string& problem : {closeRelative("forward", ours.output, plain.output, 1e-5),
-                                     closeRelative("input gradient", ours.gradInput, plain.gradInput, 1e-5),
-                                     closeRelative("weight gradient", ours.gradWeight, plain.gradWeight, 1e-4),
-                                     closeRelative("bias gradient", ours.gradBias, plain.gradBias, 1e-4)}) {
+  setArithmetic(true);
+  const bool runsOurs = ensemble::groupedConvRunsOurKernels(bfloat16 ? in.to(torch::kBFloat16) : in, weight, bias,
+                                                            c.groups);
+  restore();
+  if (!runsOurs) return "our kernels would not run";
+  Result ours, again, plain;
+  try {
+    ours = run(true);
+    again = run(true);
+    plain = run(false);
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+  if (bfloat16 && ours.output.scalar_type() != torch::kBFloat16) return "the output is not bf16 under autocast";
+  // fp32: float rounding; TF32 operands carry 11 significant bits, bf16 ones 8.
+  const double forwardTolerance = bfloat16 ? 2e-2 : arithmetic == "tf32" ? 5e-3 : 1e-5;
+  const double gradientTolerance = bfloat16 ? 2e-2 : arithmetic == "tf32" ? 5e-3 : 1e-4;
+  for (const std::string& problem :
+       {closeRelative("forward", ours.output, plain.output, forwardTolerance),
+        closeRelative("input gradient", ours.gradInput, plain.gradInput, forwardTolerance),
+        closeRelative("weight gradient", ours.gradWeight, plain.gradWeight, gradientTolerance),
+        closeRelative("bias gradient", ours.gradBias, plain.gradBias, bfloat16 ? 2e-2 : 1e-4)}) {
     if (!problem.empty()) return problem;
   }
   if (!torch::equal(ours.output, again.output) || !torch::equal(ours.gradInput, again.gradInput) ||
@@ -251,12 +280,15 @@ int main(int argc, char** argv) {
   ::setenv(ensemble::environment::kStackedConv, "ours", 1);
   const std::vector<GroupedCase> groupedCases = {
       {128, 8, 32, 64, 14, 14}, {128, 16, 32, 64, 14, 14}, {37, 3, 5, 70, 9, 7}, {4, 2, 8, 16, 1, 1}};
-  for (const GroupedCase& c : groupedCases) {
-    if (!device.is_cuda()) break;
-    const std::string name = std::to_string(c.images) + " images, " + std::to_string(c.groups) + " groups of " +
-                             std::to_string(c.inChannels) + " -> " + std::to_string(c.outChannels) + " channels, " +
-                             std::to_string(c.height) + "x" + std::to_string(c.width);
-    record("grouped conv3x3 fp32", name, [&] { return checkGroupedConv(c, device); }, passed, failed);
+  for (const std::string arithmetic : {"fp32", "tf32", "bf16"}) {
+    for (const GroupedCase& c : groupedCases) {
+      if (!device.is_cuda()) break;
+      const std::string name = std::to_string(c.images) + " images, " + std::to_string(c.groups) + " groups of " +
+                               std::to_string(c.inChannels) + " -> " + std::to_string(c.outChannels) + " channels, " +
+                               std::to_string(c.height) + "x" + std::to_string(c.width);
+      record("grouped conv3x3 " + arithmetic, name, [&] { return checkGroupedConv(c, device, arithmetic); }, passed,
+             failed);
+    }
   }
   std::cout << nlohmann::json{{"device", device.str()}, {"passed", passed}, {"failed", failed}}.dump() << std::endl;
   return failed == 0 ? 0 : 1;

@@ -8,11 +8,13 @@
 #   channels-last  ENSEMBLELAB_STACKED_LAYOUT=channels-last: the fused layer, and the stacked
 #                  members' filters and activations channels-last (cuDNN's NHWC grouped conv)
 #   our-conv       ENSEMBLELAB_STACKED_CONV=ours: the fused layer, and our own grouped
-#                  convolution kernels for the second layer (fp32 only: GroupedConv.h)
-# for ensembles of MEMBERS (default 8 16) in PRECISIONS (default fp32 bf16), ROUNDS rounds
-# (default 2), and the single model fused / unfused. Then whether each variant trains as the
-# defaults do (mean train loss over steps 1-100 to 1e-3, eager). Needs a GPU and build-cuda/
-# (bash .gpu-carry/on-device.sh).
+#                  convolution kernels for the second layer (GroupedConv.h: fp32 on CUDA
+#                  cores, TF32 and bf16 on tensor cores)
+# for ensembles of MEMBERS (default 8 16) in PRECISIONS (default fp32 tf32 bf16; tf32 only
+# fused against our-conv), ROUNDS rounds (default 2), and the single model fused / unfused.
+# Then whether each variant trains as the defaults do in its precision (mean train loss over
+# steps 1-100, eager: to 1e-3 in fp32, 5e-3 in TF32 and bf16, whose roundings differ from
+# cuDNN's). Needs a GPU and build-cuda/ (bash .gpu-carry/on-device.sh).
 #   bash bench/gpu_layers_ab.sh [OUT_DIR]   (default $OUT, else /tmp/gpu-layers-ab)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -47,9 +49,9 @@ measure() {
 
 for round in $(seq "${ROUNDS:-2}"); do
   for members in ${MEMBERS:-8 16}; do
-    for precision in ${PRECISIONS:-fp32 bf16}; do
-      variants="fused unfused channels-last"
-      [ "$precision" = bf16 ] || variants="$variants our-conv"  # our kernels are fp32's
+    for precision in ${PRECISIONS:-fp32 tf32 bf16}; do
+      variants="fused unfused channels-last our-conv"
+      [ "$precision" = tf32 ] && variants="fused our-conv"  # the layout and first layer: fp32 and bf16 say
       for variant in $variants; do
         measure "$variant" "stacked $members $precision" --mode ensemble --devices "cuda:0*$members" \
           --member-form stacked --precision "$precision"
@@ -77,21 +79,28 @@ for (label, variant), rs in sorted(by.items()):
 PY
 
 run=(train --dataset fashion-mnist --mode ensemble --epochs 1 --train-limit 12800 --seed 1 --log-every 1
-     --devices 'cuda:0*4' --member-form stacked --precision fp32 --cuda-graphs off)
-for variant in fused unfused channels-last our-conv; do
-  with_variant "$variant" "$cli" "${run[@]}" --out "$out/runs/$variant" >"$out/runs-$variant.log" 2>&1 ||
-    tail -5 "$out/runs-$variant.log"
+     --devices 'cuda:0*4' --member-form stacked --cuda-graphs off)
+for precision in fp32 tf32 bf16; do
+  variants="fused our-conv"
+  [ "$precision" = fp32 ] && variants="fused unfused channels-last our-conv"
+  for variant in $variants; do
+    with_variant "$variant" "$cli" "${run[@]}" --precision "$precision" --out "$out/runs/$precision-$variant" \
+      >"$out/runs-$precision-$variant.log" 2>&1 || tail -5 "$out/runs-$precision-$variant.log"
+  done
 done
 python3 - "$out/runs" <<'PY'
-import csv, sys
+import csv, os, sys
 def losses(run):
     return {int(r["step"]): float(r["train_loss"]) for r in csv.DictReader(open(f"{sys.argv[1]}/{run}/metrics.csv"))
             if r["member"] == "ensemble" and r["train_loss"] and not r["test_loss"] and int(r["step"]) <= 100}
-base = losses("fused")
-for variant in ("unfused", "channels-last", "our-conv"):
-    other = losses(variant)
-    a, b = sum(base.values()) / len(base), sum(other.values()) / len(other)
-    print("mean train loss, steps 1-100: fused %.7f, %s %.7f, difference %.2e (1e-3 allowed): %s"
-          % (a, variant, b, abs(a - b), "same" if abs(a - b) <= 1e-3 else "DIFFERENT"))
+for precision, allowed in (("fp32", 1e-3), ("tf32", 5e-3), ("bf16", 5e-3)):
+    base = losses(f"{precision}-fused")
+    for variant in ("unfused", "channels-last", "our-conv"):
+        if not os.path.isdir(f"{sys.argv[1]}/{precision}-{variant}"):
+            continue
+        other = losses(f"{precision}-{variant}")
+        a, b = sum(base.values()) / len(base), sum(other.values()) / len(other)
+        print("%s mean train loss, steps 1-100: fused %.7f, %s %.7f, difference %.2e (%g allowed): %s"
+              % (precision, a, variant, b, abs(a - b), allowed, "same" if abs(a - b) <= allowed else "DIFFERENT"))
 PY
 rm -rf "$out/runs"

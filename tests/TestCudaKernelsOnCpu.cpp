@@ -10,16 +10,21 @@
 //   and with NaN;
 // - the grouped 3x3 convolution (core/models/GroupedConvKernels.cuh): the output, the input's
 //   gradient (through groupedConvInputGradientWeight, as GroupedConv.cpp computes it) and the
-//   weight's, with partial tiles of pixels, channels and taps and several chunks of pixels.
+//   weight's, with partial tiles of pixels, channels and taps and several chunks of pixels;
+// - the same on tensor cores (core/models/GroupedConvMmaKernels.cuh, tests/WmmaOnCpu.h), in
+//   TF32 and bf16, against LibTorch in double on the operands rounded as a tensor core takes
+//   them.
 // A GPU runs the same source in ensemble-lab-kernel-check (scripts/gpu-check.sh).
 #include <torch/torch.h>
 
 #include <QtTest>
 
 #include "tests/CudaOnCpu.h"
-// After CudaOnCpu.h, which defines CUDA's qualifiers.
+#include "tests/WmmaOnCpu.h"
+// After CudaOnCpu.h and WmmaOnCpu.h, which define CUDA's qualifiers and warp matrix functions.
 #include "core/models/ConvReluPoolKernels.cuh"
 #include "core/models/GroupedConvKernels.cuh"
+#include "core/models/GroupedConvMmaKernels.cuh"
 #include "core/models/ReluAvgPoolKernels.cuh"
 // (LibTorch's side)
 #include "core/models/GroupedConv.h"
@@ -29,6 +34,7 @@ using namespace ensemble;
 using testing::closeRelative;
 namespace conv_pool = ensemble::kernels::conv_pool;
 namespace grouped = ensemble::kernels::grouped_conv;
+namespace grouped_mma = ensemble::kernels::grouped_conv_mma;
 namespace relu_pool = ensemble::kernels::relu_pool;
 
 namespace {
@@ -147,6 +153,41 @@ torch::Tensor groupedWeightGradientOnCpu(const torch::Tensor& in, const torch::T
   cuda_on_cpu::launch(grouped::weightGradientChunkKernel<int32_t>, grouped::weightGradientGrid(shape),
                       dim3(grouped::kThreads), static_cast<const float*>(in.data_ptr<float>()),
                       static_cast<const float*>(gradOut.data_ptr<float>()), scratch.data_ptr<float>(), shape);
+  cuda_on_cpu::launch(grouped::addWeightChunksKernel, dim3(grouped::addChunksBlocks(shape)), dim3(grouped::kThreads),
+                      static_cast<const float*>(scratch.data_ptr<float>()), gradWeight.data_ptr<float>(), shape);
+  return gradWeight;
+}
+
+/// Float values rounded to TF32 as cvt.rna.tf32.f32 rounds them (to nearest, ties away from
+/// zero: a carry into bit 13 of the magnitude, then the 13 low bits cleared).
+torch::Tensor roundedToTf32(const torch::Tensor& values) {
+  const torch::Tensor bits = values.contiguous().view(torch::kInt32);
+  return (bits + 0x1000).bitwise_and(~0x1fff).view(torch::kFloat32);
+}
+
+/// The tensor-core forward kernel on `in` and `weight` (float for TF32, or bfloat16), bias float.
+template <typename Element>
+torch::Tensor tensorCoreForwardOnCpu(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
+                                     int64_t groups) {
+  const kernels::GroupedConvShape shape = groupedShapeOf(in, groups, weight.size(0));
+  torch::Tensor out = torch::full({in.size(0), weight.size(0), in.size(2), in.size(3)}, NAN, in.options());
+  cuda_on_cpu::launch(grouped_mma::forwardKernel<Element, int32_t>, grouped_mma::forwardGrid(shape),
+                      dim3(grouped::kThreads), static_cast<const Element*>(in.data_ptr()),
+                      static_cast<const Element*>(weight.data_ptr()),
+                      static_cast<const float*>(bias.defined() ? bias.data_ptr<float>() : nullptr),
+                      static_cast<Element*>(out.data_ptr()), shape);
+  return out;
+}
+
+/// The tensor-core weight-gradient kernel, then the fp32 kernels' chunk sum; float.
+template <typename Element>
+torch::Tensor tensorCoreWeightGradientOnCpu(const torch::Tensor& in, const torch::Tensor& gradOut, int64_t groups) {
+  const kernels::GroupedConvShape shape = groupedShapeOf(in, groups, gradOut.size(1));
+  torch::Tensor scratch = torch::full({grouped::chunkCount(shape) * groups * shape.outChannels * shape.inChannels * 9}, NAN);
+  torch::Tensor gradWeight = torch::full({gradOut.size(1), shape.inChannels, 3, 3}, NAN);
+  cuda_on_cpu::launch(grouped_mma::weightGradientChunkKernel<Element, int32_t>, grouped::weightGradientGrid(shape),
+                      dim3(grouped::kThreads), static_cast<const Element*>(in.data_ptr()),
+                      static_cast<const Element*>(gradOut.data_ptr()), scratch.data_ptr<float>(), shape);
   cuda_on_cpu::launch(grouped::addWeightChunksKernel, dim3(grouped::addChunksBlocks(shape)), dim3(grouped::kThreads),
                       static_cast<const float*>(scratch.data_ptr<float>()), gradWeight.data_ptr<float>(), shape);
   return gradWeight;
@@ -302,6 +343,74 @@ class TestCudaKernelsOnCpu final : public QObject {
     QCOMPARE(gradInput.sizes().vec(), in.sizes().vec());
     QVERIFY(closeRelative(gradInput, in64.grad(), 1e-6));
     QVERIFY(closeRelative(groupedWeightGradientOnCpu(in, gradOut, groups), weight64.grad(), 1e-5));
+  }
+
+  void groupedConvOnTensorCoresMatchesLibTorch_data() {
+    QTest::addColumn<bool>("bfloat16");
+    QTest::addColumn<int>("images");
+    QTest::addColumn<int>("groups");
+    QTest::addColumn<int>("inChannels");
+    QTest::addColumn<int>("outChannels");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("width");
+    for (const bool bfloat16 : {false, true}) {
+      const char* type = bfloat16 ? "bf16" : "tf32";
+      QTest::addRow("%s: the CNN's second layer, 1 member, 11 images 14x14 (2 chunks, 17 pixel tiles)", type)
+          << bfloat16 << 11 << 1 << 32 << 64 << 14 << 14;
+      QTest::addRow("%s: 70 channels (two tiles, the second of 6), 5 inputs (45 taps), 3 groups, 9x7", type)
+          << bfloat16 << 3 << 3 << 5 << 70 << 9 << 7;
+      QTest::addRow("%s: 1x1 images, 2 groups", type) << bfloat16 << 5 << 2 << 8 << 16 << 1 << 1;
+      QTest::addRow("%s: one group, 2x3", type) << bfloat16 << 2 << 1 << 3 << 4 << 2 << 3;
+    }
+  }
+  // The reference convolves the operands as a tensor core takes them (rounded to TF32 or
+  // bf16), so what is left to compare is the kernels' indexing, their rounding to TF32 (they
+  // are given unrounded floats) and their float sums: LibTorch in double, to float rounding
+  // (bf16 outputs: to one rounding to bf16).
+  void groupedConvOnTensorCoresMatchesLibTorch() {
+    QFETCH(bool, bfloat16);
+    QFETCH(int, images);
+    QFETCH(int, groups);
+    QFETCH(int, inChannels);
+    QFETCH(int, outChannels);
+    QFETCH(int, height);
+    QFETCH(int, width);
+    torch::manual_seed(8);
+    const auto operandsOf = [&](const torch::Tensor& values) {
+      return bfloat16 ? values.to(torch::kBFloat16).to(torch::kFloat32) : roundedToTf32(values);
+    };
+    const torch::Tensor in = torch::randn({images, groups * inChannels, height, width});
+    const torch::Tensor weight = torch::randn({groups * outChannels, inChannels, 3, 3}) * 0.2;
+    const torch::Tensor bias = torch::randn({groups * outChannels});
+    const torch::Tensor gradOut = torch::randn({images, groups * outChannels, height, width});
+    QVERIFY(bfloat16 || !torch::equal(operandsOf(in), in));  // the kernels have rounding to do
+    namespace F = torch::nn::functional;
+    const torch::Tensor in64 = operandsOf(in).to(torch::kFloat64).requires_grad_(true);
+    const torch::Tensor weight64 = operandsOf(weight).to(torch::kFloat64).requires_grad_(true);
+    const torch::Tensor reference =
+        F::conv2d(in64, weight64, F::Conv2dFuncOptions().bias(bias.to(torch::kFloat64)).padding(1).groups(groups));
+    reference.backward(operandsOf(gradOut).to(torch::kFloat64));
+    // The input's gradient is the forward kernel on the output's gradient, as GroupedConv.cpp calls it.
+    const torch::Tensor flipped = groupedConvInputGradientWeight(weight, groups);
+
+    torch::Tensor out, gradInput, gradWeight;
+    if (bfloat16) {
+      using Element = c10::BFloat16;
+      const auto asBf16 = [](const torch::Tensor& t) { return t.to(torch::kBFloat16); };
+      out = tensorCoreForwardOnCpu<Element>(asBf16(in), asBf16(weight), bias, groups);
+      gradInput = tensorCoreForwardOnCpu<Element>(asBf16(gradOut), asBf16(flipped), torch::Tensor(), groups);
+      gradWeight = tensorCoreWeightGradientOnCpu<Element>(asBf16(in), asBf16(gradOut), groups);
+      QCOMPARE(out.scalar_type(), torch::kBFloat16);
+    } else {
+      out = tensorCoreForwardOnCpu<float>(in, weight, bias, groups);
+      gradInput = tensorCoreForwardOnCpu<float>(gradOut, flipped, torch::Tensor(), groups);
+      gradWeight = tensorCoreWeightGradientOnCpu<float>(in, gradOut, groups);
+    }
+    const double outputTolerance = bfloat16 ? 1.0 / 128 : 1e-5;
+    QCOMPARE(gradInput.sizes().vec(), in.sizes().vec());
+    QVERIFY(closeRelative(out, reference.detach(), outputTolerance));
+    QVERIFY(closeRelative(gradInput, in64.grad(), outputTolerance));
+    QVERIFY(closeRelative(gradWeight, weight64.grad(), 1e-5));
   }
 };
 

@@ -42,6 +42,16 @@ kernels::GroupedConvShape groupedShapeOf(const torch::Tensor& in, const torch::T
   return {in.size(0), groups, in.size(1) / groups, out.size(1) / groups, in.size(2), in.size(3)};
 }
 
+/// The tensor cores' operands for `arithmetic`, checked against the tensors' type: a mismatch
+/// would have the kernels read the memory as the other type.
+kernels::TensorCoreOperands tensorCoreOperandsOf(const torch::Tensor& in, GroupedConvArithmetic arithmetic) {
+  const bool bfloat16 = arithmetic == GroupedConvArithmetic::BFloat16;
+  TORCH_CHECK(in.scalar_type() == (bfloat16 ? torch::kBFloat16 : torch::kFloat32),
+              "EnsembleLab's grouped convolution on tensor cores was given ", in.scalar_type(), " operands for ",
+              bfloat16 ? "bf16" : "TF32", " arithmetic");
+  return bfloat16 ? kernels::TensorCoreOperands::BFloat16 : kernels::TensorCoreOperands::TensorFloat32;
+}
+
 }  // namespace
 
 void forwardOnCuda(const torch::Tensor& input, torch::Tensor& output, bool channelsLast) {
@@ -83,23 +93,40 @@ void convReluPoolBackwardOnCuda(const torch::Tensor& images, const torch::Tensor
 }
 
 void groupedConvForwardOnCuda(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
-                              torch::Tensor& out, int64_t groups) {
+                              torch::Tensor& out, int64_t groups, GroupedConvArithmetic arithmetic) {
   const c10::cuda::CUDAGuard onDevice(in.device());
-  check(kernels::launchGroupedConvForward(in.data_ptr<float>(), weight.data_ptr<float>(),
-                                          bias.defined() ? bias.data_ptr<float>() : nullptr, out.data_ptr<float>(),
-                                          groupedShapeOf(in, out, groups), at::cuda::getCurrentCUDAStream().stream()),
-        kGroupedConv, "forward");
+  const kernels::GroupedConvShape shape = groupedShapeOf(in, out, groups);
+  const float* biasValues = bias.defined() ? bias.data_ptr<float>() : nullptr;
+  void* stream = at::cuda::getCurrentCUDAStream().stream();
+  if (arithmetic == GroupedConvArithmetic::Float32) {
+    check(kernels::launchGroupedConvForward(in.data_ptr<float>(), weight.data_ptr<float>(), biasValues,
+                                            out.data_ptr<float>(), shape, stream),
+          kGroupedConv, "forward");
+    return;
+  }
+  check(kernels::launchGroupedConvForwardOnTensorCores(in.data_ptr(), weight.data_ptr(), biasValues, out.data_ptr(),
+                                                       shape, tensorCoreOperandsOf(in, arithmetic), stream),
+        kGroupedConv, "forward on tensor cores");
 }
 
 void groupedConvWeightGradientOnCuda(const torch::Tensor& in, const torch::Tensor& gradOut, torch::Tensor& gradWeight,
-                                     int64_t groups) {
+                                     int64_t groups, GroupedConvArithmetic arithmetic) {
   const c10::cuda::CUDAGuard onDevice(in.device());
   const kernels::GroupedConvShape shape = groupedShapeOf(in, gradOut, groups);
-  torch::Tensor scratch = torch::empty({kernels::groupedConvWeightGradientScratchFloats(shape)}, in.options());
-  check(kernels::launchGroupedConvWeightGradient(in.data_ptr<float>(), gradOut.data_ptr<float>(),
-                                                 scratch.data_ptr<float>(), gradWeight.data_ptr<float>(), shape,
-                                                 at::cuda::getCurrentCUDAStream().stream()),
-        kGroupedConv, "weight gradient");
+  torch::Tensor scratch =
+      torch::empty({kernels::groupedConvWeightGradientScratchFloats(shape)}, in.options().dtype(torch::kFloat32));
+  void* stream = at::cuda::getCurrentCUDAStream().stream();
+  if (arithmetic == GroupedConvArithmetic::Float32) {
+    check(kernels::launchGroupedConvWeightGradient(in.data_ptr<float>(), gradOut.data_ptr<float>(),
+                                                   scratch.data_ptr<float>(), gradWeight.data_ptr<float>(), shape,
+                                                   stream),
+          kGroupedConv, "weight gradient");
+    return;
+  }
+  check(kernels::launchGroupedConvWeightGradientOnTensorCores(in.data_ptr(), gradOut.data_ptr(),
+                                                              scratch.data_ptr<float>(), gradWeight.data_ptr<float>(),
+                                                              shape, tensorCoreOperandsOf(in, arithmetic), stream),
+        kGroupedConv, "weight gradient on tensor cores");
 }
 
 }  // namespace ensemble

@@ -6,8 +6,8 @@
 //   autograd function for CUDA tensors of fp32, bf16 or fp16.
 // - The fused first layer, avg_pool2d(relu(conv2d(images, weight, bias, padding 1)), 2) for
 //   one-channel images (ConvReluPoolKernels.cuh), called by ConvReluPool.cpp's.
-// - The stacked CNN's grouped 3x3 convolution in fp32 (GroupedConvKernels.cuh), called by
-//   GroupedConv.cpp's.
+// - The stacked CNN's grouped 3x3 convolution in fp32 (GroupedConvKernels.cuh), or TF32 and
+//   bf16 on tensor cores (GroupedConvMmaKernels.cuh), called by GroupedConv.cpp's.
 #include <torch/types.h>
 
 namespace ensemble {
@@ -29,12 +29,19 @@ void convReluPoolBackwardOnCuda(const torch::Tensor& images, const torch::Tensor
                                 const torch::Tensor& gradPooled, torch::Tensor& gradWeight, torch::Tensor& gradBias,
                                 bool channelsLast);
 
-/// out = conv2d(in, weight, bias, padding 1, groups), all contiguous NCHW float on one GPU;
-/// `bias` may be undefined (none).
+/// How our grouped convolution multiplies: fp32 on the CUDA cores (GroupedConvKernels.cuh), or
+/// on tensor cores (GroupedConvMmaKernels.cuh) with float operands rounded to TF32 or with
+/// bfloat16 ones, sums in float.
+enum class GroupedConvArithmetic { Float32, TensorFloat32, BFloat16 };
+
+/// out = conv2d(in, weight, bias, padding 1, groups), contiguous NCHW on one GPU: `in`,
+/// `weight` and `out` float, or bfloat16 for GroupedConvArithmetic::BFloat16; `bias` float, or
+/// undefined (none).
 void groupedConvForwardOnCuda(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
-                              torch::Tensor& out, int64_t groups);
-/// The weight's gradient (contiguous, shaped as the weight) of that convolution for `gradOut`.
+                              torch::Tensor& out, int64_t groups, GroupedConvArithmetic arithmetic);
+/// The weight's gradient (float, contiguous, shaped as the weight) of that convolution for
+/// `gradOut` (of `in`'s type).
 void groupedConvWeightGradientOnCuda(const torch::Tensor& in, const torch::Tensor& gradOut, torch::Tensor& gradWeight,
-                                     int64_t groups);
+                                     int64_t groups, GroupedConvArithmetic arithmetic);
 
 }  // namespace ensemble

@@ -7,6 +7,8 @@
 
 #include <torch/torch.h>
 
+#include <optional>
+
 #include "core/common/AutocastState.h"
 #include "core/common/Environment.h"
 
@@ -17,17 +19,24 @@ using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
 #if ENSEMBLELAB_WITH_CUDA_KERNELS
-/// Our kernels forward and back. The input's gradient is the forward kernel on the output's
-/// gradient; the bias's is LibTorch's sum (as conv2d's backward computes it).
+/// Our kernels forward and back, in `arithmetic`. The input's gradient is the forward kernel on
+/// the output's gradient; the bias's is LibTorch's sum (as conv2d's backward computes it). In
+/// bf16 the operands are cast here, as autocast would cast them for conv2d, and the weight's
+/// gradient comes back in float, summed in float.
 class GroupedConv3x3Function final : public torch::autograd::Function<GroupedConv3x3Function> {
  public:
   static torch::Tensor forward(AutogradContext* context, const torch::Tensor& input, const torch::Tensor& weight,
-                               const torch::Tensor& bias, int64_t groups) {
-    const torch::Tensor in = input.contiguous(), filters = weight.contiguous();
+                               const torch::Tensor& bias, int64_t groups, int64_t arithmetic) {
+    const torch::ScalarType type = operandType(arithmetic);
+    const torch::Tensor in = input.to(type).contiguous(), filters = weight.to(type).contiguous();
     torch::Tensor out = torch::empty({in.size(0), filters.size(0), in.size(2), in.size(3)}, in.options());
-    if (out.numel() > 0) groupedConvForwardOnCuda(in, filters, bias.contiguous(), out, groups);
+    if (out.numel() > 0) {
+      groupedConvForwardOnCuda(in, filters, bias.contiguous(), out, groups, GroupedConvArithmetic(arithmetic));
+    }
     context->save_for_backward({in, filters});
     context->saved_data["groups"] = groups;
+    context->saved_data["arithmetic"] = arithmetic;
+    context->saved_data["input type"] = input.scalar_type();
     return out;
   }
 
@@ -35,16 +44,25 @@ class GroupedConv3x3Function final : public torch::autograd::Function<GroupedCon
     const auto saved = context->get_saved_variables();
     const torch::Tensor &in = saved[0], &filters = saved[1];
     const int64_t groups = context->saved_data["groups"].toInt();
-    const torch::Tensor gradOut = gradOutputs.front().contiguous();
+    const auto arithmetic = GroupedConvArithmetic(context->saved_data["arithmetic"].toInt());
+    const torch::ScalarType inputType = context->saved_data["input type"].toScalarType();
+    const torch::Tensor gradOut = gradOutputs.front().to(in.scalar_type()).contiguous();
+    const auto floatOptions = filters.options().dtype(torch::kFloat32);
     if (in.numel() == 0 || gradOut.numel() == 0) {
-      return {torch::zeros_like(in), torch::zeros_like(filters), torch::zeros({filters.size(0)}, filters.options()),
-              torch::Tensor()};
+      return {torch::zeros(in.sizes(), in.options().dtype(inputType)), torch::zeros(filters.sizes(), floatOptions),
+              torch::zeros({filters.size(0)}, floatOptions), torch::Tensor(), torch::Tensor()};
     }
-    torch::Tensor gradInput = torch::empty_like(in), gradWeight = torch::empty_like(filters);
+    torch::Tensor gradInput = torch::empty_like(in), gradWeight = torch::empty(filters.sizes(), floatOptions);
     groupedConvForwardOnCuda(gradOut, groupedConvInputGradientWeight(filters, groups), torch::Tensor(), gradInput,
-                             groups);
-    groupedConvWeightGradientOnCuda(in, gradOut, gradWeight, groups);
-    return {gradInput, gradWeight, gradOut.sum({0, 2, 3}), torch::Tensor()};
+                             groups, arithmetic);
+    groupedConvWeightGradientOnCuda(in, gradOut, gradWeight, groups, arithmetic);
+    return {gradInput.to(inputType), gradWeight, gradOut.sum({0, 2, 3}, false, torch::kFloat32), torch::Tensor(),
+            torch::Tensor()};
+  }
+
+ private:
+  static torch::ScalarType operandType(int64_t arithmetic) {
+    return GroupedConvArithmetic(arithmetic) == GroupedConvArithmetic::BFloat16 ? torch::kBFloat16 : torch::kFloat32;
   }
 };
 
@@ -53,6 +71,29 @@ bool ourKernelsAsked() {
                                                  "our own grouped convolution kernels for stacked members on a GPU");
   return asked;
 }
+
+/// How our kernels would multiply these operands, if they can: bf16 autocast gives bf16
+/// operands, TF32 allowed for cuDNN (--precision tf32) gives TF32, otherwise fp32.
+std::optional<GroupedConvArithmetic> ourArithmeticFor(const torch::Tensor& input, const torch::Tensor& weight,
+                                                      const torch::Tensor& bias, int64_t groups) {
+  const auto onInputsGpu = [&](const torch::Tensor& t) {
+    return t.defined() && t.is_cuda() && t.device() == input.device();
+  };
+  const bool shapes = input.dim() == 4 && weight.dim() == 4 && weight.size(2) == 3 && weight.size(3) == 3 &&
+                      groups >= 1 && groups <= 65535 && input.size(1) == groups * weight.size(1) &&
+                      weight.size(0) % groups == 0 && bias.dim() == 1 && bias.size(0) == weight.size(0);
+  if (!onInputsGpu(input) || !onInputsGpu(weight) || !onInputsGpu(bias) || !shapes || !input.is_contiguous() ||
+      weight.scalar_type() != torch::kFloat32 || bias.scalar_type() != torch::kFloat32 || !ourKernelsAsked()) {
+    return std::nullopt;
+  }
+  if (autocastEnabled(true)) {
+    const bool bfloat16 = autocastDtype(true) == torch::kBFloat16 &&
+                          (input.scalar_type() == torch::kBFloat16 || input.scalar_type() == torch::kFloat32);
+    return bfloat16 ? std::optional(GroupedConvArithmetic::BFloat16) : std::nullopt;
+  }
+  if (input.scalar_type() != torch::kFloat32) return std::nullopt;
+  return at::globalContext().allowTF32CuDNN() ? GroupedConvArithmetic::TensorFloat32 : GroupedConvArithmetic::Float32;
+}
 #endif
 
 }  // namespace
@@ -60,13 +101,7 @@ bool ourKernelsAsked() {
 bool groupedConvRunsOurKernels(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias,
                                int64_t groups) {
 #if ENSEMBLELAB_WITH_CUDA_KERNELS
-  const auto isCudaFloat = [&](const torch::Tensor& t) {
-    return t.defined() && t.is_cuda() && t.device() == input.device() && t.scalar_type() == torch::kFloat32;
-  };
-  return isCudaFloat(input) && isCudaFloat(weight) && isCudaFloat(bias) && input.dim() == 4 && weight.dim() == 4 &&
-         weight.size(2) == 3 && weight.size(3) == 3 && groups >= 1 && groups <= 65535 &&
-         input.size(1) == groups * weight.size(1) && weight.size(0) % groups == 0 && bias.dim() == 1 &&
-         bias.size(0) == weight.size(0) && input.is_contiguous() && !autocastEnabled(true) && ourKernelsAsked();
+  return ourArithmeticFor(input, weight, bias, groups).has_value();
 #else
   (void)input, (void)weight, (void)bias, (void)groups;
   return false;
@@ -76,8 +111,8 @@ bool groupedConvRunsOurKernels(const torch::Tensor& input, const torch::Tensor& 
 torch::Tensor groupedConv3x3(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias,
                              int64_t groups) {
 #if ENSEMBLELAB_WITH_CUDA_KERNELS
-  if (groupedConvRunsOurKernels(input, weight, bias, groups)) {
-    return GroupedConv3x3Function::apply(input, weight, bias, groups);
+  if (const auto arithmetic = ourArithmeticFor(input, weight, bias, groups)) {
+    return GroupedConv3x3Function::apply(input, weight, bias, groups, int64_t(*arithmetic));
   }
 #endif
   namespace F = torch::nn::functional;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Launchers of the grouped 3x3 convolution's CUDA kernels (their source and what they
-// compute: GroupedConvKernels.cuh).
+// Launchers of the grouped 3x3 convolution's CUDA kernels, fp32 and tensor cores (their source
+// and what they compute: GroupedConvKernels.cuh, GroupedConvMmaKernels.cuh). One file: the
+// tensor-core weight gradient ends with the fp32 kernels' addWeightChunksKernel, which nvcc
+// defines once per file that includes it.
 #include <cuda_runtime.h>
 
 #include "core/models/GroupedConvKernels.cuh"
+#include "core/models/GroupedConvMmaKernels.cuh"
 
 namespace ensemble::kernels {
 namespace {
@@ -38,6 +41,52 @@ int weightGradient(const float* in, const float* gradOut, float* scratch, float*
   return int(cudaGetLastError());
 }
 
+template <typename Element, typename Index>
+int forwardOnTensorCores(const void* in, const void* weight, const float* bias, void* out,
+                         const GroupedConvShape& shape, cudaStream_t stream) {
+  const dim3 grid = grouped_conv_mma::forwardGrid(shape);
+  if (!launchable(grid)) return int(cudaErrorInvalidValue);
+  grouped_conv_mma::forwardKernel<Element, Index><<<grid, grouped_conv::kThreads, 0, stream>>>(
+      static_cast<const Element*>(in), static_cast<const Element*>(weight), bias, static_cast<Element*>(out), shape);
+  return int(cudaGetLastError());
+}
+
+template <typename Element, typename Index>
+int weightGradientOnTensorCores(const void* in, const void* gradOut, float* scratch, float* gradWeight,
+                                const GroupedConvShape& shape, cudaStream_t stream) {
+  const dim3 grid = grouped_conv::weightGradientGrid(shape);
+  if (!launchable(grid)) return int(cudaErrorInvalidValue);
+  grouped_conv_mma::weightGradientChunkKernel<Element, Index><<<grid, grouped_conv::kThreads, 0, stream>>>(
+      static_cast<const Element*>(in), static_cast<const Element*>(gradOut), scratch, shape);
+  if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return int(error);
+  grouped_conv::addWeightChunksKernel<<<grouped_conv::addChunksBlocks(shape), grouped_conv::kThreads, 0, stream>>>(
+      scratch, gradWeight, shape);
+  return int(cudaGetLastError());
+}
+
+/// Calls `launch` with the element type and index width for `operands` and `shape`.
+template <template <typename, typename> class Launch, typename... Arguments>
+int dispatchTensorCores(TensorCoreOperands operands, const GroupedConvShape& shape, Arguments... arguments) {
+  const bool narrow = grouped_conv::fitsInt32(shape);
+  if (operands == TensorCoreOperands::BFloat16) {
+    return narrow ? Launch<BFloat16Element, int32_t>::run(arguments...)
+                  : Launch<BFloat16Element, int64_t>::run(arguments...);
+  }
+  return narrow ? Launch<float, int32_t>::run(arguments...) : Launch<float, int64_t>::run(arguments...);
+}
+
+template <typename Element, typename Index>
+struct LaunchForward {
+  template <typename... Arguments>
+  static int run(Arguments... arguments) { return forwardOnTensorCores<Element, Index>(arguments...); }
+};
+
+template <typename Element, typename Index>
+struct LaunchWeightGradient {
+  template <typename... Arguments>
+  static int run(Arguments... arguments) { return weightGradientOnTensorCores<Element, Index>(arguments...); }
+};
+
 }  // namespace
 
 int launchGroupedConvForward(const float* in, const float* weight, const float* bias, float* out,
@@ -56,6 +105,19 @@ int launchGroupedConvWeightGradient(const float* in, const float* gradOut, float
   const auto s = static_cast<cudaStream_t>(stream);
   return fitsInt32(shape) ? weightGradient<int32_t>(in, gradOut, scratch, gradWeight, shape, s)
                           : weightGradient<int64_t>(in, gradOut, scratch, gradWeight, shape, s);
+}
+
+int launchGroupedConvForwardOnTensorCores(const void* in, const void* weight, const float* bias, void* out,
+                                          const GroupedConvShape& shape, TensorCoreOperands operands, void* stream) {
+  return dispatchTensorCores<LaunchForward>(operands, shape, in, weight, bias, out, shape,
+                                            static_cast<cudaStream_t>(stream));
+}
+
+int launchGroupedConvWeightGradientOnTensorCores(const void* in, const void* gradOut, float* scratch,
+                                                 float* gradWeight, const GroupedConvShape& shape,
+                                                 TensorCoreOperands operands, void* stream) {
+  return dispatchTensorCores<LaunchWeightGradient>(operands, shape, in, gradOut, scratch, gradWeight, shape,
+                                                   static_cast<cudaStream_t>(stream));
 }
 
 }  // namespace ensemble::kernels

@@ -83,13 +83,14 @@ inline bool fitsInt32(const GroupedConvShape& shape) {
 
 /// The input value under `tap` (input channel * 9 + row * 3 + column) for the pixel at
 /// (row, column) of `image` (its group's first channel), zero in the padding.
-template <typename Index>
-__device__ __forceinline__ float tapValue(const float* __restrict__ image, Index tap, Index row, Index column,
-                                          Index height, Index width) {
+template <typename Element, typename Index>
+__device__ __forceinline__ Element tapValue(const Element* __restrict__ image, Index tap, Index row, Index column,
+                                            Index height, Index width) {
   const Index channel = tap / 9, inKernel = tap - channel * 9;
   const Index kernelRow = inKernel / 3, kernelColumn = inKernel - kernelRow * 3;
   const Index r = row + kernelRow - 1, c = column + kernelColumn - 1;
-  return (r >= 0 && r < height && c >= 0 && c < width) ? image[(channel * height + r) * width + c] : 0.f;
+  return (r >= 0 && r < height && c >= 0 && c < width) ? image[(channel * height + r) * width + c]
+                                                       : fromFloat<Element>(0.f);
 }
 
 /// The main loop of both kernels, double-buffered: stage s + 1's global loads (into

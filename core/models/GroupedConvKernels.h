@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The stacked CNN's second convolution on a GPU in fp32, our own kernels: a grouped 3x3
-// convolution (stride 1, padding 1), one group per member, as implicit matrix products
-// (GroupedConvKernels.cuh says how). Launchers of GroupedConvKernels.cu; plain C++, no
-// LibTorch or CUDA headers.
+// The stacked CNN's second convolution on a GPU, our own kernels: a grouped 3x3 convolution
+// (stride 1, padding 1), one group per member, as implicit matrix products, in fp32
+// (GroupedConvKernels.cuh says how) and on tensor cores in TF32 or bf16
+// (GroupedConvMmaKernels.cuh). Launchers of GroupedConvKernels.cu;
+// plain C++, no LibTorch or CUDA headers.
 #include <cstdint>
 
 namespace ensemble::kernels {
@@ -28,5 +29,20 @@ int64_t groupedConvWeightGradientScratchFloats(const GroupedConvShape& shape);
 /// gradOut (x) in, written (not added); `scratch` holds groupedConvWeightGradientScratchFloats.
 int launchGroupedConvWeightGradient(const float* in, const float* gradOut, float* scratch, float* gradWeight,
                                     const GroupedConvShape& shape, void* stream);
+
+/// What tensor cores multiply in GroupedConvMmaKernels.cuh (sums in float either way): float
+/// operands rounded to TF32, or bfloat16 ones.
+enum class TensorCoreOperands { TensorFloat32, BFloat16 };
+
+/// launchGroupedConvForward on tensor cores: `in`, `weight` and `out` are float (TF32) or
+/// bfloat16 as `operands` says; `bias` is float, or null.
+int launchGroupedConvForwardOnTensorCores(const void* in, const void* weight, const float* bias, void* out,
+                                          const GroupedConvShape& shape, TensorCoreOperands operands, void* stream);
+
+/// launchGroupedConvWeightGradient on tensor cores: `in` and `gradOut` as `operands` says;
+/// `scratch` and `gradWeight` float (the same scratch size).
+int launchGroupedConvWeightGradientOnTensorCores(const void* in, const void* gradOut, float* scratch,
+                                                 float* gradWeight, const GroupedConvShape& shape,
+                                                 TensorCoreOperands operands, void* stream);
 
 }  // namespace ensemble::kernels

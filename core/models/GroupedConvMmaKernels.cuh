@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The stacked CNN's second convolution (grouped 3x3, one group per member) on tensor cores:
+// TF32 operands (--precision tf32) or bfloat16 ones (bf16 autocast), float sums. The same
+// implicit matrix products as the fp32 kernels of GroupedConvKernels.cuh, every group in one
+// launch, but each warp multiplies 16 x 16 tiles with CUDA's warp matrix functions
+// (nvcuda::wmma, sm_80 and later). Compiled by nvcc in GroupedConvKernels.cu; run on the
+// CPU by TestCudaKernelsOnCpu (tests/CudaOnCpu.h, tests/WmmaOnCpu.h).
+//
+// Why: cuDNN runs a grouped convolution one group at a time, in TF32 and bf16 as in fp32
+// (docs/gpu-reports/2026-11-26-NVIDIA-H200-kernel-profile.md), so neither precision was
+// faster than fp32 on the H200 (issue 29).
+//
+// Forward (and the input's gradient, the forward of the output's gradient with the filters
+// transposed and flipped): a block makes 128 pixels x 64 channels of one group; its 8 warps
+// 32 x 32 each (2 x 2 tiles of 16 x 16). A stage is 2 fragment depths of taps (16 in TF32, 32
+// in bf16): the im2col tile [tap][pixel] and the filters [channel][tap] in shared memory, two
+// buffers (grouped_conv::runStages). The sums go through shared memory to be written a
+// channel at a time, coalesced, with the bias added, rounded once to the element type.
+//
+// Weight gradient: a block sums a chunk of grouped_conv::kChunkPixels pixels for 64 channels
+// x 96 taps of one group (warps 16 channels x 48 taps), into the same per-chunk scratch as the
+// fp32 kernel, whose addWeightChunksKernel adds the chunks in order. Float sums, no atomics:
+// the same bits on every run.
+//
+// Shared rows are padded by 16 bytes: the 8 rows a fragment load reads at once then fall in
+// different banks, and every fragment's address stays 256-bit aligned, as wmma requires.
+#include <cstdint>
+
+#ifdef __CUDACC__
+#include <mma.h>
+#endif
+
+#include "core/models/CudaElements.cuh"
+#include "core/models/GroupedConvKernels.cuh"
+
+namespace ensemble::kernels {
+inline namespace ENSEMBLELAB_KERNEL_CODE {
+namespace grouped_conv_mma {
+
+namespace wmma = nvcuda::wmma;
+using grouped_conv::kThreads;
+
+/// What a tensor core multiplies for an element type: TF32 fragments of float (8 deep, each
+/// value rounded to TF32 as it is staged), or bfloat16 (16 deep).
+template <typename Element>
+struct Operands;
+template <>
+struct Operands<float> {
+  using Fragment = wmma::precision::tf32;
+  static constexpr int kDepth = 8;
+  __device__ static float staged(float v) { return wmma::__float_to_tf32(v); }
+};
+template <>
+struct Operands<BFloat16Element> {
+  using Fragment = BFloat16Element;
+  static constexpr int kDepth = 16;
+  __device__ static BFloat16Element staged(BFloat16Element v) { return v; }
+};
+
+constexpr int kPadBytes = 16;
+
+// Forward.
+constexpr int kTilePixels = 128, kTileChannels = 64;
+constexpr int kWarpPixels = 32, kWarpChannels = 32;  // 4 x 2 warps
+constexpr int kOutRow = kTilePixels + 4;             // the sums' tile, [channel][pixel], in float
+
+// Weight gradient (the tile of grouped_conv's fp32 kernel, so its grid and chunk sums).
+constexpr int kGradTileChannels = grouped_conv::kGradTileChannels;  // 64
+constexpr int kGradTileTaps = grouped_conv::kGradTileTaps;          // 96
+constexpr int kGradWarpChannels = 16, kGradWarpTaps = 48;           // 4 x 2 warps
+constexpr int kGradOutRow = kGradTileTaps + 4;                      // [channel][tap], in float
+
+template <typename Element>
+struct Tiles {
+  static constexpr int kDepth = Operands<Element>::kDepth;
+  static constexpr int kStage = 2 * kDepth;  // taps (forward) or pixels (weight gradient) per stage
+  static constexpr int kPad = kPadBytes / int(sizeof(Element));
+  static constexpr int kPixelRow = kTilePixels + kPad;  // forward: [tap][pixel]
+  static constexpr int kStageRow = kStage + kPad;       // forward: [channel][tap]; gradient: [channel or tap][pixel]
+  static constexpr int kForwardPixelBytes = kStage * kPixelRow * int(sizeof(Element));
+  static constexpr int kForwardWeightBytes = kTileChannels * kStageRow * int(sizeof(Element));
+  static constexpr int kForwardStagingBytes = 2 * (kForwardPixelBytes + kForwardWeightBytes);
+  static constexpr int kForwardOutBytes = kTileChannels * kOutRow * int(sizeof(float));
+  static constexpr int kForwardSharedBytes =
+      kForwardStagingBytes > kForwardOutBytes ? kForwardStagingBytes : kForwardOutBytes;
+  static constexpr int kGradBytes = kGradTileChannels * kStageRow * int(sizeof(Element));
+  static constexpr int kTapBytes = kGradTileTaps * kStageRow * int(sizeof(Element));
+  static constexpr int kGradientStagingBytes = 2 * (kGradBytes + kTapBytes);
+  static constexpr int kGradientOutBytes = kGradTileChannels * kGradOutRow * int(sizeof(float));
+  static constexpr int kGradientSharedBytes =
+      kGradientStagingBytes > kGradientOutBytes ? kGradientStagingBytes : kGradientOutBytes;
+  static_assert(kForwardSharedBytes <= 48 * 1024 && kGradientSharedBytes <= 48 * 1024, "static shared memory");
+  static_assert(kForwardPixelBytes % 32 == 0 && kForwardWeightBytes % 32 == 0 && kGradBytes % 32 == 0 &&
+                    kTapBytes % 32 == 0,
+                "every buffer starts 256-bit aligned");
+};
+
+inline dim3 forwardGrid(const GroupedConvShape& shape) {
+  return dim3(unsigned(grouped_conv::ceilDiv(grouped_conv::pixelsOf(shape), kTilePixels)),
+              unsigned(grouped_conv::ceilDiv(shape.outChannels, kTileChannels)), unsigned(shape.groups));
+}
+
+/// out = conv(in, weight) + bias for one tile, in Element, summed in float; grid
+/// forwardGrid(shape), kThreads threads. `bias` (float) may be null.
+template <typename Element, typename Index>
+__global__ void __launch_bounds__(kThreads)
+    forwardKernel(const Element* __restrict__ in, const Element* __restrict__ weight, const float* __restrict__ bias,
+                  Element* __restrict__ out, GroupedConvShape shape) {
+  using Tile = Tiles<Element>;
+  using Fragment = typename Operands<Element>::Fragment;
+  constexpr int kDepth = Tile::kDepth, kStage = Tile::kStage;
+  alignas(128) __shared__ unsigned char shared[Tile::kForwardSharedBytes];
+  const auto pixelTile = [&](int buffer) {
+    return reinterpret_cast<Element*>(shared + buffer * Tile::kForwardPixelBytes);
+  };
+  const auto weightTile = [&](int buffer) {
+    return reinterpret_cast<Element*>(shared + 2 * Tile::kForwardPixelBytes + buffer * Tile::kForwardWeightBytes);
+  };
+
+  const Index groups = Index(shape.groups), inChannels = Index(shape.inChannels), outChannels = Index(shape.outChannels);
+  const Index height = Index(shape.height), width = Index(shape.width), plane = height * width;
+  const Index pixels = Index(shape.images) * plane, taps = inChannels * 9;
+  const Index group = Index(blockIdx.z), firstPixel = Index(blockIdx.x) * kTilePixels;
+  const Index firstChannel = Index(blockIdx.y) * kTileChannels;
+
+  // Thread t stages pixel t % 128 under taps t / 128 + 2 i, and the filters' tap t % kStage for
+  // channels t / kStage + kChannelsPerPass r: a warp's loads and shared stores are consecutive.
+  constexpr int kPixelLoads = kStage * kTilePixels / kThreads;
+  constexpr int kWeightLoads = kStage * kTileChannels / kThreads;
+  constexpr int kChannelsPerPass = kThreads / kStage;
+  const int tilePixel = int(threadIdx.x) % kTilePixels, tapPhase = int(threadIdx.x) / kTilePixels;
+  const int weightTap = int(threadIdx.x) % kStage, weightChannel = int(threadIdx.x) / kStage;
+  const Index loadPixel = firstPixel + tilePixel;
+  const bool loadsPixel = loadPixel < pixels;
+  Index n = 0, inPlane = 0, row = 0, column = 0;
+  if (loadsPixel) {
+    n = loadPixel / plane;
+    inPlane = loadPixel - n * plane;
+    row = inPlane / width;
+    column = inPlane - row * width;
+  }
+  const Element* image = in + (n * groups + group) * inChannels * plane;
+  const Element* groupWeight = weight + group * outChannels * taps;
+  const Element zero = fromFloat<Element>(0.f);
+
+  Element stagedPixels[kPixelLoads], stagedWeights[kWeightLoads];
+  const auto loadStage = [&](Index firstTap) {
+#pragma unroll
+    for (int i = 0; i < kPixelLoads; ++i) {
+      const Index tap = firstTap + tapPhase + 2 * i;
+      stagedPixels[i] = loadsPixel && tap < taps ? grouped_conv::tapValue(image, tap, row, column, height, width) : zero;
+    }
+#pragma unroll
+    for (int r = 0; r < kWeightLoads; ++r) {
+      const Index tap = firstTap + weightTap, channel = firstChannel + weightChannel + kChannelsPerPass * r;
+      stagedWeights[r] = tap < taps && channel < outChannels ? groupWeight[channel * taps + tap] : zero;
+    }
+  };
+  const auto storeStage = [&](int buffer) {
+    Element* pixelStage = pixelTile(buffer);
+    Element* weightStage = weightTile(buffer);
+#pragma unroll
+    for (int i = 0; i < kPixelLoads; ++i) {
+      pixelStage[(tapPhase + 2 * i) * Tile::kPixelRow + tilePixel] = Operands<Element>::staged(stagedPixels[i]);
+    }
+#pragma unroll
+    for (int r = 0; r < kWeightLoads; ++r) {
+      weightStage[(weightChannel + kChannelsPerPass * r) * Tile::kStageRow + weightTap] =
+          Operands<Element>::staged(stagedWeights[r]);
+    }
+  };
+
+  const int warp = int(threadIdx.x) / 32;
+  const int warpPixel = (warp % 4) * kWarpPixels, warpChannel = (warp / 4) * kWarpChannels;
+  wmma::fragment<wmma::accumulator, 16, 16, kDepth, float> sums[2][2];
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) wmma::fill_fragment(sums[i][j], 0.f);
+  }
+  const auto multiplyStage = [&](int buffer) {
+    const Element* pixelStage = pixelTile(buffer);
+    const Element* weightStage = weightTile(buffer);
+#pragma unroll
+    for (int k = 0; k < kStage; k += kDepth) {
+      wmma::fragment<wmma::matrix_a, 16, 16, kDepth, Fragment, wmma::col_major> pixelFragments[2];
+      wmma::fragment<wmma::matrix_b, 16, 16, kDepth, Fragment, wmma::col_major> weightFragments[2];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        wmma::load_matrix_sync(pixelFragments[i], pixelStage + k * Tile::kPixelRow + warpPixel + 16 * i,
+                               Tile::kPixelRow);
+      }
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        wmma::load_matrix_sync(weightFragments[j], weightStage + (warpChannel + 16 * j) * Tile::kStageRow + k,
+                               Tile::kStageRow);
+      }
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+#pragma unroll
+        for (int j = 0; j < 2; ++j) wmma::mma_sync(sums[i][j], pixelFragments[i], weightFragments[j], sums[i][j]);
+      }
+    }
+  };
+  grouped_conv::runStages((taps + kStage - 1) / kStage, Index(kStage), loadStage, storeStage, multiplyStage);
+
+  // runStages ends at a barrier: the staging buffers now hold the sums, [channel][pixel].
+  float* outTile = reinterpret_cast<float*>(shared);
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      wmma::store_matrix_sync(outTile + (warpChannel + 16 * j) * kOutRow + warpPixel + 16 * i, sums[i][j], kOutRow,
+                              wmma::mem_col_major);
+    }
+  }
+  __syncthreads();
+  if (!loadsPixel) return;
+  Element* outPixel = out + (n * groups + group) * outChannels * plane + inPlane;
+  for (int c = tapPhase; c < kTileChannels; c += kThreads / kTilePixels) {
+    const Index channel = firstChannel + c;
+    if (channel >= outChannels) break;
+    const float start = bias != nullptr ? bias[group * outChannels + channel] : 0.f;
+    outPixel[channel * plane] = fromFloat<Element>(outTile[c * kOutRow + tilePixel] + start);
+  }
+}
+
+/// Block (chunk, tile, group): the chunk's float sums for 64 channels x 96 taps of one group,
+/// into scratch[chunk][group][channel][tap]. Grid grouped_conv::weightGradientGrid(shape),
+/// kThreads threads; then grouped_conv::addWeightChunksKernel.
+template <typename Element, typename Index>
+__global__ void __launch_bounds__(kThreads)
+    weightGradientChunkKernel(const Element* __restrict__ in, const Element* __restrict__ gradOut,
+                              float* __restrict__ scratch, GroupedConvShape shape) {
+  using Tile = Tiles<Element>;
+  using Fragment = typename Operands<Element>::Fragment;
+  constexpr int kDepth = Tile::kDepth, kStage = Tile::kStage;
+  alignas(128) __shared__ unsigned char shared[Tile::kGradientSharedBytes];
+  const auto gradTile = [&](int buffer) { return reinterpret_cast<Element*>(shared + buffer * Tile::kGradBytes); };
+  const auto tapTile = [&](int buffer) {
+    return reinterpret_cast<Element*>(shared + 2 * Tile::kGradBytes + buffer * Tile::kTapBytes);
+  };
+
+  const Index groups = Index(shape.groups), inChannels = Index(shape.inChannels), outChannels = Index(shape.outChannels);
+  const Index height = Index(shape.height), width = Index(shape.width), plane = height * width;
+  const Index pixels = Index(shape.images) * plane, taps = inChannels * 9;
+  const Index chunk = Index(blockIdx.x), group = Index(blockIdx.z);
+  const Index tapTiles = (taps + kGradTileTaps - 1) / kGradTileTaps;
+  const Index firstChannel = (Index(blockIdx.y) / tapTiles) * kGradTileChannels;
+  const Index firstTap = (Index(blockIdx.y) % tapTiles) * kGradTileTaps;
+  const Index chunkStart = chunk * Index(grouped_conv::kChunkPixels);
+  const Index chunkPixels = pixels - chunkStart < Index(grouped_conv::kChunkPixels) ? pixels - chunkStart
+                                                                                     : Index(grouped_conv::kChunkPixels);
+
+  // Thread t stages pixel t % kStage of each stage: its gradient for channels t / kStage +
+  // kRowsPerPass r, and its taps t / kStage + kRowsPerPass r.
+  constexpr int kRowsPerPass = kThreads / kStage;
+  constexpr int kGradLoads = kGradTileChannels / kRowsPerPass, kTapLoads = kGradTileTaps / kRowsPerPass;
+  const int stagePixel = int(threadIdx.x) % kStage, stageRow = int(threadIdx.x) / kStage;
+  const Element zero = fromFloat<Element>(0.f);
+  Element stagedGrads[kGradLoads], stagedTaps[kTapLoads];
+  const auto loadStage = [&](Index stageStart) {
+    const Index pixel = chunkStart + stageStart + stagePixel;
+    const bool inside = stageStart + stagePixel < chunkPixels;
+    Index n = 0, inPlane = 0, row = 0, column = 0;
+    if (inside) {
+      n = pixel / plane;
+      inPlane = pixel - n * plane;
+      row = inPlane / width;
+      column = inPlane - row * width;
+    }
+    const Element* image = in + (n * groups + group) * inChannels * plane;
+    const Element* grads = gradOut + (n * groups + group) * outChannels * plane + inPlane;
+#pragma unroll
+    for (int r = 0; r < kGradLoads; ++r) {
+      const Index channel = firstChannel + stageRow + kRowsPerPass * r;
+      stagedGrads[r] = inside && channel < outChannels ? grads[channel * plane] : zero;
+    }
+#pragma unroll
+    for (int r = 0; r < kTapLoads; ++r) {
+      const Index tap = firstTap + stageRow + kRowsPerPass * r;
+      stagedTaps[r] = inside && tap < taps ? grouped_conv::tapValue(image, tap, row, column, height, width) : zero;
+    }
+  };
+  const auto storeStage = [&](int buffer) {
+    Element* grads = gradTile(buffer);
+    Element* tapValues = tapTile(buffer);
+#pragma unroll
+    for (int r = 0; r < kGradLoads; ++r) {
+      grads[(stageRow + kRowsPerPass * r) * Tile::kStageRow + stagePixel] = Operands<Element>::staged(stagedGrads[r]);
+    }
+#pragma unroll
+    for (int r = 0; r < kTapLoads; ++r) {
+      tapValues[(stageRow + kRowsPerPass * r) * Tile::kStageRow + stagePixel] =
+          Operands<Element>::staged(stagedTaps[r]);
+    }
+  };
+
+  const int warp = int(threadIdx.x) / 32;
+  const int warpChannel = (warp % 4) * kGradWarpChannels, warpTap = (warp / 4) * kGradWarpTaps;
+  constexpr int kFragments = kGradWarpTaps / 16;
+  wmma::fragment<wmma::accumulator, 16, 16, kDepth, float> sums[kFragments];
+#pragma unroll
+  for (int j = 0; j < kFragments; ++j) wmma::fill_fragment(sums[j], 0.f);
+  const auto multiplyStage = [&](int buffer) {
+    const Element* grads = gradTile(buffer);
+    const Element* tapValues = tapTile(buffer);
+#pragma unroll
+    for (int k = 0; k < kStage; k += kDepth) {
+      wmma::fragment<wmma::matrix_a, 16, 16, kDepth, Fragment, wmma::row_major> gradFragment;
+      wmma::load_matrix_sync(gradFragment, grads + warpChannel * Tile::kStageRow + k, Tile::kStageRow);
+#pragma unroll
+      for (int j = 0; j < kFragments; ++j) {
+        wmma::fragment<wmma::matrix_b, 16, 16, kDepth, Fragment, wmma::col_major> tapFragment;
+        wmma::load_matrix_sync(tapFragment, tapValues + (warpTap + 16 * j) * Tile::kStageRow + k, Tile::kStageRow);
+        wmma::mma_sync(sums[j], gradFragment, tapFragment, sums[j]);
+      }
+    }
+  };
+  grouped_conv::runStages((chunkPixels + kStage - 1) / kStage, Index(kStage), loadStage, storeStage, multiplyStage);
+
+  // runStages ends at a barrier: the staging buffers now hold the sums, [channel][tap].
+  float* outTile = reinterpret_cast<float*>(shared);
+#pragma unroll
+  for (int j = 0; j < kFragments; ++j) {
+    wmma::store_matrix_sync(outTile + warpChannel * kGradOutRow + warpTap + 16 * j, sums[j], kGradOutRow,
+                            wmma::mem_row_major);
+  }
+  __syncthreads();
+  float* chunkSums = scratch + (int64_t(chunk) * groups + group) * outChannels * taps;
+  for (int e = int(threadIdx.x); e < kGradTileChannels * kGradTileTaps; e += kThreads) {
+    const int c = e / kGradTileTaps, t = e - c * kGradTileTaps;
+    const Index channel = firstChannel + c, tap = firstTap + t;
+    if (channel < outChannels && tap < taps) chunkSums[channel * taps + tap] = outTile[c * kGradOutRow + t];
+  }
+}
+
+}  // namespace grouped_conv_mma
+}  // namespace ENSEMBLELAB_KERNEL_CODE
+}  // namespace ensemble::kernels
