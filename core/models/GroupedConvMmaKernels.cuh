@@ -7,9 +7,10 @@
 // (nvcuda::wmma, sm_80 and later). Compiled by nvcc in GroupedConvKernels.cu; run on the
 // CPU by TestCudaKernelsOnCpu (tests/CudaOnCpu.h, tests/WmmaOnCpu.h).
 //
-// Why: cuDNN runs a grouped convolution one group at a time, in TF32 and bf16 as in fp32
-// (docs/gpu-reports/2026-11-26-NVIDIA-H200-kernel-profile.md), so neither precision was
-// faster than fp32 on the H200 (issue 29).
+// Why: cuDNN ran the fp32 grouped convolution one group at a time on the H200
+// (docs/gpu-reports/2026-11-26-NVIDIA-H200-kernel-profile.md), and the whole stacked step ran
+// only 1.69x (TF32) and 1.99x (bf16) faster than fp32 there (docs/BENCHMARKS.md), far from
+// what tensor cores offer over the CUDA cores.
 //
 // Forward (and the input's gradient, the forward of the output's gradient with the filters
 // transposed and flipped): a block makes 128 pixels x 64 channels of one group; its 8 warps
