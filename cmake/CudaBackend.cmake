@@ -32,6 +32,7 @@ message(STATUS "EnsembleLab: LibTorch ${Torch_VERSION} for CUDA ${ENSEMBLELAB_TO
 # both launch on the same streams. (torch's CMake config may have enabled CUDA already, with
 # its own guess of the architectures: ours are a property of our target.)
 set(ENSEMBLELAB_CUDA_ARCHITECTURES "80;90" CACHE STRING "GPU architectures of EnsembleLab's CUDA kernels")
+ensemblelab_require_tensor_core_architectures("${ENSEMBLELAB_CUDA_ARCHITECTURES}")
 include(CheckLanguage)
 check_language(CUDA)
 if(CMAKE_CUDA_COMPILER)

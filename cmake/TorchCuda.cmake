@@ -53,3 +53,18 @@ function(ensemblelab_nccl_version header out_var)
   list(JOIN parts "." version)
   set(${out_var} "${version}" PARENT_SCOPE)
 endfunction()
+
+# Stops the configuration when `architectures` (ENSEMBLELAB_CUDA_ARCHITECTURES) names one older
+# than Ampere: the grouped convolution's tensor-core kernels use bf16 and TF32 warp matrix
+# functions, which begin with sm_80, and nvcc's own error would not say which setting to change.
+# Names without a number ("native", "all") are let through.
+function(ensemblelab_require_tensor_core_architectures architectures)
+  foreach(arch IN LISTS architectures)
+    if(arch MATCHES "^([0-9]+)" AND CMAKE_MATCH_1 LESS 80)
+      message(FATAL_ERROR
+        "EnsembleLab: ENSEMBLELAB_CUDA_ARCHITECTURES has ${arch}, but our CUDA kernels need sm_80 "
+        "(Ampere) or newer for bf16 and TF32 tensor cores. Give 80 or later, e.g. "
+        "-DENSEMBLELAB_CUDA_ARCHITECTURES=\"80;90\". Nothing was built.")
+    endif()
+  endforeach()
+endfunction()

@@ -2,8 +2,17 @@
 # cmake -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch> -P TestTorchCudaCheck.cmake
 # Reads the CUDA version of fake LibTorch trees laid out as the wheel and the libtorch zip
 # lay them out, then asks for a toolkit of another major version: the last step must stop
-# the configuration with the message a user sees (CTest matches it).
+# the configuration with the message a user sees (CTest matches it). On the way, GPU
+# architectures from Ampere on (and names without a number) pass the tensor-core check, and an
+# older one stops it, which a second run of this script asks for (-DOLD_ARCHITECTURE=ON).
 include(${SOURCE_DIR}/cmake/TorchCuda.cmake)
+
+ensemblelab_require_tensor_core_architectures("80;86;90;90a;100-real;120-virtual;native")
+if(OLD_ARCHITECTURE)
+  message(STATUS "TorchCuda: Ampere and newer let through")
+  ensemblelab_require_tensor_core_architectures("90;75")
+  message(STATUS "TorchCuda: sm_75 was let through")
+endif()
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(WRITE "${WORK_DIR}/wheel/version.py"
