@@ -3,7 +3,10 @@
 # What only a GPU machine can show, in one run: builds the CUDA build, then checks
 #   1. the devices the CLI sees, and `devices --check` (NCCL across every GPU, Gloo on the CPU);
 #   1c. our CUDA kernels against LibTorch's ops: the fused ReLU + pool bit for bit, the fused
-#       first layer (convolution + ReLU + pool) to float rounding and the same bits twice;
+#       first layer (convolution + ReLU + pool) and the grouped convolution (fp32, TF32, bf16)
+#       to their rounding, and the same bits twice;
+#   1d. the two convolution layers timed alone, ours against LibTorch's, forward + backward,
+#       8 and 16 members in fp32 / tf32 / bf16 (ensemble-lab-layer-timing: a table, no verdict);
 #   2. the same ensemble on `cpu*2` and on `cuda:0*2` in fp32 (IEEE float32, TF32 off):
 #      train loss equal to 1e-5 at step 10, and its mean over steps 1-100 to 1e-3; in deterministic mode the
 #      same seed twice gives identical metrics.csv and checkpoints, and a run killed
@@ -97,11 +100,15 @@ bench=build-cuda/bench/ensemble-lab-bench
 
 step "1. Devices" "$cli" devices
 step "1b. devices --check: all-reduce across every GPU (NCCL) and two CPU ranks (Gloo)" "$cli" devices --check --timeout 180
-# on-device.sh builds the CLI and the bench by default; the kernel check is built here.
+# on-device.sh builds the CLI and the bench by default; the kernel check and the layer timing are built here.
 kernel_check=build-cuda/bench/ensemble-lab-kernel-check
 [ -x "$kernel_check" ] || cmake --build build-cuda --target ensemble-lab-kernel-check >"$work/kernel-check-build.log" 2>&1
-step "1c. Fused CUDA kernels against LibTorch's ops: ReLU + pool bit for bit (fp32, bf16, fp16; NCHW, NHWC), the first layer to float rounding" \
+step "1c. Fused CUDA kernels against LibTorch's ops: ReLU + pool bit for bit (fp32, bf16, fp16; NCHW, NHWC), the first layer and the grouped convolution to their rounding" \
   "$kernel_check" --device cuda:0
+layer_timing=build-cuda/bench/ensemble-lab-layer-timing
+[ -x "$layer_timing" ] || cmake --build build-cuda --target ensemble-lab-layer-timing >"$work/layer-timing-build.log" 2>&1
+step "1d. The two convolution layers alone, ours against LibTorch's, forward + backward (medians; no verdict)" \
+  "$layer_timing" --device cuda:0
 gpus="$("$python" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null | tail -1)"
 gpus="${gpus:-0}"
 if [ "$gpus" -eq 0 ]; then
