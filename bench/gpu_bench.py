@@ -26,7 +26,8 @@ autocast to bfloat16 (PyTorch; our engine's bf16 is the same) or a bfloat16 comp
 medians: member-images/s, the ratio to the best peer, the peak GPU memory (MiB: the torch
 caching allocator's max_memory_allocated for ours and the PyTorch peers, JAX's
 peak_bytes_in_use), and the ensemble's evaluation speed (test images/s: our
-Trainer::evaluate, the vmapped model under torch.no_grad, the vmapped Flax apply).
+Trainer::evaluate, the vmapped model under torch.no_grad, the vmapped Flax apply; each 1000
+test images a call: ours is given --eval-batch-size 1000 to match the peers).
 
 Our bench trains one epoch of (steps + warm-up) x B images; where that exceeds the training
 set (60,000 images: batch 512 holds 117 steps) it times the steps that fit, and the table says
@@ -168,8 +169,10 @@ def make_sides(a, on_cpu, torch_info, jax_info, train_images):
                 return None
             shape = (["--mode", "single", "--devices", device] if form == "single" else
                      ["--mode", "ensemble", "--devices", f"{device}*{p.members}", "--member-form", form])
-            return (["--model", "cnn"] + shape + ["--deterministic", a.deterministic, "--cuda-graphs", graphs] +
-                    common(p, ours_steps(p)))
+            # The peers evaluate 1000 test images a call (peer.py, flax_peer.py): so does ours here
+            # (its default, 256, is the CPU's).
+            return (["--model", "cnn"] + shape + ["--deterministic", a.deterministic, "--cuda-graphs", graphs,
+                                                  "--eval-batch-size", "1000"] + common(p, ours_steps(p)))
         return arguments
 
     for key, form, graphs in (("ours-separate", "separate", "off"), ("ours-stacked", "stacked", "off"),
