@@ -331,6 +331,8 @@ def main():
                 extra = (["--lr", "0.1", "--momentum", "0.9", "--epochs", str(a.max_epochs), "--eval-every", str(every),
                           "--out", os.path.join(scratch, "run")] + limit) if entrant.ours else list(peer_extra)
                 extra += ["--seed", str(repeat)]  # repeat r: seed r on every side
+                if entrant.ours and a.gpu:  # the GPU peers evaluate 1000 test images a call: so does ours
+                    extra += ["--eval-batch-size", "1000"]
                 command = entrant.command_for(workload, extra)
                 env = entrant.env_of(workload)
                 if not a.warm_compile_cache:  # torch.compile's code is generated in the run, as on a first run
