@@ -105,7 +105,7 @@ inline dim3 forwardGrid(const GroupedConvShape& shape) {
 /// out = conv(in, weight) + bias for one tile, in Element, summed in float; grid
 /// forwardGrid(shape), kThreads threads. `bias` (float) may be null.
 template <typename Element, typename Index>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two blocks per SM
     forwardKernel(const Element* __restrict__ in, const Element* __restrict__ weight, const float* __restrict__ bias,
                   Element* __restrict__ out, GroupedConvShape shape) {
   using Tile = Tiles<Element>;
@@ -231,7 +231,7 @@ __global__ void __launch_bounds__(kThreads)
 /// into scratch[chunk][group][channel][tap]. Grid grouped_conv::weightGradientGrid(shape),
 /// kThreads threads; then grouped_conv::addWeightChunksKernel.
 template <typename Element, typename Index>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two blocks per SM
     weightGradientChunkKernel(const Element* __restrict__ in, const Element* __restrict__ gradOut,
                               float* __restrict__ scratch, GroupedConvShape shape) {
   using Tile = Tiles<Element>;
