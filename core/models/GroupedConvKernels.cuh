@@ -81,6 +81,24 @@ inline bool fitsInt32(const GroupedConvShape& shape) {
   return pixelsOf(shape) * channels + int64_t(kTilePixels) * 64 < (int64_t(1) << 31);
 }
 
+/// Where a pixel of the flattened images x height x width lies: its image, its offset in the
+/// plane, its row and column (all zero for a pixel past the end, which loads nothing).
+template <typename Index>
+struct PixelPlace {
+  Index image = 0, inPlane = 0, row = 0, column = 0;
+};
+
+template <typename Index>
+__device__ __forceinline__ PixelPlace<Index> placeOf(Index pixel, bool inside, Index plane, Index width) {
+  PixelPlace<Index> place;
+  if (!inside) return place;
+  place.image = pixel / plane;
+  place.inPlane = pixel - place.image * plane;
+  place.row = place.inPlane / width;
+  place.column = place.inPlane - place.row * width;
+  return place;
+}
+
 /// The input value under `tap` (input channel * 9 + row * 3 + column) for the pixel at
 /// (row, column) of `image` (its group's first channel), zero in the padding.
 template <typename Element, typename Index>
@@ -234,17 +252,10 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kTapLoads = kStagePixels * kGradTileTaps / kThreads;       // 6
   float stagedGrads[kGradLoads], stagedTaps[kTapLoads];
   const auto loadStage = [&](Index stageStart) {
-    const Index pixel = chunkStart + stageStart + stagePixel;
     const bool inside = stageStart + stagePixel < chunkPixels;
-    Index n = 0, inPlane = 0, row = 0, column = 0;
-    if (inside) {
-      n = pixel / plane;
-      inPlane = pixel - n * plane;
-      row = inPlane / width;
-      column = inPlane - row * width;
-    }
-    const float* image = in + (n * groups + group) * inChannels * plane;
-    const float* grads = gradOut + (n * groups + group) * outChannels * plane + inPlane;
+    const PixelPlace<Index> at = placeOf(chunkStart + stageStart + stagePixel, inside, plane, width);
+    const float* image = in + (at.image * groups + group) * inChannels * plane;
+    const float* grads = gradOut + (at.image * groups + group) * outChannels * plane + at.inPlane;
 #pragma unroll
     for (int r = 0; r < kGradLoads; ++r) {
       const Index channel = firstChannel + row16 + 16 * r;
@@ -253,7 +264,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int r = 0; r < kTapLoads; ++r) {
       const Index tap = firstTap + row16 + 16 * r;
-      stagedTaps[r] = inside && tap < taps ? tapValue(image, tap, row, column, height, width) : 0.f;
+      stagedTaps[r] = inside && tap < taps ? tapValue(image, tap, at.row, at.column, height, width) : 0.f;
     }
   };
   const auto storeStage = [&](int buffer) {

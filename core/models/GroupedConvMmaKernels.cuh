@@ -132,16 +132,9 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   constexpr int kChannelsPerPass = kThreads / kStage;
   const int tilePixel = int(threadIdx.x) % kTilePixels, tapPhase = int(threadIdx.x) / kTilePixels;
   const int weightTap = int(threadIdx.x) % kStage, weightChannel = int(threadIdx.x) / kStage;
-  const Index loadPixel = firstPixel + tilePixel;
-  const bool loadsPixel = loadPixel < pixels;
-  Index n = 0, inPlane = 0, row = 0, column = 0;
-  if (loadsPixel) {
-    n = loadPixel / plane;
-    inPlane = loadPixel - n * plane;
-    row = inPlane / width;
-    column = inPlane - row * width;
-  }
-  const Element* image = in + (n * groups + group) * inChannels * plane;
+  const bool loadsPixel = firstPixel + tilePixel < pixels;
+  const auto at = grouped_conv::placeOf(firstPixel + tilePixel, loadsPixel, plane, width);
+  const Element* image = in + (at.image * groups + group) * inChannels * plane;
   const Element* groupWeight = weight + group * outChannels * taps;
   const Element zero = fromFloat<Element>(0.f);
 
@@ -150,7 +143,8 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
 #pragma unroll
     for (int i = 0; i < kPixelLoads; ++i) {
       const Index tap = firstTap + tapPhase + 2 * i;
-      stagedPixels[i] = loadsPixel && tap < taps ? grouped_conv::tapValue(image, tap, row, column, height, width) : zero;
+      stagedPixels[i] =
+          loadsPixel && tap < taps ? grouped_conv::tapValue(image, tap, at.row, at.column, height, width) : zero;
     }
 #pragma unroll
     for (int r = 0; r < kWeightLoads; ++r) {
@@ -218,7 +212,7 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   }
   __syncthreads();
   if (!loadsPixel) return;
-  Element* outPixel = out + (n * groups + group) * outChannels * plane + inPlane;
+  Element* outPixel = out + (at.image * groups + group) * outChannels * plane + at.inPlane;
   for (int c = tapPhase; c < kTileChannels; c += kThreads / kTilePixels) {
     const Index channel = firstChannel + c;
     if (channel >= outChannels) break;
@@ -262,17 +256,10 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   const Element zero = fromFloat<Element>(0.f);
   Element stagedGrads[kGradLoads], stagedTaps[kTapLoads];
   const auto loadStage = [&](Index stageStart) {
-    const Index pixel = chunkStart + stageStart + stagePixel;
     const bool inside = stageStart + stagePixel < chunkPixels;
-    Index n = 0, inPlane = 0, row = 0, column = 0;
-    if (inside) {
-      n = pixel / plane;
-      inPlane = pixel - n * plane;
-      row = inPlane / width;
-      column = inPlane - row * width;
-    }
-    const Element* image = in + (n * groups + group) * inChannels * plane;
-    const Element* grads = gradOut + (n * groups + group) * outChannels * plane + inPlane;
+    const auto at = grouped_conv::placeOf(chunkStart + stageStart + stagePixel, inside, plane, width);
+    const Element* image = in + (at.image * groups + group) * inChannels * plane;
+    const Element* grads = gradOut + (at.image * groups + group) * outChannels * plane + at.inPlane;
 #pragma unroll
     for (int r = 0; r < kGradLoads; ++r) {
       const Index channel = firstChannel + stageRow + kRowsPerPass * r;
@@ -281,7 +268,8 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
 #pragma unroll
     for (int r = 0; r < kTapLoads; ++r) {
       const Index tap = firstTap + stageRow + kRowsPerPass * r;
-      stagedTaps[r] = inside && tap < taps ? grouped_conv::tapValue(image, tap, row, column, height, width) : zero;
+      stagedTaps[r] =
+          inside && tap < taps ? grouped_conv::tapValue(image, tap, at.row, at.column, height, width) : zero;
     }
   };
   const auto storeStage = [&](int buffer) {
