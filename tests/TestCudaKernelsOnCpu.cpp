@@ -171,7 +171,9 @@ torch::Tensor tensorCoreForwardOnCpu(const torch::Tensor& in, const torch::Tenso
                                      int64_t groups) {
   const kernels::GroupedConvShape shape = groupedShapeOf(in, groups, weight.size(0));
   torch::Tensor out = torch::full({in.size(0), weight.size(0), in.size(2), in.size(3)}, NAN, in.options());
-  cuda_on_cpu::launch(grouped_mma::forwardKernel<Element, int32_t>, grouped_mma::forwardGrid(shape),
+  const auto kernel = grouped_mma::wholeStagesFor<Element>(shape) ? grouped_mma::forwardKernel<Element, int32_t, true>
+                                                                   : grouped_mma::forwardKernel<Element, int32_t, false>;
+  cuda_on_cpu::launch(kernel, grouped_mma::forwardGrid(shape),
                       dim3(grouped::kThreads), static_cast<const Element*>(in.data_ptr()),
                       static_cast<const Element*>(weight.data_ptr()),
                       static_cast<const float*>(bias.defined() ? bias.data_ptr<float>() : nullptr),
@@ -359,6 +361,8 @@ class TestCudaKernelsOnCpu final : public QObject {
           << bfloat16 << 11 << 1 << 32 << 64 << 14 << 14;
       QTest::addRow("%s: 70 channels (two tiles, the second of 6), 5 inputs (45 taps), 3 groups, 9x7", type)
           << bfloat16 << 3 << 3 << 5 << 70 << 9 << 7;
+      QTest::addRow("%s: 32 inputs (a stage is one kernel position) on odd 5x7 images, 3 groups of 40", type)
+          << bfloat16 << 4 << 3 << 32 << 40 << 5 << 7;
       QTest::addRow("%s: 1x1 images, 2 groups", type) << bfloat16 << 5 << 2 << 8 << 16 << 1 << 1;
       QTest::addRow("%s: one group, 2x3", type) << bfloat16 << 2 << 1 << 3 << 4 << 2 << 3;
     }

@@ -46,8 +46,10 @@ int forwardOnTensorCores(const void* in, const void* weight, const float* bias, 
                          const GroupedConvShape& shape, cudaStream_t stream) {
   const dim3 grid = grouped_conv_mma::forwardGrid(shape);
   if (!launchable(grid)) return int(cudaErrorInvalidValue);
-  grouped_conv_mma::forwardKernel<Element, Index><<<grid, grouped_conv::kThreads, 0, stream>>>(
-      static_cast<const Element*>(in), static_cast<const Element*>(weight), bias, static_cast<Element*>(out), shape);
+  const auto kernel = grouped_conv_mma::wholeStagesFor<Element>(shape) ? grouped_conv_mma::forwardKernel<Element, Index, true>
+                                                                        : grouped_conv_mma::forwardKernel<Element, Index, false>;
+  kernel<<<grid, grouped_conv::kThreads, 0, stream>>>(static_cast<const Element*>(in), static_cast<const Element*>(weight),
+                                                      bias, static_cast<Element*>(out), shape);
   return int(cudaGetLastError());
 }
 

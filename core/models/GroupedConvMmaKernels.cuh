@@ -24,6 +24,14 @@
 // fp32 kernel, whose addWeightChunksKernel adds the chunks in order. Float sums, no atomics:
 // the same bits on every run.
 //
+// The products' depth runs over (kernel position, input channel), position first: depth
+// k = position * inChannels + channel, position = kernel row * 3 + kernel column (the fp32
+// kernels run channel first). Any order sums the same products; this one makes the im2col
+// gather cheap, which would otherwise take more instructions than the tensor cores' work. A
+// pixel's 9 positions lie in the image or in the padding alike for every channel (one 9-bit
+// mask per pixel), and where inChannels is a multiple of a stage (the CNN's 32 and 64), a stage
+// is one position and consecutive channels: one bounds check, then loads a plane apart.
+//
 // Shared rows are padded by 16 bytes: the 8 rows a fragment load reads at once then fall in
 // different banks, and every fragment's address stays 256-bit aligned, as wmma requires.
 #include <cstdint>
@@ -102,9 +110,36 @@ inline dim3 forwardGrid(const GroupedConvShape& shape) {
               unsigned(grouped_conv::ceilDiv(shape.outChannels, kTileChannels)), unsigned(shape.groups));
 }
 
+/// Whether every stage of the forward is one kernel position (inChannels a multiple of the
+/// stage's depth): the launchers' and the tests' choice of forwardKernel's WholeStages.
+template <typename Element>
+inline bool wholeStagesFor(const GroupedConvShape& shape) {
+  return shape.inChannels % Tiles<Element>::kStage == 0;
+}
+
+/// Bit p set where kernel position p of the pixel at (row, column) lies inside the image.
+template <typename Index>
+__device__ __forceinline__ unsigned insidePositions(Index row, Index column, Index height, Index width) {
+  const unsigned rows = (row >= 1 ? 1u : 0u) | 2u | (row + 1 < height ? 4u : 0u);
+  const unsigned columns = (column >= 1 ? 1u : 0u) | 2u | (column + 1 < width ? 4u : 0u);
+  unsigned mask = 0;
+#pragma unroll
+  for (int position = 0; position < 9; ++position) {
+    if ((rows >> (position / 3)) & (columns >> (position % 3)) & 1u) mask |= 1u << position;
+  }
+  return mask;
+}
+
+/// How far, in one channel's plane, kernel position `position` reads from its pixel.
+template <typename Index>
+__device__ __forceinline__ Index positionOffset(Index position, Index width) {
+  return (position / 3 - 1) * width + (position % 3 - 1);
+}
+
 /// out = conv(in, weight) + bias for one tile, in Element, summed in float; grid
-/// forwardGrid(shape), kThreads threads. `bias` (float) may be null.
-template <typename Element, typename Index>
+/// forwardGrid(shape), kThreads threads, WholeStages = wholeStagesFor<Element>(shape).
+/// `bias` (float) may be null.
+template <typename Element, typename Index, bool WholeStages>
 __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two blocks per SM
     forwardKernel(const Element* __restrict__ in, const Element* __restrict__ weight, const float* __restrict__ bias,
                   Element* __restrict__ out, GroupedConvShape shape) {
@@ -125,8 +160,9 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   const Index group = Index(blockIdx.z), firstPixel = Index(blockIdx.x) * kTilePixels;
   const Index firstChannel = Index(blockIdx.y) * kTileChannels;
 
-  // Thread t stages pixel t % 128 under taps t / 128 + 2 i, and the filters' tap t % kStage for
-  // channels t / kStage + kChannelsPerPass r: a warp's loads and shared stores are consecutive.
+  // Thread t stages pixel t % 128 at depths t / 128 + 2 i of a stage, and the filters' depth
+  // t % kStage for channels t / kStage + kChannelsPerPass r: a warp's shared stores are
+  // consecutive, and so are its loads of pixels.
   constexpr int kPixelLoads = kStage * kTilePixels / kThreads;
   constexpr int kWeightLoads = kStage * kTileChannels / kThreads;
   constexpr int kChannelsPerPass = kThreads / kStage;
@@ -135,21 +171,44 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   const bool loadsPixel = firstPixel + tilePixel < pixels;
   const auto at = grouped_conv::placeOf(firstPixel + tilePixel, loadsPixel, plane, width);
   const Element* image = in + (at.image * groups + group) * inChannels * plane;
+  const Index pixelOffset = at.row * width + at.column;
+  const unsigned inside = loadsPixel ? insidePositions(at.row, at.column, height, width) : 0u;
   const Element* groupWeight = weight + group * outChannels * taps;
   const Element zero = fromFloat<Element>(0.f);
 
   Element stagedPixels[kPixelLoads], stagedWeights[kWeightLoads];
-  const auto loadStage = [&](Index firstTap) {
+  const auto loadStage = [&](Index firstDepth) {
+    const Index firstPosition = firstDepth / inChannels, firstInChannel = firstDepth - firstPosition * inChannels;
+    if constexpr (WholeStages) {
+      const bool reads = (inside >> firstPosition) & 1u;
+      const Index offset = reads ? pixelOffset + positionOffset(firstPosition, width) + (firstInChannel + tapPhase) * plane
+                                 : Index(0);
 #pragma unroll
-    for (int i = 0; i < kPixelLoads; ++i) {
-      const Index tap = firstTap + tapPhase + 2 * i;
-      stagedPixels[i] =
-          loadsPixel && tap < taps ? grouped_conv::tapValue(image, tap, at.row, at.column, height, width) : zero;
+      for (int i = 0; i < kPixelLoads; ++i) stagedPixels[i] = reads ? image[offset + 2 * i * plane] : zero;
+    } else {
+      Index position = firstPosition, channel = firstInChannel + tapPhase;
+#pragma unroll
+      for (int i = 0; i < kPixelLoads; ++i) {
+        while (channel >= inChannels) {
+          channel -= inChannels;
+          ++position;
+        }
+        const bool reads = position < 9 && ((inside >> position) & 1u);
+        stagedPixels[i] = reads ? image[pixelOffset + positionOffset(position, width) + channel * plane] : zero;
+        channel += 2;
+      }
+    }
+    // The filters' depth firstDepth + weightTap: one kernel position and input channel.
+    Index position = firstPosition, channel = firstInChannel + weightTap;
+    if constexpr (!WholeStages) {
+      position = (firstDepth + weightTap) / inChannels;
+      channel = firstDepth + weightTap - position * inChannels;
     }
 #pragma unroll
     for (int r = 0; r < kWeightLoads; ++r) {
-      const Index tap = firstTap + weightTap, channel = firstChannel + weightChannel + kChannelsPerPass * r;
-      stagedWeights[r] = tap < taps && channel < outChannels ? groupWeight[channel * taps + tap] : zero;
+      const Index outChannel = firstChannel + weightChannel + kChannelsPerPass * r;
+      stagedWeights[r] =
+          position < 9 && outChannel < outChannels ? groupWeight[outChannel * taps + channel * 9 + position] : zero;
     }
   };
   const auto storeStage = [&](int buffer) {
@@ -243,23 +302,35 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   const Index chunk = Index(blockIdx.x), group = Index(blockIdx.z);
   const Index tapTiles = (taps + kGradTileTaps - 1) / kGradTileTaps;
   const Index firstChannel = (Index(blockIdx.y) / tapTiles) * kGradTileChannels;
-  const Index firstTap = (Index(blockIdx.y) % tapTiles) * kGradTileTaps;
+  const Index firstDepth = (Index(blockIdx.y) % tapTiles) * kGradTileTaps;
   const Index chunkStart = chunk * Index(grouped_conv::kChunkPixels);
   const Index chunkPixels = pixels - chunkStart < Index(grouped_conv::kChunkPixels) ? pixels - chunkStart
                                                                                      : Index(grouped_conv::kChunkPixels);
 
   // Thread t stages pixel t % kStage of each stage: its gradient for channels t / kStage +
-  // kRowsPerPass r, and its taps t / kStage + kRowsPerPass r.
+  // kRowsPerPass r, and its taps at depths t / kStage + kRowsPerPass r of the tile.
   constexpr int kRowsPerPass = kThreads / kStage;
   constexpr int kGradLoads = kGradTileChannels / kRowsPerPass, kTapLoads = kGradTileTaps / kRowsPerPass;
   const int stagePixel = int(threadIdx.x) % kStage, stageRow = int(threadIdx.x) / kStage;
   const Element zero = fromFloat<Element>(0.f);
+  // The thread's depths are the same in every stage: where each reads from its pixel, and its
+  // kernel position (9 past the filter: nothing to read).
+  Index depthOffset[kTapLoads];
+  unsigned depthPosition[kTapLoads];
+#pragma unroll
+  for (int r = 0; r < kTapLoads; ++r) {
+    const Index depth = firstDepth + stageRow + kRowsPerPass * r;
+    const Index position = depth / inChannels, channel = depth - position * inChannels;
+    depthPosition[r] = position < 9 ? unsigned(position) : 9u;
+    depthOffset[r] = position < 9 ? channel * plane + positionOffset(position, width) : Index(0);
+  }
   Element stagedGrads[kGradLoads], stagedTaps[kTapLoads];
   const auto loadStage = [&](Index stageStart) {
     const bool inside = stageStart + stagePixel < chunkPixels;
     const auto at = grouped_conv::placeOf(chunkStart + stageStart + stagePixel, inside, plane, width);
-    const Element* image = in + (at.image * groups + group) * inChannels * plane;
+    const Element* image = in + (at.image * groups + group) * inChannels * plane + at.inPlane;
     const Element* grads = gradOut + (at.image * groups + group) * outChannels * plane + at.inPlane;
+    const unsigned insideMask = inside ? insidePositions(at.row, at.column, height, width) : 0u;
 #pragma unroll
     for (int r = 0; r < kGradLoads; ++r) {
       const Index channel = firstChannel + stageRow + kRowsPerPass * r;
@@ -267,9 +338,7 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
     }
 #pragma unroll
     for (int r = 0; r < kTapLoads; ++r) {
-      const Index tap = firstTap + stageRow + kRowsPerPass * r;
-      stagedTaps[r] =
-          inside && tap < taps ? grouped_conv::tapValue(image, tap, at.row, at.column, height, width) : zero;
+      stagedTaps[r] = (insideMask >> depthPosition[r]) & 1u ? image[depthOffset[r]] : zero;
     }
   };
   const auto storeStage = [&](int buffer) {
@@ -320,8 +389,10 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   float* chunkSums = scratch + (int64_t(chunk) * groups + group) * outChannels * taps;
   for (int e = int(threadIdx.x); e < kGradTileChannels * kGradTileTaps; e += kThreads) {
     const int c = e / kGradTileTaps, t = e - c * kGradTileTaps;
-    const Index channel = firstChannel + c, tap = firstTap + t;
-    if (channel < outChannels && tap < taps) chunkSums[channel * taps + tap] = outTile[c * kGradOutRow + t];
+    const Index channel = firstChannel + c, depth = firstDepth + t;
+    if (channel >= outChannels || depth >= taps) continue;
+    const Index position = depth / inChannels, inChannel = depth - position * inChannels;
+    chunkSums[channel * taps + inChannel * 9 + position] = outTile[c * kGradOutRow + t];  // [channel][in][row][column]
   }
 }
 
