@@ -137,7 +137,11 @@ torch::Tensor groupedForwardOnCpu(const torch::Tensor& in, const torch::Tensor& 
   const kernels::GroupedConvShape shape = groupedShapeOf(in, groups, weight.size(0));
   torch::Tensor out = torch::full({in.size(0), weight.size(0), in.size(2), in.size(3)}, NAN);
   const int channelsPerThread = grouped::channelsPerThreadFor(shape);
-  cuda_on_cpu::launch(channelsPerThread == 8 ? grouped::forwardKernel<8, int32_t> : grouped::forwardKernel<4, int32_t>,
+  const bool whole = grouped::wholeStagesFor(shape);
+  const auto kernel = channelsPerThread == 8
+                          ? (whole ? grouped::forwardKernel<8, int32_t, true> : grouped::forwardKernel<8, int32_t, false>)
+                          : (whole ? grouped::forwardKernel<4, int32_t, true> : grouped::forwardKernel<4, int32_t, false>);
+  cuda_on_cpu::launch(kernel,
                       grouped::forwardGrid(shape, channelsPerThread), dim3(grouped::kThreads),
                       static_cast<const float*>(in.data_ptr<float>()), static_cast<const float*>(weight.data_ptr<float>()),
                       static_cast<const float*>(bias.defined() ? bias.data_ptr<float>() : nullptr), out.data_ptr<float>(),
@@ -343,7 +347,7 @@ class TestCudaKernelsOnCpu final : public QObject {
     const torch::Tensor gradInput =
         groupedForwardOnCpu(gradOut, groupedConvInputGradientWeight(weight, groups), torch::Tensor(), groups);
     QCOMPARE(gradInput.sizes().vec(), in.sizes().vec());
-    QVERIFY(closeRelative(gradInput, in64.grad(), 1e-6));
+    QVERIFY(closeRelative(gradInput, in64.grad(), 2e-6));  // float sums of 576 products
     QVERIFY(closeRelative(groupedWeightGradientOnCpu(in, gradOut, groups), weight64.grad(), 1e-5));
   }
 

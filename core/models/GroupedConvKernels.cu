@@ -22,11 +22,10 @@ int forward(const float* in, const float* weight, const float* bias, float* out,
   const int channelsPerThread = channelsPerThreadFor(shape);
   const dim3 grid = forwardGrid(shape, channelsPerThread);
   if (!launchable(grid)) return int(cudaErrorInvalidValue);
-  if (channelsPerThread == 8) {
-    forwardKernel<8, Index><<<grid, kThreads, 0, stream>>>(in, weight, bias, out, shape);
-  } else {
-    forwardKernel<4, Index><<<grid, kThreads, 0, stream>>>(in, weight, bias, out, shape);
-  }
+  const bool whole = wholeStagesFor(shape);
+  const auto kernel = channelsPerThread == 8 ? (whole ? forwardKernel<8, Index, true> : forwardKernel<8, Index, false>)
+                                             : (whole ? forwardKernel<4, Index, true> : forwardKernel<4, Index, false>);
+  kernel<<<grid, kThreads, 0, stream>>>(in, weight, bias, out, shape);
   return int(cudaGetLastError());
 }
 

@@ -17,7 +17,15 @@
 // pixels (32 apart: a warp's stores are 32 consecutive pixels of one channel) x
 // ChannelsPerThread channels, from 8 taps at a time staged in shared memory (two buffers: the
 // next stage's global loads are in flight while this one is multiplied). Each output is its
-// bias, then the taps in order, each a fused multiply-add.
+// bias, then the taps in depth order (below), each a fused multiply-add.
+//
+// The products' depth (a tap) runs over (kernel position, input channel), position first:
+// depth k = position * inChannels + channel, position = kernel row * 3 + kernel column; the
+// filters stay in LibTorch's [channel][in][row][column]. Any order sums the same products;
+// this one makes the im2col gather cheap. A pixel's 9 positions lie in the image or in the
+// padding alike for every channel (one 9-bit mask per pixel, insidePositions), and where
+// inChannels is a multiple of a stage's depth (the CNN's 32 and 64), a stage is one position
+// and consecutive channels: one bounds check, then loads a plane apart.
 //
 // Weight gradient: per group, gradWeight[channel][tap] = sum over pixels of
 // gradOut[pixel][channel] * in[pixel shifted by the tap]. A block sums a chunk of
@@ -99,17 +107,39 @@ __device__ __forceinline__ PixelPlace<Index> placeOf(Index pixel, bool inside, I
   return place;
 }
 
-/// The input value under `tap` (input channel * 9 + row * 3 + column) for the pixel at
-/// (row, column) of `image` (its group's first channel), zero in the padding.
-template <typename Element, typename Index>
-__device__ __forceinline__ Element tapValue(const Element* __restrict__ image, Index tap, Index row, Index column,
-                                            Index height, Index width) {
-  const Index channel = tap / 9, inKernel = tap - channel * 9;
-  const Index kernelRow = inKernel / 3, kernelColumn = inKernel - kernelRow * 3;
-  const Index r = row + kernelRow - 1, c = column + kernelColumn - 1;
-  return (r >= 0 && r < height && c >= 0 && c < width) ? image[(channel * height + r) * width + c]
-                                                       : fromFloat<Element>(0.f);
+/// Bit p set where kernel position p of the pixel at (row, column) lies inside the image.
+template <typename Index>
+__device__ __forceinline__ unsigned insidePositions(Index row, Index column, Index height, Index width) {
+  const unsigned rows = (row >= 1 ? 1u : 0u) | 2u | (row + 1 < height ? 4u : 0u);
+  const unsigned columns = (column >= 1 ? 1u : 0u) | 2u | (column + 1 < width ? 4u : 0u);
+  unsigned mask = 0;
+#pragma unroll
+  for (int position = 0; position < 9; ++position) {
+    if ((rows >> (position / 3)) & (columns >> (position % 3)) & 1u) mask |= 1u << position;
+  }
+  return mask;
 }
+
+/// How far, in one channel's plane, kernel position `position` reads from its pixel.
+template <typename Index>
+__device__ __forceinline__ Index positionOffset(Index position, Index width) {
+  return (position / 3 - 1) * width + (position % 3 - 1);
+}
+
+/// A depth's kernel position (9 or more: past the filter) and input channel.
+template <typename Index>
+struct Depth {
+  Index position, channel;
+};
+
+template <typename Index>
+__device__ __forceinline__ Depth<Index> depthOf(Index depth, Index inChannels) {
+  const Index position = depth / inChannels;
+  return {position, depth - position * inChannels};
+}
+
+/// Whether every stage of the fp32 forward is one kernel position: forwardKernel's WholeStages.
+inline bool wholeStagesFor(const GroupedConvShape& shape) { return shape.inChannels % kStageTaps == 0; }
 
 /// The main loop of both kernels, double-buffered: stage s + 1's global loads (into
 /// registers) are in flight while stage s, in shared buffer s % 2, is multiplied.
@@ -129,8 +159,8 @@ __device__ __forceinline__ void runStages(Index stages, Index stageSize, Load& l
 }
 
 /// out = conv(in, weight) + bias for one tile; grid forwardGrid(shape, ChannelsPerThread),
-/// kThreads threads. `bias` may be null.
-template <int ChannelsPerThread, typename Index>
+/// kThreads threads, WholeStages = wholeStagesFor(shape). `bias` may be null.
+template <int ChannelsPerThread, typename Index, bool WholeStages>
 __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two blocks per SM
     forwardKernel(const float* __restrict__ in, const float* __restrict__ weight, const float* __restrict__ bias,
                   float* __restrict__ out, GroupedConvShape shape) {
@@ -150,28 +180,40 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   // Each thread stages the taps of one pixel of the tile.
   const Index loadPixel = firstPixel + Index(threadIdx.x);
   const bool loadsPixel = loadPixel < pixels;
-  Index loadRow = 0, loadColumn = 0;
-  const float* image = in;
-  if (loadsPixel) {
-    const Index n = loadPixel / plane, inPlane = loadPixel - n * plane;
-    loadRow = inPlane / width;
-    loadColumn = inPlane - loadRow * width;
-    image = in + (n * groups + group) * inChannels * plane;
-  }
+  const PixelPlace<Index> at = placeOf(loadPixel, loadsPixel, plane, width);
+  const float* pixel = in + (at.image * groups + group) * inChannels * plane + at.inPlane;  // its first channel
+  const unsigned inside = loadsPixel ? insidePositions(at.row, at.column, height, width) : 0u;
   const float* groupWeight = weight + group * outChannels * taps;
 
   float stagedPixels[kStageTaps], stagedWeights[kWeightLoads];
-  const auto loadStage = [&](Index firstTap) {
+  const auto loadStage = [&](Index firstDepth) {
+    const Depth<Index> first = depthOf(firstDepth, inChannels);
+    if constexpr (WholeStages) {
+      const bool reads = (inside >> first.position) & 1u;
+      const Index offset = reads ? positionOffset(first.position, width) + first.channel * plane : Index(0);
 #pragma unroll
-    for (int k = 0; k < kStageTaps; ++k) {
-      const Index tap = firstTap + k;
-      stagedPixels[k] = loadsPixel && tap < taps ? tapValue(image, tap, loadRow, loadColumn, height, width) : 0.f;
+      for (int k = 0; k < kStageTaps; ++k) stagedPixels[k] = reads ? pixel[offset + k * plane] : 0.f;
+    } else {
+      Depth<Index> depth = first;
+#pragma unroll
+      for (int k = 0; k < kStageTaps; ++k, ++depth.channel) {
+        while (depth.channel >= inChannels) {
+          depth.channel -= inChannels;
+          ++depth.position;
+        }
+        const bool reads = depth.position < 9 && ((inside >> depth.position) & 1u);
+        stagedPixels[k] = reads ? pixel[positionOffset(depth.position, width) + depth.channel * plane] : 0.f;
+      }
     }
 #pragma unroll
     for (int r = 0; r < kWeightLoads; ++r) {
       const int element = int(threadIdx.x) + r * kThreads;
-      const Index tap = firstTap + element % kStageTaps, channel = firstChannel + element / kStageTaps;
-      stagedWeights[r] = tap < taps && channel < outChannels ? groupWeight[channel * taps + tap] : 0.f;
+      const Index outChannel = firstChannel + element / kStageTaps;
+      const Depth<Index> depth = WholeStages ? Depth<Index>{first.position, first.channel + element % kStageTaps}
+                                             : depthOf(firstDepth + element % kStageTaps, inChannels);
+      stagedWeights[r] = depth.position < 9 && outChannel < outChannels
+                             ? groupWeight[outChannel * taps + depth.channel * 9 + depth.position]
+                             : 0.f;
     }
   };
   const auto storeStage = [&](int buffer) {
@@ -241,7 +283,7 @@ __global__ void __launch_bounds__(kThreads)
   const Index chunk = Index(blockIdx.x), group = Index(blockIdx.z);
   const Index tapTiles = (taps + kGradTileTaps - 1) / kGradTileTaps;
   const Index firstChannel = (Index(blockIdx.y) / tapTiles) * kGradTileChannels;
-  const Index firstTap = (Index(blockIdx.y) % tapTiles) * kGradTileTaps;
+  const Index firstDepth = (Index(blockIdx.y) % tapTiles) * kGradTileTaps;
   const Index chunkStart = chunk * Index(kChunkPixels);
   const Index chunkPixels = pixels - chunkStart < Index(kChunkPixels) ? pixels - chunkStart : Index(kChunkPixels);
 
@@ -251,21 +293,29 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kGradLoads = kStagePixels * kGradTileChannels / kThreads;  // 4
   constexpr int kTapLoads = kStagePixels * kGradTileTaps / kThreads;       // 6
   float stagedGrads[kGradLoads], stagedTaps[kTapLoads];
+  // The thread's taps are the same in every stage: where each reads from its pixel, and its
+  // kernel position (9 past the filter: nothing to read).
+  Index tapOffset[kTapLoads];
+  unsigned tapPosition[kTapLoads];
+#pragma unroll
+  for (int r = 0; r < kTapLoads; ++r) {
+    const Depth<Index> depth = depthOf(firstDepth + row16 + 16 * r, inChannels);
+    tapPosition[r] = depth.position < 9 ? unsigned(depth.position) : 9u;
+    tapOffset[r] = depth.position < 9 ? depth.channel * plane + positionOffset(depth.position, width) : Index(0);
+  }
   const auto loadStage = [&](Index stageStart) {
     const bool inside = stageStart + stagePixel < chunkPixels;
     const PixelPlace<Index> at = placeOf(chunkStart + stageStart + stagePixel, inside, plane, width);
-    const float* image = in + (at.image * groups + group) * inChannels * plane;
+    const float* pixel = in + (at.image * groups + group) * inChannels * plane + at.inPlane;
     const float* grads = gradOut + (at.image * groups + group) * outChannels * plane + at.inPlane;
+    const unsigned insideMask = inside ? insidePositions(at.row, at.column, height, width) : 0u;
 #pragma unroll
     for (int r = 0; r < kGradLoads; ++r) {
       const Index channel = firstChannel + row16 + 16 * r;
       stagedGrads[r] = inside && channel < outChannels ? grads[channel * plane] : 0.f;
     }
 #pragma unroll
-    for (int r = 0; r < kTapLoads; ++r) {
-      const Index tap = firstTap + row16 + 16 * r;
-      stagedTaps[r] = inside && tap < taps ? tapValue(image, tap, at.row, at.column, height, width) : 0.f;
-    }
+    for (int r = 0; r < kTapLoads; ++r) stagedTaps[r] = (insideMask >> tapPosition[r]) & 1u ? pixel[tapOffset[r]] : 0.f;
   };
   const auto storeStage = [&](int buffer) {
 #pragma unroll
@@ -311,8 +361,8 @@ __global__ void __launch_bounds__(kThreads)
     if (channel >= outChannels) continue;
 #pragma unroll
     for (int j = 0; j < kGradTapsPerThread; ++j) {
-      const Index tap = firstTap + tapGroup * kGradTapsPerThread + j;
-      if (tap < taps) chunkSums[channel * taps + tap] = sums[i][j];
+      const Depth<Index> depth = depthOf(firstDepth + tapGroup * kGradTapsPerThread + j, inChannels);
+      if (depth.position < 9) chunkSums[channel * taps + depth.channel * 9 + depth.position] = sums[i][j];
     }
   }
 }

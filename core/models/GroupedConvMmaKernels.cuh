@@ -24,13 +24,9 @@
 // fp32 kernel, whose addWeightChunksKernel adds the chunks in order. Float sums, no atomics:
 // the same bits on every run.
 //
-// The products' depth runs over (kernel position, input channel), position first: depth
-// k = position * inChannels + channel, position = kernel row * 3 + kernel column (the fp32
-// kernels run channel first). Any order sums the same products; this one makes the im2col
-// gather cheap, which would otherwise take more instructions than the tensor cores' work. A
-// pixel's 9 positions lie in the image or in the padding alike for every channel (one 9-bit
-// mask per pixel), and where inChannels is a multiple of a stage (the CNN's 32 and 64), a stage
-// is one position and consecutive channels: one bounds check, then loads a plane apart.
+// The products' depth runs kernel position first, input channel second, as in the fp32
+// kernels (GroupedConvKernels.cuh says why): here it matters more, since the gather would
+// otherwise take more instructions than the tensor cores' work.
 //
 // Shared rows are padded by 16 bytes: the 8 rows a fragment load reads at once then fall in
 // different banks, and every fragment's address stays 256-bit aligned, as wmma requires.
@@ -117,25 +113,6 @@ inline bool wholeStagesFor(const GroupedConvShape& shape) {
   return shape.inChannels % Tiles<Element>::kStage == 0;
 }
 
-/// Bit p set where kernel position p of the pixel at (row, column) lies inside the image.
-template <typename Index>
-__device__ __forceinline__ unsigned insidePositions(Index row, Index column, Index height, Index width) {
-  const unsigned rows = (row >= 1 ? 1u : 0u) | 2u | (row + 1 < height ? 4u : 0u);
-  const unsigned columns = (column >= 1 ? 1u : 0u) | 2u | (column + 1 < width ? 4u : 0u);
-  unsigned mask = 0;
-#pragma unroll
-  for (int position = 0; position < 9; ++position) {
-    if ((rows >> (position / 3)) & (columns >> (position % 3)) & 1u) mask |= 1u << position;
-  }
-  return mask;
-}
-
-/// How far, in one channel's plane, kernel position `position` reads from its pixel.
-template <typename Index>
-__device__ __forceinline__ Index positionOffset(Index position, Index width) {
-  return (position / 3 - 1) * width + (position % 3 - 1);
-}
-
 /// out = conv(in, weight) + bias for one tile, in Element, summed in float; grid
 /// forwardGrid(shape), kThreads threads, WholeStages = wholeStagesFor<Element>(shape).
 /// `bias` (float) may be null.
@@ -170,45 +147,43 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   const int weightTap = int(threadIdx.x) % kStage, weightChannel = int(threadIdx.x) / kStage;
   const bool loadsPixel = firstPixel + tilePixel < pixels;
   const auto at = grouped_conv::placeOf(firstPixel + tilePixel, loadsPixel, plane, width);
-  const Element* image = in + (at.image * groups + group) * inChannels * plane;
-  const Index pixelOffset = at.row * width + at.column;
-  const unsigned inside = loadsPixel ? insidePositions(at.row, at.column, height, width) : 0u;
+  const Element* pixel = in + (at.image * groups + group) * inChannels * plane + at.inPlane;  // its first channel
+  const unsigned inside = loadsPixel ? grouped_conv::insidePositions(at.row, at.column, height, width) : 0u;
   const Element* groupWeight = weight + group * outChannels * taps;
   const Element zero = fromFloat<Element>(0.f);
 
+  using Depth = grouped_conv::Depth<Index>;
   Element stagedPixels[kPixelLoads], stagedWeights[kWeightLoads];
   const auto loadStage = [&](Index firstDepth) {
-    const Index firstPosition = firstDepth / inChannels, firstInChannel = firstDepth - firstPosition * inChannels;
+    const Depth first = grouped_conv::depthOf(firstDepth, inChannels);
     if constexpr (WholeStages) {
-      const bool reads = (inside >> firstPosition) & 1u;
-      const Index offset = reads ? pixelOffset + positionOffset(firstPosition, width) + (firstInChannel + tapPhase) * plane
-                                 : Index(0);
+      const bool reads = (inside >> first.position) & 1u;
+      const Index offset =
+          reads ? grouped_conv::positionOffset(first.position, width) + (first.channel + tapPhase) * plane : Index(0);
 #pragma unroll
-      for (int i = 0; i < kPixelLoads; ++i) stagedPixels[i] = reads ? image[offset + 2 * i * plane] : zero;
+      for (int i = 0; i < kPixelLoads; ++i) stagedPixels[i] = reads ? pixel[offset + 2 * i * plane] : zero;
     } else {
-      Index position = firstPosition, channel = firstInChannel + tapPhase;
+      Depth depth{first.position, first.channel + tapPhase};
 #pragma unroll
-      for (int i = 0; i < kPixelLoads; ++i) {
-        while (channel >= inChannels) {
-          channel -= inChannels;
-          ++position;
+      for (int i = 0; i < kPixelLoads; ++i, depth.channel += 2) {
+        while (depth.channel >= inChannels) {
+          depth.channel -= inChannels;
+          ++depth.position;
         }
-        const bool reads = position < 9 && ((inside >> position) & 1u);
-        stagedPixels[i] = reads ? image[pixelOffset + positionOffset(position, width) + channel * plane] : zero;
-        channel += 2;
+        const bool reads = depth.position < 9 && ((inside >> depth.position) & 1u);
+        stagedPixels[i] =
+            reads ? pixel[grouped_conv::positionOffset(depth.position, width) + depth.channel * plane] : zero;
       }
     }
     // The filters' depth firstDepth + weightTap: one kernel position and input channel.
-    Index position = firstPosition, channel = firstInChannel + weightTap;
-    if constexpr (!WholeStages) {
-      position = (firstDepth + weightTap) / inChannels;
-      channel = firstDepth + weightTap - position * inChannels;
-    }
+    const Depth depth = WholeStages ? Depth{first.position, first.channel + weightTap}
+                                    : grouped_conv::depthOf(firstDepth + weightTap, inChannels);
 #pragma unroll
     for (int r = 0; r < kWeightLoads; ++r) {
       const Index outChannel = firstChannel + weightChannel + kChannelsPerPass * r;
-      stagedWeights[r] =
-          position < 9 && outChannel < outChannels ? groupWeight[outChannel * taps + channel * 9 + position] : zero;
+      stagedWeights[r] = depth.position < 9 && outChannel < outChannels
+                             ? groupWeight[outChannel * taps + depth.channel * 9 + depth.position]
+                             : zero;
     }
   };
   const auto storeStage = [&](int buffer) {
@@ -319,10 +294,10 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   unsigned depthPosition[kTapLoads];
 #pragma unroll
   for (int r = 0; r < kTapLoads; ++r) {
-    const Index depth = firstDepth + stageRow + kRowsPerPass * r;
-    const Index position = depth / inChannels, channel = depth - position * inChannels;
-    depthPosition[r] = position < 9 ? unsigned(position) : 9u;
-    depthOffset[r] = position < 9 ? channel * plane + positionOffset(position, width) : Index(0);
+    const auto depth = grouped_conv::depthOf(firstDepth + stageRow + kRowsPerPass * r, inChannels);
+    depthPosition[r] = depth.position < 9 ? unsigned(depth.position) : 9u;
+    depthOffset[r] =
+        depth.position < 9 ? depth.channel * plane + grouped_conv::positionOffset(depth.position, width) : Index(0);
   }
   Element stagedGrads[kGradLoads], stagedTaps[kTapLoads];
   const auto loadStage = [&](Index stageStart) {
@@ -330,7 +305,7 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
     const auto at = grouped_conv::placeOf(chunkStart + stageStart + stagePixel, inside, plane, width);
     const Element* image = in + (at.image * groups + group) * inChannels * plane + at.inPlane;
     const Element* grads = gradOut + (at.image * groups + group) * outChannels * plane + at.inPlane;
-    const unsigned insideMask = inside ? insidePositions(at.row, at.column, height, width) : 0u;
+    const unsigned insideMask = inside ? grouped_conv::insidePositions(at.row, at.column, height, width) : 0u;
 #pragma unroll
     for (int r = 0; r < kGradLoads; ++r) {
       const Index channel = firstChannel + stageRow + kRowsPerPass * r;
@@ -389,10 +364,10 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   float* chunkSums = scratch + (int64_t(chunk) * groups + group) * outChannels * taps;
   for (int e = int(threadIdx.x); e < kGradTileChannels * kGradTileTaps; e += kThreads) {
     const int c = e / kGradTileTaps, t = e - c * kGradTileTaps;
-    const Index channel = firstChannel + c, depth = firstDepth + t;
-    if (channel >= outChannels || depth >= taps) continue;
-    const Index position = depth / inChannels, inChannel = depth - position * inChannels;
-    chunkSums[channel * taps + inChannel * 9 + position] = outTile[c * kGradOutRow + t];  // [channel][in][row][column]
+    const Index channel = firstChannel + c;
+    const auto depth = grouped_conv::depthOf(firstDepth + t, inChannels);
+    if (channel >= outChannels || depth.position >= 9) continue;
+    chunkSums[channel * taps + depth.channel * 9 + depth.position] = outTile[c * kGradOutRow + t];  // LibTorch's order
   }
 }
 
