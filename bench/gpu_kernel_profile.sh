@@ -4,7 +4,9 @@
 # ensemble of 8 (eager, fp32, deterministic on and off) and PyTorch vmap + torch.compile on
 # the same workload, each under Nsight Systems (nsys) where it is installed, else ours alone
 # under Nsight Compute (ncu, a few hundred kernels). Writes one kernel summary per run into
-# OUT_DIR (default $OUT, else /tmp/kernel-profile) and prints the top of each.
+# OUT_DIR (default $OUT, else /tmp/kernel-profile) and prints the top of each. PRECISION
+# (default fp32; tf32, bf16) picks both sides' precision; ENSEMBLELAB_STACKED_CONV=ours and the
+# other switches of docs/GPU.md pass through to ours.
 #   bash bench/gpu_kernel_profile.sh [OUT_DIR]        (on a GPU machine, after the CUDA build)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +14,8 @@ out="${1:-${OUT:-/tmp}/kernel-profile}"
 mkdir -p "$out"
 bench=build-cuda/bench/ensemble-lab-bench
 python="${TORCH_PYTHON:-python3}"
-ours=(--model cnn --mode ensemble --devices 'cuda:0*8' --member-form stacked --precision fp32 --test-limit 1000)
+precision="${PRECISION:-fp32}"
+ours=(--model cnn --mode ensemble --devices 'cuda:0*8' --member-form stacked --precision "$precision" --test-limit 1000)
 
 if command -v nsys >/dev/null; then
   # Each run: its own report, then the kernel summary (time, calls, average) as CSV.
@@ -32,12 +35,12 @@ for r in rows[:14]:
           f"{float(r['Avg (ns)']) / 1e3:8.1f} us  {r['Name'][:110]}")
 EOF
   }
-  profile stacked-fp32-det "$bench" "${ours[@]}" --deterministic on --steps 100 --warmup 10
-  profile stacked-fp32-nondet "$bench" "${ours[@]}" --deterministic off --steps 100 --warmup 10
-  profile vmap-compile-fp32 "$python" bench/peer.py --device cuda --vmap --compile --members 8 --batch-size 128 \
-    --precision fp32 --steps 100 --warmup 10 --test-limit 1000
+  profile "stacked-$precision-det" "$bench" "${ours[@]}" --deterministic on --steps 100 --warmup 10
+  profile "stacked-$precision-nondet" "$bench" "${ours[@]}" --deterministic off --steps 100 --warmup 10
+  profile "vmap-compile-$precision" "$python" bench/peer.py --device cuda --vmap --compile --members 8 --batch-size 128 \
+    --precision "$precision" --steps 100 --warmup 10 --test-limit 1000
 else
-  echo "nsys is not installed: ncu on 300 kernels of ours (stacked, fp32, deterministic on)"
+  echo "nsys is not installed: ncu on 300 kernels of ours (stacked, $precision, deterministic on)"
   ncu --csv --metrics gpu__time_duration.sum --launch-skip 2000 --launch-count 300 \
     "$bench" "${ours[@]}" --deterministic on --steps 60 --warmup 5 >"$out/ncu-stacked.csv" 2>"$out/ncu.log"
   python3 - "$out/ncu-stacked.csv" <<'EOF'
