@@ -47,25 +47,25 @@ struct Options {
   int reps = 10, rounds = 5;
 };
 
-/// The precision's switches while it lives: TF32 for cuDNN, bf16 autocast on a GPU.
-class PrecisionSwitches {
+/// bf16 autocast on a GPU while it lives, for a pass's forward (as a training step opens it).
+class AutocastSwitch {
  public:
-  PrecisionSwitches(const std::string& precision, const torch::Device& device)
-      : m_tf32(at::globalContext().allowTF32CuDNN()) {
-    at::globalContext().setAllowTF32CuDNN(precision == "tf32");
+  AutocastSwitch(const std::string& precision, const torch::Device& device) {
     ensemble::setAutocastDtype(true, torch::kBFloat16);
     ensemble::setAutocastEnabled(true, precision == "bf16" && device.is_cuda());
   }
-  ~PrecisionSwitches() {
-    ensemble::setAutocastEnabled(true, false);
-    at::globalContext().setAllowTF32CuDNN(m_tf32);
-  }
-  PrecisionSwitches(const PrecisionSwitches&) = delete;
-  PrecisionSwitches& operator=(const PrecisionSwitches&) = delete;
-
- private:
-  bool m_tf32;
+  ~AutocastSwitch() { ensemble::setAutocastEnabled(true, false); }
+  AutocastSwitch(const AutocastSwitch&) = delete;
+  AutocastSwitch& operator=(const AutocastSwitch&) = delete;
 };
+
+/// cuDNN's and cuBLAS's TF32 for a precision's every pass, forward and backward, as a run's
+/// Tf32Scope sets them (LibTorch's default leaves cuDNN's on, which would time fp32's backward
+/// in TF32).
+void setTf32For(const std::string& precision) {
+  at::globalContext().setAllowTF32CuDNN(precision == "tf32");
+  at::globalContext().setAllowTF32CuBLAS(precision == "tf32");
+}
 
 void finishQueuedWork(const torch::Device& device) {
   if (device.is_cuda()) ensemble::cudaFinishQueuedWork();
@@ -104,7 +104,7 @@ Pass passOf(std::vector<torch::Tensor> leaves, std::function<torch::Tensor()> fo
     for (torch::Tensor& leaf : leaves) leaf.mutable_grad() = torch::Tensor();
     torch::Tensor out;
     {
-      const PrecisionSwitches switches(precision, device);
+      const AutocastSwitch autocast(precision, device);
       out = forward();
     }
     out.backward(torch::ones_like(out));
@@ -155,7 +155,7 @@ Row timeSecondConv(int64_t members, const std::string& precision, const Options&
       precision, o.device);
   bool runsOurs = false;
   {
-    const PrecisionSwitches switches(precision, o.device);
+    const AutocastSwitch autocast(precision, o.device);
     runsOurs = ensemble::groupedConvRunsOurKernels(precision == "bf16" ? input.to(torch::kBFloat16) : input, weight,
                                                    bias, members);
   }
@@ -235,6 +235,7 @@ int main(int argc, char** argv) {
     for (const std::string& precision : options.precisions) {
       // tf32 and bf16 are GPU precisions (on the CPU fp32 is what runs).
       if (options.device.is_cpu() && precision != "fp32") continue;
+      setTf32For(precision);
       rows.push_back(timeFirstLayer(members, precision, options));
       rows.push_back(timeSecondConv(members, precision, options));
     }
