@@ -128,7 +128,10 @@ Row timeFirstLayer(int64_t members, const std::string& precision, const Options&
                            precision, o.device);
   const Pass theirs = passOf(
       {weight, bias},
-      [=] { return torch::avg_pool2d(torch::relu(F::conv2d(images, weight, F::Conv2dFuncOptions().bias(bias).padding(1))), 2); },
+      [=] {
+        const auto options = F::Conv2dFuncOptions().bias(bias).padding(1);
+        return torch::avg_pool2d(torch::relu(F::conv2d(images, weight, options)), 2);
+      },
       precision, o.device);
   const std::string node = ours().grad_fn()->name();
   if (node.find("ConvReluPool") == std::string::npos) {
@@ -164,8 +167,9 @@ Row timeSecondConv(int64_t members, const std::string& precision, const Options&
     row.libtorch = medianMicroseconds({theirs}, o).front();
     return row;
   }
-  const Pass ours = passOf({input, weight, bias}, [=] { return ensemble::groupedConv3x3(input, weight, bias, members); },
-                           precision, o.device);
+  const Pass ours = passOf(
+      {input, weight, bias}, [=] { return ensemble::groupedConv3x3(input, weight, bias, members); }, precision,
+      o.device);
   const std::vector<double> t = medianMicroseconds({ours, theirs}, o);
   row.ours = t[0];
   row.libtorch = t[1];
@@ -206,7 +210,9 @@ Options parse(int argc, char** argv) {
     }
   }
   o.device = torch::Device(device);
-  if (o.device.is_cuda() && !torch::cuda::is_available()) throw std::invalid_argument("no GPU is visible for " + device);
+  if (o.device.is_cuda() && !torch::cuda::is_available()) {
+    throw std::invalid_argument("no GPU is visible for " + device);
+  }
   for (const std::string& p : o.precisions) {
     if (p != "fp32" && p != "tf32" && p != "bf16") throw std::invalid_argument("unknown precision " + p);
   }
@@ -249,7 +255,8 @@ int main(int argc, char** argv) {
          << (r.ours > 0 ? std::to_string(int64_t(r.ours + 0.5)) : "-") << " | " << int64_t(r.libtorch + 0.5) << " | ";
     if (r.ours > 0) line << std::setprecision(2) << r.libtorch / r.ours;
     line << " | ";
-    if (r.ours > 0 && r.gigaflop > 0) line << std::setprecision(1) << r.gigaflop / r.ours * 1e3;  // GFLOP per us -> TFLOP/s
+    // GFLOP per us -> TFLOP/s
+    if (r.ours > 0 && r.gigaflop > 0) line << std::setprecision(1) << r.gigaflop / r.ours * 1e3;
     line << " | " << r.note << " |";
     std::cout << line.str() << "\n";
     json.push_back({{"layer", r.layer}, {"members", r.members}, {"precision", r.precision}, {"ours_us", r.ours},

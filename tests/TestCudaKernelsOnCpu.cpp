@@ -138,9 +138,9 @@ torch::Tensor groupedForwardOnCpu(const torch::Tensor& in, const torch::Tensor& 
   torch::Tensor out = torch::full({in.size(0), weight.size(0), in.size(2), in.size(3)}, NAN);
   const int channelsPerThread = grouped::channelsPerThreadFor(shape);
   const bool whole = grouped::wholeStagesFor(shape);
-  const auto kernel = channelsPerThread == 8
-                          ? (whole ? grouped::forwardKernel<8, int32_t, true> : grouped::forwardKernel<8, int32_t, false>)
-                          : (whole ? grouped::forwardKernel<4, int32_t, true> : grouped::forwardKernel<4, int32_t, false>);
+  const auto eight = whole ? grouped::forwardKernel<8, int32_t, true> : grouped::forwardKernel<8, int32_t, false>;
+  const auto four = whole ? grouped::forwardKernel<4, int32_t, true> : grouped::forwardKernel<4, int32_t, false>;
+  const auto kernel = channelsPerThread == 8 ? eight : four;
   cuda_on_cpu::launch(kernel,
                       grouped::forwardGrid(shape, channelsPerThread), dim3(grouped::kThreads),
                       static_cast<const float*>(in.data_ptr<float>()), static_cast<const float*>(weight.data_ptr<float>()),
@@ -149,17 +149,27 @@ torch::Tensor groupedForwardOnCpu(const torch::Tensor& in, const torch::Tensor& 
   return out;
 }
 
-/// The weight-gradient kernels for `gradOut`.
-torch::Tensor groupedWeightGradientOnCpu(const torch::Tensor& in, const torch::Tensor& gradOut, int64_t groups) {
+/// A weight gradient as the launchers compute it: `launchChunks(shape, scratch)` runs a chunk
+/// kernel into the per-chunk scratch, then addWeightChunksKernel adds the chunks in order.
+template <typename LaunchChunks>
+torch::Tensor weightGradientOnCpu(const torch::Tensor& in, const torch::Tensor& gradOut, int64_t groups,
+                                  const LaunchChunks& launchChunks) {
   const kernels::GroupedConvShape shape = groupedShapeOf(in, groups, gradOut.size(1));
   torch::Tensor scratch = torch::full({grouped::chunkCount(shape) * groups * shape.outChannels * shape.inChannels * 9}, NAN);
   torch::Tensor gradWeight = torch::full({gradOut.size(1), shape.inChannels, 3, 3}, NAN);
-  cuda_on_cpu::launch(grouped::weightGradientChunkKernel<int32_t>, grouped::weightGradientGrid(shape),
-                      dim3(grouped::kThreads), static_cast<const float*>(in.data_ptr<float>()),
-                      static_cast<const float*>(gradOut.data_ptr<float>()), scratch.data_ptr<float>(), shape);
+  launchChunks(shape, scratch.data_ptr<float>());
   cuda_on_cpu::launch(grouped::addWeightChunksKernel, dim3(grouped::addChunksBlocks(shape)), dim3(grouped::kThreads),
                       static_cast<const float*>(scratch.data_ptr<float>()), gradWeight.data_ptr<float>(), shape);
   return gradWeight;
+}
+
+/// The fp32 weight-gradient kernels for `gradOut`.
+torch::Tensor groupedWeightGradientOnCpu(const torch::Tensor& in, const torch::Tensor& gradOut, int64_t groups) {
+  return weightGradientOnCpu(in, gradOut, groups, [&](const kernels::GroupedConvShape& shape, float* scratch) {
+    cuda_on_cpu::launch(grouped::weightGradientChunkKernel<int32_t>, grouped::weightGradientGrid(shape),
+                        dim3(grouped::kThreads), static_cast<const float*>(in.data_ptr<float>()),
+                        static_cast<const float*>(gradOut.data_ptr<float>()), scratch, shape);
+  });
 }
 
 /// Float values rounded to TF32 as cvt.rna.tf32.f32 rounds them (to nearest, ties away from
@@ -175,8 +185,9 @@ torch::Tensor tensorCoreForwardOnCpu(const torch::Tensor& in, const torch::Tenso
                                      int64_t groups) {
   const kernels::GroupedConvShape shape = groupedShapeOf(in, groups, weight.size(0));
   torch::Tensor out = torch::full({in.size(0), weight.size(0), in.size(2), in.size(3)}, NAN, in.options());
-  const auto kernel = grouped_mma::wholeStagesFor<Element>(shape) ? grouped_mma::forwardKernel<Element, int32_t, true>
-                                                                   : grouped_mma::forwardKernel<Element, int32_t, false>;
+  const auto kernel = grouped_mma::wholeStagesFor<Element>(shape)
+                          ? grouped_mma::forwardKernel<Element, int32_t, true>
+                          : grouped_mma::forwardKernel<Element, int32_t, false>;
   cuda_on_cpu::launch(kernel, grouped_mma::forwardGrid(shape),
                       dim3(grouped::kThreads), static_cast<const Element*>(in.data_ptr()),
                       static_cast<const Element*>(weight.data_ptr()),
@@ -188,15 +199,28 @@ torch::Tensor tensorCoreForwardOnCpu(const torch::Tensor& in, const torch::Tenso
 /// The tensor-core weight-gradient kernel, then the fp32 kernels' chunk sum; float.
 template <typename Element>
 torch::Tensor tensorCoreWeightGradientOnCpu(const torch::Tensor& in, const torch::Tensor& gradOut, int64_t groups) {
-  const kernels::GroupedConvShape shape = groupedShapeOf(in, groups, gradOut.size(1));
-  torch::Tensor scratch = torch::full({grouped::chunkCount(shape) * groups * shape.outChannels * shape.inChannels * 9}, NAN);
-  torch::Tensor gradWeight = torch::full({gradOut.size(1), shape.inChannels, 3, 3}, NAN);
-  cuda_on_cpu::launch(grouped_mma::weightGradientChunkKernel<Element, int32_t>, grouped::weightGradientGrid(shape),
-                      dim3(grouped::kThreads), static_cast<const Element*>(in.data_ptr()),
-                      static_cast<const Element*>(gradOut.data_ptr()), scratch.data_ptr<float>(), shape);
-  cuda_on_cpu::launch(grouped::addWeightChunksKernel, dim3(grouped::addChunksBlocks(shape)), dim3(grouped::kThreads),
-                      static_cast<const float*>(scratch.data_ptr<float>()), gradWeight.data_ptr<float>(), shape);
-  return gradWeight;
+  return weightGradientOnCpu(in, gradOut, groups, [&](const kernels::GroupedConvShape& shape, float* scratch) {
+    cuda_on_cpu::launch(grouped_mma::weightGradientChunkKernel<Element, int32_t>, grouped::weightGradientGrid(shape),
+                        dim3(grouped::kThreads), static_cast<const Element*>(in.data_ptr()),
+                        static_cast<const Element*>(gradOut.data_ptr()), scratch, shape);
+  });
+}
+
+/// LibTorch's grouped convolution in double: the output, and the input's and the weight's
+/// gradients for `gradOut`.
+struct GroupedReference {
+  torch::Tensor out, gradInput, gradWeight;
+};
+
+GroupedReference groupedReferenceOf(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
+                                    const torch::Tensor& gradOut, int64_t groups) {
+  namespace F = torch::nn::functional;
+  const torch::Tensor in64 = in.to(torch::kFloat64).requires_grad_(true);
+  const torch::Tensor weight64 = weight.to(torch::kFloat64).requires_grad_(true);
+  const torch::Tensor out =
+      F::conv2d(in64, weight64, F::Conv2dFuncOptions().bias(bias.to(torch::kFloat64)).padding(1).groups(groups));
+  out.backward(gradOut.to(torch::kFloat64));
+  return {out.detach(), in64.grad(), weight64.grad()};
 }
 
 }  // namespace
@@ -335,20 +359,15 @@ class TestCudaKernelsOnCpu final : public QObject {
     const torch::Tensor in = torch::randn({images, groups * inChannels, height, width});
     const torch::Tensor weight = torch::randn({groups * outChannels, inChannels, 3, 3}) * 0.2;
     const torch::Tensor bias = torch::randn({groups * outChannels});
-    namespace F = torch::nn::functional;
-    const torch::Tensor in64 = in.to(torch::kFloat64).requires_grad_(true);
-    const torch::Tensor weight64 = weight.to(torch::kFloat64).requires_grad_(true);
-    const torch::Tensor reference =
-        F::conv2d(in64, weight64, F::Conv2dFuncOptions().bias(bias.to(torch::kFloat64)).padding(1).groups(groups));
-    const torch::Tensor gradOut = torch::randn(reference.sizes());
-    reference.backward(gradOut.to(torch::kFloat64));
+    const torch::Tensor gradOut = torch::randn({images, groups * outChannels, height, width});
+    const GroupedReference reference = groupedReferenceOf(in, weight, bias, gradOut, groups);
 
-    QVERIFY(closeRelative(groupedForwardOnCpu(in, weight, bias, groups), reference.detach(), 1e-6));
+    QVERIFY(closeRelative(groupedForwardOnCpu(in, weight, bias, groups), reference.out, 1e-6));
     const torch::Tensor gradInput =
         groupedForwardOnCpu(gradOut, groupedConvInputGradientWeight(weight, groups), torch::Tensor(), groups);
     QCOMPARE(gradInput.sizes().vec(), in.sizes().vec());
-    QVERIFY(closeRelative(gradInput, in64.grad(), 2e-6));  // float sums of 576 products
-    QVERIFY(closeRelative(groupedWeightGradientOnCpu(in, gradOut, groups), weight64.grad(), 1e-5));
+    QVERIFY(closeRelative(gradInput, reference.gradInput, 2e-6));  // float sums of 576 products
+    QVERIFY(closeRelative(groupedWeightGradientOnCpu(in, gradOut, groups), reference.gradWeight, 1e-5));
   }
 
   void groupedConvOnTensorCoresMatchesLibTorch_data() {
@@ -392,12 +411,8 @@ class TestCudaKernelsOnCpu final : public QObject {
     const torch::Tensor bias = torch::randn({groups * outChannels});
     const torch::Tensor gradOut = torch::randn({images, groups * outChannels, height, width});
     QVERIFY(bfloat16 || !torch::equal(operandsOf(in), in));  // the kernels have rounding to do
-    namespace F = torch::nn::functional;
-    const torch::Tensor in64 = operandsOf(in).to(torch::kFloat64).requires_grad_(true);
-    const torch::Tensor weight64 = operandsOf(weight).to(torch::kFloat64).requires_grad_(true);
-    const torch::Tensor reference =
-        F::conv2d(in64, weight64, F::Conv2dFuncOptions().bias(bias.to(torch::kFloat64)).padding(1).groups(groups));
-    reference.backward(operandsOf(gradOut).to(torch::kFloat64));
+    const GroupedReference reference =
+        groupedReferenceOf(operandsOf(in), operandsOf(weight), bias, operandsOf(gradOut), groups);
     // The input's gradient is the forward kernel on the output's gradient, as GroupedConv.cpp calls it.
     const torch::Tensor flipped = groupedConvInputGradientWeight(weight, groups);
 
@@ -416,9 +431,9 @@ class TestCudaKernelsOnCpu final : public QObject {
     }
     const double outputTolerance = bfloat16 ? 1.0 / 128 : 1e-5;
     QCOMPARE(gradInput.sizes().vec(), in.sizes().vec());
-    QVERIFY(closeRelative(out, reference.detach(), outputTolerance));
-    QVERIFY(closeRelative(gradInput, in64.grad(), outputTolerance));
-    QVERIFY(closeRelative(gradWeight, weight64.grad(), 1e-5));
+    QVERIFY(closeRelative(out, reference.out, outputTolerance));
+    QVERIFY(closeRelative(gradInput, reference.gradInput, outputTolerance));
+    QVERIFY(closeRelative(gradWeight, reference.gradWeight, 1e-5));
   }
 };
 

@@ -16,6 +16,14 @@ using namespace grouped_conv;
 /// Whether a grid fits CUDA's limits (y and z at most 65535).
 bool launchable(const dim3& grid) { return grid.x > 0 && grid.y > 0 && grid.y <= 65535 && grid.z > 0 && grid.z <= 65535; }
 
+/// Both weight gradients end here, once their chunk kernel is queued: the chunks' partial sums
+/// added in order into gradWeight.
+int addWeightChunks(const float* scratch, float* gradWeight, const GroupedConvShape& shape, cudaStream_t stream) {
+  if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return int(error);
+  addWeightChunksKernel<<<addChunksBlocks(shape), kThreads, 0, stream>>>(scratch, gradWeight, shape);
+  return int(cudaGetLastError());
+}
+
 template <typename Index>
 int forward(const float* in, const float* weight, const float* bias, float* out, const GroupedConvShape& shape,
             cudaStream_t stream) {
@@ -35,58 +43,36 @@ int weightGradient(const float* in, const float* gradOut, float* scratch, float*
   const dim3 grid = weightGradientGrid(shape);
   if (!launchable(grid)) return int(cudaErrorInvalidValue);
   weightGradientChunkKernel<Index><<<grid, kThreads, 0, stream>>>(in, gradOut, scratch, shape);
-  if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return int(error);
-  addWeightChunksKernel<<<addChunksBlocks(shape), kThreads, 0, stream>>>(scratch, gradWeight, shape);
-  return int(cudaGetLastError());
+  return addWeightChunks(scratch, gradWeight, shape, stream);
 }
 
-template <typename Element, typename Index>
+template <typename Element>
 int forwardOnTensorCores(const void* in, const void* weight, const float* bias, void* out,
                          const GroupedConvShape& shape, cudaStream_t stream) {
-  const dim3 grid = grouped_conv_mma::forwardGrid(shape);
+  namespace mma = grouped_conv_mma;
+  const dim3 grid = mma::forwardGrid(shape);
   if (!launchable(grid)) return int(cudaErrorInvalidValue);
-  const auto kernel = grouped_conv_mma::wholeStagesFor<Element>(shape) ? grouped_conv_mma::forwardKernel<Element, Index, true>
-                                                                        : grouped_conv_mma::forwardKernel<Element, Index, false>;
-  kernel<<<grid, grouped_conv::kThreads, 0, stream>>>(static_cast<const Element*>(in), static_cast<const Element*>(weight),
-                                                      bias, static_cast<Element*>(out), shape);
+  const bool whole = mma::wholeStagesFor<Element>(shape);
+  const auto narrow = whole ? mma::forwardKernel<Element, int32_t, true> : mma::forwardKernel<Element, int32_t, false>;
+  const auto wide = whole ? mma::forwardKernel<Element, int64_t, true> : mma::forwardKernel<Element, int64_t, false>;
+  const auto kernel = fitsInt32(shape) ? narrow : wide;
+  kernel<<<grid, kThreads, 0, stream>>>(static_cast<const Element*>(in), static_cast<const Element*>(weight), bias,
+                                        static_cast<Element*>(out), shape);
   return int(cudaGetLastError());
 }
 
-template <typename Element, typename Index>
+template <typename Element>
 int weightGradientOnTensorCores(const void* in, const void* gradOut, float* scratch, float* gradWeight,
                                 const GroupedConvShape& shape, cudaStream_t stream) {
-  const dim3 grid = grouped_conv::weightGradientGrid(shape);
+  namespace mma = grouped_conv_mma;
+  const dim3 grid = weightGradientGrid(shape);
   if (!launchable(grid)) return int(cudaErrorInvalidValue);
-  grouped_conv_mma::weightGradientChunkKernel<Element, Index><<<grid, grouped_conv::kThreads, 0, stream>>>(
-      static_cast<const Element*>(in), static_cast<const Element*>(gradOut), scratch, shape);
-  if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return int(error);
-  grouped_conv::addWeightChunksKernel<<<grouped_conv::addChunksBlocks(shape), grouped_conv::kThreads, 0, stream>>>(
-      scratch, gradWeight, shape);
-  return int(cudaGetLastError());
+  const auto kernel = fitsInt32(shape) ? mma::weightGradientChunkKernel<Element, int32_t>
+                                       : mma::weightGradientChunkKernel<Element, int64_t>;
+  kernel<<<grid, kThreads, 0, stream>>>(static_cast<const Element*>(in), static_cast<const Element*>(gradOut), scratch,
+                                        shape);
+  return addWeightChunks(scratch, gradWeight, shape, stream);
 }
-
-/// Calls `launch` with the element type and index width for `operands` and `shape`.
-template <template <typename, typename> class Launch, typename... Arguments>
-int dispatchTensorCores(TensorCoreOperands operands, const GroupedConvShape& shape, Arguments... arguments) {
-  const bool narrow = grouped_conv::fitsInt32(shape);
-  if (operands == TensorCoreOperands::BFloat16) {
-    return narrow ? Launch<BFloat16Element, int32_t>::run(arguments...)
-                  : Launch<BFloat16Element, int64_t>::run(arguments...);
-  }
-  return narrow ? Launch<float, int32_t>::run(arguments...) : Launch<float, int64_t>::run(arguments...);
-}
-
-template <typename Element, typename Index>
-struct LaunchForward {
-  template <typename... Arguments>
-  static int run(Arguments... arguments) { return forwardOnTensorCores<Element, Index>(arguments...); }
-};
-
-template <typename Element, typename Index>
-struct LaunchWeightGradient {
-  template <typename... Arguments>
-  static int run(Arguments... arguments) { return weightGradientOnTensorCores<Element, Index>(arguments...); }
-};
 
 }  // namespace
 
@@ -110,15 +96,19 @@ int launchGroupedConvWeightGradient(const float* in, const float* gradOut, float
 
 int launchGroupedConvForwardOnTensorCores(const void* in, const void* weight, const float* bias, void* out,
                                           const GroupedConvShape& shape, TensorCoreOperands operands, void* stream) {
-  return dispatchTensorCores<LaunchForward>(operands, shape, in, weight, bias, out, shape,
-                                            static_cast<cudaStream_t>(stream));
+  const auto s = static_cast<cudaStream_t>(stream);
+  return operands == TensorCoreOperands::BFloat16
+             ? forwardOnTensorCores<BFloat16Element>(in, weight, bias, out, shape, s)
+             : forwardOnTensorCores<float>(in, weight, bias, out, shape, s);
 }
 
 int launchGroupedConvWeightGradientOnTensorCores(const void* in, const void* gradOut, float* scratch,
                                                  float* gradWeight, const GroupedConvShape& shape,
                                                  TensorCoreOperands operands, void* stream) {
-  return dispatchTensorCores<LaunchWeightGradient>(operands, shape, in, gradOut, scratch, gradWeight, shape,
-                                                   static_cast<cudaStream_t>(stream));
+  const auto s = static_cast<cudaStream_t>(stream);
+  return operands == TensorCoreOperands::BFloat16
+             ? weightGradientOnTensorCores<BFloat16Element>(in, gradOut, scratch, gradWeight, shape, s)
+             : weightGradientOnTensorCores<float>(in, gradOut, scratch, gradWeight, shape, s);
 }
 
 }  // namespace ensemble::kernels

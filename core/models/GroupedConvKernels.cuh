@@ -266,6 +266,28 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   }
 }
 
+/// What block (chunk, tile, group) of weightGradientGrid sums: the chunk of kChunkPixels
+/// pixels (its first pixel and its count, the last chunk's smaller), the group, and the first
+/// output channel and depth of its kGradTileChannels x kGradTileTaps tile. The fp32 and the
+/// tensor-core weight gradients share the grid.
+template <typename Index>
+struct WeightGradientBlock {
+  Index chunk, group, firstChannel, firstDepth, chunkStart, chunkPixels;
+};
+
+template <typename Index>
+__device__ __forceinline__ WeightGradientBlock<Index> weightGradientBlockOf(Index pixels, Index taps) {
+  const Index tapTiles = (taps + kGradTileTaps - 1) / kGradTileTaps;
+  const Index chunk = Index(blockIdx.x), chunkStart = chunk * Index(kChunkPixels);
+  const Index left = pixels - chunkStart;
+  return {chunk,
+          Index(blockIdx.z),
+          (Index(blockIdx.y) / tapTiles) * kGradTileChannels,
+          (Index(blockIdx.y) % tapTiles) * kGradTileTaps,
+          chunkStart,
+          left < Index(kChunkPixels) ? left : Index(kChunkPixels)};
+}
+
 /// Block (chunk, tile, group): the chunk's sums for 64 channels x 96 taps of one group, into
 /// scratch[chunk][group][channel][tap]. Grid weightGradientGrid(shape), kThreads threads.
 template <typename Index>
@@ -280,12 +302,7 @@ __global__ void __launch_bounds__(kThreads)
   const Index groups = Index(shape.groups), inChannels = Index(shape.inChannels), outChannels = Index(shape.outChannels);
   const Index height = Index(shape.height), width = Index(shape.width), plane = height * width;
   const Index pixels = Index(shape.images) * plane, taps = inChannels * 9;
-  const Index chunk = Index(blockIdx.x), group = Index(blockIdx.z);
-  const Index tapTiles = (taps + kGradTileTaps - 1) / kGradTileTaps;
-  const Index firstChannel = (Index(blockIdx.y) / tapTiles) * kGradTileChannels;
-  const Index firstDepth = (Index(blockIdx.y) % tapTiles) * kGradTileTaps;
-  const Index chunkStart = chunk * Index(kChunkPixels);
-  const Index chunkPixels = pixels - chunkStart < Index(kChunkPixels) ? pixels - chunkStart : Index(kChunkPixels);
+  const WeightGradientBlock<Index> block = weightGradientBlockOf(pixels, taps);
 
   // Thread t stages pixel t % 16 of each stage: its gradient for channels t / 16 + 16 r, and
   // its taps t / 16 + 16 r.
@@ -299,19 +316,19 @@ __global__ void __launch_bounds__(kThreads)
   unsigned tapPosition[kTapLoads];
 #pragma unroll
   for (int r = 0; r < kTapLoads; ++r) {
-    const Depth<Index> depth = depthOf(firstDepth + row16 + 16 * r, inChannels);
+    const Depth<Index> depth = depthOf(block.firstDepth + row16 + 16 * r, inChannels);
     tapPosition[r] = depth.position < 9 ? unsigned(depth.position) : 9u;
     tapOffset[r] = depth.position < 9 ? depth.channel * plane + positionOffset(depth.position, width) : Index(0);
   }
   const auto loadStage = [&](Index stageStart) {
-    const bool inside = stageStart + stagePixel < chunkPixels;
-    const PixelPlace<Index> at = placeOf(chunkStart + stageStart + stagePixel, inside, plane, width);
-    const float* pixel = in + (at.image * groups + group) * inChannels * plane + at.inPlane;
-    const float* grads = gradOut + (at.image * groups + group) * outChannels * plane + at.inPlane;
+    const bool inside = stageStart + stagePixel < block.chunkPixels;
+    const PixelPlace<Index> at = placeOf(block.chunkStart + stageStart + stagePixel, inside, plane, width);
+    const float* pixel = in + (at.image * groups + block.group) * inChannels * plane + at.inPlane;
+    const float* grads = gradOut + (at.image * groups + block.group) * outChannels * plane + at.inPlane;
     const unsigned insideMask = inside ? insidePositions(at.row, at.column, height, width) : 0u;
 #pragma unroll
     for (int r = 0; r < kGradLoads; ++r) {
-      const Index channel = firstChannel + row16 + 16 * r;
+      const Index channel = block.firstChannel + row16 + 16 * r;
       stagedGrads[r] = inside && channel < outChannels ? grads[channel * plane] : 0.f;
     }
 #pragma unroll
@@ -351,17 +368,17 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
   };
-  runStages((chunkPixels + kStagePixels - 1) / kStagePixels, Index(kStagePixels), loadStage, storeStage,
+  runStages((block.chunkPixels + kStagePixels - 1) / kStagePixels, Index(kStagePixels), loadStage, storeStage,
             multiplyStage);
 
-  float* chunkSums = scratch + (int64_t(chunk) * groups + group) * outChannels * taps;
+  float* chunkSums = scratch + (int64_t(block.chunk) * groups + block.group) * outChannels * taps;
 #pragma unroll
   for (int i = 0; i < kGradChannelsPerThread; ++i) {
-    const Index channel = firstChannel + channelGroup * kGradChannelsPerThread + i;
+    const Index channel = block.firstChannel + channelGroup * kGradChannelsPerThread + i;
     if (channel >= outChannels) continue;
 #pragma unroll
     for (int j = 0; j < kGradTapsPerThread; ++j) {
-      const Depth<Index> depth = depthOf(firstDepth + tapGroup * kGradTapsPerThread + j, inChannels);
+      const Depth<Index> depth = depthOf(block.firstDepth + tapGroup * kGradTapsPerThread + j, inChannels);
       if (depth.position < 9) chunkSums[channel * taps + depth.channel * 9 + depth.position] = sums[i][j];
     }
   }

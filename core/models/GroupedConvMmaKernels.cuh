@@ -274,13 +274,7 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   const Index groups = Index(shape.groups), inChannels = Index(shape.inChannels), outChannels = Index(shape.outChannels);
   const Index height = Index(shape.height), width = Index(shape.width), plane = height * width;
   const Index pixels = Index(shape.images) * plane, taps = inChannels * 9;
-  const Index chunk = Index(blockIdx.x), group = Index(blockIdx.z);
-  const Index tapTiles = (taps + kGradTileTaps - 1) / kGradTileTaps;
-  const Index firstChannel = (Index(blockIdx.y) / tapTiles) * kGradTileChannels;
-  const Index firstDepth = (Index(blockIdx.y) % tapTiles) * kGradTileTaps;
-  const Index chunkStart = chunk * Index(grouped_conv::kChunkPixels);
-  const Index chunkPixels = pixels - chunkStart < Index(grouped_conv::kChunkPixels) ? pixels - chunkStart
-                                                                                     : Index(grouped_conv::kChunkPixels);
+  const grouped_conv::WeightGradientBlock<Index> block = grouped_conv::weightGradientBlockOf(pixels, taps);
 
   // Thread t stages pixel t % kStage of each stage: its gradient for channels t / kStage +
   // kRowsPerPass r, and its taps at depths t / kStage + kRowsPerPass r of the tile.
@@ -294,21 +288,21 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   unsigned depthPosition[kTapLoads];
 #pragma unroll
   for (int r = 0; r < kTapLoads; ++r) {
-    const auto depth = grouped_conv::depthOf(firstDepth + stageRow + kRowsPerPass * r, inChannels);
+    const auto depth = grouped_conv::depthOf(block.firstDepth + stageRow + kRowsPerPass * r, inChannels);
     depthPosition[r] = depth.position < 9 ? unsigned(depth.position) : 9u;
     depthOffset[r] =
         depth.position < 9 ? depth.channel * plane + grouped_conv::positionOffset(depth.position, width) : Index(0);
   }
   Element stagedGrads[kGradLoads], stagedTaps[kTapLoads];
   const auto loadStage = [&](Index stageStart) {
-    const bool inside = stageStart + stagePixel < chunkPixels;
-    const auto at = grouped_conv::placeOf(chunkStart + stageStart + stagePixel, inside, plane, width);
-    const Element* image = in + (at.image * groups + group) * inChannels * plane + at.inPlane;
-    const Element* grads = gradOut + (at.image * groups + group) * outChannels * plane + at.inPlane;
+    const bool inside = stageStart + stagePixel < block.chunkPixels;
+    const auto at = grouped_conv::placeOf(block.chunkStart + stageStart + stagePixel, inside, plane, width);
+    const Element* image = in + (at.image * groups + block.group) * inChannels * plane + at.inPlane;
+    const Element* grads = gradOut + (at.image * groups + block.group) * outChannels * plane + at.inPlane;
     const unsigned insideMask = inside ? grouped_conv::insidePositions(at.row, at.column, height, width) : 0u;
 #pragma unroll
     for (int r = 0; r < kGradLoads; ++r) {
-      const Index channel = firstChannel + stageRow + kRowsPerPass * r;
+      const Index channel = block.firstChannel + stageRow + kRowsPerPass * r;
       stagedGrads[r] = inside && channel < outChannels ? grads[channel * plane] : zero;
     }
 #pragma unroll
@@ -351,7 +345,8 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
       }
     }
   };
-  grouped_conv::runStages((chunkPixels + kStage - 1) / kStage, Index(kStage), loadStage, storeStage, multiplyStage);
+  grouped_conv::runStages((block.chunkPixels + kStage - 1) / kStage, Index(kStage), loadStage, storeStage,
+                          multiplyStage);
 
   // runStages ends at a barrier: the staging buffers now hold the sums, [channel][tap].
   float* outTile = reinterpret_cast<float*>(shared);
@@ -361,11 +356,11 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
                             wmma::mem_row_major);
   }
   __syncthreads();
-  float* chunkSums = scratch + (int64_t(chunk) * groups + group) * outChannels * taps;
+  float* chunkSums = scratch + (int64_t(block.chunk) * groups + block.group) * outChannels * taps;
   for (int e = int(threadIdx.x); e < kGradTileChannels * kGradTileTaps; e += kThreads) {
     const int c = e / kGradTileTaps, t = e - c * kGradTileTaps;
-    const Index channel = firstChannel + c;
-    const auto depth = grouped_conv::depthOf(firstDepth + t, inChannels);
+    const Index channel = block.firstChannel + c;
+    const auto depth = grouped_conv::depthOf(block.firstDepth + t, inChannels);
     if (channel >= outChannels || depth.position >= 9) continue;
     chunkSums[channel * taps + depth.channel * 9 + depth.position] = outTile[c * kGradOutRow + t];  // LibTorch's order
   }
