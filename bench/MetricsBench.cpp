@@ -8,10 +8,14 @@
 // It prints one JSON line: milliseconds per pass, and the images/s that alone would allow,
 // and the median milliseconds of each part (core/metrics/EnsembleMetrics.h) timed alone; and
 // scoreOnDevice (core/metrics/DeviceScoring.h) with the probabilities on --device (default
-// cpu), which is what evaluateMembers runs where they are on a GPU.
+// cpu), which is what evaluateMembers runs where they are on a GPU. It also checks that
+// scoreOnDevice's scores there are the host loops': counts, accuracies and the size curve
+// exactly, the rest to 1e-10 (float64 sums in another order); where they are not, it names
+// the first that differs and exits 1.
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,9 +23,12 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/comm/LocalCommunicator.h"
 #include "core/metrics/DeviceScoring.h"
 #include "core/metrics/EnsembleMetrics.h"
+#include "core/metrics/EvaluationJson.h"
 #include "core/train/Evaluator.h"
 
 namespace {
@@ -49,6 +56,34 @@ const char* text(int argc, char** argv, const char* name, const char* fallback) 
 int64_t argument(int argc, char** argv, const char* name, int64_t fallback) {
   const char* value = text(argc, argv, name, nullptr);
   return value ? std::atoll(value) : fallback;
+}
+
+/// Where `device` (an evaluation's JSON) differs from `host`: the first field, or "" where none
+/// does. Numbers agree within `tolerance`; an accuracy or a count off by one image is not.
+std::string firstDifference(const nlohmann::json& host, const nlohmann::json& device, const std::string& at,
+                            double tolerance) {
+  if (host.is_number() && device.is_number()) {
+    const double a = host.get<double>(), b = device.get<double>();
+    if ((std::isnan(a) && std::isnan(b)) || std::abs(a - b) <= tolerance) return "";
+    return at + ": host " + std::to_string(a) + ", device " + std::to_string(b);
+  }
+  if (host.type() != device.type() || host.size() != device.size()) return at + ": differs in shape";
+  if (host.is_object()) {
+    for (auto entry = host.begin(); entry != host.end(); ++entry) {
+      if (!device.contains(entry.key())) return at + "." + entry.key() + ": missing on the device";
+      const std::string difference = firstDifference(*entry, device[entry.key()], at + "." + entry.key(), tolerance);
+      if (!difference.empty()) return difference;
+    }
+    return "";
+  }
+  if (host.is_array()) {
+    for (std::size_t i = 0; i < host.size(); ++i) {
+      const std::string difference = firstDifference(host[i], device[i], at + "[" + std::to_string(i) + "]", tolerance);
+      if (!difference.empty()) return difference;
+    }
+    return "";
+  }
+  return host == device ? "" : at + ": differs";
 }
 
 }  // namespace
@@ -84,11 +119,26 @@ int main(int argc, char** argv) {
   const double onDevice = medianMilliseconds(repeats, [&] {  // it reads its result back: no sync needed
     if (ensemble::scoreOnDevice(there, ensembleThere, labels, 7).samples != images) std::abort();
   });
+  // scoreOnDevice's scores against the host's loops, each given the ensemble as evaluateMembers
+  // averages it (on the CPU too: there it checks the same code as TestEnsembleMetrics).
+  ensemble::LocalCommunicator hostAverage{int(members)}, deviceAverage{int(members)};
+  std::vector<torch::Tensor> averagedThere;
+  for (const torch::Tensor& p : there) averagedThere.push_back(p.clone());
+  deviceAverage.allReduceMean(averagedThere);
+  const std::string difference =
+      firstDifference(ensemble::toJson(ensemble::evaluateMembers(probabilities, labels, hostAverage, 7)),
+                      ensemble::toJson(ensemble::scoreOnDevice(there, averagedThere.front(), labels, 7)), "evaluation",
+                      1e-10);
   std::printf("{\"members\":%lld,\"images\":%lld,\"classes\":%lld,\"median_ms\":%.3f,"
               "\"images_per_second_at_most\":%.0f,\"parts_ms\":{\"one_member_scores\":%.3f,"
               "\"one_member_reliability\":%.3f,\"ensemble_scores_with_disagreement\":%.3f,"
-              "\"accuracy_vs_ensemble_size\":%.3f},\"score_on_device\":{\"device\":\"%s\",\"median_ms\":%.3f}}\n",
+              "\"accuracy_vs_ensemble_size\":%.3f},\"score_on_device\":{\"device\":\"%s\",\"median_ms\":%.3f,\"matches_host\":%s}}\n",
               (long long)members, (long long)images, (long long)classes, whole, double(images) / (whole / 1000.0), member,
-              reliability, ensembleScore, curve, device.c_str(), onDevice);
+              reliability, ensembleScore, curve, device.c_str(), onDevice, difference.empty() ? "true" : "false");
+  if (!difference.empty()) {
+    std::fprintf(stderr, "ensemble-lab-metrics-bench: the scores on %s are not the host's: %s\n", device.c_str(),
+                 difference.c_str());
+    return 1;
+  }
   return 0;
 }

@@ -36,7 +36,7 @@ import time
 
 PROCESS_START = time.time()  # before the heavy imports: what --until-accuracy's seconds count from
 
-import argparse, gzip, json, resource
+import argparse, gzip, json, resource, statistics
 
 import until_accuracy
 
@@ -77,6 +77,9 @@ def main():
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--test-limit", type=int, default=10000)
     p.add_argument("--data", default="/usr/share/datasets/fashion-mnist/")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="timed windows of --steps steps (each followed by a timed evaluation) after the one "
+                        "warm-up, in this process: the JSON gives their medians and each in 'samples'")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="JAX's backend (cuda: its first GPUs)")
     p.add_argument("--mapping", choices=("auto", "pmap", "vmap"), default="auto",
                    help="auto: pmap when the members equal the devices, else vmap")
@@ -166,23 +169,29 @@ def main():
     if a.until_accuracy is not None:
         train_until(a, steps_per_epoch, state, rng, perms, run, test_accuracy)
         return
+    if a.repeats < 1:
+        raise SystemExit("flax_peer.py: --repeats must be at least 1")
     state, _ = run(0, a.warmup, state, perms)
-    start = time.perf_counter()
-    state, losses = run(a.warmup, a.steps, state, perms)
-    seconds = time.perf_counter() - start
-
     jax.block_until_ready(predict(state, feed(chunks[0][0])))  # compiled outside the timing
-    start = time.perf_counter()
-    test_accuracy(state)
-    evaluation = time.perf_counter() - start
+    samples = []
+    for r in range(a.repeats):  # each window continues the batches where the last one stopped
+        start = time.perf_counter()
+        state, losses = run(a.warmup + r * a.steps, a.steps, state, perms)
+        seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        test_accuracy(state)
+        evaluation = time.perf_counter() - start
+        samples.append({"images_per_second": a.steps * a.batch_size * a.members / seconds,
+                        "eval_images_per_second": test.shape[0] / evaluation})
     stats = device.memory_stats() if hasattr(device, "memory_stats") else None
     peak = (stats or {}).get("peak_bytes_in_use")
     print(json.dumps({"side": "flax", "jax": jax.__version__, "mapping": "pmap" if pmapped else "vmap",
                       "members": a.members, "devices": len(jax.local_devices()), "batch_size": a.batch_size,
                       "steps": a.steps, "warmup": a.warmup, "device": getattr(device, "device_kind", str(device)),
                       "platform": device.platform, "precision": a.precision,
-                      "images_per_second": a.steps * a.batch_size * a.members / seconds,
-                      "eval_images_per_second": test.shape[0] / evaluation,
+                      "images_per_second": statistics.median(x["images_per_second"] for x in samples),
+                      "eval_images_per_second": statistics.median(x["eval_images_per_second"] for x in samples),
+                      "samples": samples,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                       "peak_gpu_memory_mb": peak / 2 ** 20 if peak is not None and device.platform == "gpu" else None,
                       "last_loss": float(np.asarray(losses[-1]).ravel()[0])}))

@@ -22,8 +22,13 @@ over the grid members x batch x precision (default 1, 4, 8, 16 x 32, 128, 512 x 
 --quick: 8 x 128 x fp32, bf16). fp32 is IEEE float32 everywhere (TF32 off; JAX's matmul
 precision 'highest'), tf32 (--precisions fp32,tf32,bf16) TF32 convolutions and matmuls, bf16
 autocast to bfloat16 (PyTorch; our engine's bf16 is the same) or a bfloat16 compute dtype
-(Flax). Each point runs every side --repeats times, alternating over the sides, and reports
-medians: member-images/s, the ratio to the best peer, the peak GPU memory (MiB: the torch
+(Flax). Each point runs every side --repeats times and reports medians. Our bench starts a
+new process each time, alternating with the peers; a peer (--peer-repeats in-process, the
+default) starts once per point and times --repeats windows of --steps steps one after
+another after its warm-up, each with its evaluation, so that torch.compile and XLA compile
+once a point rather than once a repeat (their compilation took most of a peer's run on the
+H200, and the whole grid is longer than a GPU session); --peer-repeats processes gives each
+repeat of a peer its own process, alternating with ours. The medians are of: member-images/s, the ratio to the best peer, the peak GPU memory (MiB: the torch
 caching allocator's max_memory_allocated for ours and the PyTorch peers, JAX's
 peak_bytes_in_use), and the ensemble's evaluation speed (test images/s: our
 Trainer::evaluate, the vmapped model under torch.no_grad, the vmapped Flax apply; each 1000
@@ -266,14 +271,15 @@ def main(a, argv):
         print("run_bench.py --gpu: no side to run", file=sys.stderr)
         return 1
     points = [Point(m, b, p) for m in members for b in batches for p in precisions]
-    print(f"{len(points)} points x {len(sides)} sides x {a.repeats} repeats; {a.steps} steps after {a.warmup} "
-          "warm-up")
+    print(f"{len(points)} points x {len(sides)} sides x {a.repeats} repeats (peers: {a.peer_repeats}); {a.steps} "
+          f"steps after {a.warmup} warm-up")
     sys.stdout.flush()
     record = {"mode": "gpu" if not on_cpu else "gpu-on-cpu", "device": device_name, "gpus": gpus,
               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
               "command": " ".join(shlex.quote(x) for x in ["bench/run_bench.py"] + argv),
               "python": a.python, "torch": torch_info, "jax_python": a.jax_python, "jax": jax_info,
-              "steps": a.steps, "warmup": a.warmup, "repeats": a.repeats, "test_limit": a.test_limit,
+              "steps": a.steps, "warmup": a.warmup, "repeats": a.repeats, "peer_repeats": a.peer_repeats,
+              "test_limit": a.test_limit,
               "ours_deterministic": a.deterministic, "train_images": train_images,
               "sides": [{"key": s.key, "name": s.name, "command": s.command} for s in sides],
               "left_out": left_out, "points": []}
@@ -283,21 +289,27 @@ def main(a, argv):
         present = [(s, args) for s, args in present if args is not None]
         results, errors = {s.key: [] for s, _ in present}, {}
         print(f"\n== {point}")
+        in_process = a.peer_repeats == "in-process"
         for repeat in range(a.repeats):
             for side, args in present:  # alternating: drift hits every side alike
                 if side.key in errors:  # failed once here (out of memory, say): not tried again
                     continue
-                out = run_one(side.command + args, side.env, a.timeout)
+                if in_process and not side.ours and repeat > 0:  # its first process timed every repeat
+                    continue
+                extra = ["--repeats", str(a.repeats)] if in_process and not side.ours else []
+                out = run_one(side.command + args + extra, side.env, a.timeout)
                 if "error" in out:
                     errors[side.key] = out["error"]
                     print(f"  {side.name}: FAILED: {out['error']}")
-                else:
-                    if on_cpu:  # our bench reports 0 there: no GPU memory to speak of
-                        out["peak_gpu_memory_mb"] = None
-                    results[side.key].append(out)
+                    continue
+                if on_cpu:  # our bench reports 0 there: no GPU memory to speak of
+                    out["peak_gpu_memory_mb"] = None
+                # One result per timed window: a peer's in-process windows count as its repeats.
+                for sample in out.pop("samples", None) or [{}]:
+                    results[side.key].append({**out, **sample})
                     memory = out.get("peak_gpu_memory_mb")
-                    print(f"  {side.name}: {out['images_per_second']:.0f} member-img/s, eval "
-                          f"{out['eval_images_per_second']:.0f} img/s"
+                    print(f"  {side.name}: {results[side.key][-1]['images_per_second']:.0f} member-img/s, eval "
+                          f"{results[side.key][-1]['eval_images_per_second']:.0f} img/s"
                           + (f", peak {memory:.0f} MiB" if memory is not None else ""))
                 sys.stdout.flush()
         rows = []
@@ -362,8 +374,11 @@ def markdown(record):
              f"under `{record['python']}`; jax {record['jax'].get('jax', '-')} under `{record['jax_python']}`; "
              f"ours: `ensemble-lab-bench`, deterministic {record['ours_deterministic']}",
              f"- member-images/s = steps x batch x members / seconds, {record['steps']} steps timed after "
-             f"{record['warmup']} warm-up steps; medians of {record['repeats']} runs alternating over the sides; "
-             f"x best peer: the side's median over the fastest peer's at that point",
+             f"{record['warmup']} warm-up steps; medians of {record['repeats']} "
+             + ("runs alternating over the sides" if record.get("peer_repeats") == "processes" else
+                "runs of ours alternating with the peers, each peer's in one process (one warm-up, then "
+                f"{record['repeats']} timed windows one after another)")
+             + "; x best peer: the side's median over the fastest peer's at that point",
              f"- peak GPU memory: MiB allocated at most (torch.cuda.max_memory_allocated; JAX's peak_bytes_in_use; "
              f"our bench's CUDA allocator peak), the largest of the runs; eval: the ensemble's test images/s on "
              f"{record['test_limit']} images"]

@@ -33,7 +33,7 @@ import time
 
 PROCESS_START = time.time()  # before the heavy imports: what --until-accuracy's seconds count from
 
-import argparse, contextlib, copy, gzip, json, resource
+import argparse, contextlib, copy, gzip, json, resource, statistics
 
 import until_accuracy
 
@@ -130,6 +130,9 @@ def main():
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="cuda: cuda:0")
     p.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
                    help="fp32: IEEE float32 (TF32 off on a GPU); tf32: TF32 on; bf16: autocast to bfloat16")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="timed windows of --steps steps (each followed by a timed evaluation) after the one "
+                        "warm-up, in this process: the JSON gives their medians and each in 'samples'")
     p.add_argument("--sgemm", action="store_true", help="measure the sgemm peak and exit")
     until_accuracy.add_arguments(p)
     a = p.parse_args()
@@ -242,29 +245,37 @@ def main():
         train_until(a, images.shape[0], lambda: torch.randperm(images.shape[0], device=device),
                     lambda order, i: step(*batch(order, i)), test_accuracy)
         return
+    if a.repeats < 1:
+        raise SystemExit("peer.py: --repeats must be at least 1")
     for i in range(a.warmup):
         step(*batch(order, i))
     synchronize()
-    start = time.perf_counter()
-    for i in range(a.warmup, a.warmup + a.steps):
-        step(*batch(order, i))
-    synchronize()
-    train = time.perf_counter() - start
-    if cuda:  # the evaluation's kernels (and torch.compile's eval-mode graph) outside its timing
-        test_accuracy(chunks=1)
+    samples = []
+    for r in range(a.repeats):  # each window continues the batches where the last one stopped
+        first = a.warmup + r * a.steps
+        start = time.perf_counter()
+        for i in range(first, first + a.steps):
+            step(*batch(order, i))
         synchronize()
-    start = time.perf_counter()
-    test_accuracy()
-    synchronize()
-    evaluation = time.perf_counter() - start
+        train = time.perf_counter() - start
+        if cuda and r == 0:  # the evaluation's kernels (and torch.compile's eval-mode graph) outside its timing
+            test_accuracy(chunks=1)
+            synchronize()
+        start = time.perf_counter()
+        test_accuracy()
+        synchronize()
+        evaluation = time.perf_counter() - start
+        samples.append({"images_per_second": a.steps * a.batch_size * a.members / train,
+                        "eval_images_per_second": test.shape[0] / evaluation})
     print(json.dumps({"side": "peer", "torch": torch.__version__, "threads": torch.get_num_threads(),
                       "tuning": [k for k in ("channels_last", "vmap", "compile") if getattr(a, k)],
                       "model": a.model, "members": a.members,
                       "batch_size": a.batch_size, "steps": a.steps, "warmup": a.warmup,
                       "device": torch.cuda.get_device_name(device) if cuda else "cpu",
                       "precision": a.precision,
-                      "images_per_second": a.steps * a.batch_size * a.members / train,
-                      "eval_images_per_second": test.shape[0] / evaluation,
+                      "images_per_second": statistics.median(x["images_per_second"] for x in samples),
+                      "eval_images_per_second": statistics.median(x["eval_images_per_second"] for x in samples),
+                      "samples": samples,
                       "train_flops_per_image": flops,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                       "peak_gpu_memory_mb": torch.cuda.max_memory_allocated(device) / 2 ** 20 if cuda else None,

@@ -141,6 +141,10 @@ def main():
     gpu.add_argument("--precisions", help="comma-separated, of fp32, tf32, bf16 (default fp32,bf16)")
     gpu.add_argument("--sides", help="comma-separated keys: ours-separate, ours-stacked, ours-single, torch-loop, "
                      "torch-vmap-compile, flax-vmap (default all)")
+    gpu.add_argument("--peer-repeats", choices=("in-process", "processes"), default="in-process",
+                     help="in-process (default): each peer starts once per point and times its --repeats windows "
+                          "after one warm-up (torch.compile and XLA compile once); processes: a new process per "
+                          "repeat, alternating with ours")
     gpu.add_argument("--jax-python", help="the Flax peer's python (default: --python)")
     gpu.add_argument("--test-limit", type=int, default=10000, help="test images the evaluation speed is timed on")
     gpu.add_argument("--deterministic", choices=("on", "off"), default="on",

@@ -217,6 +217,30 @@ step "2m. CUDA graphs: stacked bf16, eager" "$cli" "${graphs[@]}" --precision bf
 step "2m. ... the same replayed from a CUDA graph" "$cli" "${graphs[@]}" --precision bf16 --cuda-graphs on \
   --out "$work/graph4bf"
 step "2m. ... metrics.csv identical" cmp "$work/eager4bf/metrics.csv" "$work/graph4bf/metrics.csv"
+# An evaluation of members on one GPU is scored there (predictRun leaves their probabilities
+# on it): `eval` of the stacked run must give its own last evaluation's scores, and the
+# out-of-distribution scores and predictions, which take them to the host, must run.
+eval_matches_run() {
+  "$cli" eval --run "$work/graph4" --ood inverted --shift noise:0,0.1 >"$work/graph4-eval.json" &&
+    "$cli" predict --run "$work/graph4" --out "$work/graph4-predictions.csv" &&
+    "$python" - "$work/graph4" <<'PY'
+import csv, json, sys
+run = sys.argv[1]
+evaluated, summary = json.load(open(run + "-eval.json")), json.load(open(run + "/summary.json"))
+for key, value in summary["ensemble"].items():
+    if abs(evaluated["ensemble"][key] - value) > 1e-12:
+        sys.exit(f"eval's ensemble {key} {evaluated['ensemble'][key]} is not the run's own {value}")
+print("eval: the run's own ensemble scores", summary["ensemble"], "; OOD AUROC", evaluated["ood"]["ensemble"])
+rows = list(csv.reader(open(run + "-predictions.csv")))[1:]
+models = len(summary["members"]) + 1
+if len(rows) != evaluated["test_samples"] * models:
+    sys.exit(f"predict wrote {len(rows)} rows, not {evaluated['test_samples']} images x {models} models")
+worst = max(abs(sum(float(p) for p in r[3:]) - 1) for r in rows)
+print(f"predict: {len(rows)} rows, probabilities sum to 1 within {worst:.1e}")
+sys.exit(worst > 1e-4)
+PY
+}
+step "2n. eval (scored on the GPU) gives the stacked run's own scores; eval --ood and predict run" eval_matches_run
 
 if [ -x build-cuda/tests/TestNcclCommunicator ]; then
   step "3a. NCCL average across the $gpus visible GPU(s)" build-cuda/tests/TestNcclCommunicator

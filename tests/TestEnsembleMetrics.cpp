@@ -354,6 +354,19 @@ class TestEnsembleMetrics final : public QObject {
     QCOMPARE(row[2].item<double>(), 4.0);
   }
 
+  // One process holds every model: the gather leaves each model's probabilities where they
+  // were computed, so that members on a GPU are scored there with one read-back, not copied
+  // to the host member by member. The meta device stands in for a GPU (CI has none): a copy
+  // of its tensors to the host, as the gather across processes makes, throws.
+  void oneProcessLeavesProbabilitiesOnTheirDevice() {
+    LocalCommunicator comm(3);
+    std::vector<torch::Tensor> local;
+    for (int m = 0; m < 3; ++m) local.push_back(torch::empty({5, 10}, torch::TensorOptions().device(torch::kMeta)));
+    const std::vector<torch::Tensor> every = gatherModelsProbabilities(comm, local);
+    QCOMPARE(every.size(), local.size());
+    for (std::size_t m = 0; m < local.size(); ++m) QVERIFY(every[m].is_same(local[m]));
+  }
+
   void localCommunicatorAveragesInPlace() {
     LocalCommunicator comm(3);
     std::vector<torch::Tensor> tensors{torch::full({2}, 1.0), torch::full({2}, 2.0), torch::full({2}, 6.0)};

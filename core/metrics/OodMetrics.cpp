@@ -61,7 +61,16 @@ double auroc(const torch::Tensor& negative, const torch::Tensor& positive) {
   return wins / (double(n) * double(p));
 }
 
-OodResult scoreOutOfDistribution(const std::vector<torch::Tensor>& in, const std::vector<torch::Tensor>& out) {
+OodResult scoreOutOfDistribution(const std::vector<torch::Tensor>& inOnDevices,
+                                 const std::vector<torch::Tensor>& outOnDevices) {
+  // Scored on the host, whatever device predicted them: the AUROCs rank there, and the
+  // mutual information's sums start from host tensors.
+  const auto onHost = [](const std::vector<torch::Tensor>& probs) {
+    std::vector<torch::Tensor> host;
+    for (const torch::Tensor& p : probs) host.push_back(p.cpu());
+    return host;
+  };
+  const std::vector<torch::Tensor> in = onHost(inOnDevices), out = onHost(outOnDevices);
   OodResult result;
   result.inSamples = in.front().size(0);
   result.outSamples = out.front().size(0);

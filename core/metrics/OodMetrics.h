@@ -25,7 +25,7 @@ double auroc(const torch::Tensor& negative, const torch::Tensor& positive);
 
 /// Every member's and the ensemble's AUROCs for telling `in` (each member's probabilities
 /// on the run's test set) from `out` (on the out-of-distribution set); same members, in
-/// the same order.
+/// the same order, on any device (they are scored on the host).
 OodResult scoreOutOfDistribution(const std::vector<torch::Tensor>& in, const std::vector<torch::Tensor>& out);
 
 }  // namespace ensemble

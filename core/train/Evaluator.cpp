@@ -96,6 +96,16 @@ EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, 
   return result;
 }
 
+std::vector<torch::Tensor> gatherModelsProbabilities(Communicator& communicator,
+                                                     const std::vector<torch::Tensor>& local) {
+  // One process holds every model: its probabilities stay where they were computed, so that
+  // members on one GPU are scored there (DeviceScoring.h) and read back once, not copied to
+  // the host one member at a time and scored by the host's loops (an H200's evaluation of 16
+  // stacked members spent most of its time in those).
+  if (communicator.processCount() <= 1) return local;
+  return communicator.allGather(local);
+}
+
 std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vector<Replica>& replicas,
                                       SplitOnDevices& images, ReplicaWorkers& workers, Communicator& communicator) {
   const bool oneModel = RunMode::of(config.mode).replicasAreOneModel();  // replica 0 holds it
@@ -106,7 +116,8 @@ std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vecto
   // 8 on an H200 evaluated at 30,000-53,000 images/s, a fifth of torch.compile's vmap.
   if (config.memberForm == MemberForm::Stacked && models > 1 && replicas.front().device.is_cuda()) {
     const AutocastScope autocast(config.precision, true);
-    return communicator.allGather(predictStackedProbabilities(replicas, copies.front()->images, config.evalBatchSize));
+    return gatherModelsProbabilities(communicator,
+                                     predictStackedProbabilities(replicas, copies.front()->images, config.evalBatchSize));
   }
   std::vector<torch::Tensor> probabilities(models);
   // Each model at --eval-batch-size whatever runs beside it, so the scores do not depend
@@ -117,7 +128,7 @@ std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vecto
   });
   if (oneModel) return probabilities;
   // Every process scores every member (cheap next to training), so all agree on the result.
-  return communicator.allGather(probabilities);
+  return gatherModelsProbabilities(communicator, probabilities);
 }
 
 Predictions tabulatePredictions(const std::vector<torch::Tensor>& memberProbs, const torch::Tensor& labels) {

@@ -40,9 +40,16 @@ std::vector<torch::Tensor> predictStackedProbabilities(const std::vector<Replica
 EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, const torch::Tensor& labels,
                                  Communicator& communicator, std::uint64_t seed);
 
+/// Every model's probabilities from this process's `local` ones: across processes gathered
+/// from every process of `communicator` (on the CPU, in member order); in a single process
+/// `local` as it is, each on the device that computed it.
+std::vector<torch::Tensor> gatherModelsProbabilities(Communicator& communicator,
+                                                     const std::vector<torch::Tensor>& local);
+
 /// Every model's softmax probabilities on `images` (each replica's copy, on its device),
 /// computed side by side on `workers`: one per member of the whole group, gathered from
-/// every process of `communicator` so that every process holds them all, or the first
+/// every process of `communicator` so that every process holds them all
+/// (gatherModelsProbabilities: in one process they stay on their devices), or the first
 /// replica's alone for data-parallel (its replicas are one model).
 std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vector<Replica>& replicas,
                                       SplitOnDevices& images, ReplicaWorkers& workers, Communicator& communicator);
