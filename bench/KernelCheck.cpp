@@ -6,8 +6,10 @@
 // bits on every run. Qt Test does not build on the GPU
 // machine, so this is how scripts/gpu-check.sh checks the CUDA kernels; CTest runs it on
 // the CPU. Usage:
-//   ensemble-lab-kernel-check [--device cpu|cuda|cuda:N]   (default: cuda when a GPU is
-//                                                            visible, else cpu)
+//   ensemble-lab-kernel-check [--device cpu|cuda|cuda:N] [--small]
+//     --device: default cuda when a GPU is visible, else cpu
+//     --small: only the cases of a few images (odd shapes, partial tiles), for runs under
+//              compute-sanitizer, which slows every kernel 10-100x (gpu-check step 1e)
 // Prints one line per case and a JSON summary; exits 1 when a case differs, 2 on bad
 // arguments.
 #include <torch/torch.h>
@@ -231,14 +233,18 @@ void record(const std::string& what, const std::string& name, const Check& check
 
 int main(int argc, char** argv) {
   std::string deviceName = torch::cuda::is_available() ? "cuda" : "cpu";
+  bool small = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
       deviceName = argv[++i];
+    } else if (std::strcmp(argv[i], "--small") == 0) {
+      small = true;
     } else {
-      std::cerr << "usage: ensemble-lab-kernel-check [--device cpu|cuda|cuda:N]\n";
+      std::cerr << "usage: ensemble-lab-kernel-check [--device cpu|cuda|cuda:N] [--small]\n";
       return 2;
     }
   }
+  constexpr int64_t kSmallImages = 40;  // --small: cases of at most this many images
   torch::Device device(torch::kCPU);
   try {
     device = torch::Device(deviceName);
@@ -269,9 +275,9 @@ int main(int argc, char** argv) {
   const std::vector<FirstLayerCase> firstLayerCases = {
       {128, 256, 28, 28, false, false}, {128, 32, 28, 28, true, false}, {37, 16, 7, 9, false, false},
       {37, 16, 9, 7, true, false},      {3, 8, 2, 3, false, false},      {64, 256, 28, 28, false, true},
-      {64, 32, 28, 28, true, true}};
+      {64, 32, 28, 28, true, true},     {37, 16, 9, 7, true, true}};
   for (const FirstLayerCase& c : firstLayerCases) {
-    if (c.autocastBFloat16 && !device.is_cuda()) continue;
+    if ((c.autocastBFloat16 && !device.is_cuda()) || (small && c.images > kSmallImages)) continue;
     const std::string name = std::string(c.autocastBFloat16 ? "bf16 autocast" : "fp32") +
                              (c.channelsLast ? " channels-last " : " NCHW ") + std::to_string(c.images) + " images, " +
                              std::to_string(c.channels) + " channels, " + std::to_string(c.height) + "x" +
@@ -279,13 +285,18 @@ int main(int argc, char** argv) {
     record("conv+relu+avgpool", name, [&] { return checkFirstLayer(c, device); }, passed, failed);
   }
   // The grouped convolution (GPU only): the stacked CNN's second layer for 8 and 16 members,
-  // and an odd one (partial tiles of pixels, channels and taps).
+  // the same for 6 images (whole-position stages, in --small too), and odd ones (partial tiles
+  // of pixels, channels and taps).
   ::setenv(ensemble::environment::kStackedConv, "ours", 1);
-  const std::vector<GroupedCase> groupedCases = {
-      {128, 8, 32, 64, 14, 14}, {128, 16, 32, 64, 14, 14}, {37, 3, 5, 70, 9, 7}, {4, 2, 8, 16, 1, 1}};
+  const std::vector<GroupedCase> groupedCases = {{128, 8, 32, 64, 14, 14},
+                                                 {128, 16, 32, 64, 14, 14},
+                                                 {6, 2, 32, 64, 14, 14},
+                                                 {37, 3, 5, 70, 9, 7},
+                                                 {4, 2, 8, 16, 1, 1}};
   for (const std::string arithmetic : {"fp32", "tf32", "bf16"}) {
     for (const GroupedCase& c : groupedCases) {
       if (!device.is_cuda()) break;
+      if (small && c.images > kSmallImages) continue;
       const std::string name = std::to_string(c.images) + " images, " + std::to_string(c.groups) + " groups of " +
                                std::to_string(c.inChannels) + " -> " + std::to_string(c.outChannels) + " channels, " +
                                std::to_string(c.height) + "x" + std::to_string(c.width);

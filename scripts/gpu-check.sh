@@ -105,6 +105,33 @@ kernel_check=build-cuda/bench/ensemble-lab-kernel-check
 [ -x "$kernel_check" ] || cmake --build build-cuda --target ensemble-lab-kernel-check >"$work/kernel-check-build.log" 2>&1
 step "1c. Fused CUDA kernels against LibTorch's ops: ReLU + pool bit for bit (fp32, bf16, fp16; NCHW, NHWC), the first layer and the grouped convolution to their rounding" \
   "$kernel_check" --device cuda:0
+# Our kernels under compute-sanitizer, on the kernel check's small cases: what a right answer
+# can hide (a read past a buffer that happened to hold zeros, a misaligned access, a
+# shared-memory race that the timing let pass, a barrier not every thread reaches). Only
+# kernels whose name holds "ensemble" (ours) are instrumented; LibTorch's run as they are.
+# (Not initcheck: with the others uninstrumented it could not know that LibTorch's kernels
+# wrote our inputs.)
+sanitize_our_kernels() {
+  local sanitizer filter tool
+  sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+  [ -x "$sanitizer" ] || { echo "compute-sanitizer is not installed here"; return 1; }
+  filter=(--kernel-name kns=ensemble)  # CUDA 12+; older releases spell it --kernel-regex
+  "$sanitizer" --help 2>&1 | grep -q -- '--kernel-name' || filter=(--kernel-regex kns=ensemble)
+  for tool in memcheck racecheck synccheck; do
+    local log="$work/sanitizer-$tool.log" status
+    timeout 180 "$sanitizer" --tool "$tool" "${filter[@]}" --error-exitcode 3 "$kernel_check" --device cuda:0 \
+      --small >"$log" 2>&1
+    status=$?
+    if [ "$status" -ne 0 ]; then
+      echo "compute-sanitizer --tool $tool failed (exit $status: 3 a finding, 124 out of time, else the check's own):"
+      grep -m 60 '^=========' "$log" || tail -40 "$log"
+      return 1
+    fi
+    echo "$tool: $(grep -E '^========= [A-Z ]*SUMMARY' "$log" | tail -1) ($(tail -1 "$log"))"
+  done
+}
+step "1e. Our CUDA kernels under compute-sanitizer: memcheck, racecheck, synccheck (small cases)" \
+  sanitize_our_kernels
 layer_timing=build-cuda/bench/ensemble-lab-layer-timing
 [ -x "$layer_timing" ] || cmake --build build-cuda --target ensemble-lab-layer-timing >"$work/layer-timing-build.log" 2>&1
 step "1d. The two convolution layers alone, ours against LibTorch's, forward + backward (medians; no verdict)" \
