@@ -19,6 +19,7 @@
 #include "core/train/Evaluator.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
+#include "core/train/TrainingStep.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;
@@ -365,6 +366,31 @@ class TestEnsembleMetrics final : public QObject {
     const std::vector<torch::Tensor> every = gatherModelsProbabilities(comm, local);
     QCOMPARE(every.size(), local.size());
     for (std::size_t m = 0; m < local.size(); ++m) QVERIFY(every[m].is_same(local[m]));
+  }
+
+  // The stacked members' rows, in one batch of kernels: each member's is scoreRow's, bit for
+  // bit, and the ensemble's is averageMembersAndScore's on their softmax, to float rounding.
+  void stackedRowsAreEachMembersAndTheirMeans() {
+    torch::manual_seed(4);
+    const int64_t members = 5, batch = 64, classes = 10;
+    const torch::Tensor logits = torch::randn({members, batch, classes}) * 3;
+    const torch::Tensor labels = torch::randint(0, classes, {batch}, torch::kInt64);
+    const torch::Tensor losses = torch::rand({members});
+    const torch::Tensor rows = stackedScoreRows(losses, logits, labels, batch);
+    QCOMPARE(rows.sizes().vec(), (std::vector<int64_t>{members + 1, 3}));
+    std::vector<torch::Tensor> softmax;
+    for (int64_t m = 0; m < members; ++m) {
+      QVERIFY(torch::equal(rows[m], scoreRow(losses[m], logits[m].argmax(1).eq(labels).sum(), batch)));
+      softmax.push_back(torch::softmax(logits[m], 1));
+    }
+    LocalCommunicator comm{int(members)};
+    const torch::Tensor ensemble = averageMembersAndScore(comm, softmax, labels);
+    QVERIFY2(std::abs(rows[members][0].item<double>() - ensemble[0].item<double>()) < 1e-6,
+             qPrintable(QString("%1 vs %2").arg(rows[members][0].item<double>()).arg(ensemble[0].item<double>())));
+    QCOMPARE(rows[members][1].item<double>(), ensemble[1].item<double>());
+    QCOMPARE(rows[members][2].item<double>(), double(batch));
+    // One member has no ensemble row.
+    QCOMPARE(stackedScoreRows(losses.narrow(0, 0, 1), logits.narrow(0, 0, 1), labels, batch).size(0), int64_t(1));
   }
 
   void localCommunicatorAveragesInPlace() {

@@ -347,8 +347,14 @@ class TestExperimentConfig final : public QObject {
     config.mode = TrainingMode::Ensemble;
     QCOMPARE(QString::fromStdString(config.effectiveDevices(0)), QString("cpu*4"));
     QCOMPARE(QString::fromStdString(config.effectiveDevices(2)), QString("all"));
+    QCOMPARE(QString::fromStdString(config.effectiveDevices(1)), QString("cuda:0*4"));  // an ensemble, not one member
     config.mode = TrainingMode::Single;
     QCOMPARE(QString::fromStdString(config.effectiveDevices(0)), QString("cpu"));
+    QCOMPARE(QString::fromStdString(config.effectiveDevices(1)), QString("cuda:0"));
+    config.mode = TrainingMode::DataParallel;
+    QCOMPARE(QString::fromStdString(config.effectiveDevices(1)), QString("cpu*2"));
+    QCOMPARE(QString::fromStdString(config.effectiveDevices(3)), QString("all"));
+    config.mode = TrainingMode::Single;
     config.devices = "cpu*2";
     QCOMPARE(QString::fromStdString(config.effectiveDevices(4)), QString("cpu*2"));
   }

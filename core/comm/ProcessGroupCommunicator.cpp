@@ -145,9 +145,11 @@ class ProcessGroupCommunicator final : public Communicator {
     std::vector<std::vector<at::Tensor>> output(1);
     for (int rank = 0; rank < m_options.worldSize; ++rank) output[0].push_back(torch::empty_like(input[0]));
     collective("all-gather", [&] { m_group->allgather(output, input)->wait(); });
+    // On the CPU, as Communicator promises: NCCL gathers on this rank's GPU, and the score
+    // exchange reads its rows on the host (one copy per rank).
     std::vector<at::Tensor> gathered;
     for (const auto& fromRank : output[0]) {
-      for (const auto& replica : fromRank.unbind(0)) gathered.push_back(replica);
+      for (const auto& replica : fromRank.cpu().unbind(0)) gathered.push_back(replica);
     }
     return gathered;
   }

@@ -140,8 +140,9 @@ std::vector<ConfigField> makeFields() {
   fields.push_back(echoed(choice("mode", "mode", "Mode", "MODE", "{choices}", true, &ExperimentConfig::mode, modeName, parseMode,
                           modeNames())));
   fields.push_back(plain("devices", "devices", "Devices", "SPEC",
-                         "cpu, cpu*4, cuda:0,cuda:1, cuda*2, cuda:0*8 or all\n(default: cpu*4 for ensemble, cpu for "
-                         "single, cpu*2 for\ndata-parallel; every GPU when there are several)",
+                         "cpu, cpu*4, cuda:0,cuda:1, cuda*2, cuda:0*8 or all\n(default: every GPU where there are several; "
+                         "else\nensemble cpu*4, or cuda:0*4 with one GPU; single cpu,\nor cuda:0; data-parallel "
+                         "cpu*2)",
                          Kind::Text, true, &ExperimentConfig::devices));
   fields.push_back(echoed(plain("lr", "lr", "Learning rate", "X", "learning rate (default {default})", Kind::Number, true,
                          &ExperimentConfig::learningRate, [fallback = defaults.learningRate](const ExperimentConfig& config) {

@@ -25,7 +25,10 @@ class EnsembleMode final : public SeparateModels {
   bool recordsEnsembleRow() const override { return true; }
   void checkReplicas(int, int64_t, int64_t, const std::string&) const override {}
   std::string defaultDevices(int cudaCount) const override {
-    return cudaCount > 1 ? "all" : cudaCount == 1 ? "cuda*1" : "cpu*4";
+    // One member per GPU where there are several (pmap's layout); on one GPU the CPU's four
+    // members share it, stacked and replayed from a CUDA graph (member_form and cuda_graphs
+    // auto): one member would be no ensemble.
+    return cudaCount > 1 ? "all" : cudaCount == 1 ? "cuda:0*4" : "cpu*4";
   }
 };
 

@@ -51,9 +51,15 @@ class EnsembleStep final : public TrainingStep {
         batches[key] = {toModelInput(copy.images.index_select(0, local)), copy.labels.index_select(0, local)};
       }
     }
+    if (m_stacked && m_parts.communicator.processCount() == 1) {  // every member is here: one batch of rows
+      const Batch& batch = batches.begin()->second;
+      const StackedOutputs outputs = trainStacked(batch);
+      return stackedScoreRows(outputs.losses, outputs.logits, batch.labels, m_parts.config.batchSize);
+    }
     std::vector<torch::Tensor> probabilities(replicas.size());
     std::vector<torch::Tensor> rows =
-        m_stacked ? trainStacked(batches.begin()->second, probabilities) : trainSeparately(batches, probabilities);
+        m_stacked ? stackedRowsAcrossProcesses(batches.begin()->second, probabilities)
+                  : trainSeparately(batches, probabilities);
     const torch::Device first = replicas.front().device;
     for (torch::Tensor& row : rows) row = row.to(first);
     if (m_parts.communicator.worldReplicas() > 1) {
@@ -84,8 +90,13 @@ class EnsembleStep final : public TrainingStep {
     return rows;
   }
 
+  struct StackedOutputs {
+    torch::Tensor losses;  ///< each member's mean loss [members]
+    torch::Tensor logits;  ///< float [members, batch, classes], detached
+  };
+
   /// Every member at once as the stacked network; same outputs as trainSeparately.
-  std::vector<torch::Tensor> trainStacked(const Batch& batch, std::vector<torch::Tensor>& probabilities) {
+  StackedOutputs trainStacked(const Batch& batch) {
     const AutocastScope autocast(m_parts.config.precision, batch.inputs.is_cuda());
     m_stackedOptimizer->clearGradients();
     const torch::Tensor logits = m_stacked->forward(batch.inputs).to(torch::kFloat32);  // [members, batch, classes]
@@ -97,12 +108,19 @@ class EnsembleStep final : public TrainingStep {
                                      .mean(1);
     losses.sum().backward();
     m_stackedOptimizer->step();
-    const torch::Tensor softmax = torch::softmax(logits.detach(), 2);
-    const torch::Tensor hits = logits.argmax(2).eq(batch.labels.unsqueeze(0)).sum(1);
+    return {losses.detach(), logits.detach()};
+  }
+
+  /// trainStacked where other processes hold members too: each member's softmax in
+  /// `probabilities`, for the group's average, and its score row.
+  std::vector<torch::Tensor> stackedRowsAcrossProcesses(const Batch& batch, std::vector<torch::Tensor>& probabilities) {
+    const StackedOutputs outputs = trainStacked(batch);
+    const torch::Tensor softmax = torch::softmax(outputs.logits, 2);
+    const torch::Tensor hits = outputs.logits.argmax(2).eq(batch.labels.unsqueeze(0)).sum(1);
     std::vector<torch::Tensor> rows;
-    for (int64_t m = 0; m < members; ++m) {
+    for (int64_t m = 0; m < outputs.logits.size(0); ++m) {
       probabilities[std::size_t(m)] = softmax[m];
-      rows.push_back(scoreRow(losses[m], hits[m], m_parts.config.batchSize));
+      rows.push_back(scoreRow(outputs.losses[m], hits[m], m_parts.config.batchSize));
     }
     return rows;
   }

@@ -8,13 +8,33 @@
 
 namespace ensemble {
 
-torch::Tensor averageMembersAndScore(Communicator& communicator, std::vector<torch::Tensor>& probabilities,
-                                     const torch::Tensor& labels) {
-  communicator.allReduceMean(probabilities);
-  const torch::Tensor& mean = probabilities.front();
+namespace {
+
+/// The ensemble's score row from its mean probabilities [B, K].
+torch::Tensor scoreOfMean(const torch::Tensor& mean, const torch::Tensor& labels) {
   const torch::Tensor trueClass = mean.gather(1, labels.unsqueeze(1)).squeeze(1);
   // clamp: a member certain of a wrong class must not make the ensemble's loss infinite
   return scoreRow(-trueClass.clamp_min(1e-12).log().mean(), mean.argmax(1).eq(labels).sum(), labels.size(0));
+}
+
+}  // namespace
+
+torch::Tensor averageMembersAndScore(Communicator& communicator, std::vector<torch::Tensor>& probabilities,
+                                     const torch::Tensor& labels) {
+  communicator.allReduceMean(probabilities);
+  return scoreOfMean(probabilities.front(), labels);
+}
+
+torch::Tensor stackedScoreRows(const torch::Tensor& losses, const torch::Tensor& logits, const torch::Tensor& labels,
+                               int64_t samples) {
+  const int64_t members = logits.size(0);
+  const auto f64 = losses.options().dtype(torch::kFloat64);
+  const torch::Tensor hits = logits.argmax(2).eq(labels.unsqueeze(0)).sum(1);
+  const torch::Tensor memberRows = torch::stack(
+      {losses.detach().to(torch::kFloat64), hits.to(torch::kFloat64), torch::full({members}, double(samples), f64)}, 1);
+  if (members == 1) return memberRows;
+  const torch::Tensor mean = torch::softmax(logits.detach(), 2).mean(0);
+  return torch::cat({memberRows, scoreOfMean(mean, labels).unsqueeze(0)});
 }
 
 }  // namespace ensemble
