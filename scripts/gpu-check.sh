@@ -115,8 +115,15 @@ sanitize_our_kernels() {
   local sanitizer filter tool
   sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
   [ -x "$sanitizer" ] || { echo "compute-sanitizer is not installed here"; return 1; }
-  filter=(--kernel-name kns=ensemble)  # CUDA 12+; older releases spell it --kernel-regex
-  "$sanitizer" --help 2>&1 | grep -q -- '--kernel-name' || filter=(--kernel-regex kns=ensemble)
+  # The option that picks kernels by name has been --filter, --kernel-regex and --kernel-name
+  # over CUDA's releases: the newest this one's help lists (none: every kernel is checked).
+  local help option
+  help="$("$sanitizer" --help 2>&1)"
+  filter=()
+  for option in --kernel-name --kernel-regex --filter; do
+    if grep -q -- "$option " <<<"$help"; then filter=("$option" kns=ensemble); break; fi
+  done
+  echo "compute-sanitizer $("$sanitizer" --version 2>&1 | grep -o '[0-9][0-9.]*' | head -1); kernels: ${filter[*]:-all}"
   for tool in memcheck racecheck synccheck; do
     local log="$work/sanitizer-$tool.log" status
     timeout 180 "$sanitizer" --tool "$tool" "${filter[@]}" --error-exitcode 3 "$kernel_check" --device cuda:0 \
