@@ -126,7 +126,7 @@ sanitize_our_kernels() {
   echo "compute-sanitizer $("$sanitizer" --version 2>&1 | grep -o '[0-9][0-9.]*' | head -1); kernels: ${filter[*]:-all}"
   for tool in memcheck racecheck synccheck; do
     local log="$work/sanitizer-$tool.log" status
-    timeout 180 "$sanitizer" --tool "$tool" "${filter[@]}" --error-exitcode 3 "$kernel_check" --device cuda:0 \
+    timeout 120 "$sanitizer" --tool "$tool" "${filter[@]}" --error-exitcode 3 "$kernel_check" --device cuda:0 \
       --small >"$log" 2>&1
     status=$?
     if [ "$status" -ne 0 ]; then
