@@ -28,9 +28,9 @@ default) starts once per point and times --repeats windows of --steps steps one 
 another after its warm-up, each with its evaluation, so that torch.compile and XLA compile
 once a point rather than once a repeat (their compilation took most of a peer's run on the
 H200, and the whole grid is longer than a GPU session); --peer-repeats processes gives each
-repeat of a peer its own process, alternating with ours. The medians are of: member-images/s, the ratio to the best peer, the peak GPU memory (MiB: the torch
-caching allocator's max_memory_allocated for ours and the PyTorch peers, JAX's
-peak_bytes_in_use), and the ensemble's evaluation speed (test images/s: our
+repeat of a peer its own process, alternating with ours. The medians are of: member-images/s,
+the ratio to the best peer, the peak GPU memory (MiB: the torch caching allocator's
+max_memory_allocated for ours and the PyTorch peers, JAX's peak_bytes_in_use), and the ensemble's evaluation speed (test images/s: our
 Trainer::evaluate, the vmapped model under torch.no_grad, the vmapped Flax apply; each 1000
 test images a call: ours is given --eval-batch-size 1000 to match the peers).
 
