@@ -115,20 +115,20 @@ int main(int argc, char** argv) {
   const std::string device = text(argc, argv, "--device", "cpu");
   std::vector<torch::Tensor> there;
   for (const torch::Tensor& p : probabilities) there.push_back(p.to(torch::Device(device)));
-  const torch::Tensor ensembleThere = ensemble::meanProbabilities(there).to(torch::kFloat32);
-  const double onDevice = medianMilliseconds(repeats, [&] {  // it reads its result back: no sync needed
-    if (ensemble::scoreOnDevice(there, ensembleThere, labels, 7).samples != images) std::abort();
-  });
-  // scoreOnDevice's scores against the host's loops, each given the ensemble as evaluateMembers
-  // averages it (on the CPU too: there it checks the same code as TestEnsembleMetrics).
+  // The ensemble as evaluateMembers averages it, for the timing and for the comparison.
   ensemble::LocalCommunicator hostAverage{int(members)}, deviceAverage{int(members)};
   std::vector<torch::Tensor> averagedThere;
   for (const torch::Tensor& p : there) averagedThere.push_back(p.clone());
   deviceAverage.allReduceMean(averagedThere);
+  const torch::Tensor& ensembleThere = averagedThere.front();
+  const double onDevice = medianMilliseconds(repeats, [&] {  // it reads its result back: no sync needed
+    if (ensemble::scoreOnDevice(there, ensembleThere, labels, 7).samples != images) std::abort();
+  });
+  // scoreOnDevice's scores against the host's loops (on the CPU too: there it checks the same
+  // code as TestEnsembleMetrics).
   const std::string difference =
       firstDifference(ensemble::toJson(ensemble::evaluateMembers(probabilities, labels, hostAverage, 7)),
-                      ensemble::toJson(ensemble::scoreOnDevice(there, averagedThere.front(), labels, 7)), "evaluation",
-                      1e-10);
+                      ensemble::toJson(ensemble::scoreOnDevice(there, ensembleThere, labels, 7)), "evaluation", 1e-10);
   std::printf("{\"members\":%lld,\"images\":%lld,\"classes\":%lld,\"median_ms\":%.3f,"
               "\"images_per_second_at_most\":%.0f,\"parts_ms\":{\"one_member_scores\":%.3f,"
               "\"one_member_reliability\":%.3f,\"ensemble_scores_with_disagreement\":%.3f,"

@@ -116,13 +116,8 @@ class EnsembleStep final : public TrainingStep {
   std::vector<torch::Tensor> stackedRowsAcrossProcesses(const Batch& batch, std::vector<torch::Tensor>& probabilities) {
     const StackedOutputs outputs = trainStacked(batch);
     const torch::Tensor softmax = torch::softmax(outputs.logits, 2);
-    const torch::Tensor hits = outputs.logits.argmax(2).eq(batch.labels.unsqueeze(0)).sum(1);
-    std::vector<torch::Tensor> rows;
-    for (int64_t m = 0; m < outputs.logits.size(0); ++m) {
-      probabilities[std::size_t(m)] = softmax[m];
-      rows.push_back(scoreRow(outputs.losses[m], hits[m], m_parts.config.batchSize));
-    }
-    return rows;
+    for (int64_t m = 0; m < softmax.size(0); ++m) probabilities[std::size_t(m)] = softmax[m];
+    return stackedMemberRows(outputs.losses, outputs.logits, batch.labels, m_parts.config.batchSize).unbind(0);
   }
 
   void stackMembers() {

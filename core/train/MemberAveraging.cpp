@@ -25,14 +25,19 @@ torch::Tensor averageMembersAndScore(Communicator& communicator, std::vector<tor
   return scoreOfMean(probabilities.front(), labels);
 }
 
-torch::Tensor stackedScoreRows(const torch::Tensor& losses, const torch::Tensor& logits, const torch::Tensor& labels,
-                               int64_t samples) {
-  const int64_t members = logits.size(0);
+torch::Tensor stackedMemberRows(const torch::Tensor& losses, const torch::Tensor& logits, const torch::Tensor& labels,
+                                int64_t samples) {
   const auto f64 = losses.options().dtype(torch::kFloat64);
   const torch::Tensor hits = logits.argmax(2).eq(labels.unsqueeze(0)).sum(1);
-  const torch::Tensor memberRows = torch::stack(
-      {losses.detach().to(torch::kFloat64), hits.to(torch::kFloat64), torch::full({members}, double(samples), f64)}, 1);
-  if (members == 1) return memberRows;
+  return torch::stack({losses.detach().to(torch::kFloat64), hits.to(torch::kFloat64),
+                       torch::full({logits.size(0)}, double(samples), f64)},
+                      1);
+}
+
+torch::Tensor stackedScoreRows(const torch::Tensor& losses, const torch::Tensor& logits, const torch::Tensor& labels,
+                               int64_t samples) {
+  const torch::Tensor memberRows = stackedMemberRows(losses, logits, labels, samples);
+  if (logits.size(0) == 1) return memberRows;
   const torch::Tensor mean = torch::softmax(logits.detach(), 2).mean(0);
   return torch::cat({memberRows, scoreOfMean(mean, labels).unsqueeze(0)});
 }

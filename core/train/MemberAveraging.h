@@ -22,10 +22,15 @@ class Communicator;
 torch::Tensor averageMembersAndScore(Communicator& communicator, std::vector<torch::Tensor>& probabilities,
                                      const torch::Tensor& labels);
 
+/// The score rows [members, 3] of members trained stacked: scoreRow's for each, built at once.
+/// `losses` [members] holds each member's mean loss, `logits` [members, B, K] their float
+/// logits, `labels` [B].
+torch::Tensor stackedMemberRows(const torch::Tensor& losses, const torch::Tensor& logits, const torch::Tensor& labels,
+                                int64_t samples);
+
 /// The score rows of members trained stacked in one process, then their ensemble's:
-/// [members + 1, 3] ([1, 3] for one member, which has no ensemble row). `losses` [members]
-/// holds each member's mean loss, `logits` [members, B, K] their float logits, `labels` [B].
-/// The rows of scoreRow for each member and of averageMembersAndScore for their mean, in a
+/// [members + 1, 3] ([1, 3] for one member, which has no ensemble row); arguments as
+/// stackedMemberRows. The rows of scoreRow for each member and of averageMembersAndScore for their mean, in a
 /// dozen kernels rather than about seven per member: on a GPU, where each of those is a
 /// launch of a few microseconds, they were about a tenth of a 16-member bf16 step. The mean
 /// is summed in another order than the communicator's, so the ensemble's row agrees with
