@@ -339,6 +339,7 @@ class TestCli final : public QObject {
     const QJsonObject b = readJson(root + "/b/config.json");
     QCOMPARE(b["lr"].toDouble(), 0.07);
     QCOMPARE(b["member_form"].toString(), QString("stacked"));
+    QCOMPARE(b["eval_batch_size"].toInt(), 256);  // auto, resolved for the CPU
     saw("train", {"--config", "--member-form"});
     // --init-from: the file is read when the run starts (TestInitFrom trains from real ones).
     r = runCli({"train", "--dataset", "synthetic", "--init-from", root + "/none.pt", "--out", root + "/i"});

@@ -216,6 +216,38 @@ class TestExperimentConfig final : public QObject {
     }
   }
 
+  // eval_batch_size auto (the default) is 256 on the CPU and 1000 where every device is a GPU;
+  // a number is kept, and config.json holds "auto" or a count of at least 1.
+  void evalBatchSizeAutoDependsOnTheDevices() {
+    const DeviceRef cpu, gpu0{DeviceRef::Kind::Cuda, 0}, gpu1{DeviceRef::Kind::Cuda, 1};
+    QVERIFY(ExperimentConfig{}.toJson()["eval_batch_size"] == nlohmann::json("auto"));
+    QCOMPARE(ExperimentConfig::fromJson({{"eval_batch_size", "auto"}}, "t").evalBatchSize, kAutoEvalBatchSize);
+    QCOMPARE(ExperimentConfig::fromJson({{"eval_batch_size", 512}}, "t").evalBatchSize, int64_t(512));
+    QCOMPARE(evalBatchSizeFor(kAutoEvalBatchSize, everyDeviceIsGpu({cpu, cpu})), int64_t(256));
+    QCOMPARE(evalBatchSizeFor(kAutoEvalBatchSize, everyDeviceIsGpu({gpu0, gpu0, gpu0})), int64_t(1000));
+    QCOMPARE(evalBatchSizeFor(kAutoEvalBatchSize, everyDeviceIsGpu({gpu0, gpu1})), int64_t(1000));
+    QCOMPARE(evalBatchSizeFor(kAutoEvalBatchSize, everyDeviceIsGpu({gpu0, cpu})), int64_t(256));
+    QCOMPARE(evalBatchSizeFor(50, everyDeviceIsGpu({gpu0})), int64_t(50));
+    const ConfigField& field = *configFieldByKey("eval_batch_size");
+    QVERIFY(field.parseText("auto") == nlohmann::json("auto"));
+    QVERIFY(field.parseText("64") == nlohmann::json(64));
+    QVERIFY(field.helpText().find("auto (default)") != std::string::npos);
+    for (const nlohmann::json& bad : {nlohmann::json(0), nlohmann::json(-3), nlohmann::json("big")}) {
+      try {
+        ExperimentConfig::fromJson({{"eval_batch_size", bad}}, "bad.json");
+        QFAIL(qPrintable("eval_batch_size " + QString::fromStdString(bad.dump()) + " was accepted"));
+      } catch (const ConfigError& error) {
+        QVERIFY2(std::string(error.what()).find("auto or") != std::string::npos, error.what());
+      }
+    }
+    try {
+      field.parseText("big");
+      QFAIL("--eval-batch-size big was accepted");
+    } catch (const ConfigError& error) {
+      QVERIFY2(std::string(error.what()).find("expects auto or an integer") != std::string::npos, error.what());
+    }
+  }
+
   void roundTripsThroughJson() {
     ExperimentConfig config;
     config.dataset = "/data/my set";

@@ -108,7 +108,7 @@ class TestMemoryBudget final : public QObject {
     const std::uint64_t used = peak - baseline;
     // Fashion-MNIST as loaded (all 70,000 images stay in memory: the limit is a view),
     // four CNN members at batch 256, the default evaluation batch.
-    const MemoryEstimate estimate = estimateCpuMemory("cnn", fashionInput(), 256, ExperimentConfig{}.evalBatchSize, 4,
+    const MemoryEstimate estimate = estimateCpuMemory("cnn", fashionInput(), 256, kCpuEvalBatchSize, 4,
                                                       70000ull * (784 + 8),
                                                       int(std::min(4u, std::thread::hardware_concurrency())));
     const double ratio = double(estimate.totalBytes()) / double(used);

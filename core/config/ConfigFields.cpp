@@ -104,6 +104,38 @@ ConfigField cudaGraphsChoice() {
   return field;
 }
 
+/// eval_batch_size: a count of images, or auto (0 in ExperimentConfig), which RunSession
+/// resolves for the run's devices (evalBatchSizeFor) before config.json records it.
+ConfigField evalBatchSizeField() {
+  const std::string rule = "eval_batch_size must be auto or at least 1, got ";
+  static const std::string help = "images per evaluation batch, or {default} (default): " +
+                                  std::to_string(kCpuEvalBatchSize) + "\non the CPU, " +
+                                  std::to_string(kGpuEvalBatchSize) + " where every device is a GPU";
+  ConfigField field = plain("eval_batch_size", "eval-batch-size", "Evaluation batch", "N", help.c_str(),
+                            Kind::Integer, false, &ExperimentConfig::evalBatchSize,
+                            [rule](const ExperimentConfig& config) {
+                              return config.evalBatchSize < 0 ? rule + std::to_string(config.evalBatchSize)
+                                                              : std::string();
+                            });
+  field.acceptsAuto = true;
+  field.get = [](const ExperimentConfig& config) {
+    return config.evalBatchSize == kAutoEvalBatchSize ? json("auto") : json(config.evalBatchSize);
+  };
+  field.set = [rule](ExperimentConfig& config, const json& value, const std::string& origin) {
+    if (value.is_string()) {
+      if (value.get<std::string>() != "auto") {
+        throw ConfigError(origin + ": \"eval_batch_size\" must be auto or an integer, got " + value.dump());
+      }
+      config.evalBatchSize = kAutoEvalBatchSize;
+      return;
+    }
+    readValue(value, "eval_batch_size", config.evalBatchSize, origin, "auto or an integer");
+    // 0 is how ExperimentConfig holds auto; in config.json it is a batch of no images.
+    if (config.evalBatchSize < 1) throw ConfigError(origin + ": " + rule + value.dump());
+  };
+  return field;
+}
+
 /// "must be at least 1" for a count of steps, epochs or images.
 Check atLeastOne(int64_t ExperimentConfig::*member, std::string name, std::string hint = "") {
   return [member, name, hint](const ExperimentConfig& config) {
@@ -187,9 +219,7 @@ std::vector<ConfigField> makeFields() {
                          "also evaluate on the test split every N steps (default:\nepoch ends only)", Kind::Integer, true,
                          &ExperimentConfig::evalEvery,
                          zeroOrPositive(&ExperimentConfig::evalEvery, "eval_every", "epoch ends only")));
-  fields.push_back(plain("eval_batch_size", "eval-batch-size", "Evaluation batch", "N",
-                         "images per evaluation batch (default {default})", Kind::Integer, false,
-                         &ExperimentConfig::evalBatchSize, atLeastOne(&ExperimentConfig::evalBatchSize, "eval_batch_size")));
+  fields.push_back(evalBatchSizeField());
   fields.push_back(plain("memory_budget_mb", "memory-budget", "Memory budget", "MB",
                          "refuse to start when the run's measured memory need\n(dataset, replicas, evaluation) exceeds MB MiB",
                          Kind::Integer, false, &ExperimentConfig::memoryBudgetMb, [](const ExperimentConfig& config) {
@@ -268,7 +298,10 @@ json ConfigField::parseText(const std::string& text) const {
       throw ConfigError(named + " expects a number, got '" + text + "'", key);
     case Kind::Integer:
       if (const auto value = wholeInteger(text)) return *value;
-      throw ConfigError(named + " expects an integer, got '" + text + "'", key);
+      if (acceptsAuto && text == "auto") return text;
+      throw ConfigError(named + (acceptsAuto ? " expects auto or an integer" : " expects an integer") + ", got '" + text +
+                            "'",
+                        key);
     case Kind::NonNegativeInteger:
       if (const auto value = wholeInteger(text); value && *value >= 0) return std::uint64_t(*value);
       throw ConfigError(named + " expects a non-negative integer, got '" + text + "'", key);

@@ -41,6 +41,9 @@ struct ConfigField {
   /// Why the setting's value in a config is invalid, with the valid range; empty when
   /// valid. Rules between settings are ExperimentConfig::validate's.
   std::function<std::string(const ExperimentConfig&)> check;
+  /// An Integer that may also be the word auto (config.json holds "auto"), resolved when the
+  /// devices are known.
+  bool acceptsAuto = false;
 
   /// The value a default ExperimentConfig holds.
   nlohmann::json defaultValue() const;

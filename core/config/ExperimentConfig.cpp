@@ -109,6 +109,11 @@ std::vector<std::string> ExperimentConfig::initFromFiles() const {
   }
 }
 
+int64_t evalBatchSizeFor(int64_t setting, bool everyDeviceIsGpu) {
+  if (setting != kAutoEvalBatchSize) return setting;
+  return everyDeviceIsGpu ? kGpuEvalBatchSize : kCpuEvalBatchSize;
+}
+
 std::string ExperimentConfig::effectiveDevices(int cudaCount) const {
   if (!devices.empty()) return devices;
   return RunMode::of(mode).defaultDevices(cudaCount);

@@ -52,6 +52,17 @@ std::vector<std::string> memberFormNames();
 std::vector<std::string> precisionNames();
 std::vector<std::string> cudaGraphsNames();
 
+/// eval_batch_size auto, as ExperimentConfig holds it, and what it becomes: small batches
+/// evaluate faster on the CPU, where they stay in cache (measured 1.9x for the CNN ensemble at
+/// 256 against 1000, with less memory: docs/BENCHMARKS.md); a GPU wants fewer, larger launches
+/// (the GPU peers evaluate 1000 images a call).
+constexpr int64_t kAutoEvalBatchSize = 0;
+constexpr int64_t kCpuEvalBatchSize = 256;
+constexpr int64_t kGpuEvalBatchSize = 1000;
+/// The evaluation batch of a run whose eval_batch_size is `setting`: itself, or for auto
+/// kGpuEvalBatchSize where every device is a GPU and kCpuEvalBatchSize elsewhere.
+int64_t evalBatchSizeFor(int64_t setting, bool everyDeviceIsGpu);
+
 struct ExperimentConfig {
   std::string dataset = "fashion-mnist";  ///< "fashion-mnist", "synthetic" or a folder
   ModelKind model = ModelKind::Cnn;
@@ -72,9 +83,9 @@ struct ExperimentConfig {
   /// Also evaluate on the test split every N steps (rows in metrics.csv at that step, curves
   /// between epochs); 0 = at epoch ends only. Costs an evaluation each time.
   int64_t evalEvery = 0;
-  /// Small batches evaluate faster on the CPU (they stay in cache): measured 1.9x for the
-  /// CNN ensemble at 256 against 1000, with less memory (docs/BENCHMARKS.md).
-  int64_t evalBatchSize = 256;
+  /// Images per evaluation batch, or kAutoEvalBatchSize (the default): RunSession resolves
+  /// it for the run's devices (evalBatchSizeFor), and config.json records the number used.
+  int64_t evalBatchSize = kAutoEvalBatchSize;
   /// Refuse to start a run whose measured host-memory need exceeds this many MiB; 0 = no
   /// budget. Checked for the replicas on the CPU.
   int64_t memoryBudgetMb = 0;

@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+
 #include "core/comm/Communicator.h"
 #include "core/comm/LocalCommunicator.h"
 #include "core/config/RunMode.h"
@@ -29,6 +31,7 @@ namespace {
 template <typename Logits>
 torch::Tensor probabilitiesInBatches(const torch::Tensor& images, int64_t batchSize, int64_t imageDim,
                                      const Logits& logitsOf) {
+  TORCH_CHECK(batchSize > 0, "an evaluation batch of ", batchSize, " images (resolve eval_batch_size auto first)");
   torch::NoGradGuard noGrad;
   std::vector<torch::Tensor> chunks;
   for (int64_t start = 0; start < images.size(0); start += batchSize) {
@@ -112,19 +115,23 @@ std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vecto
   const std::size_t models = oneModel ? 1 : replicas.size();
   std::vector<const SplitCopy*> copies;
   for (std::size_t r = 0; r < models; ++r) copies.push_back(&images.on(replicas[r].device));
+  // RunSession resolves auto already; a config built in code may still hold it.
+  const bool everyGpu = std::all_of(replicas.begin(), replicas.begin() + std::ptrdiff_t(models),
+                                    [](const Replica& replica) { return replica.device.is_cuda(); });
+  const int64_t batchSize = evalBatchSizeFor(config.evalBatchSize, everyGpu);
   // Stacked members share one device (EnsembleStep checks). Member by member, an ensemble of
   // 8 on an H200 evaluated at 30,000-53,000 images/s, a fifth of torch.compile's vmap.
   if (config.memberForm == MemberForm::Stacked && models > 1 && replicas.front().device.is_cuda()) {
     const AutocastScope autocast(config.precision, true);
     return gatherModelsProbabilities(communicator,
-                                     predictStackedProbabilities(replicas, copies.front()->images, config.evalBatchSize));
+                                     predictStackedProbabilities(replicas, copies.front()->images, batchSize));
   }
   std::vector<torch::Tensor> probabilities(models);
   // Each model at --eval-batch-size whatever runs beside it, so the scores do not depend
   // on the machine's core count (LibTorch's kernels may round differently per batch size).
   workers.forEach(models, [&](std::size_t r) {
     const AutocastScope autocast(config.precision, replicas[r].device.is_cuda());
-    probabilities[r] = predictProbabilities(*replicas[r].model, copies[r]->images, config.evalBatchSize);
+    probabilities[r] = predictProbabilities(*replicas[r].model, copies[r]->images, batchSize);
   });
   if (oneModel) return probabilities;
   // Every process scores every member (cheap next to training), so all agree on the result.

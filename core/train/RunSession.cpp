@@ -14,6 +14,7 @@ void RunSession::prepare() {
   devices = resolveRunDevices(config, group);
   config.memberForm = resolveMemberForm(config, devices);  // what config.json and the step see
   config.cudaGraphs = resolveCudaGraphs(config, devices, group.distributed(), cudaGraphsBuilt());
+  config.evalBatchSize = evalBatchSizeFor(config.evalBatchSize, everyDeviceIsGpu(devices));
   data = loadRunData(config, std::move(data), !evaluationOnly);
   if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
   const ModelInput input = modelInputOf(data->train);

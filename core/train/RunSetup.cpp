@@ -141,6 +141,10 @@ MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<D
   return oneGpu && stackable ? MemberForm::Stacked : MemberForm::Separate;
 }
 
+bool everyDeviceIsGpu(const std::vector<DeviceRef>& devices) {
+  return !devices.empty() && std::none_of(devices.begin(), devices.end(), isCpu);
+}
+
 CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef>& devices, bool distributed,
                              bool cudaBuild) {
   if (config.cudaGraphs != CudaGraphs::Auto) return config.cudaGraphs;

@@ -34,6 +34,9 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
 /// kept.
 MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<DeviceRef>& devices);
 
+/// Whether every one of `devices` is a GPU (what eval_batch_size auto asks: evalBatchSizeFor).
+bool everyDeviceIsGpu(const std::vector<DeviceRef>& devices);
+
 /// Whether a run captures its steps in CUDA graphs, for `config` with its member form resolved:
 /// "auto" is on in a CUDA build (`cudaBuild`) for the cnn's stacked members or its single
 /// model, on one GPU, in one process (not `distributed`): the cases a GPU run has shown to
