@@ -83,7 +83,9 @@ int runBench(const nlohmann::json& args) {
   config.devices = args.value("devices", "cpu*4");
   config.batchSize = integerArgument(args, "batch-size", "128");
   config.memberForm = ensemble::parseMemberForm(args.value("member-form", "separate"));
-  config.evalBatchSize = integerArgument(args, "eval-batch-size", "256");
+  // auto by default, as a user's run: 256 on the CPU, 1000 on a GPU (evalBatchSizeFor)
+  config.evalBatchSize = args.value("eval-batch-size", "auto") == "auto" ? ensemble::kAutoEvalBatchSize
+                                                                        : integerArgument(args, "eval-batch-size", "");
   config.epochs = 1;
   config.trainLimit = (steps + warmup) * config.batchSize;
   config.testLimit = integerArgument(args, "test-limit", "10000");
@@ -136,6 +138,7 @@ int runBench(const nlohmann::json& args) {
     const nlohmann::json used = ensemble::RunDirectory::readJson((runDir / "config.json").string());
     result["member_form"] = used.value("member_form", result["member_form"].get<std::string>());
     result["cuda_graphs"] = used.value("cuda_graphs", result["cuda_graphs"].get<std::string>());
+    result["eval_batch_size"] = used.value("eval_batch_size", config.evalBatchSize);
     // images_per_second is member-images/s, as bench/peer.py and flax_peer.py report it.
     result["batch_images_per_second"] = double(timedSteps * config.batchSize) / seconds;
     result["member_images_per_second"] = double(timedSteps * config.batchSize * members) / seconds;
