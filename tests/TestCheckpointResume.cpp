@@ -4,6 +4,7 @@
 // refused by name.
 #include <QTemporaryDir>
 #include <QtTest>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/common/Error.h"
@@ -174,6 +175,32 @@ class TestCheckpointResume final : public QObject {
     QCOMPARE(int64_t(opened->predict().labels.size()), int64_t(50));
     QCOMPARE(fileBytes(m_reference.filePath("summary.json")), summary);
     QCOMPARE(fileBytes(m_reference.filePath("metrics.csv")), metrics);
+  }
+
+  // A damaged latest checkpoint names the whole one before it and how to go on from there;
+  // removed as it says, the run opens at that one. A run folder that is not there says so.
+  void aDamagedLatestCheckpointNamesTheOneBeforeIt() {
+    QTemporaryDir dir;
+    const std::string run = dir.filePath("run").toStdString();
+    std::filesystem::copy(m_reference.path().toStdString(), run, std::filesystem::copy_options::recursive);
+    const QString latest = dir.filePath("run/checkpoints/step-000000020");
+    QVERIFY(QFile::resize(latest + "/member-0.pt", 100));
+    try {
+      Trainer::open(run, testing::syntheticData());
+      QFAIL("a damaged checkpoint was accepted");
+    } catch (const CheckpointError& e) {
+      QVERIFY2(QString(e.what()).contains("is truncated") && QString(e.what()).contains("step-000000018, is kept") &&
+                   QString(e.what()).contains("remove the damaged " + latest),
+               e.what());
+    }
+    QVERIFY(QDir(latest).removeRecursively());
+    QCOMPARE(Trainer::open(run, testing::syntheticData())->globalStep(), int64_t(18));
+    try {
+      Trainer::open(dir.filePath("no-such-run").toStdString(), testing::syntheticData());
+      QFAIL("a missing run folder was opened");
+    } catch (const CheckpointError& e) {
+      QVERIFY2(QString(e.what()).contains("run folder " + dir.filePath("no-such-run") + " does not exist"), e.what());
+    }
   }
 
   void onlyTheNewestCheckpointsAreKept() {

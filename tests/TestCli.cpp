@@ -27,8 +27,9 @@ struct Result {
   QString out, err;
 };
 
-Result runCli(const QStringList& arguments, int timeoutMs = 300000) {
+Result runCli(const QStringList& arguments, int timeoutMs = 300000, const QString& workingDirectory = {}) {
   QProcess process;
+  if (!workingDirectory.isEmpty()) process.setWorkingDirectory(workingDirectory);
   process.start(ENSEMBLELAB_CLI_PATH, arguments);
   Result result;
   if (!process.waitForFinished(timeoutMs)) {
@@ -427,6 +428,12 @@ class TestCli final : public QObject {
     QCOMPARE(other["test_samples"].toInt(), 30);
     QCOMPARE(other["dataset"].toString(), root + "/mnist");
     saw("eval", {"--run", "--test-limit", "--dataset"});
+    QVERIFY(QDir().mkpath(root + "/mnist20"));
+    testing::writeMnistFolder(root + "/mnist20", 64, 30, 20, 20, false);
+    r = runCli({"eval", "--run", root + "/b", "--dataset", root + "/mnist20"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("holds 20x20 images, but this run's models were trained on synthetic's "
+                                               "16x16 images"),
+             qPrintable(r.err));
     r = runCli({"eval", "--run", root + "/b", "--ood", root + "/mnist"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonObject ood = QJsonDocument::fromJson(r.out.toUtf8()).object()["ood"].toObject();
@@ -720,6 +727,46 @@ class TestCli final : public QObject {
     const QJsonObject summary = readJson(out + "/summary.json");
     QCOMPARE(summary["status"].toString(), QString("completed"));
     QCOMPARE(summary["epochs_completed"].toInt(), 6);
+  }
+
+  // A dataset folder given relative to where the run started is recorded as an absolute
+  // path, so the run resumes and evaluates from any other working directory.
+  void aRelativeDatasetFolderIsRecordedAbsolute() {
+    QTemporaryDir dir;
+    const QString root = dir.path();
+    QVERIFY(QDir().mkpath(root + "/data/digits"));
+    testing::writeMnistFolder(root + "/data/digits", 64, 30, 16, 16, false);
+    Result r = runCli({"train", "--dataset", "digits", "--mode", "single", "--devices", "cpu", "--batch-size", "32",
+                       "--epochs", "1", "--out", root + "/run"},
+                      300000, root + "/data");
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(readJson(root + "/run/config.json")["dataset"].toString(), root + "/data/digits");
+    r = runCli({"eval", "--run", root + "/run"});  // from the test's own working directory
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["test_samples"].toInt(), 30);
+  }
+
+  // predict and export refuse to write over the run's own files, however the path is spelled.
+  void outputsNeverOverwriteTheRunsOwnFiles() {
+    const auto contents = [](const QString& file) {
+      QFile f(file);
+      return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    const QByteArray metrics = contents(m_realRun + "/metrics.csv"), config = contents(m_realRun + "/config.json");
+    QVERIFY(!metrics.isEmpty() && !config.isEmpty());
+    for (const QStringList& arguments :
+         {QStringList{"predict", "--run", m_realRun, "--test-limit", "2", "--out", m_realRun + "/./metrics.csv"},
+          QStringList{"export", "--run", m_realRun, "--to", m_realRun + "/config.json"},
+          QStringList{"export", "--runs", m_realRun, "--table", m_realRun + "/checkpoints/table.csv"}}) {
+      const Result r = runCli(arguments);
+      QVERIFY2(r.exitCode == 1 && r.err.contains("own files"), qPrintable(arguments.join(' ') + ": " + r.err));
+    }
+    QCOMPARE(contents(m_realRun + "/metrics.csv"), metrics);
+    QCOMPARE(contents(m_realRun + "/config.json"), config);
+    QVERIFY(!QFileInfo::exists(m_realRun + "/checkpoints/table.csv"));
+    const Result beside = runCli({"predict", "--run", m_realRun, "--test-limit", "2", "--out", m_realRun + "/p.csv"});
+    QVERIFY2(beside.exitCode == 0, qPrintable(beside.err));  // a new file in the run's folder is fine
+    QFile::remove(m_realRun + "/p.csv");
   }
 
   void refusesToOverwriteARun() {

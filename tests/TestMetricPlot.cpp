@@ -194,6 +194,28 @@ class TestMetricPlot final : public QObject {
     QCOMPARE(test.customPlot()->xAxis->range().upper, 3.5);
   }
 
+  // Empty axes (a window with no run selected) fill the plot's width, as axes with curves do:
+  // an empty legend in the layout had squeezed them to their tick labels' width.
+  void emptyAxesFillThePlot() {
+    MetricPlot plot(Metric::TrainLoss);
+    plot.resize(600, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    const auto axesWidth = [&] {
+      plot.customPlot()->replot();
+      return plot.customPlot()->axisRect()->rect().width();
+    };
+    QVERIFY2(axesWidth() > 450, qPrintable(QString::number(axesWidth())));
+    auto curves = std::make_shared<RunCurves>("run");
+    for (int s = 1; s <= 5; ++s) curves->addStep(loggedStep(s, {1.0, 2.0}, 1.5), true);
+    plot.setRuns({curves});
+    QVERIFY(plot.customPlot()->legend->visible());
+    QVERIFY2(axesWidth() > 450, qPrintable(QString::number(axesWidth())));
+    plot.setRuns({});
+    plot.refresh();
+    QVERIFY2(axesWidth() > 450, qPrintable(QString::number(axesWidth())));
+  }
+
   // The panel's 10 Hz refresh redraws a plot only when it has something new to show: each
   // redraw takes CPU from the run being trained (bench/gui_vs_cli.py measured 12% of it).
   void redrawsOnlyWhenThereIsSomethingNew() {

@@ -152,6 +152,9 @@ class TestSweep final : public QObject {
     QCOMPARE(statuses(out), (QStringList{"completed", "failed", "completed", "failed"}));
     const QJsonObject failed = readJson(out + "/sweep.json")["jobs"].toArray()[1].toObject();
     QVERIFY2(failed["message"].toString().contains("batch"), qPrintable(failed["message"].toString()));
+    // settings named by their config.json keys, as summary.json does: no {{mention}} left
+    QVERIFY2(failed["message"].toString().contains("smaller batch_size") && !failed["message"].toString().contains("{{"),
+             qPrintable(failed["message"].toString()));
     const QStringList names = jobNames(out);
     const QJsonObject third = readJson(out + "/" + names[2] + "/config.json");
     QCOMPARE(third["lr"].toDouble(), 0.1);

@@ -26,6 +26,7 @@
 #include "core/train/RunAnalysis.h"
 #include "core/train/Trainer.h"
 #include "tests/RunStatusCheck.h"
+#include "ui/RunsModel.h"
 #include "ui/AnalysisController.h"
 #include "ui/ConfusionMatrixPlot.h"
 #include "ui/GalleryModel.h"
@@ -430,6 +431,14 @@ class TestUncertaintyView final : public QObject {
     for (const QString file : {"reliability.png", "reliability.csv", "shift-rotate.png", "shift-rotate.csv",
                                "page-shift-rotate.png", "confusion-matrix.png", "confusion-matrix.csv", "gallery.png"}) {
       QVERIFY2(QFileInfo(out + "/" + file).size() > 0, qPrintable(file + " missing; it said: " + said));
+    }
+    // Both runs on the reliability diagram, as the window draws two selected runs.
+    QFile reliability(out + "/reliability.csv");
+    QVERIFY(reliability.open(QIODevice::ReadOnly));
+    const QString diagram = QString::fromUtf8(reliability.readAll());
+    for (const QString& run : {m_ensemble, m_single}) {
+      const QString label = RunRecord::load(run).legendLabel();
+      QVERIFY2(diagram.contains(label + ":"), qPrintable(label + " is not in reliability.csv:\n" + diagram));
     }
     QFile csv(out + "/shift-rotate.csv");
     QVERIFY(csv.open(QIODevice::ReadOnly));

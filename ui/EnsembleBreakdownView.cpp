@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/metrics/EvaluationResult.h"
+#include "ui/LegendRow.h"
 #include "ui/RunColors.h"
 
 namespace ensemble::ui {
@@ -29,9 +30,11 @@ EnsembleBreakdownView::EnsembleBreakdownView(QWidget* parent)
       0, 0, new QCPTextElement(m_sizePlot, tr("Accuracy vs. ensemble size"), QFont(font().family(), 10, QFont::Bold)));
   m_sizePlot->xAxis->setLabel(tr("members k (mean over k-member subsets; band: worst to best)"));
   m_sizePlot->yAxis->setLabel(tr("test accuracy"));
+  m_sizePlot->yAxis->setRange(0, 1);  // an accuracy's range until a run is shown
   // Two runs' curves are named under the axes, not over the points.
   m_sizePlot->legend->setFont(QFont(font().family(), 8));
-  m_sizePlot->plotLayout()->addElement(2, 0, m_sizePlot->legend);
+  m_sizePlot->axisRect()->insetLayout()->take(m_sizePlot->legend);
+  m_sizePlot->plotLayout()->insertRow(2);  // the legend's, while it shows a comparison (LegendRow.h)
   m_sizePlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
   m_sizePlot->plotLayout()->setRowStretchFactor(2, 0.001);
   auto* splitter = new QSplitter(Qt::Horizontal);
@@ -57,7 +60,8 @@ void EnsembleBreakdownView::clear(const QString& why) {
   m_caption->setText(why);
   m_table->setRowCount(0);
   m_sizePlot->clearGraphs();
-  m_sizePlot->legend->setVisible(false);
+  placeLegendRow(m_sizePlot, m_sizePlot->legend, 2, 0, false);
+  m_sizePlot->yAxis->setRange(0, 1);
   m_sizePlot->replot();
 }
 
@@ -94,7 +98,7 @@ void EnsembleBreakdownView::redraw() {
   m_sizePlot->xAxis->setRange(0.5, double(members) + 0.5);
   const QCPRange y = m_sizePlot->yAxis->range();
   m_sizePlot->yAxis->setRange(y.lower - 0.005, y.upper + 0.005);
-  m_sizePlot->legend->setVisible(bool(m_second));
+  placeLegendRow(m_sizePlot, m_sizePlot->legend, 2, 0, bool(m_second));
   m_sizePlot->replot();
 }
 

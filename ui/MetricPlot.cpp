@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/LegendRow.h"
 #include "ui/RunColors.h"
 
 namespace ensemble::ui {
@@ -40,7 +41,7 @@ MetricPlot::MetricPlot(Metric metric, QWidget* parent)
   m_plot->legend->setBrush(Qt::NoBrush);
   m_plot->legend->setBorderPen(Qt::NoPen);
   m_plot->axisRect()->insetLayout()->take(m_plot->legend);
-  m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
+  m_plot->plotLayout()->insertRow(2);  // the legend's, while it has entries (LegendRow.h)
   m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);  // across, then the next row
   m_plot->legend->setWrap(2);
   m_plot->legend->setMargins(QMargins(4, 0, 4, 2));
@@ -280,7 +281,7 @@ void MetricPlot::refresh() {
       m_plot->xAxis->setRange(0, last > 0 ? last : 1.0);
     }
   }
-  m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
+  placeLegendRow(m_plot, m_plot->legend, 2);
   fitLegend();
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -19,6 +19,7 @@
 #include "ui/AnalysisController.h"
 #include "ui/DialogFolders.h"
 #include "ui/EngineMessage.h"
+#include "ui/LegendRow.h"
 #include "ui/PlotExport.h"
 #include "ui/RunColors.h"
 
@@ -91,6 +92,7 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
     m_panels[column] = column == 0 ? m_plot->axisRect(0) : new QCPAxisRect(m_plot);
     m_panels[column]->axis(QCPAxis::atBottom)->setLabel(tr("predictive entropy (nats)"));
     m_panels[column]->axis(QCPAxis::atLeft)->setLabel(tr("share of images"));
+    m_panels[column]->axis(QCPAxis::atLeft)->setRange(0, 1);  // until a run's scores are drawn
     // The legends under the axes: the histograms fill the panel from one side to the other.
     m_legends[column] = column == 0 ? m_plot->legend : new QCPLegend;
     m_legends[column]->setFont(QFont(font().family(), 8));
@@ -98,9 +100,7 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
     m_legends[column]->setBorderPen(Qt::NoPen);  // both alike, and none cut at the plot's edge
   }
   m_plot->plotLayout()->addElement(0, 0, m_titles[0]);
-  m_plot->plotLayout()->addElement(2, 0, m_legends[0]);
-  m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
-  m_legends[0]->setVisible(false);
+  m_plot->axisRect(0)->insetLayout()->take(m_legends[0]);  // under the axes while a run is shown (LegendRow.h)
 
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Out-of-distribution dataset:")));
@@ -196,6 +196,16 @@ void OodView::layOutPanels(int count) {
     grid->simplify();
   }
   for (int column = 0; column < kComparedRuns; ++column) m_legends[column]->setVisible(column < count);
+  // Out of the layout the second panel keeps a stale rectangle, where it would still be drawn
+  // (its axis label showed through at the plot's top left corner).
+  m_titles[1]->setVisible(count > 1);
+  m_panels[1]->setVisible(count > 1);
+}
+
+void OodView::placeFirstLegend() {
+  placeLegendRow(m_plot, m_legends[0], 2);
+  // The second panel's legend may have made row 2 afresh (layOutPanels): the legends' height only.
+  if (m_plot->plotLayout()->rowCount() > 2) m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
 }
 
 void OodView::redraw() {
@@ -246,6 +256,7 @@ void OodView::redraw() {
     ++drawn;
   }
   if (drawn == 0) m_titles[0]->setText(tr("Out of distribution: the ensemble's entropy"));
+  placeFirstLegend();
   m_plot->replot();
 
   QString text;

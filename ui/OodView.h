@@ -56,6 +56,8 @@ class OodView final : public QWidget {
   void redraw();
   /// One panel per scored run: the second column is in the plot's layout only when drawn.
   void layOutPanels(int count);
+  /// The first panel's legend under its axes while it has entries (LegendRow.h).
+  void placeFirstLegend();
   void describeChosenSet();
   QString chosenSet() const;
 

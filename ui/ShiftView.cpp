@@ -14,6 +14,7 @@
 #include "core/common/ErrorMessage.h"
 #include "ui/AnalysisController.h"
 #include "ui/EngineMessage.h"
+#include "ui/LegendRow.h"
 #include "ui/PlotExport.h"
 #include "ui/RunColors.h"
 
@@ -69,8 +70,7 @@ ShiftView::ShiftView(AnalysisController& analysis, QWidget* parent)
   m_plot->legend->setFont(QFont(font().family(), 8));
   // The legend under the panels, never over the curves (inside, it hid them from 35° to 85°).
   m_plot->axisRect(0)->insetLayout()->take(m_plot->legend);
-  m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
-  m_plot->plotLayout()->addElement(2, 1, new QCPLayoutElement(m_plot));
+  m_plot->plotLayout()->addElement(2, 1, new QCPLayoutElement(m_plot));  // cell (2, 0): the legend's (LegendRow.h)
   m_plot->legend->setFillOrder(QCPLegend::foRowsFirst);
   m_plot->legend->setWrap(2);
   m_plot->legend->setBorderPen(Qt::NoPen);
@@ -178,7 +178,7 @@ void ShiftView::redraw() {
   }
   accuracyPanel->axis(QCPAxis::atLeft)->setRange(0, 1);
   ecePanel->axis(QCPAxis::atLeft)->setRange(0, maxEce * 1.1);
-  m_plot->legend->setVisible(m_plot->graphCount() > 0);
+  placeLegendRow(m_plot, m_plot->legend, 2);
   m_plot->replot();
 }
 

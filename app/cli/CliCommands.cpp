@@ -191,6 +191,17 @@ int commandResume(const CliOptions& options) {
   return resumeRun(options.value("run"), groupFromOptions(options));
 }
 
+/// Refuses an output file (`flag`'s) that is one of `runs`' own files: written over, the run
+/// could no longer be read, resumed or exported.
+void refuseToOverwriteARunsFiles(const std::string& output, const std::vector<std::string>& runs, const char* flag) {
+  for (const std::string& run : runs) {
+    if (!RunDirectory(run).ownsFile(output)) continue;
+    throw ConfigError(std::string("--") + flag + " " + output + " is one of run " + run +
+                      "'s own files, which writing it would destroy; write it outside the run's config.json, "
+                      "metrics.csv, summary.json, checkpoints/ and tensorboard/ (e.g. " + run + "/predictions.csv)");
+  }
+}
+
 /// The run `eval` and `predict` open, on the test data their flags name.
 std::unique_ptr<RunAnalysis> openToEvaluate(const CliOptions& options) {
   if (!options.has("run")) throw ConfigError(options.command + " needs --run DIR, the run folder to evaluate");
@@ -229,6 +240,7 @@ int commandPredict(const CliOptions& options) {
     if (levels.size() != 1) throw ConfigError("predict takes one --shift level (KIND:LEVEL), got " + options.value("shift"));
     shift = levels.front();
   }
+  refuseToOverwriteARunsFiles(options.value("out"), {options.value("run")}, "out");
   auto run = openToEvaluate(options);
   writePredictionsCsv(run->predict(shift), options.value("out"));
   std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("out").c_str());
@@ -247,6 +259,9 @@ int exportSeveralRuns(const CliOptions& options) {
   }
   if (runs.empty()) throw ConfigError("--runs takes run folders separated by commas");
   for (const char* what : {"table", "curves"}) {
+    if (options.has(what)) refuseToOverwriteARunsFiles(options.value(what), runs, what);
+  }
+  for (const char* what : {"table", "curves"}) {
     if (!options.has(what)) continue;
     if (std::string(what) == "table") writeRunComparison(runs, options.value(what));
     else writeRunCurves(runs, options.value(what));
@@ -261,6 +276,7 @@ int commandExport(const CliOptions& options) {
   if (!options.has("to") && !options.has("tensorboard")) {
     throw ConfigError("export needs --to FILE.json or FILE.csv, the file to write, or --tensorboard FOLDER");
   }
+  if (options.has("to")) refuseToOverwriteARunsFiles(options.value("to"), {options.value("run")}, "to");
   if (options.has("to")) {
     exportRunMetrics(options.value("run"), options.value("to"));
     std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("to").c_str());

@@ -99,6 +99,10 @@ int exportFigures(const FigureRequest& request) {
     const RunRecord first = RunRecord::load(request.runs.front());
     if (first.summary && first.summary->evaluation) {
       view.showResult(*first.summary->evaluation, first.legendLabel());
+      // The second run over the first, as the window draws two selected runs.
+      const RunRecord second = request.runs.size() > 1 ? RunRecord::load(request.runs[1]) : RunRecord{};
+      const bool compared = second.summary && second.summary->evaluation;
+      view.showComparison(compared ? &*second.summary->evaluation : nullptr, compared ? second.legendLabel() : QString());
       writer.save(view.reliability()->plot(), view.reliability(), "reliability");
     }
     ShiftView* shift = view.shift();

@@ -112,6 +112,13 @@ ImageSize testImageSize(const std::string& spec) {
 
 std::string defaultFashionMnistFolder() { return ENSEMBLELAB_DEFAULT_FASHION_MNIST; }
 
+std::string recordedDatasetSpec(const std::string& spec) {
+  if (spec == "synthetic" || spec == "fashion-mnist") return spec;
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(spec, ec);
+  return ec ? spec : absolute.lexically_normal().string();
+}
+
 DatasetPair loadDataset(const std::string& spec, int64_t trainLimit, int64_t testLimit) {
   DatasetPair pair;
   if (spec == "synthetic") {

@@ -22,6 +22,11 @@ std::string defaultFashionMnistFolder();
 /// Throws DatasetError naming the folder or file when anything is missing or malformed.
 DatasetPair loadDataset(const std::string& spec, int64_t trainLimit = 0, int64_t testLimit = 0);
 
+/// `spec` as a run records it in config.json: a folder as an absolute path, so that the run
+/// can be resumed and evaluated from any working directory; "fashion-mnist" and "synthetic" as
+/// they are.
+std::string recordedDatasetSpec(const std::string& spec);
+
 /// The number of training samples of the dataset `spec` names, read from the training
 /// images' IDX header alone (a few bytes, also of a .gz file), so a form can check a batch
 /// size as the user types. Throws DatasetError as loadDataset does for a missing folder or

@@ -33,6 +33,18 @@ constexpr const char* kManifestName = "manifest.json";
 constexpr const char* kStagingPrefix = ".incomplete-";
 constexpr const char* kRetiredPrefix = ".removing-";
 
+/// The names of the whole checkpoints in `checkpointsDir` (step-*), oldest first.
+std::vector<std::string> stepFolders(const std::string& checkpointsDir) {
+  std::error_code ec;
+  std::vector<std::string> folders;
+  for (const auto& entry : fs::directory_iterator(checkpointsDir, ec)) {
+    const std::string folder = entry.path().filename().string();
+    if (entry.is_directory() && folder.rfind("step-", 0) == 0) folders.push_back(folder);
+  }
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
 std::string stepFolderName(int64_t step) {
   char name[32];
   std::snprintf(name, sizeof name, "step-%09lld", static_cast<long long>(step));
@@ -184,12 +196,7 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
   }
 
   // Keep the newest `keep` complete checkpoints; never the one just written.
-  std::vector<std::string> folders;
-  for (const auto& entry : fs::directory_iterator(checkpointsDir, ec)) {
-    const std::string folder = entry.path().filename().string();
-    if (entry.is_directory() && folder.rfind("step-", 0) == 0) folders.push_back(folder);
-  }
-  std::sort(folders.begin(), folders.end());
+  const std::vector<std::string> folders = stepFolders(checkpointsDir);
   for (std::size_t i = 0; i + std::size_t(keep) < folders.size(); ++i) {
     if (folders[i] != name) retireCheckpoint(fs::path(checkpointsDir) / folders[i]);
   }
@@ -199,6 +206,10 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
 std::string latestCheckpoint(const std::string& checkpointsDir) {
   const fs::path pointer = fs::path(checkpointsDir) / kLatestName;
   std::error_code ec;
+  if (const fs::path run = fs::path(checkpointsDir).parent_path(); !run.empty() && !fs::is_directory(run, ec)) {
+    throw CheckpointError("run folder " + run.string() + " does not exist; give the folder a run was written to "
+                          "(it holds config.json and checkpoints/)");
+  }
   if (!fs::exists(pointer, ec)) {
     throw CheckpointError("no checkpoint in " + checkpointsDir +
                           ": the run stopped before its first checkpoint (or this is not a "
@@ -210,7 +221,23 @@ std::string latestCheckpoint(const std::string& checkpointsDir) {
     throw CheckpointError(pointer.string() + " is damaged (it names '" + name +
                           "'); point it at one of the step-* folders beside it");
   }
+  // A latest checkpoint someone removed (as checkpointBefore's advice says, when it was damaged):
+  // the newest one left.
+  if (!fs::exists(fs::path(checkpointsDir) / name, ec)) {
+    const std::vector<std::string> left = stepFolders(checkpointsDir);
+    if (!left.empty()) return (fs::path(checkpointsDir) / left.back()).string();
+  }
   return (fs::path(checkpointsDir) / name).string();
+}
+
+std::string checkpointBefore(const std::string& checkpointDir) {
+  const fs::path checkpoint(checkpointDir);
+  const std::string name = checkpoint.filename().string();
+  std::string before;
+  for (const std::string& folder : stepFolders(checkpoint.parent_path().string())) {
+    if (folder < name) before = folder;
+  }
+  return before.empty() ? before : (checkpoint.parent_path() / before).string();
 }
 
 CheckpointData readCheckpoint(const std::string& checkpointDir) {

@@ -32,8 +32,13 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
 /// checkpoints. A step-* folder is never half-written nor half-deleted.
 void removeIncompleteCheckpoints(const std::string& checkpointsDir);
 
-/// The folder checkpoints/latest points to. Throws CheckpointError when there is none.
+/// The folder checkpoints/latest points to, or where that folder was removed, the newest
+/// checkpoint left. Throws CheckpointError when there is none, naming a run folder that does
+/// not exist as such.
 std::string latestCheckpoint(const std::string& checkpointsDir);
+
+/// The newest whole checkpoint older than `checkpointDir`, beside it; empty when there is none.
+std::string checkpointBefore(const std::string& checkpointDir);
 
 /// Reads and verifies (sizes and CRC-32) a checkpoint folder. Throws CheckpointError
 /// naming the damaged file.

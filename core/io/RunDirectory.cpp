@@ -28,6 +28,27 @@ std::string RunDirectory::nameOf(const std::string& directory) {
   return path.filename().string();
 }
 
+bool RunDirectory::ownsFile(const std::string& file) const {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path target = fs::weakly_canonical(file, ec);
+  if (ec) return false;
+  const auto same = [&](const std::string& own) {
+    std::error_code e;
+    const fs::path path = fs::weakly_canonical(own, e);
+    return !e && path == target;
+  };
+  const auto inside = [&](const std::string& folder) {
+    std::error_code e;
+    const fs::path root = fs::weakly_canonical(folder, e);
+    if (e) return false;
+    const fs::path relative = target.lexically_relative(root);
+    return !relative.empty() && *relative.begin() != "..";
+  };
+  return same(configPath()) || same(metricsPath()) || same(summaryPath()) || inside(checkpointsPath()) ||
+         inside(tensorBoardPath());
+}
+
 std::string RunDirectory::newRunName(const std::string& mode, const std::string& model) {
   const auto now = std::chrono::system_clock::now();
   const std::time_t seconds = std::chrono::system_clock::to_time_t(now);

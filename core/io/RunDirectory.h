@@ -27,6 +27,11 @@ class RunDirectory final {
   /// The TensorBoard log: a folder per model (core/io/TensorBoardLog.h).
   std::string tensorBoardPath() const { return m_path + "/tensorboard"; }
 
+  /// Whether `file` is one of the run's own files (config.json, metrics.csv, summary.json, or
+  /// anything under checkpoints/ or tensorboard/), however it is spelled: what an export or a
+  /// prediction written there would destroy.
+  bool ownsFile(const std::string& file) const;
+
   /// Creates the folder (and parents). Throws IoError.
   void create() const;
   /// Writes `json` to `file` (a path from this class) atomically. Throws IoError.

@@ -81,7 +81,8 @@ nlohmann::json Sweep::toJson() const {
     list.push_back({{"name", job.name},
                     {"settings", job.settings},
                     {"status", jobStatusName(job.status)},
-                    {"message", job.message}});
+                    // mentions named as summary.json names them (Error.h), not left as {{key}}
+                    {"message", phraseMessage(job.message, FieldNaming::Keys)}});
   }
   return {{"format", kFormat}, {"base", base}, {"grid", axes}, {"jobs", list}};
 }

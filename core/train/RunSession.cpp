@@ -4,6 +4,7 @@
 #include "core/train/RunSession.h"
 
 #include "core/common/Error.h"
+#include "core/data/DatasetSource.h"
 #include "core/io/Checkpoint.h"
 #include "core/train/CudaGraphStep.h"
 #include "core/train/RunSetup.h"
@@ -45,8 +46,10 @@ std::unique_ptr<RunSession> createRunSession(ExperimentConfig config, std::strin
   session->data = std::move(data);
   session->prepare();
   initialiseReplicasFrom(session->replicas, session->config, session->communicator->firstReplica(), session->memberCount());
-  // Record the devices actually used, so config.json replays the same run.
+  // Record the devices actually used, so config.json replays the same run, and a dataset
+  // folder as an absolute path, so it resumes from any working directory.
   session->config.devices = formatDevices(session->devices);
+  session->config.dataset = recordedDatasetSpec(session->config.dataset);
   return session;
 }
 
@@ -54,8 +57,17 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
                                            std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group) {
   const RunDirectory directory(runDirectory);
   const std::string checkpointDir = latestCheckpoint(directory.checkpointsPath());
-  CheckpointData saved = readCheckpoint(checkpointDir);
+  CheckpointData saved;
+  try {
+    saved = readCheckpoint(checkpointDir);
+  } catch (const CheckpointError& damaged) {
+    const std::string before = checkpointBefore(checkpointDir);
+    if (before.empty()) throw;
+    throw CheckpointError(std::string(damaged.what()) + ". The checkpoint before it, " + before +
+                          ", is kept: to go on from there, remove the damaged " + checkpointDir);
+  }
   ExperimentConfig config = ExperimentConfig::fromJson(saved.config, checkpointDir + "/manifest.json");
+  const std::string trainedOn = config.dataset;
   if (!evaluation.dataset.empty()) config.dataset = evaluation.dataset;
   if (evaluation.testLimit) config.testLimit = *evaluation.testLimit;
   auto session = std::make_unique<RunSession>();
@@ -65,6 +77,7 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
   session->group = group;
   session->evaluationOnly = !evaluation.dataset.empty();
   session->prepare();
+  if (session->evaluationOnly) checkSameImageSize(trainedOn, config.dataset, session->data->test);
   session->state = RunState::fromJson(saved.state, checkpointDir);
   checkResumable(session->state, config, session->evaluationOnly ? 0 : session->sampler->stepsPerEpoch(), session->memberCount(),
                  saved.weights.size(), session->evaluationOnly, checkpointDir);

@@ -141,6 +141,21 @@ MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<D
   return oneGpu && stackable ? MemberForm::Stacked : MemberForm::Separate;
 }
 
+void checkSameImageSize(const std::string& trainedOn, const std::string& dataset, const Dataset& test) {
+  ImageSize trained;
+  try {
+    trained = testImageSize(trainedOn);
+  } catch (const DatasetError&) {
+    return;  // the training data is gone: the weights' shapes will still be checked
+  }
+  if (trained.height == test.height() && trained.width == test.width()) return;
+  const auto size = [](int64_t height, int64_t width) { return std::to_string(height) + "x" + std::to_string(width); };
+  throw DatasetError("the dataset " + dataset + " holds " + size(test.height(), test.width()) +
+                     " images, but this run's models were trained on " + trainedOn + "'s " +
+                     size(trained.height, trained.width) + " images; evaluate it on a dataset of that size "
+                     "(resize its images first)");
+}
+
 bool everyDeviceIsGpu(const std::vector<DeviceRef>& devices) {
   return !devices.empty() && std::none_of(devices.begin(), devices.end(), isCpu);
 }

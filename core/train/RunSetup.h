@@ -34,6 +34,11 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
 /// kept.
 MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<DeviceRef>& devices);
 
+/// Refuses to evaluate a run trained on `trainedOn` on `dataset`, whose test split is `test`,
+/// when their images differ in size (the models' layers would not fit), saying both sizes.
+/// Nothing is checked when `trainedOn` can no longer be read.
+void checkSameImageSize(const std::string& trainedOn, const std::string& dataset, const Dataset& test);
+
 /// Whether every one of `devices` is a GPU (what eval_batch_size auto asks: evalBatchSizeFor).
 bool everyDeviceIsGpu(const std::vector<DeviceRef>& devices);
 
