@@ -94,14 +94,16 @@ class TestIdxFile final : public QObject {
     wrongMagic[1] = char(0x00);
     QTest::newRow("wrong magic") << wrongMagic << "wrong IDX magic number";
     QTest::newRow("float elements") << idxBytes({4}, pattern(16), 0x0D) << "type float";
-    QTest::newRow("truncated payload") << good.left(good.size() - 3) << "truncated";
+    QTest::newRow("truncated payload") << good.left(good.size() - 3)
+                                       << "truncated: its header declares 3 dimensions, 4 x 2 x 2, so 16 bytes";
     QTest::newRow("truncated header") << good.left(9) << "truncated inside its header";
     QTest::newRow("trailing bytes") << good + QByteArray(5, 'x') << "after the data";
     QTest::newRow("empty file") << QByteArray() << "not an IDX file";
     QTest::newRow("zero dimensions") << idxBytes({}, {}) << "dimensions";
     // A header that claims 4 billion^2 items must be rejected from the file size, without
     // trying to allocate what it claims.
-    QTest::newRow("absurd claim") << idxBytes({0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, pattern(8)) << "truncated";
+    QTest::newRow("absurd claim") << idxBytes({0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, pattern(8))
+                                  << "4294967295 x 4294967295 x 4294967295, so more than";
     QTest::newRow("gzip cut short") << gzipped(good).left(20) << "truncated";
     QByteArray corruptGzip = gzipped(good);
     corruptGzip[12] = char(corruptGzip[12] ^ 0x55);

@@ -127,6 +127,26 @@ class TestWriteFaults final : public QObject {
     QCOMPARE(testing::latestWeights(dir.filePath("run").toStdString()).size(), std::size_t(1));
   }
 
+  // export has no --out: a file it may not write says to export elsewhere, in its own words.
+  void anExportItMayNotWriteSaysToExportElsewhere() {
+    QTemporaryDir dir;
+    QProcess cli;
+    cli.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--mode", "single", "--epochs", "1",
+                                     "--out", dir.filePath("run")});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 0);
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("ENSEMBLELAB_WRITE_FAULT", "table.csv:1:EACCES");
+    cli.setProcessEnvironment(environment);
+    cli.start(ENSEMBLELAB_CLI_PATH, {"export", "--runs", dir.filePath("run"), "--table", dir.filePath("table.csv")});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 1);
+    const QString errors = QString::fromUtf8(cli.readAllStandardError());
+    QVERIFY2(errors.contains("Permission denied") && errors.contains("another path for what you export") &&
+                 !errors.contains("--out"),
+             qPrintable(errors));
+  }
+
   void removeTreeDeletesNestedFoldersButNotWhatALinkPointsTo() {
     QTemporaryDir dir;
     const QString tree = dir.filePath("run");

@@ -16,6 +16,7 @@
 #include "app/cli/ProgressPrinter.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
+#include "core/common/FieldMention.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/io/RunDirectory.h"
 #include "core/runs/RunExport.h"
@@ -313,7 +314,14 @@ int runCommand(const CliOptions& options) {
     if (options.command == "export") return commandExport(options);
     if (options.command == "sweep") return commandSweep(options);
   } catch (...) {
-    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", inFlags(describeCurrentException()).c_str());
+    std::string message = describeCurrentException();
+    // export writes where --to, --table, --curves or --tensorboard say; it has no --out.
+    const std::string outputFolder = mention::outputFolder();
+    for (std::size_t at = message.find(outputFolder); options.command == "export" && at != std::string::npos;
+         at = message.find(outputFolder, at)) {
+      message.replace(at, outputFolder.size(), "another path for what you export");
+    }
+    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", inFlags(message).c_str());
     return kExitError;
   }
   return kExitError;

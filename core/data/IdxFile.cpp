@@ -94,9 +94,14 @@ IdxArray parseIdx(const std::uint8_t* bytes, std::size_t size, const std::string
   }
   const std::uint64_t present = size - headerSize;
   if (present < payload) {
-    throw DatasetError(origin + " is truncated: its header declares " +
-                       std::to_string(payload) + " bytes of data but it holds " +
-                       std::to_string(present) + "; download or copy it again");
+    // The dimensions too: a wrong count of them in the magic number reads as a size.
+    std::string shape;
+    for (const std::uint32_t dim : array.dims) shape += (shape.empty() ? "" : " x ") + std::to_string(dim);
+    const std::string declared = payload > kMaxPayloadBytes ? "more than " + std::to_string(kMaxPayloadBytes)
+                                                            : std::to_string(payload);
+    throw DatasetError(origin + " is truncated: its header declares " + std::to_string(ndims) + " dimensions, " +
+                       shape + ", so " + declared + " bytes of data, but it holds " + std::to_string(present) +
+                       "; download or copy it again");
   }
   if (present > payload) {
     throw DatasetError(origin + " has " + std::to_string(present - payload) +
