@@ -156,8 +156,8 @@ int resumeRun(const std::string& run, const ProcessGroupOptions& group) {
   }
   auto trainer = Trainer::open(run, nullptr, group);
   if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
-    std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epochs; nothing to resume\n",
-                 run.c_str(), static_cast<long long>(trainer->config().epochs));
+    std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epoch%s; nothing to resume\n",
+                 run.c_str(), static_cast<long long>(trainer->config().epochs), trainer->config().epochs == 1 ? "" : "s");
     return 0;
   }
   return runTraining(*trainer);
