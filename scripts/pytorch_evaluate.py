@@ -74,6 +74,9 @@ def main():
     checkpoints = os.path.join(args.run, "checkpoints")
     with open(os.path.join(checkpoints, "latest")) as f:
         checkpoint = os.path.join(checkpoints, f.read().strip())
+    if not os.path.isdir(checkpoint):  # removed, as the app says of a damaged one: the newest left
+        kept = sorted(name for name in os.listdir(checkpoints) if name.startswith("step-"))
+        checkpoint = os.path.join(checkpoints, kept[-1]) if kept else checkpoint
 
     images = read_idx(folder, "t10k-images-idx3-ubyte")
     labels = read_idx(folder, "t10k-labels-idx1-ubyte").long()

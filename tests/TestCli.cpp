@@ -757,7 +757,8 @@ class TestCli final : public QObject {
     for (const QStringList& arguments :
          {QStringList{"predict", "--run", m_realRun, "--test-limit", "2", "--out", m_realRun + "/./metrics.csv"},
           QStringList{"export", "--run", m_realRun, "--to", m_realRun + "/config.json"},
-          QStringList{"export", "--runs", m_realRun, "--table", m_realRun + "/checkpoints/table.csv"}}) {
+          QStringList{"export", "--runs", m_realRun, "--table", m_realRun + "/checkpoints/table.csv"},
+          QStringList{"export", "--run", m_realRun, "--tensorboard", m_realRun + "/tensorboard/"}}) {
       const Result r = runCli(arguments);
       QVERIFY2(r.exitCode == 1 && r.err.contains("own files"), qPrintable(arguments.join(' ') + ": " + r.err));
     }
@@ -767,6 +768,8 @@ class TestCli final : public QObject {
     const Result beside = runCli({"predict", "--run", m_realRun, "--test-limit", "2", "--out", m_realRun + "/p.csv"});
     QVERIFY2(beside.exitCode == 0, qPrintable(beside.err));  // a new file in the run's folder is fine
     QFile::remove(m_realRun + "/p.csv");
+    const Result noRun = runCli({"predict", "--out", m_realRun + "/p.csv"});
+    QVERIFY2(noRun.exitCode == 1 && noRun.err.contains("predict needs --run DIR"), qPrintable(noRun.err));
   }
 
   void refusesToOverwriteARun() {

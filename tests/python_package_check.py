@@ -19,7 +19,9 @@ Prints what it measured; exits 1 on the first difference.
 """
 import json
 import os
+import shutil
 import sys
+import tempfile
 
 import torch
 import torch.nn.functional as F
@@ -96,6 +98,15 @@ def main():
             worst_momentum = max(worst_momentum, difference)
             if difference > momentum_tolerance:
                 fail(f"member {index}'s momentum buffer {key} differs by {difference:.3g} (> {momentum_tolerance:.3g})")
+
+    if init_files is None:
+        # `latest` naming a removed checkpoint (as the app says to do with a damaged one): the newest left
+        with tempfile.TemporaryDirectory() as scratch:
+            copy = os.path.join(scratch, "run")
+            shutil.copytree(run_dir, copy)
+            shutil.rmtree(os.path.join(copy, "checkpoints", f"step-{steps[-1]:09d}"))
+            if ensemble_lab.load_run(copy).step != steps[-2]:
+                fail(f"with step {steps[-1]}'s checkpoint removed, load_run did not open step {steps[-2]}'s")
 
     with open(os.path.join(run_dir, "summary.json")) as f:
         summary = json.load(f)

@@ -241,8 +241,8 @@ int commandPredict(const CliOptions& options) {
     if (levels.size() != 1) throw ConfigError("predict takes one --shift level (KIND:LEVEL), got " + options.value("shift"));
     shift = levels.front();
   }
+  auto run = openToEvaluate(options);  // says so first where --run is missing
   refuseToOverwriteARunsFiles(options.value("out"), {options.value("run")}, "out");
-  auto run = openToEvaluate(options);
   writePredictionsCsv(run->predict(shift), options.value("out"));
   std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("out").c_str());
   return 0;
@@ -278,6 +278,9 @@ int commandExport(const CliOptions& options) {
     throw ConfigError("export needs --to FILE.json or FILE.csv, the file to write, or --tensorboard FOLDER");
   }
   if (options.has("to")) refuseToOverwriteARunsFiles(options.value("to"), {options.value("run")}, "to");
+  if (options.has("tensorboard")) {  // the log the run writes as it trains: export's would replace it
+    refuseToOverwriteARunsFiles(options.value("tensorboard"), {options.value("run")}, "tensorboard");
+  }
   if (options.has("to")) {
     exportRunMetrics(options.value("run"), options.value("to"));
     std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("to").c_str());

@@ -115,8 +115,9 @@ std::string defaultFashionMnistFolder() { return ENSEMBLELAB_DEFAULT_FASHION_MNI
 std::string recordedDatasetSpec(const std::string& spec) {
   if (spec == "synthetic" || spec == "fashion-mnist") return spec;
   std::error_code ec;
+  // Not normalised: "links/../data" is not "data" where links is a symbolic link.
   const fs::path absolute = fs::absolute(spec, ec);
-  return ec ? spec : absolute.lexically_normal().string();
+  return ec ? spec : absolute.string();
 }
 
 DatasetPair loadDataset(const std::string& spec, int64_t trainLimit, int64_t testLimit) {

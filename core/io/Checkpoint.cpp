@@ -240,18 +240,28 @@ std::string checkpointBefore(const std::string& checkpointDir) {
   return before.empty() ? before : (checkpoint.parent_path() / before).string();
 }
 
-CheckpointData readCheckpoint(const std::string& checkpointDir) {
+namespace {
+
+/// What readCheckpointFiles throws where the checkpoint itself is damaged (incomplete,
+/// truncated, corrupt, malformed), as against unreadable (I/O) or of another format:
+/// readCheckpoint names the whole checkpoint before a damaged one.
+class DamagedCheckpoint final : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+CheckpointData readCheckpointFiles(const std::string& checkpointDir) {
   const std::string manifestPath = (fs::path(checkpointDir) / kManifestName).string();
   std::error_code ec;
   if (!fs::exists(manifestPath, ec)) {
-    throw CheckpointError("checkpoint " + checkpointDir + " has no " + kManifestName +
-                          "; it is incomplete or was deleted");
+    throw DamagedCheckpoint("checkpoint " + checkpointDir + " has no " + kManifestName +
+                            "; it is incomplete or was deleted");
   }
   nlohmann::json manifest;
   try {
     manifest = nlohmann::json::parse(readWholeFile(manifestPath));
   } catch (const nlohmann::json::exception&) {
-    throw CheckpointError(manifestPath + " is truncated or not JSON; the checkpoint is damaged");
+    throw DamagedCheckpoint(manifestPath + " is truncated or not JSON; the checkpoint is damaged");
   } catch (const IoError& e) {
     throw CheckpointError(e.what());
   }
@@ -264,37 +274,56 @@ CheckpointData readCheckpoint(const std::string& checkpointDir) {
     }
     data.config = manifest.at("config");
     data.state = manifest.at("state");
-    const auto models = integerOrThrow<std::size_t, CheckpointError>(manifest.at("models"), manifestPath + ": models");
+    const auto models = integerOrThrow<std::size_t, DamagedCheckpoint>(manifest.at("models"), manifestPath + ": models");
     const auto& files = manifest.at("files");
     const auto load = [&](const std::string& file) {
       const std::string path = (fs::path(checkpointDir) / file).string();
-      if (!files.contains(file)) throw CheckpointError(manifestPath + " does not list " + file);
+      if (!files.contains(file)) throw DamagedCheckpoint(manifestPath + " does not list " + file);
+      std::error_code missing;
+      if (!fs::exists(path, missing)) throw DamagedCheckpoint(path + " is missing; the checkpoint is incomplete");
       std::string bytes;
       try {
         bytes = readWholeFile(path);
       } catch (const IoError& e) {
-        throw CheckpointError(std::string(e.what()) + "; the checkpoint is incomplete");
+        throw CheckpointError(std::string(e.what()) + "; the checkpoint cannot be read");
       }
       const auto expectedBytes =
-          integerOrThrow<std::size_t, CheckpointError>(files[file].at("bytes"), manifestPath + ": bytes of " + file);
+          integerOrThrow<std::size_t, DamagedCheckpoint>(files[file].at("bytes"), manifestPath + ": bytes of " + file);
       if (bytes.size() != expectedBytes) {
-        throw CheckpointError(path + " is truncated: " + std::to_string(bytes.size()) +
-                              " bytes, the manifest says " + std::to_string(expectedBytes));
+        throw DamagedCheckpoint(path + " is truncated: " + std::to_string(bytes.size()) +
+                                " bytes, the manifest says " + std::to_string(expectedBytes));
       }
       if (crc32Of(bytes) !=
-          integerOrThrow<std::uint32_t, CheckpointError>(files[file].at("crc32"), manifestPath + ": crc32 of " + file)) {
-        throw CheckpointError(path + " is corrupt: its CRC-32 does not match the manifest");
+          integerOrThrow<std::uint32_t, DamagedCheckpoint>(files[file].at("crc32"), manifestPath + ": crc32 of " + file)) {
+        throw DamagedCheckpoint(path + " is corrupt: its CRC-32 does not match the manifest");
       }
-      return unpickle(bytes, path);
+      try {
+        return unpickle(bytes, path);
+      } catch (const CheckpointError& e) {
+        throw DamagedCheckpoint(e.what());
+      }
     };
     for (std::size_t i = 0; i < models; ++i) {
       data.weights.push_back(load("member-" + std::to_string(i) + ".pt"));
       data.optimizer.push_back(load("member-" + std::to_string(i) + "-optimizer.pt"));
     }
   } catch (const nlohmann::json::exception& e) {
-    throw CheckpointError(manifestPath + " is malformed (" + e.what() + ")");
+    throw DamagedCheckpoint(manifestPath + " is malformed (" + e.what() + ")");
   }
   return data;
+}
+
+}  // namespace
+
+CheckpointData readCheckpoint(const std::string& checkpointDir) {
+  try {
+    return readCheckpointFiles(checkpointDir);
+  } catch (const DamagedCheckpoint& damaged) {
+    const std::string before = checkpointBefore(checkpointDir);
+    if (before.empty()) throw CheckpointError(damaged.what());
+    throw CheckpointError(std::string(damaged.what()) + ". The checkpoint before it, " + before +
+                          ", is whole: to go on from there, remove the damaged " + checkpointDir);
+  }
 }
 
 }  // namespace ensemble

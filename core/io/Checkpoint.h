@@ -41,7 +41,8 @@ std::string latestCheckpoint(const std::string& checkpointsDir);
 std::string checkpointBefore(const std::string& checkpointDir);
 
 /// Reads and verifies (sizes and CRC-32) a checkpoint folder. Throws CheckpointError
-/// naming the damaged file.
+/// naming the damaged file and, where there is one, the whole checkpoint before it (an
+/// unreadable file or another format names no other).
 CheckpointData readCheckpoint(const std::string& checkpointDir);
 
 }  // namespace ensemble

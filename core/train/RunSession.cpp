@@ -57,18 +57,12 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
                                            std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group) {
   const RunDirectory directory(runDirectory);
   const std::string checkpointDir = latestCheckpoint(directory.checkpointsPath());
-  CheckpointData saved;
-  try {
-    saved = readCheckpoint(checkpointDir);
-  } catch (const CheckpointError& damaged) {
-    const std::string before = checkpointBefore(checkpointDir);
-    if (before.empty()) throw;
-    throw CheckpointError(std::string(damaged.what()) + ". The checkpoint before it, " + before +
-                          ", is kept: to go on from there, remove the damaged " + checkpointDir);
-  }
+  CheckpointData saved = readCheckpoint(checkpointDir);
   ExperimentConfig config = ExperimentConfig::fromJson(saved.config, checkpointDir + "/manifest.json");
-  const std::string trainedOn = config.dataset;
-  if (!evaluation.dataset.empty()) config.dataset = evaluation.dataset;
+  if (!evaluation.dataset.empty()) {
+    checkSameImageSize(config.dataset, evaluation.dataset);
+    config.dataset = evaluation.dataset;
+  }
   if (evaluation.testLimit) config.testLimit = *evaluation.testLimit;
   auto session = std::make_unique<RunSession>();
   session->config = config;
@@ -77,7 +71,6 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
   session->group = group;
   session->evaluationOnly = !evaluation.dataset.empty();
   session->prepare();
-  if (session->evaluationOnly) checkSameImageSize(trainedOn, config.dataset, session->data->test);
   session->state = RunState::fromJson(saved.state, checkpointDir);
   checkResumable(session->state, config, session->evaluationOnly ? 0 : session->sampler->stepsPerEpoch(), session->memberCount(),
                  saved.weights.size(), session->evaluationOnly, checkpointDir);

@@ -141,18 +141,20 @@ MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<D
   return oneGpu && stackable ? MemberForm::Stacked : MemberForm::Separate;
 }
 
-void checkSameImageSize(const std::string& trainedOn, const std::string& dataset, const Dataset& test) {
+void checkSameImageSize(const std::string& trainedOn, const std::string& dataset) {
   ImageSize trained;
   try {
     trained = testImageSize(trainedOn);
   } catch (const DatasetError&) {
     return;  // the training data is gone: the weights' shapes will still be checked
   }
-  if (trained.height == test.height() && trained.width == test.width()) return;
-  const auto size = [](int64_t height, int64_t width) { return std::to_string(height) + "x" + std::to_string(width); };
-  throw DatasetError("the dataset " + dataset + " holds " + size(test.height(), test.width()) +
-                     " images, but this run's models were trained on " + trainedOn + "'s " +
-                     size(trained.height, trained.width) + " images; evaluate it on a dataset of that size "
+  const ImageSize given = testImageSize(dataset);  // a folder that is no dataset says so here
+  if (trained.height == given.height && trained.width == given.width) return;
+  const auto size = [](const ImageSize& image) {
+    return std::to_string(image.height) + "x" + std::to_string(image.width);
+  };
+  throw DatasetError("the dataset " + dataset + " holds " + size(given) + " images, but this run's models were trained on " +
+                     trainedOn + "'s " + size(trained) + " images; evaluate it on a dataset of that size "
                      "(resize its images first)");
 }
 
@@ -233,6 +235,8 @@ std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, co
     // Every rank must train the same experiment; only the devices are its own.
     nlohmann::json shared = config.toJson();
     shared.erase("devices");
+    // Resolved for each rank's own devices (evalBatchSizeFor): it only batches the evaluation.
+    shared.erase("eval_batch_size");
     const DeviceRef& first = devices.front();
     return connectProcessGroup(group, int(devices.size()), first.str(),
                                first.isCuda() ? cudaDeviceBusId(first.index) : first.str(), shared);

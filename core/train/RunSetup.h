@@ -34,10 +34,10 @@ std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const Process
 /// kept.
 MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<DeviceRef>& devices);
 
-/// Refuses to evaluate a run trained on `trainedOn` on `dataset`, whose test split is `test`,
-/// when their images differ in size (the models' layers would not fit), saying both sizes.
-/// Nothing is checked when `trainedOn` can no longer be read.
-void checkSameImageSize(const std::string& trainedOn, const std::string& dataset, const Dataset& test);
+/// Refuses to evaluate a run trained on `trainedOn` on `dataset` when their images differ in
+/// size (the models' layers would not fit), saying both sizes; from the IDX headers alone, before
+/// anything is loaded or built. Nothing is checked when `trainedOn` can no longer be read.
+void checkSameImageSize(const std::string& trainedOn, const std::string& dataset);
 
 /// Whether every one of `devices` is a GPU (what eval_batch_size auto asks: evalBatchSizeFor).
 bool everyDeviceIsGpu(const std::vector<DeviceRef>& devices);

@@ -71,7 +71,12 @@ def _checkpoint_folder(path, step):
         if not os.path.exists(latest):
             raise FileNotFoundError(f"{path} has no checkpoint yet (no {latest})")
         with open(latest) as f:
-            return os.path.join(checkpoints, f.read().strip())
+            folder = os.path.join(checkpoints, f.read().strip())
+        kept = sorted(name for name in os.listdir(checkpoints) if name.startswith("step-"))
+        if not os.path.isdir(folder) and kept:
+            # removed, as the app says to do with a damaged latest checkpoint: the newest one left
+            return os.path.join(checkpoints, kept[-1])
+        return folder
     folder = os.path.join(checkpoints, f"step-{step:09d}")
     if not os.path.isdir(folder):
         kept = sorted(name for name in os.listdir(checkpoints) if name.startswith("step-"))
