@@ -189,7 +189,7 @@ class TestCheckpointResume final : public QObject {
       Trainer::open(run, testing::syntheticData());
       QFAIL("a damaged checkpoint was accepted");
     } catch (const CheckpointError& e) {
-      QVERIFY2(QString(e.what()).contains("is truncated") && QString(e.what()).contains("step-000000018, is whole") &&
+      QVERIFY2(QString(e.what()).contains("is truncated") && QString(e.what()).contains("step-000000018, is kept") &&
                    QString(e.what()).contains("remove the damaged " + latest),
                e.what());
     }

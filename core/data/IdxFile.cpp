@@ -99,9 +99,9 @@ IdxArray parseIdx(const std::uint8_t* bytes, std::size_t size, const std::string
     for (const std::uint32_t dim : array.dims) shape += (shape.empty() ? "" : " x ") + std::to_string(dim);
     const std::string declared = payload > kMaxPayloadBytes ? "more than " + std::to_string(kMaxPayloadBytes)
                                                             : std::to_string(payload);
-    throw DatasetError(origin + " is truncated: its header declares " + std::to_string(ndims) + (ndims == 1 ? " dimension, " : " dimensions, ") +
-                       shape + ", so " + declared + " bytes of data, but it holds " + std::to_string(present) +
-                       "; download or copy it again");
+    throw DatasetError(origin + " is truncated: its header declares " + std::to_string(ndims) +
+                       (ndims == 1 ? " dimension, " : " dimensions, ") + shape + ", so " + declared +
+                       " bytes of data, but it holds " + std::to_string(present) + "; download or copy it again");
   }
   if (present > payload) {
     throw DatasetError(origin + " has " + std::to_string(present - payload) +

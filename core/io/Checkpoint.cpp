@@ -322,7 +322,7 @@ CheckpointData readCheckpoint(const std::string& checkpointDir) {
     const std::string before = checkpointBefore(checkpointDir);
     if (before.empty()) throw CheckpointError(damaged.what());
     throw CheckpointError(std::string(damaged.what()) + ". The checkpoint before it, " + before +
-                          ", is whole: to go on from there, remove the damaged " + checkpointDir);
+                          ", is kept: to go on from there, remove the damaged " + checkpointDir);
   }
 }
 
