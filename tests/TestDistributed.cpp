@@ -357,7 +357,9 @@ class TestDistributed final : public QObject {
     const QString group = m_dir.filePath("torchrun-killed");
     auto torchrun = startTorchrun(2, {"--standalone"}, {"train", "--dataset", "synthetic", "--epochs", "100",
                                                         "--timeout", "30", "--checkpoint-every", "8", "--out", group});
-    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(group + "/checkpoints/latest"), 90000);
+    // On a timeout, what torchrun and its ranks printed so far (once: a rendezvous that hung).
+    QTRY_VERIFY2_WITH_TIMEOUT(QFile::exists(group + "/checkpoints/latest"),
+                              qPrintable("no checkpoint yet; torchrun printed:\n" + torchrun->peek(1 << 20)), 90000);
     const pid_t rank1 = childWithRank(torchrun->processId(), 1);
     QVERIFY2(rank1 > 0, "torchrun has no child with RANK=1");
     ::kill(rank1, SIGKILL);
@@ -377,7 +379,9 @@ class TestDistributed final : public QObject {
     const QString alone = m_dir.filePath("torchrun-restart-alone"), group = m_dir.filePath("torchrun-restart");
     QCOMPARE(runAlone(run + QStringList{"--devices", "cpu*2", "--out", alone}), 0);
     auto torchrun = startTorchrun(2, {"--standalone", "--max-restarts", "1"}, run + QStringList{"--out", group});
-    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(group + "/checkpoints/latest"), 90000);
+    // On a timeout, what torchrun and its ranks printed so far (once: a rendezvous that hung).
+    QTRY_VERIFY2_WITH_TIMEOUT(QFile::exists(group + "/checkpoints/latest"),
+                              qPrintable("no checkpoint yet; torchrun printed:\n" + torchrun->peek(1 << 20)), 90000);
     const pid_t rank1 = childWithRank(torchrun->processId(), 1);
     QVERIFY2(rank1 > 0, "torchrun has no child with RANK=1");
     ::kill(rank1, SIGKILL);
