@@ -98,7 +98,7 @@ class TestCli final : public QObject {
                              "--out", m_realRun});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains("epoch 1/1 done"), qPrintable(r.err));
-    QVERIFY2(r.out.contains("ensemble test accuracy"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("ensemble test accuracy") && r.out.contains("disagreement"), qPrintable(r.out));
 
     const QJsonObject config = readJson(m_realRun + "/config.json");
     QCOMPARE(config["devices"].toString(), QString("cpu*2"));
@@ -514,7 +514,7 @@ class TestCli final : public QObject {
     QCOMPARE(curves.size() - 1, values);
     QVERIFY(curves.filter(QRegularExpression("^b,ensemble,\\d+,1,test_accuracy,")).size() == 1);
     r = runCli({"export", "--runs", root + "/a"});
-    QVERIFY2(r.exitCode == 1 && r.err.contains("needs --table FILE.csv"), qPrintable(r.err));
+    QVERIFY2(r.exitCode == 2 && r.err.contains("needs --table FILE.csv"), qPrintable(r.err));
     saw("export", {"--runs", "--table", "--curves"});
 
     // devices --check: all-reduces across the CPU's ranks (and every GPU), within --timeout.
@@ -653,6 +653,12 @@ class TestCli final : public QObject {
     QTest::newRow("resume truncated checkpoint") << QStringList{"resume", "--run", "@truncated-run"} << "is truncated" << 1;
     QTest::newRow("unknown flag") << QStringList{"train", "--learning-rate", "0.1"} << "unknown flag --learning-rate" << 2;
     QTest::newRow("unknown command") << QStringList{"fly"} << "unknown command 'fly'" << 2;
+    // A required flag left out is a usage mistake, as an unknown one is.
+    QTest::newRow("resume without --run") << QStringList{"resume"} << "resume needs --run DIR" << 2;
+    QTest::newRow("eval without --run") << QStringList{"eval"} << "eval needs --run DIR" << 2;
+    QTest::newRow("predict without --out") << QStringList{"predict", "--run", "@broken"} << "predict needs --out" << 2;
+    QTest::newRow("export without --to") << QStringList{"export", "--run", "@broken"} << "export needs --to" << 2;
+    QTest::newRow("sweep without --grid") << QStringList{"sweep"} << "sweep needs --grid" << 2;
     QTest::newRow("export to another kind of file") << QStringList{"export", "--run", "@broken", "--to", "m.txt"}
                                                    << "name a .csv file" << 1;
   }
@@ -740,6 +746,8 @@ class TestCli final : public QObject {
                        "--epochs", "1", "--out", root + "/run"},
                       300000, root + "/data");
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    // One model's result line: no ensemble figures (disagreement), which the ensemble's line has.
+    QVERIFY2(r.out.contains("model test accuracy") && !r.out.contains("disagreement"), qPrintable(r.out));
     QCOMPARE(readJson(root + "/run/config.json")["dataset"].toString(), root + "/data/digits");
     r = runCli({"eval", "--run", root + "/run"});  // from the test's own working directory
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -769,13 +777,34 @@ class TestCli final : public QObject {
     QVERIFY2(beside.exitCode == 0, qPrintable(beside.err));  // a new file in the run's folder is fine
     QFile::remove(m_realRun + "/p.csv");
     const Result noRun = runCli({"predict", "--out", m_realRun + "/p.csv"});
-    QVERIFY2(noRun.exitCode == 1 && noRun.err.contains("predict needs --run DIR"), qPrintable(noRun.err));
+    QVERIFY2(noRun.exitCode == 2 && noRun.err.contains("predict needs --run DIR"), qPrintable(noRun.err));
   }
 
   void refusesToOverwriteARun() {
     const Result r = runCli({"train", "--dataset", "synthetic", "--out", m_realRun});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("already holds a run"), qPrintable(r.err));
+  }
+
+  // --out naming a folder of someone's own files (a home folder, a typo): refused before a run
+  // writes its metrics.csv and checkpoints/ among them. An empty folder is fine.
+  void refusesAFolderOfOtherFilesOrAFile() {
+    QTemporaryDir dir;
+    QVERIFY(testing::writeFile(dir.filePath("notes.txt"), "mine"));
+    const QStringList quick{"train", "--dataset", "synthetic", "--mode", "single", "--train-limit", "256", "--epochs", "1"};
+    Result r = runCli(quick + QStringList{"--out", dir.path()});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("already holds files that are not a run's (notes.txt") &&
+                 r.err.contains("choose a new or empty folder"),
+             qPrintable(r.err));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{"notes.txt"});
+    r = runCli(quick + QStringList{"--out", dir.filePath("notes.txt")});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("notes.txt is a file, not a folder"), qPrintable(r.err));
+    QVERIFY(QDir().mkpath(dir.filePath("empty")));
+    r = runCli(quick + QStringList{"--out", dir.filePath("empty")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(QFileInfo::exists(dir.filePath("empty/config.json")));
   }
 };
 

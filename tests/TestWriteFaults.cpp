@@ -127,8 +127,9 @@ class TestWriteFaults final : public QObject {
     QCOMPARE(testing::latestWeights(dir.filePath("run").toStdString()).size(), std::size_t(1));
   }
 
-  // export has no --out: a file it may not write says to export elsewhere, in its own words.
-  void anExportItMayNotWriteSaysToExportElsewhere() {
+  // export has no --out, and predict's --out is a file: a file either may not write names
+  // that command's own flags, not train's --out DIR.
+  void aFileItMayNotWriteNamesTheCommandsOwnFlags() {
     QTemporaryDir dir;
     QProcess cli;
     cli.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--mode", "single", "--epochs", "1",
@@ -142,9 +143,20 @@ class TestWriteFaults final : public QObject {
     QVERIFY(cli.waitForFinished(120000));
     QCOMPARE(cli.exitCode(), 1);
     const QString errors = QString::fromUtf8(cli.readAllStandardError());
-    QVERIFY2(errors.contains("Permission denied") && errors.contains("another path for what you export") &&
+    QVERIFY2(errors.contains("Permission denied") && errors.contains("(--to, --table, --curves or --tensorboard)") &&
                  !errors.contains("--out"),
              qPrintable(errors));
+
+    environment.insert("ENSEMBLELAB_WRITE_FAULT", "p.csv:1:EACCES");
+    cli.setProcessEnvironment(environment);
+    cli.start(ENSEMBLELAB_CLI_PATH, {"predict", "--run", dir.filePath("run"), "--test-limit", "4", "--out",
+                                     dir.filePath("p.csv")});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 1);
+    const QString predictErrors = QString::fromUtf8(cli.readAllStandardError());
+    QVERIFY2(predictErrors.contains("Permission denied") && predictErrors.contains("(--out FILE.csv)") &&
+                 !predictErrors.contains("DIR"),
+             qPrintable(predictErrors));
   }
 
   void removeTreeDeletesNestedFoldersButNotWhatALinkPointsTo() {

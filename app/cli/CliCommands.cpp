@@ -16,7 +16,6 @@
 #include "app/cli/ProgressPrinter.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
-#include "core/common/FieldMention.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/io/RunDirectory.h"
 #include "core/runs/RunExport.h"
@@ -89,8 +88,11 @@ void printResult(const RunSummary& summary, const std::string& runDirectory) {
     std::printf("member %zu test accuracy %.4f  loss %.4f\n", i, result.members[i].accuracy, result.members[i].loss);
   }
   const EnsembleScore& e = result.ensemble;
-  std::printf("%s test accuracy %.4f  nll %.4f  brier %.4f  ece %.4f  disagreement %.4f\n",
-              result.members.size() > 1 ? "ensemble" : "model", e.accuracy, e.nll, e.brier, e.ece, e.disagreement);
+  const bool ensemble = result.members.size() > 1;
+  std::printf("%s test accuracy %.4f  nll %.4f  brier %.4f  ece %.4f", ensemble ? "ensemble" : "model", e.accuracy,
+              e.nll, e.brier, e.ece);
+  if (ensemble) std::printf("  disagreement %.4f", e.disagreement);  // one model has nothing to disagree with
+  std::printf("\n");
   std::printf("%.1f images/s over %.1f s of training; run folder %s\n", summary.imagesPerSecond,
               summary.trainSeconds, runDirectory.c_str());
 }
@@ -122,7 +124,13 @@ RunFinishedEvent trainAndReport(Trainer& trainer) {
   return finished;
 }
 
-std::string inFlags(const std::string& message) { return phraseMessage(message, FieldNaming::Flags); }
+std::string inFlags(const std::string& message, const std::string& command) {
+  std::string output;  // train's (and sweep's) --out DIR is phraseMessage's own
+  if (command == "resume") output = "--run DIR, a run folder you can write to";
+  if (command == "predict") output = "--out FILE.csv";
+  if (command == "export") output = "--to, --table, --curves or --tensorboard";
+  return phraseMessage(message, FieldNaming::Flags, output);
+}
 
 namespace {
 
@@ -183,12 +191,15 @@ int commandTrain(const CliOptions& options) {
     throw ConfigError("run folder " + out + " already holds a run; choose another --out, or " +
                       "continue it with `ensemble-lab-cli resume --run " + out + "`");
   }
+  if (const std::string why = RunDirectory(out).whyNotANewRunFolder(); group.rank == 0 && !why.empty()) {
+    throw ConfigError("--out " + why + "; choose a new or empty folder");
+  }
   auto trainer = Trainer::create(config, out, nullptr, group);
   return runTraining(*trainer);
 }
 
 int commandResume(const CliOptions& options) {
-  if (!options.has("run")) throw ConfigError("resume needs --run DIR, the run folder to continue");
+  if (!options.has("run")) throw UsageError("resume needs --run DIR, the run folder to continue");
   return resumeRun(options.value("run"), groupFromOptions(options));
 }
 
@@ -205,7 +216,7 @@ void refuseToOverwriteARunsFiles(const std::string& output, const std::vector<st
 
 /// The run `eval` and `predict` open, on the test data their flags name.
 std::unique_ptr<RunAnalysis> openToEvaluate(const CliOptions& options) {
-  if (!options.has("run")) throw ConfigError(options.command + " needs --run DIR, the run folder to evaluate");
+  if (!options.has("run")) throw UsageError(options.command + " needs --run DIR, the run folder to evaluate");
   EvaluationData evaluation;
   if (options.has("dataset")) evaluation.dataset = options.value("dataset");
   if (options.has("test-limit")) evaluation.testLimit = parseInteger(options, "test-limit");
@@ -234,7 +245,7 @@ int commandEval(const CliOptions& options) {
 }
 
 int commandPredict(const CliOptions& options) {
-  if (!options.has("out")) throw ConfigError("predict needs --out FILE.csv, the file to write");
+  if (!options.has("out")) throw UsageError("predict needs --out FILE.csv, the file to write");
   std::optional<DatasetShift> shift;
   if (options.has("shift")) {
     const std::vector<DatasetShift> levels = parseShifts(options.value("shift"));
@@ -251,7 +262,7 @@ int commandPredict(const CliOptions& options) {
 /// `export --runs A,B,...`: the comparison table and/or the long-format curves.
 int exportSeveralRuns(const CliOptions& options) {
   if (!options.has("table") && !options.has("curves")) {
-    throw ConfigError("export --runs needs --table FILE.csv (one row per run) or --curves FILE.csv (every curve), or both");
+    throw UsageError("export --runs needs --table FILE.csv (one row per run) or --curves FILE.csv (every curve), or both");
   }
   std::vector<std::string> runs;
   std::stringstream list(options.value("runs"));
@@ -273,9 +284,9 @@ int exportSeveralRuns(const CliOptions& options) {
 
 int commandExport(const CliOptions& options) {
   if (options.has("runs")) return exportSeveralRuns(options);
-  if (!options.has("run")) throw ConfigError("export needs --run DIR, the run folder whose metrics to write (or --runs DIR,DIR,...)");
+  if (!options.has("run")) throw UsageError("export needs --run DIR, the run folder whose metrics to write (or --runs DIR,DIR,...)");
   if (!options.has("to") && !options.has("tensorboard")) {
-    throw ConfigError("export needs --to FILE.json or FILE.csv, the file to write, or --tensorboard FOLDER");
+    throw UsageError("export needs --to FILE.json or FILE.csv, the file to write, or --tensorboard FOLDER");
   }
   if (options.has("to")) refuseToOverwriteARunsFiles(options.value("to"), {options.value("run")}, "to");
   if (options.has("tensorboard")) {  // the log the run writes as it trains: export's would replace it
@@ -316,15 +327,11 @@ int runCommand(const CliOptions& options) {
     if (options.command == "predict") return commandPredict(options);
     if (options.command == "export") return commandExport(options);
     if (options.command == "sweep") return commandSweep(options);
+  } catch (const UsageError&) {
+    throw;  // main says it and exits 2
   } catch (...) {
-    std::string message = describeCurrentException();
-    // export writes where --to, --table, --curves or --tensorboard say; it has no --out.
-    const std::string outputFolder = mention::outputFolder();
-    for (std::size_t at = message.find(outputFolder); options.command == "export" && at != std::string::npos;
-         at = message.find(outputFolder, at)) {
-      message.replace(at, outputFolder.size(), "another path for what you export");
-    }
-    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", inFlags(message).c_str());
+    const std::string message = inFlags(describeCurrentException(), options.command);
+    std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", message.c_str());
     return kExitError;
   }
   return kExitError;

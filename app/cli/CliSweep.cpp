@@ -75,10 +75,10 @@ void printTable(const Sweep& sweep, const std::string& folder) {
 int commandSweep(const CliOptions& options) {
   const bool resuming = options.has("resume");
   if (resuming && options.values("grid").size()) {
-    throw ConfigError("sweep --resume continues the grid its sweep.json records; give --resume DIR alone");
+    throw UsageError("sweep --resume continues the grid its sweep.json records; give --resume DIR alone");
   }
   if (!resuming && !options.has("grid")) {
-    throw ConfigError("sweep needs --grid SETTING=V1,V2 (e.g. --grid lr=0.05,0.1), or --resume DIR");
+    throw UsageError("sweep needs --grid SETTING=V1,V2 (e.g. --grid lr=0.05,0.1), or --resume DIR");
   }
   std::string folder;
   Sweep sweep;

@@ -21,7 +21,8 @@ ExperimentConfig configFromOptions(const CliOptions& options);
 /// and the result or the message; returns how it finished.
 RunFinishedEvent trainAndReport(Trainer& trainer);
 
-/// An engine message in the CLI's words: the settings it names as flags (Error.h).
-std::string inFlags(const std::string& message);
+/// An engine message in the CLI's words: the settings it names as flags (Error.h), and where
+/// it says to write elsewhere, the flags by which `command` is told where to write.
+std::string inFlags(const std::string& message, const std::string& command = "train");
 
 }  // namespace ensemble::cli

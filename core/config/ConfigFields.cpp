@@ -331,7 +331,7 @@ const ConfigField* configFieldByFlag(const std::string& flag) {
 
 namespace {
 
-std::string phraseMention(const std::string& mention, FieldNaming naming) {
+std::string phraseMention(const std::string& mention, FieldNaming naming, const std::string& outputMention) {
   const std::string resumePrefix = "resume:";
   if (mention.rfind(resumePrefix, 0) == 0) {
     const std::string run = mention.substr(resumePrefix.size());
@@ -347,6 +347,7 @@ std::string phraseMention(const std::string& mention, FieldNaming naming) {
     return naming == FieldNaming::Labels ? "Run > New sweep" : "`ensemble-lab-cli sweep --grid ...`";
   }
   if (mention == "out") {
+    if (!outputMention.empty()) return outputMention;
     return naming == FieldNaming::Flags ? "--out DIR" : naming == FieldNaming::Labels ? "another runs folder" : "out";
   }
   const ConfigField* field = configFieldByKey(mention);
@@ -356,14 +357,14 @@ std::string phraseMention(const std::string& mention, FieldNaming naming) {
 
 }  // namespace
 
-std::string phraseMessage(const std::string& message, FieldNaming naming) {
+std::string phraseMessage(const std::string& message, FieldNaming naming, const std::string& outputMention) {
   std::string out;
   std::size_t at = 0;
   for (;;) {
     const std::size_t open = message.find("{{", at);
     const std::size_t close = open == std::string::npos ? open : message.find("}}", open + 2);
     if (close == std::string::npos) return out + message.substr(at);
-    out += message.substr(at, open - at) + phraseMention(message.substr(open + 2, close - open - 2), naming);
+    out += message.substr(at, open - at) + phraseMention(message.substr(open + 2, close - open - 2), naming, outputMention);
     at = close + 2;
   }
 }

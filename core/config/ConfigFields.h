@@ -65,8 +65,10 @@ enum class FieldNaming {
   Keys,    ///< files (summary.json): "lr", "out", and the CLI's resume command
 };
 
-/// `message` with its mentions (FieldMention.h) in `naming`'s words.
-std::string phraseMessage(const std::string& message, FieldNaming naming);
+/// `message` with its mentions (FieldMention.h) in `naming`'s words. `outputMention`, where
+/// given, is what the command at hand writes to, said in place of the run folder's mention
+/// ("--out FILE.csv" for the CLI's predict, which writes no run folder).
+std::string phraseMessage(const std::string& message, FieldNaming naming, const std::string& outputMention = "");
 
 /// Every field, in the order of the help text.
 const std::vector<ConfigField>& configFields();

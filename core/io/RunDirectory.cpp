@@ -63,6 +63,19 @@ std::string RunDirectory::newRunName(const std::string& mode, const std::string&
   return std::string(withMillis) + "-" + mode + "-" + model;
 }
 
+std::string RunDirectory::whyNotANewRunFolder() const {
+  std::error_code ec;
+  const fs::file_status status = fs::status(m_path, ec);
+  if (!fs::exists(status)) return "";
+  if (!fs::is_directory(status)) return m_path + " is a file, not a folder";
+  if (fs::exists(configPath(), ec)) return "";  // a run's: the caller resumes or refuses it
+  fs::directory_iterator entries(m_path, ec);
+  if (ec) return "cannot read the folder " + m_path + ": " + ec.message();
+  if (entries == fs::directory_iterator()) return "";
+  return m_path + " already holds files that are not a run's (" + entries->path().filename().string() +
+         ", ...), which a run's config.json, metrics.csv, checkpoints/ and tensorboard/ would be mixed with";
+}
+
 void RunDirectory::create() const {
   std::error_code ec;
   fs::create_directories(m_path, ec);

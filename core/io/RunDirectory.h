@@ -32,6 +32,11 @@ class RunDirectory final {
   /// prediction written there would destroy.
   bool ownsFile(const std::string& file) const;
 
+  /// Where a new run may not be written: a sentence (the path is a file, or a folder that holds
+  /// something and no config.json, whose files a run would mix with or replace), or "" where
+  /// the folder is new, empty or a run's.
+  std::string whyNotANewRunFolder() const;
+
   /// Creates the folder (and parents). Throws IoError.
   void create() const;
   /// Writes `json` to `file` (a path from this class) atomically. Throws IoError.
