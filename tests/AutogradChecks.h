@@ -2,12 +2,17 @@
 #pragma once
 // Checks shared by the tests of our own autograd functions (TestModels, TestWinogradConv):
 // whether a function is in a result's graph, and whether a computation gives the same bits on
-// any LibTorch thread count. Kept out of TestSupport.h, which every test includes.
+// any LibTorch thread count or with either width of our CPU loops' registers. Kept out of
+// TestSupport.h, which every test includes.
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "core/common/Environment.h"
 
 namespace testing {
 
@@ -44,6 +49,19 @@ bool sameOnAnyThreadCount(const Work& work) {
     }
   }
   return true;
+}
+
+/// Runs `work` with the CPU loops' products at 16 floats a register (where the CPU has
+/// AVX-512) and then at 8 (core/models/PanelWidth.h): {wide, narrow}.
+template <typename Work>
+std::pair<std::vector<torch::Tensor>, std::vector<torch::Tensor>> atEitherPanelWidth(const Work& work) {
+  const char* variable = ensemble::environment::kCpuVectorFloats;
+  ::unsetenv(variable);
+  std::vector<torch::Tensor> wide = work();
+  ::setenv(variable, "8", 1);
+  std::vector<torch::Tensor> narrow = work();
+  ::unsetenv(variable);
+  return {std::move(wide), std::move(narrow)};
 }
 
 }  // namespace testing

@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -16,6 +18,7 @@
 #include "core/models/Classifier.h"
 #include "core/models/ConvReluPool.h"
 #include "core/models/ModelRegistry.h"
+#include "core/models/PanelWidth.h"
 #include "core/models/ReluAvgPool.h"
 #include "core/train/Replica.h"
 #include "tests/AutogradChecks.h"
@@ -205,26 +208,69 @@ class TestModels final : public QObject {
     QCOMPARE(int(threads.size()), 2);
   }
 
+  void chunkedDenseLayerMatchesLinear_data() {
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<int>("in");
+    QTest::addColumn<int>("out");
+    // Uneven chunks and every remainder our loops have: rows past whole panels of 4, features
+    // past whole vectors of 8 (in) and past whole panels of 3 (out).
+    QTest::newRow("75 x 300 -> 40") << 75 << 300 << 40;
+    QTest::newRow("the CNN's first dense layer") << 128 << 3136 << 256;
+    QTest::newRow("its second") << 128 << 256 << 10;
+    QTest::newRow("fewer features than a vector") << 3 << 7 << 2;
+    QTest::newRow("one of each") << 1 << 1 << 1;
+  }
   void chunkedDenseLayerMatchesLinear() {
+    QFETCH(int, batch);
+    QFETCH(int, in);
+    QFETCH(int, out);
     torch::manual_seed(11);
-    const torch::Tensor input = torch::randn({75, 300});  // chunks of uneven size
-    const torch::Tensor gradOutput = torch::randn({75, 40});
+    const torch::Tensor input = torch::randn({batch, in});
+    const torch::Tensor gradOutput = torch::randn({batch, out});
     std::vector<torch::Tensor> ours, theirs;
     for (const bool chunked : {true, false}) {
       torch::manual_seed(12);
       const torch::Tensor x = input.clone().requires_grad_(true);
-      const torch::Tensor weight = torch::randn({40, 300}).requires_grad_(true);
-      const torch::Tensor bias = torch::randn({40}).requires_grad_(true);
+      const torch::Tensor weight = torch::randn({out, in}).requires_grad_(true);
+      const torch::Tensor bias = torch::randn({out}).requires_grad_(true);
       const torch::Tensor output = chunked ? chunkedLinear(x, weight, bias) : torch::linear(x, weight, bias);
       output.backward(gradOutput);
       (chunked ? ours : theirs) = {output.detach(), x.grad(), weight.grad(), bias.grad()};
     }
-    QVERIFY(chunkedLinearSplits(input, torch::zeros({40, 300})) || at::hasMKL());
+    QVERIFY(chunkedLinearSplits(input, torch::zeros({out, in})) || at::hasMKL());
     for (std::size_t i = 0; i < ours.size(); ++i) {
       QCOMPARE(ours[i].sizes(), theirs[i].sizes());
-      const double difference = (ours[i] - theirs[i]).abs().max().item<double>();
-      QVERIFY2(difference < 1e-4, qPrintable(QString("tensor %1 differs by %2").arg(i).arg(difference)));
+      // Every element, relative to the sum of magnitudes it comes from (about sqrt(terms)).
+      const double scale = std::sqrt(double(std::max({batch, in, out})));
+      const double difference = (ours[i] - theirs[i]).abs().max().item<double>() / scale;
+      QVERIFY2(difference < 1e-5, qPrintable(QString("tensor %1 differs by %2").arg(i).arg(difference)));
     }
+  }
+
+  // The gradients are products whose every element is one lane summing in a fixed order: the
+  // same bits with AVX-512's 16-float registers as with 8. The output is a dot product whose
+  // partial sums are as many as a register's lanes: equal to rounding.
+  void denseLayerGivesTheSameGradientsWithEitherPanelWidth() {
+    torch::manual_seed(17);
+    const torch::Tensor input = torch::randn({37, 3136}), gradOutput = torch::randn({37, 256});
+    if (!chunkedLinearSplits(input, torch::zeros({256, 3136}))) QSKIP("MKL: the dense layer is not ours");
+    if (!panel_product::useWideRegisters()) QSKIP("this CPU has no AVX-512: only the 8-float panels run here");
+    const auto [wide, narrow] = testing::atEitherPanelWidth([&] {
+      torch::manual_seed(18);
+      const torch::Tensor x = input.clone().requires_grad_(true);
+      const torch::Tensor weight = torch::randn({256, 3136}).requires_grad_(true);
+      const torch::Tensor bias = torch::randn({256}).requires_grad_(true);
+      const torch::Tensor output = chunkedLinear(x, weight, bias);
+      output.backward(gradOutput);
+      return std::vector<torch::Tensor>{output.detach(), x.grad(), weight.grad(), bias.grad()};
+    });
+    QVERIFY((wide[0] - narrow[0]).abs().max().item<double>() < 1e-6 * wide[0].abs().max().item<double>());
+    for (std::size_t i = 1; i < wide.size(); ++i) QVERIFY2(torch::equal(wide[i], narrow[i]), qPrintable(QString::number(i)));
+  }
+
+  void denseLayerOfOperandsThatDoNotFitIsRefusedAsLinearRefusesIt() {
+    const torch::Tensor x = torch::randn({4, 12}), weight = torch::randn({5, 13}), bias = torch::randn({5});
+    QVERIFY_THROWS_EXCEPTION(c10::Error, chunkedLinear(x, weight, bias));
   }
 
   void chunkedDenseLayerGivesTheSameNumbersOnAnyThreadCount() {

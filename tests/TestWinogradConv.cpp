@@ -8,6 +8,7 @@
 
 #include "core/models/Classifier.h"
 #include "core/models/ModelRegistry.h"
+#include "core/models/PanelWidth.h"
 #include "core/models/WinogradConv.h"
 #include "tests/AutogradChecks.h"
 #include "tests/TensorChecks.h"
@@ -92,6 +93,25 @@ class TestWinogradConv final : public QObject {
       output.backward(gradOutput);
       return std::vector<torch::Tensor>{output.detach(), x.grad(), weight.grad(), bias.grad()};
     }));
+  }
+
+  // Each output is one vector lane summing in the same order whatever the register's width:
+  // AVX-512's 16-float panels give the 8-float panels' numbers bit for bit.
+  void givesTheSameNumbersWithEitherPanelWidth() {
+    if (!panel_product::useWideRegisters()) QSKIP("this CPU has no AVX-512: only the 8-float panels run here");
+    torch::manual_seed(15);
+    const torch::Tensor input = torch::randn({9, 32, 14, 14}).contiguous(torch::MemoryFormat::ChannelsLast);
+    const torch::Tensor gradOutput = torch::randn({9, 64, 14, 14});
+    const auto [wide, narrow] = testing::atEitherPanelWidth([&] {
+      torch::manual_seed(16);
+      const torch::Tensor x = input.clone().requires_grad_(true);
+      const torch::Tensor weight = torch::randn({64, 32, 3, 3}).requires_grad_(true);
+      const torch::Tensor bias = torch::randn({64}).requires_grad_(true);
+      const torch::Tensor output = conv3x3SamePadded(x, weight, bias);
+      output.backward(gradOutput);
+      return std::vector<torch::Tensor>{output.detach(), x.grad(), weight.grad(), bias.grad()};
+    });
+    for (std::size_t i = 0; i < wide.size(); ++i) QVERIFY2(torch::equal(wide[i], narrow[i]), qPrintable(QString::number(i)));
   }
 
   void propagatesNaNAsConv2dDoes() {

@@ -27,6 +27,10 @@ inline constexpr char kStackedConv[] = "ENSEMBLELAB_STACKED_CONV";
 /// "channels-last": the stacked CNN's activations and filters are channels-last on a GPU
 /// (default NCHW); an experiment measured by bench/gpu_layers_ab.sh.
 inline constexpr char kStackedLayout[] = "ENSEMBLELAB_STACKED_LAYOUT";
+/// "8": the CPU loops' matrix products hold 8 floats a register even where the CPU has
+/// AVX-512's 16 (core/models/PanelProduct.h): to measure what the wide ones gain, or to test
+/// the 8-float panels on such a machine.
+inline constexpr char kCpuVectorFloats[] = "ENSEMBLELAB_CPU_VECTOR_FLOATS";
 
 // torchrun's (torch.distributed.run), read when the CLI's group flags are absent.
 inline constexpr char kWorldSize[] = "WORLD_SIZE";

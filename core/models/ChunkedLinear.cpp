@@ -4,9 +4,9 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
-#include <algorithm>
-
 #include "core/common/AutocastState.h"
+#include "core/models/DenseLoops.h"
+#include "core/models/PanelWidth.h"
 
 namespace ensemble {
 namespace {
@@ -14,24 +14,14 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
-/// Chunks per product. Each chunk packs the other operand again for the BLAS kernel (the
-/// weight, 3.2 MB, for the output's rows), so more chunks cost more than they spread.
-constexpr int64_t kDenseChunks = 2;
+/// Rows per chunk that a thread takes at a time. No sum runs across rows (of the batch, or of
+/// the weight for its gradient), so where the chunks fall changes no number.
+constexpr int64_t kDenseRowsPerChunk = 8;
 
-/// Calls product(first, count) for each of kDenseChunks chunks of `rows` rows, side by side.
-template <typename Product>
-void forEachDenseChunk(int64_t rows, const Product& product) {
-  const int64_t perChunk = std::max<int64_t>(1, (rows + kDenseChunks - 1) / kDenseChunks);
-  const int64_t chunks = (rows + perChunk - 1) / perChunk;
-  at::parallel_for(0, chunks, 1, [&](int64_t firstChunk, int64_t lastChunk) {
-    // Grad mode is per thread, and OpenMP's threads do not inherit the caller's: the products
-    // are plain arithmetic here, the autograd node is this Function.
-    const torch::NoGradGuard noGrad;
-    for (int64_t chunk = firstChunk; chunk < lastChunk; ++chunk) {
-      const int64_t first = chunk * perChunk;
-      product(first, std::min(perChunk, rows - first));
-    }
-  });
+/// Calls rows(first, last) over [0, count) in chunks, side by side on LibTorch's threads.
+template <typename Rows>
+void inChunks(int64_t count, const Rows& rows) {
+  at::parallel_for(0, count, kDenseRowsPerChunk, [&](int64_t first, int64_t last) { rows(first, last); });
 }
 
 class ChunkedLinearFunction final : public torch::autograd::Function<ChunkedLinearFunction> {
@@ -39,10 +29,12 @@ class ChunkedLinearFunction final : public torch::autograd::Function<ChunkedLine
   static torch::Tensor forward(AutogradContext* context, const torch::Tensor& input, const torch::Tensor& weight,
                                const torch::Tensor& bias) {
     const torch::Tensor x = input.detach().contiguous(), w = weight.detach().contiguous();
-    torch::Tensor output = torch::empty({x.size(0), w.size(0)}, x.options());
-    forEachDenseChunk(x.size(0), [&](int64_t first, int64_t count) {
-      torch::Tensor rows = output.narrow(0, first, count);
-      at::addmm_out(rows, bias.detach(), x.narrow(0, first, count), w.t());
+    const torch::Tensor b = bias.detach().contiguous();
+    const dense_loops::DenseShape shape{x.size(0), x.size(1), w.size(0), panel_product::useWideRegisters()};
+    torch::Tensor output = torch::empty({shape.batch, shape.out}, x.options());
+    inChunks(shape.batch, [&](int64_t first, int64_t last) {
+      dense_loops::forwardRows(first, last, x.data_ptr<float>(), w.data_ptr<float>(), b.data_ptr<float>(),
+                               output.data_ptr<float>(), shape);
     });
     context->save_for_backward({x, w});
     return output;
@@ -53,20 +45,19 @@ class ChunkedLinearFunction final : public torch::autograd::Function<ChunkedLine
     const torch::Tensor& x = saved[0];
     const torch::Tensor& w = saved[1];
     const torch::Tensor grad = gradOutputs.front().contiguous();
+    const dense_loops::DenseShape shape{x.size(0), x.size(1), w.size(0), panel_product::useWideRegisters()};
     torch::Tensor gradInput;
     if (context->needs_input_grad(0)) {
       gradInput = torch::empty_like(x);
-      forEachDenseChunk(x.size(0), [&](int64_t first, int64_t count) {
-        torch::Tensor rows = gradInput.narrow(0, first, count);
-        at::mm_out(rows, grad.narrow(0, first, count), w);
+      inChunks(shape.batch, [&](int64_t first, int64_t last) {
+        dense_loops::inputGradientRows(first, last, grad.data_ptr<float>(), w.data_ptr<float>(),
+                                       gradInput.data_ptr<float>(), shape);
       });
     }
-    // Output feature o's weight row is grad[:, o]^T x: chunks of features, each summed over
-    // the whole batch.
     torch::Tensor gradWeight = torch::empty_like(w);
-    forEachDenseChunk(w.size(0), [&](int64_t first, int64_t count) {
-      torch::Tensor rows = gradWeight.narrow(0, first, count);
-      at::mm_out(rows, grad.narrow(1, first, count).t(), x);
+    inChunks(shape.out, [&](int64_t first, int64_t last) {
+      dense_loops::weightGradientRows(first, last, grad.data_ptr<float>(), x.data_ptr<float>(),
+                                      gradWeight.data_ptr<float>(), shape);
     });
     return {gradInput, gradWeight, grad.sum(0)};
   }
@@ -76,12 +67,14 @@ class ChunkedLinearFunction final : public torch::autograd::Function<ChunkedLine
 
 bool chunkedLinearSplits(const torch::Tensor& input, const torch::Tensor& weight) {
   const auto isCpuFloat = [](const torch::Tensor& t) { return t.is_cpu() && t.scalar_type() == torch::kFloat32; };
-  return isCpuFloat(input) && isCpuFloat(weight) && input.dim() == 2 && weight.dim() == 2 && !at::hasMKL() &&
-         !autocastEnabled(false);
+  // Operands that do not fit each other go to torch::linear, which says what is wrong.
+  return isCpuFloat(input) && isCpuFloat(weight) && input.dim() == 2 && weight.dim() == 2 &&
+         input.size(1) == weight.size(1) && !at::hasMKL() && !autocastEnabled(false);
 }
 
 torch::Tensor chunkedLinear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias) {
-  if (chunkedLinearSplits(input, weight) && bias.defined() && bias.scalar_type() == torch::kFloat32) {
+  if (chunkedLinearSplits(input, weight) && bias.defined() && bias.scalar_type() == torch::kFloat32 &&
+      bias.dim() == 1 && bias.size(0) == weight.size(0)) {
     return ChunkedLinearFunction::apply(input, weight, bias);
   }
   return torch::linear(input, weight, bias);

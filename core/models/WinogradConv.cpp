@@ -8,6 +8,7 @@
 
 #include "core/common/AutocastState.h"
 #include "core/models/OrderedChunkSum.h"
+#include "core/models/PanelWidth.h"
 #include "core/models/WinogradLoops.h"
 
 namespace ensemble {
@@ -27,6 +28,7 @@ wino::WinogradShape winogradShapeOf(const torch::Tensor& input, int64_t outChann
   shape.width = input.size(3);
   shape.inChannels = input.size(1);
   shape.outChannels = outChannels;
+  shape.wideRegisters = panel_product::useWideRegisters();
   return shape;
 }
 

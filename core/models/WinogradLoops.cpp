@@ -7,6 +7,7 @@
 
 #include "core/common/CpuClones.h"
 #include "core/common/FloatVector.h"
+#include "core/models/PanelProduct.h"
 
 // Built with -ffp-contract=fast (core/CMakeLists.txt): `acc += a * b` is one fused
 // multiply-add where the CPU has it. Results differ from LibTorch's convolution in the last
@@ -23,6 +24,7 @@ namespace {
 #define kAlwaysInline __attribute__((always_inline)) inline
 
 using Vec = FloatVector;
+using panel_product::product;
 static_assert(kFloatVectorWidth == kChannelBlock, "a channel block is one vector");
 inline Vec load(const float* from) { return loadFloats(from); }
 inline void store(float* to, Vec v) { storeFloats(to, v); }
@@ -81,69 +83,6 @@ inline void transform2d(const T (&in)[In * In], T (&out)[Out * Out], const Trans
     transform(line, result);
     for (int p = 0; p < Out; ++p) out[o * Out + p] = result[p];
   }
-}
-
-/// C (rows x cols) = or += A (rows x inner) B (inner x cols), for Rows rows of C and Vecs
-/// registers' worth of its columns, all held in registers (Rows * Vecs accumulators) while the
-/// inner dimension streams past. A's element (r, i) is a[r * aRow + i * aInner], so one kernel
-/// serves A and A^T.
-template <int Rows, int Vecs>
-kAlwaysInline void productPanel(int64_t inner, const float* a, int64_t aRow,
-                                                        int64_t aInner, const float* b, int64_t bRow,
-                                                        float* c, int64_t cRow, bool accumulate) {
-  Vec acc[Rows][Vecs];
-  for (int r = 0; r < Rows; ++r) {
-    for (int v = 0; v < Vecs; ++v) acc[r][v] = accumulate ? load(c + r * cRow + v * kChannelBlock) : Vec{};
-  }
-  for (int64_t i = 0; i < inner; ++i) {
-    Vec bv[Vecs];
-    for (int v = 0; v < Vecs; ++v) bv[v] = load(b + i * bRow + v * kChannelBlock);
-    for (int r = 0; r < Rows; ++r) {
-      // A scalar times a vector: one broadcast from memory (building the vector by hand,
-      // `Vec{} + x` or `Vec{x, ..., x}`, came out as an add or eight inserts in the clones, and
-      // halved the products' speed).
-      const float av = a[r * aRow + i * aInner];
-      for (int v = 0; v < Vecs; ++v) acc[r][v] += av * bv[v];
-    }
-  }
-  for (int r = 0; r < Rows; ++r) {
-    for (int v = 0; v < Vecs; ++v) store(c + r * cRow + v * kChannelBlock, acc[r][v]);
-  }
-}
-
-/// Four rows by two registers: 8 accumulators, 2 loads and 4 broadcasts per 8 multiply-adds,
-/// within an AVX2 core's 16 registers. It makes 94 GFLOP/s on the CNN's shapes on one Zen 3
-/// core, as much as OpenBLAS's large sgemm there; six rows made 90.
-constexpr int kPanelRows = 4;
-
-template <int Vecs>
-kAlwaysInline void productRows(int64_t rows, int64_t inner, const float* a, int64_t aRow, int64_t aInner,
-                        const float* b, int64_t bRow, float* c, int64_t cRow, bool accumulate) {
-  int64_t r = 0;
-  for (; r + kPanelRows <= rows; r += kPanelRows) {
-    productPanel<kPanelRows, Vecs>(inner, a + r * aRow, aRow, aInner, b, bRow, c + r * cRow, cRow, accumulate);
-  }
-  const float* const aRest = a + r * aRow;
-  float* const cRest = c + r * cRow;
-  switch (rows - r) {
-    case 5: productPanel<5, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
-    case 4: productPanel<4, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
-    case 3: productPanel<3, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
-    case 2: productPanel<2, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
-    case 1: productPanel<1, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
-    default: break;
-  }
-}
-
-/// C (rows x cols, row stride cols) = or += A B, cols a multiple of kChannelBlock, B's row
-/// stride cols. The order of every sum is fixed by the shapes alone.
-kAlwaysInline void product(int64_t rows, int64_t inner, int64_t cols, const float* a, int64_t aRow,
-                    int64_t aInner, const float* b, float* c, bool accumulate) {
-  int64_t column = 0;
-  for (; column + 2 * kChannelBlock <= cols; column += 2 * kChannelBlock) {
-    productRows<2>(rows, inner, a, aRow, aInner, b + column, cols, c + column, cols, accumulate);
-  }
-  if (column < cols) productRows<1>(rows, inner, a, aRow, aInner, b + column, cols, c + column, cols, accumulate);
 }
 
 /// Tiles per block: the block's transformed input and products stay in the core's L2 cache
@@ -288,6 +227,7 @@ ENSEMBLELAB_WINOGRAD_CLONES void forwardImages(int64_t first, int64_t last, cons
                                                const float* transformed, const float* bias,
                                                float* output, const WinogradShape& shape) {
   const int64_t in = shape.inChannels, out = shape.outChannels;
+  const bool wide = shape.wideRegisters;
   const float* const zeros = threadZeros(in);
   float* const v = threadScratch(0, kFrequencies * kTilesPerBlock * in);
   float* const m = threadScratch(1, kFrequencies * kTilesPerBlock * out);
@@ -296,8 +236,8 @@ ENSEMBLELAB_WINOGRAD_CLONES void forwardImages(int64_t first, int64_t last, cons
     const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
     transformInputs(firstTile, tiles, input, zeros, v, shape);
     for (int f = 0; f < kFrequencies; ++f) {
-      product(tiles, in, out, v + f * kTilesPerBlock * in, in, 1, transformed + f * in * out,
-              m + f * kTilesPerBlock * out, false);
+      product(tiles, in, out, v + f * kTilesPerBlock * in, in, 1, transformed + f * in * out, out,
+              m + f * kTilesPerBlock * out, out, false, wide);
     }
     for (int64_t t = 0; t < tiles; ++t) {
       const TilePlace place = placeOf(firstTile + t, shape);
@@ -326,6 +266,7 @@ ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, con
                                                 float* gradBias, const WinogradShape& shape) {
   const int64_t in = shape.inChannels, out = shape.outChannels;
   const int64_t imageSize = shape.height * shape.width;
+  const bool wide = shape.wideRegisters;
   std::fill(gradInput + first * imageSize * in, gradInput + last * imageSize * in, 0.f);
   std::fill(gradTransformed, gradTransformed + kFrequencies * in * out, 0.f);
   std::fill(gradBias, gradBias + out, 0.f);
@@ -361,10 +302,10 @@ ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, con
       const float* vf = v + f * kTilesPerBlock * in;
       const float* gradMf = gradM + f * kTilesPerBlock * out;
       // The transformed weights' gradient: V^T dM, summed over the tiles of every block.
-      product(in, tiles, out, vf, 1, in, gradMf, gradTransformed + f * in * out, true);
+      product(in, tiles, out, vf, 1, in, gradMf, out, gradTransformed + f * in * out, out, true, wide);
       // The transformed input's gradient: dM U^T.
-      product(tiles, out, in, gradMf, out, 1, transposed + f * out * in, gradV + f * kTilesPerBlock * in,
-              false);
+      product(tiles, out, in, gradMf, out, 1, transposed + f * out * in, in, gradV + f * kTilesPerBlock * in, in,
+              false, wide);
     }
     // Back to pixels, B dV B^T, added where tiles overlap; outside the image it is dropped.
     for (int64_t t = 0; t < tiles; ++t) {

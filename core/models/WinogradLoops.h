@@ -25,6 +25,7 @@ constexpr int64_t kFrequencies = 16;
 struct WinogradShape {
   int64_t height = 0, width = 0;            ///< of the images and of the output
   int64_t inChannels = 0, outChannels = 0;  ///< multiples of kChannelBlock
+  bool wideRegisters = false;               ///< panel_product::useWideRegisters()
   int64_t tilesHigh() const { return (height + 1) / 2; }
   int64_t tilesWide() const { return (width + 1) / 2; }
   int64_t tilesPerImage() const { return tilesHigh() * tilesWide(); }
