@@ -112,6 +112,23 @@ class TestCheckpointResume final : public QObject {
     QCOMPARE(ensembleOf(dir.path()).dump(), ensembleOf(m_reference.path()).dump());
   }
 
+  // config.json deleted by hand: the resume writes it back as it was, from the checkpoint.
+  void aRemovedConfigJsonComesBackOnResume() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString();
+    {
+      RunControl control;
+      testing::StopAtStep stopper(control, 3);
+      auto trainer = Trainer::create(resumableConfig(), path, testing::syntheticData());
+      EXPECT_STATUS(trainer->run(&stopper, &control), RunStatus::Stopped);
+    }
+    const QByteArray written = fileBytes(dir.filePath("config.json"));
+    QVERIFY(!written.isEmpty() && QFile::remove(dir.filePath("config.json")));
+    auto resumed = Trainer::open(path, testing::syntheticData());
+    REQUIRE_COMPLETED(resumed->run(nullptr, nullptr));
+    QCOMPARE(fileBytes(dir.filePath("config.json")), written);
+  }
+
   void damagedCheckpointsAreRefused_data() {
     QTest::addColumn<QString>("damage");
     QTest::addColumn<QString>("expected");

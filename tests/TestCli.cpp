@@ -585,7 +585,7 @@ class TestCli final : public QObject {
     environment.insert("LD_DEBUG_OUTPUT", dir.filePath("bindings"));
     process.setProcessEnvironment(environment);
     process.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--epochs", "1", "--train-limit", "256",
-                                         "--devices", "cpu", "--out", dir.filePath("run")});
+                                         "--mode", "single", "--devices", "cpu", "--out", dir.filePath("run")});
     QVERIFY(process.waitForFinished(300000));
     QCOMPARE(process.exitCode(), 0);
     const QRegularExpression binding(R"(binding file \S*ensemble-lab-cli \[0\] to (\S+) .*symbol `(_ZN\S*filesystem\S*)')");
@@ -647,6 +647,8 @@ class TestCli final : public QObject {
         << QStringList{"devices", "--check", "--timeout", "soon"} << "--timeout expects a number, got 'soon'" << 1;
     QTest::newRow("deterministic neither on nor off") << (QStringList{"train", "--deterministic", "mostly"} + quick)
                                                       << "--deterministic takes on or off, got 'mostly'" << 1;
+    QTest::newRow("an ensemble of one") << (QStringList{"train", "--mode", "ensemble", "--devices", "cpu"} + quick)
+                                        << "an ensemble needs two members or more, but the devices (cpu) hold one" << 1;
     QTest::newRow("missing device") << (QStringList{"train", "--devices", "cuda:0"} + quick) << "does not exist" << 1;
     QTest::newRow("malformed config") << (QStringList{"train", "--config", "@broken/config.json"} + quick) << "is not valid JSON" << 1;
     QTest::newRow("resume without checkpoint") << QStringList{"resume", "--run", "@broken"} << "no checkpoint in" << 1;

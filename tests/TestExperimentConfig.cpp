@@ -9,6 +9,7 @@
 #include "core/common/Error.h"
 #include "core/config/ConfigFields.h"
 #include "core/common/FieldMention.h"
+#include "core/common/JsonDuplicateKeys.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/config/RunMode.h"
 #include "core/runs/RunSummary.h"
@@ -353,6 +354,8 @@ class TestExperimentConfig final : public QObject {
     QTest::newRow("unknown key") << QByteArray("{\"learning_rate\": 0.1}") << "unknown key \"learning_rate\"";
     QTest::newRow("wrong type") << QByteArray("{\"batch_size\": \"big\"}") << "\"batch_size\" must be an integer";
     QTest::newRow("unknown mode") << QByteArray("{\"mode\": \"swarm\"}") << "unknown mode 'swarm'";
+    QTest::newRow("a key twice") << QByteArray("{\"lr\": 0.1, \"epochs\": 2, \"lr\": 0.5}")
+                                 << "sets \"lr\" twice in one object; keep one of them";
   }
   void rejectsBadFiles() {
     QFETCH(QByteArray, contents);
@@ -368,6 +371,13 @@ class TestExperimentConfig final : public QObject {
     } catch (const ConfigError& e) {
       QVERIFY2(QString(e.what()).contains(expected), e.what());
     }
+  }
+
+  // The same key in two different objects, or in an object and one inside it, is no duplicate.
+  void duplicateKeysAreFoundInTheirOwnObjectOnly() {
+    QCOMPARE(firstDuplicateKey(R"({"a": {"x": 1}, "b": {"x": 2}, "x": {"x": 3}})"), std::string());
+    QCOMPARE(firstDuplicateKey(R"([{"x": 1, "y": 2}, {"y": 3, "x": 4, "y": 5}])"), std::string("y"));
+    QCOMPARE(firstDuplicateKey(R"({"a": {"x": 1, "x": 1}})"), std::string("x"));
   }
 
   void missingFileIsAConfigError() {

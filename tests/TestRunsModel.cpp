@@ -151,6 +151,25 @@ class TestRunsModel final : public QObject {
     QCOMPARE(cell(model, 0, RunsModel::Status, Qt::ToolTipRole), QString("stopped at step 20"));
   }
 
+  // A test limit above the test set's size: once evaluated, the row shows the images the run
+  // was scored on, not the limit it asked for.
+  void samplesShowTheTestImagesTheRunWasScoredOn() {
+    QTemporaryDir root;
+    const QString run = root.filePath("20260101-000000000-single-cnn");
+    ExperimentConfig config;
+    config.trainLimit = 3000;
+    config.testLimit = 10000;
+    QVERIFY(QDir().mkpath(run) && writeText(run + "/config.json", QByteArray::fromStdString(config.toJson().dump())));
+    RunsModel model;
+    model.scan(root.path());
+    QCOMPARE(cell(model, 0, RunsModel::Samples), QString("3000 / 10000"));  // not yet evaluated
+    RunSummary summary = summaryAfterEpoch(1, 0.7);
+    summary.evaluation->samples = 500;
+    QVERIFY(writeText(run + "/summary.json", QByteArray::fromStdString(summary.toJson().dump())));
+    model.scan(root.path());
+    QCOMPARE(cell(model, 0, RunsModel::Samples), QString("3000 / 500"));
+  }
+
   // The Numerics column: the precision, and a GPU run without deterministic kernels says it
   // does not repeat, with the reason in its tooltip.
   void numericsSayWhetherARunRepeats_data() {

@@ -103,6 +103,13 @@ class TestSweep final : public QObject {
       edited["jobs"][0]["name"] = name;
       QVERIFY2(!refusal([&] { Sweep::fromJson(edited, "sweep.json"); }).isEmpty(), name);
     }
+    // A sweep.json edited by hand to set a key twice is refused, naming the key.
+    QTemporaryDir edited;
+    std::string twice = sweep.toJson().dump();
+    twice.insert(twice.size() - 1, ",\"jobs\":[]");
+    QVERIFY(testing::writeFile(edited.filePath("sweep.json"), QByteArray::fromStdString(twice)));
+    QVERIFY2(refusal([&] { readSweep(edited.path().toStdString()); }).contains("sets \"jobs\" twice"),
+             qPrintable(refusal([&] { readSweep(edited.path().toStdString()); })));
     // A setting by its flag, a folder path as a value: a folder name without separators.
     const Sweep paths = planSweep(ExperimentConfig{}, {parseSweepAxis("batch-size=64"), parseSweepAxis("dataset=/data/a b")});
     QCOMPARE(paths.jobs[0].name, std::string("001-batch_size=64-dataset=_data_a_b"));

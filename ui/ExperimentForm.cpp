@@ -361,8 +361,8 @@ void ExperimentForm::revalidate() {
       // The engine's own rule for the mode (RunMode::checkReplicas), in its words.
       RunMode::of(current.mode).checkReplicas(1, int64_t(devices.size()), current.batchSize, current.devices);
       if (current.mode == TrainingMode::Ensemble && devices.size() == 1) {
-        // The form's own rule: the engine trains an ensemble of one (a rank of a group may
-        // hold one member), but a person who picks one replica wants single mode.
+        // As the engine refuses a new run (checkAnEnsembleHasMembers, core/train/RunSetup.h),
+        // said as the form is filled in: a person who picks one replica wants single mode.
         deviceError = tr("an ensemble needs two members or more: raise the CPU replicas or pick more devices, or "
                          "choose single mode for one model");
       }

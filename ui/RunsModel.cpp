@@ -23,10 +23,13 @@ namespace {
 
 QString number(double value, int decimals) { return QString::number(value, 'f', decimals); }
 
-/// The samples a run used, "3000 / 1000" (train / test), "all" for a whole split.
-QString samplesOf(const ExperimentConfig& c) {
+/// The samples a run used, "3000 / 1000" (train / test), "all" for a whole split. Once it was
+/// evaluated, the test images it was scored on: a limit above the test set's size is not
+/// what the run used.
+QString samplesOf(const ExperimentConfig& c, const EvaluationResult* evaluation = nullptr) {
   const auto split = [](int64_t limit) { return limit > 0 ? QString::number(limit) : QObject::tr("all"); };
-  return QObject::tr("%1 / %2").arg(split(c.trainLimit), split(c.testLimit));
+  return QObject::tr("%1 / %2").arg(split(c.trainLimit), evaluation ? QString::number(evaluation->samples)
+                                                                    : split(c.testLimit));
 }
 
 /// " · 3000 / 1000 images" for a run on part of its dataset; empty for a whole one.
@@ -360,7 +363,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case Momentum: return c.momentum;
     case Batch: return qlonglong(c.batchSize);
     case Epochs: return QString("%1/%2").arg(s ? s->epochsCompleted : 0).arg(c.epochs);
-    case Samples: return samplesOf(c);
+    case Samples: return samplesOf(c, evaluation);
     case TestAccuracy: return evaluation ? number(evaluation->ensemble.accuracy, 4) : QString();
     case EnsembleNll: return evaluation ? number(evaluation->ensemble.nll, 4) : QString();
     case SecondsPerEpoch: return s ? number(s->secondsPerEpoch, 1) : QString();

@@ -11,6 +11,7 @@
 #include "core/common/EnumNames.h"
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
+#include "core/common/JsonDuplicateKeys.h"
 #include "core/config/ConfigFields.h"
 #include "core/config/RunMode.h"
 #include "core/models/ModelRegistry.h"
@@ -149,15 +150,22 @@ ExperimentConfig ExperimentConfig::fromJson(const nlohmann::json& object, const 
 ExperimentConfig ExperimentConfig::fromFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError("cannot open config file " + path + ": " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
   json object;
+  std::string duplicate;
   try {
-    object = json::parse(in);
+    object = parseNotingDuplicateKeys(text.str(), duplicate);
   } catch (const json::parse_error& e) {
     throw ConfigError("config file " + path + " is not valid JSON (at byte " +
                       std::to_string(e.byte) + "); fix it, or write it again by starting a run (" + mention::startRun() + ")");
   } catch (const json::exception& e) {  // found by fuzzing: a number too large for a double
     throw ConfigError("config file " + path + " holds a value JSON cannot represent (" + e.what() +
                       "); fix it, or write it again by starting a run (" + mention::startRun() + ")");
+  }
+  if (!duplicate.empty()) {
+    throw ConfigError("config file " + path + " sets \"" + duplicate + "\" twice in one object; keep one of them "
+                      "(JSON readers differ on which one counts)");
   }
   return fromJson(object, path);
 }

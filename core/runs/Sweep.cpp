@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "core/common/EnumNames.h"
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
+#include "core/common/JsonDuplicateKeys.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/RunDirectory.h"
 #include "core/runs/RunSummary.h"
@@ -198,11 +200,18 @@ Sweep readSweep(const std::string& folder) {
   const std::string path = folder + "/" + kFileName;
   std::ifstream in(path);
   if (!in) throw ConfigError(folder + " holds no sweep (no " + kFileName + "); start one with " + mention::startSweep());
+  std::stringstream text;
+  text << in.rdbuf();
   nlohmann::json json;
+  std::string duplicate;
   try {
-    json = nlohmann::json::parse(in);
+    json = parseNotingDuplicateKeys(text.str(), duplicate);
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(path + " is not valid JSON (" + std::string(e.what()) + ")");
+  }
+  if (!duplicate.empty()) {
+    throw ConfigError(path + " sets \"" + duplicate + "\" twice in one object; keep one of them (JSON readers "
+                      "differ on which one counts)");
   }
   return Sweep::fromJson(json, path);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/train/RunRecorder.h"
 
+#include <filesystem>
+
 #include <torch/torch.h>
 
 #include "core/comm/Communicator.h"
@@ -63,7 +65,12 @@ void RunRecorder::open(bool resumed, RunState& state) {
   if (!leader()) return;
   m_directory.create();
   if (resumed) removeIncompleteCheckpoints(m_directory.checkpointsPath());
-  if (!resumed) RunDirectory::writeJson(m_directory.configPath(), m_config.toJson());
+  // A resumed run whose config.json was removed gets it back from the checkpoint's copy: the
+  // window, eval and `train --config` read it.
+  std::error_code missing;
+  if (!resumed || !std::filesystem::exists(m_directory.configPath(), missing)) {
+    RunDirectory::writeJson(m_directory.configPath(), m_config.toJson());
+  }
   // A resumed run keeps the rows its checkpoint had seen (dropping any written after it,
   // or torn by a crash); a new run starts an empty file.
   m_metrics = std::make_unique<MetricsCsvWriter>(m_directory.metricsPath(),

@@ -13,6 +13,7 @@ namespace ensemble {
 
 void RunSession::prepare() {
   devices = resolveRunDevices(config, group);
+  if (created) checkAnEnsembleHasMembers(config.mode, devices.size(), group, formatDevices(devices));
   config.memberForm = resolveMemberForm(config, devices);  // what config.json and the step see
   config.cudaGraphs = resolveCudaGraphs(config, devices, group.distributed(), cudaGraphsBuilt());
   config.evalBatchSize = evalBatchSizeFor(config.evalBatchSize, everyDeviceIsGpu(devices));
@@ -44,6 +45,7 @@ std::unique_ptr<RunSession> createRunSession(ExperimentConfig config, std::strin
   session->group = group;
   session->runPath = std::move(runDirectory);
   session->data = std::move(data);
+  session->created = true;
   session->prepare();
   initialiseReplicasFrom(session->replicas, session->config, session->communicator->firstReplica(), session->memberCount());
   // Record the devices actually used, so config.json replays the same run, and a dataset

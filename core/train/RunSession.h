@@ -64,6 +64,9 @@ struct RunSession {
   std::unique_ptr<RunRecorder> recorder;
   RunState state;
   bool resumed = false;
+  /// Being created (not opened from a checkpoint): an ensemble must have two members. A run
+  /// an older version trained as an ensemble of one still opens.
+  bool created = false;
   /// Opened to evaluate on another dataset: its training split may be any size, and the
   /// run cannot train on it.
   bool evaluationOnly = false;
