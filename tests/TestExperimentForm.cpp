@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The setup panel marks invalid fields with the engine's reason and reports validity
 // (which is what enables Start); the setup survives a restart through QSettings.
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -89,6 +92,24 @@ class TestExperimentForm final : public QObject {
     QVERIFY2(note->fontMetrics().horizontalAdvance(note->text()) <= note->contentsRect().width(), qPrintable(note->text()));
     QVERIFY(note->text().startsWith("No GPU: "));
     QCOMPARE(note->text().count('\n'), 0);
+  }
+
+  // In a narrow panel a long device name is elided, not scrolled sideways: no horizontal scroll
+  // bar eats the list's height, and every device's row is whole in view, its name in a tooltip.
+  void everyDeviceRowIsWholeInANarrowPanel() {
+    ExperimentForm form;
+    form.resize(300, 700);
+    form.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&form));
+    QListWidget* list = form.deviceList();
+    QVERIFY(!list->horizontalScrollBar()->isVisible());
+    for (int i = 0; i < std::min(4, list->count()); ++i) {
+      const QRect row = list->visualItemRect(list->item(i));
+      QVERIFY2(row.top() >= 0 && row.bottom() < list->viewport()->height(),
+               qPrintable(QString("row %1 (%2 px from %3) is cut at %4 px").arg(i).arg(row.height()).arg(row.top())
+                              .arg(list->viewport()->height())));
+      QCOMPARE(list->item(i)->toolTip(), list->item(i)->text());
+    }
   }
 
   void invalidFieldsAreMarkedWithTheReason_data() {

@@ -146,11 +146,17 @@ ExperimentForm::ExperimentForm(QWidget* parent)
     text += device.cores > 0 ? QString(" (%1 cores, %2)").arg(device.cores).arg(gib(device.memoryBytes))
                              : QString(" (%1)").arg(gib(device.memoryBytes));
     auto* item = new QListWidgetItem(text, m_devices);
+    item->setToolTip(text);  // the row may be elided in a narrow panel
     item->setData(Qt::UserRole, id);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(id == "cpu" ? Qt::Checked : Qt::Unchecked);
   }
-  m_devices->setMaximumHeight(24 * std::min(4, m_devices->count()) + 8);
+  // Up to four rows without scrolling; a long device name is elided rather than scrolled
+  // sideways (a horizontal scroll bar took most of a one-row list's height).
+  m_devices->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_devices->setTextElideMode(Qt::ElideMiddle);
+  m_devices->setMaximumHeight(m_devices->sizeHintForRow(0) * std::min(4, m_devices->count()) +
+                              2 * m_devices->frameWidth() + 2);
   m_cpuReplicas->setRange(1, kMaxCpuReplicas);
   m_cpuReplicas->setValue(4);  // the CPU's replicas when it is picked: the ensemble's default
   m_cpuReplicas->setToolTip(tr("Replicas on the CPU: ensemble members or data-parallel shards"));
