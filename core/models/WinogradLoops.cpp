@@ -18,10 +18,8 @@
 namespace ensemble::winograd_loops {
 namespace {
 
-// Everything the cloned functions below call is inlined into them, so it is built for each
-// clone's instruction set: a helper left out of line is built once, for the baseline, and the
-// product's accumulators then live in memory (10x slower, measured).
-#define kAlwaysInline __attribute__((always_inline)) inline
+// Everything the cloned functions below call is inlined into them (ENSEMBLELAB_ALWAYS_INLINE,
+// PanelProduct.h), so it is built for each clone's instruction set.
 
 using Vec = FloatVector;
 using panel_product::product;
@@ -121,8 +119,8 @@ void inputWindow(const float* images, const float* zeros, int64_t channels, cons
 }
 
 /// B^T d B of every tile in [firstTile, firstTile + tiles), into v [16][kTilesPerBlock][in].
-kAlwaysInline void transformInputs(int64_t firstTile, int64_t tiles, const float* input, const float* zeros,
-                            float* v, const WinogradShape& shape) {
+ENSEMBLELAB_ALWAYS_INLINE void transformInputs(int64_t firstTile, int64_t tiles, const float* input,
+                                               const float* zeros, float* v, const WinogradShape& shape) {
   const int64_t channels = shape.inChannels;
   for (int64_t t = 0; t < tiles; ++t) {
     const float* pixels[16];
