@@ -7,6 +7,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -29,6 +30,22 @@ inline bool graphHas(const torch::Tensor& output, const std::string& name) {
     }
   }
   return false;
+}
+
+/// layer(x, weight, bias) with x a copy of `input`, a weight of `weightShape` and a bias (one
+/// per output) drawn after torch::manual_seed(seed), then backward from `gradOutput`: the
+/// output and the gradients of x, the weight and the bias.
+template <typename Layer>
+std::vector<torch::Tensor> layerAndGradients(const Layer& layer, const torch::Tensor& input,
+                                             const std::vector<int64_t>& weightShape, const torch::Tensor& gradOutput,
+                                             std::uint64_t seed) {
+  torch::manual_seed(seed);
+  const torch::Tensor x = input.clone().requires_grad_(true);
+  const torch::Tensor weight = torch::randn(weightShape).requires_grad_(true);
+  const torch::Tensor bias = torch::randn({weightShape.front()}).requires_grad_(true);
+  const torch::Tensor output = layer(x, weight, bias);
+  output.backward(gradOutput);
+  return {output.detach(), x.grad(), weight.grad(), bias.grad()};
 }
 
 /// Runs `work` (it returns the tensors it computed) on 1, 2 and 3 LibTorch threads, then puts

@@ -256,13 +256,7 @@ class TestModels final : public QObject {
     if (!chunkedLinearSplits(input, torch::zeros({256, 3136}))) QSKIP("MKL: the dense layer is not ours");
     if (!panel_product::useWideRegisters()) QSKIP("this CPU has no AVX-512: only the 8-float panels run here");
     const auto [wide, narrow] = testing::atEitherPanelWidth([&] {
-      torch::manual_seed(18);
-      const torch::Tensor x = input.clone().requires_grad_(true);
-      const torch::Tensor weight = torch::randn({256, 3136}).requires_grad_(true);
-      const torch::Tensor bias = torch::randn({256}).requires_grad_(true);
-      const torch::Tensor output = chunkedLinear(x, weight, bias);
-      output.backward(gradOutput);
-      return std::vector<torch::Tensor>{output.detach(), x.grad(), weight.grad(), bias.grad()};
+      return testing::layerAndGradients(chunkedLinear, input, {256, 3136}, gradOutput, 18);
     });
     QVERIFY((wide[0] - narrow[0]).abs().max().item<double>() < 1e-6 * wide[0].abs().max().item<double>());
     for (std::size_t i = 1; i < wide.size(); ++i) QVERIFY2(torch::equal(wide[i], narrow[i]), qPrintable(QString::number(i)));
@@ -284,13 +278,7 @@ class TestModels final : public QObject {
       QSKIP("MKL: the dense layer is not ours to split (chunkedLinearSplits)");
     }
     QVERIFY(testing::sameOnAnyThreadCount([&] {
-      torch::manual_seed(14);
-      const torch::Tensor x = input.clone().requires_grad_(true);
-      const torch::Tensor weight = torch::randn({256, 3136}).requires_grad_(true);
-      const torch::Tensor bias = torch::randn({256}).requires_grad_(true);
-      const torch::Tensor output = chunkedLinear(x, weight, bias);
-      output.backward(gradOutput);
-      return std::vector<torch::Tensor>{output.detach(), x.grad(), weight.grad(), bias.grad()};
+      return testing::layerAndGradients(chunkedLinear, input, {256, 3136}, gradOutput, 14);
     }));
   }
 

@@ -85,13 +85,7 @@ class TestWinogradConv final : public QObject {
     const torch::Tensor input = torch::randn({37, 32, 14, 14}).contiguous(torch::MemoryFormat::ChannelsLast);
     const torch::Tensor gradOutput = torch::randn({37, 64, 14, 14});
     QVERIFY(testing::sameOnAnyThreadCount([&] {
-      torch::manual_seed(14);
-      const torch::Tensor x = input.clone().requires_grad_(true);
-      const torch::Tensor weight = torch::randn({64, 32, 3, 3}).requires_grad_(true);
-      const torch::Tensor bias = torch::randn({64}).requires_grad_(true);
-      const torch::Tensor output = conv3x3SamePadded(x, weight, bias);
-      output.backward(gradOutput);
-      return std::vector<torch::Tensor>{output.detach(), x.grad(), weight.grad(), bias.grad()};
+      return testing::layerAndGradients(conv3x3SamePadded, input, {64, 32, 3, 3}, gradOutput, 14);
     }));
   }
 
@@ -103,13 +97,7 @@ class TestWinogradConv final : public QObject {
     const torch::Tensor input = torch::randn({9, 32, 14, 14}).contiguous(torch::MemoryFormat::ChannelsLast);
     const torch::Tensor gradOutput = torch::randn({9, 64, 14, 14});
     const auto [wide, narrow] = testing::atEitherPanelWidth([&] {
-      torch::manual_seed(16);
-      const torch::Tensor x = input.clone().requires_grad_(true);
-      const torch::Tensor weight = torch::randn({64, 32, 3, 3}).requires_grad_(true);
-      const torch::Tensor bias = torch::randn({64}).requires_grad_(true);
-      const torch::Tensor output = conv3x3SamePadded(x, weight, bias);
-      output.backward(gradOutput);
-      return std::vector<torch::Tensor>{output.detach(), x.grad(), weight.grad(), bias.grad()};
+      return testing::layerAndGradients(conv3x3SamePadded, input, {64, 32, 3, 3}, gradOutput, 16);
     });
     for (std::size_t i = 0; i < wide.size(); ++i) QVERIFY2(torch::equal(wide[i], narrow[i]), qPrintable(QString::number(i)));
   }
