@@ -126,7 +126,7 @@ RunFinishedEvent trainAndReport(Trainer& trainer) {
 
 std::string inFlags(const std::string& message, const std::string& command) {
   std::string output;  // train's (and sweep's) --out DIR is phraseMessage's own
-  if (command == "resume") output = "--run DIR, a run folder you can write to";
+  if (command == "resume") output = "--run DIR";
   if (command == "predict") output = "--out FILE.csv";
   if (command == "export") output = "--to, --table, --curves or --tensorboard";
   return phraseMessage(message, FieldNaming::Flags, output);
