@@ -375,9 +375,17 @@ class TestExperimentConfig final : public QObject {
 
   // The same key in two different objects, or in an object and one inside it, is no duplicate.
   void duplicateKeysAreFoundInTheirOwnObjectOnly() {
-    QCOMPARE(firstDuplicateKey(R"({"a": {"x": 1}, "b": {"x": 2}, "x": {"x": 3}})"), std::string());
-    QCOMPARE(firstDuplicateKey(R"([{"x": 1, "y": 2}, {"y": 3, "x": 4, "y": 5}])"), std::string("y"));
-    QCOMPARE(firstDuplicateKey(R"({"a": {"x": 1, "x": 1}})"), std::string("x"));
+    const auto duplicate = [](const char* text) {
+      try {
+        parseRefusingDuplicateKeys(text, "t");
+        return std::string();
+      } catch (const ConfigError& e) {
+        return std::string(e.what());
+      }
+    };
+    QCOMPARE(duplicate(R"({"a": {"x": 1}, "b": {"x": 2}, "x": {"x": 3}})"), std::string());
+    QVERIFY(duplicate(R"([{"x": 1, "y": 2}, {"y": 3, "x": 4, "y": 5}])").find("sets \"y\" twice") != std::string::npos);
+    QVERIFY(duplicate(R"({"a": {"x": 1, "x": 1}})").find("sets \"x\" twice") != std::string::npos);
   }
 
   void missingFileIsAConfigError() {

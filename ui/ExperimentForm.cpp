@@ -366,12 +366,7 @@ void ExperimentForm::revalidate() {
       const auto devices = parseDeviceSpec(current.devices, cudaDeviceCount(), whyNoCudaDevice());
       // The engine's own rule for the mode (RunMode::checkReplicas), in its words.
       RunMode::of(current.mode).checkReplicas(1, int64_t(devices.size()), current.batchSize, current.devices);
-      if (current.mode == TrainingMode::Ensemble && devices.size() == 1) {
-        // As the engine refuses a new run (checkAnEnsembleHasMembers, core/train/RunSetup.h),
-        // said as the form is filled in: a person who picks one replica wants single mode.
-        deviceError = tr("an ensemble needs two members or more: raise the CPU replicas or pick more devices, or "
-                         "choose single mode for one model");
-      }
+      checkNewEnsembleHasMembers(current.mode, 1, int64_t(devices.size()), formatDevices(devices));
     } catch (const Error& e) {
       deviceError = inLabels(e.what());
     }

@@ -4,12 +4,14 @@
 #include <set>
 #include <vector>
 
+#include "core/common/Error.h"
+
 namespace ensemble {
 
-nlohmann::json parseNotingDuplicateKeys(const std::string& text, std::string& duplicate) {
+nlohmann::json parseRefusingDuplicateKeys(const std::string& text, const std::string& what) {
   using Event = nlohmann::json::parse_event_t;
   std::vector<std::set<std::string>> openObjects;  // the keys seen so far in each enclosing object
-  duplicate.clear();
+  std::string duplicate;
   const nlohmann::json::parser_callback_t check = [&](int, Event event, nlohmann::json& parsed) {
     if (event == Event::object_start) openObjects.emplace_back();
     if (event == Event::object_end) openObjects.pop_back();
@@ -18,13 +20,12 @@ nlohmann::json parseNotingDuplicateKeys(const std::string& text, std::string& du
     }
     return true;  // every value kept: the result is json::parse's
   };
-  return nlohmann::json::parse(text, check);
-}
-
-std::string firstDuplicateKey(const std::string& text) {
-  std::string duplicate;
-  parseNotingDuplicateKeys(text, duplicate).clear();
-  return duplicate;
+  nlohmann::json json = nlohmann::json::parse(text, check);
+  if (!duplicate.empty()) {
+    throw ConfigError(what + " sets \"" + duplicate + "\" twice in one object; keep one of them (JSON readers differ "
+                      "on which one counts)");
+  }
+  return json;
 }
 
 }  // namespace ensemble

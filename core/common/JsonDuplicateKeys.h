@@ -9,11 +9,9 @@
 
 namespace ensemble {
 
-/// `text` parsed as nlohmann::json::parse parses it (and throwing as it throws), with the first
-/// key found twice in one object in `duplicate` ("" where none is).
-nlohmann::json parseNotingDuplicateKeys(const std::string& text, std::string& duplicate);
-
-/// The first key found twice in one object of JSON `text`, or "" where none is.
-std::string firstDuplicateKey(const std::string& text);
+/// `text` parsed as nlohmann::json::parse parses it (and throwing its exceptions where `text`
+/// is not JSON). Where one object holds a key twice, throws ConfigError: "`what` sets "lr"
+/// twice in one object; ...". Keys are counted per object: one in two objects is no duplicate.
+nlohmann::json parseRefusingDuplicateKeys(const std::string& text, const std::string& what);
 
 }  // namespace ensemble

@@ -153,19 +153,14 @@ ExperimentConfig ExperimentConfig::fromFile(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   json object;
-  std::string duplicate;
   try {
-    object = parseNotingDuplicateKeys(text.str(), duplicate);
+    object = parseRefusingDuplicateKeys(text.str(), "config file " + path);
   } catch (const json::parse_error& e) {
     throw ConfigError("config file " + path + " is not valid JSON (at byte " +
                       std::to_string(e.byte) + "); fix it, or write it again by starting a run (" + mention::startRun() + ")");
   } catch (const json::exception& e) {  // found by fuzzing: a number too large for a double
     throw ConfigError("config file " + path + " holds a value JSON cannot represent (" + e.what() +
                       "); fix it, or write it again by starting a run (" + mention::startRun() + ")");
-  }
-  if (!duplicate.empty()) {
-    throw ConfigError("config file " + path + " sets \"" + duplicate + "\" twice in one object; keep one of them "
-                      "(JSON readers differ on which one counts)");
   }
   return fromJson(object, path);
 }

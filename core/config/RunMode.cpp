@@ -89,4 +89,12 @@ const RunMode& RunMode::of(TrainingMode mode) {
   return ensemble;
 }
 
+void checkNewEnsembleHasMembers(TrainingMode mode, int processes, int64_t replicasHere, const std::string& devices) {
+  if (mode != TrainingMode::Ensemble || processes > 1 || replicasHere > 1) return;
+  throw ConfigError("an ensemble needs two members or more, but the devices (" + devices + ") hold one; name more "
+                        "devices or replicas (" + devices + "*4 is four members there), or use " +
+                        mention::field("mode") + " single for one model",
+                    "devices");
+}
+
 }  // namespace ensemble

@@ -56,4 +56,11 @@ class RunMode {
   virtual std::string defaultDevices(int cudaCount) const = 0;
 };
 
+/// Refuses a new ensemble of one member in the whole group (one process, one replica): a
+/// person who asks for one model wants single mode, where it is trained and named as one. A
+/// rank of a group may hold one member of many, and a run an older version trained as an
+/// ensemble of one still opens (checkReplicas lets both through). Throws ConfigError naming
+/// `devices` (this process's).
+void checkNewEnsembleHasMembers(TrainingMode mode, int processes, int64_t replicasHere, const std::string& devices);
+
 }  // namespace ensemble

@@ -203,15 +203,10 @@ Sweep readSweep(const std::string& folder) {
   std::stringstream text;
   text << in.rdbuf();
   nlohmann::json json;
-  std::string duplicate;
   try {
-    json = parseNotingDuplicateKeys(text.str(), duplicate);
+    json = parseRefusingDuplicateKeys(text.str(), path);
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(path + " is not valid JSON (" + std::string(e.what()) + ")");
-  }
-  if (!duplicate.empty()) {
-    throw ConfigError(path + " sets \"" + duplicate + "\" twice in one object; keep one of them (JSON readers "
-                      "differ on which one counts)");
   }
   return Sweep::fromJson(json, path);
 }

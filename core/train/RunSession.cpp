@@ -4,6 +4,7 @@
 #include "core/train/RunSession.h"
 
 #include "core/common/Error.h"
+#include "core/config/RunMode.h"
 #include "core/data/DatasetSource.h"
 #include "core/io/Checkpoint.h"
 #include "core/train/CudaGraphStep.h"
@@ -13,7 +14,7 @@ namespace ensemble {
 
 void RunSession::prepare() {
   devices = resolveRunDevices(config, group);
-  if (created) checkAnEnsembleHasMembers(config.mode, devices.size(), group, formatDevices(devices));
+  if (created) checkNewEnsembleHasMembers(config.mode, group.worldSize, int64_t(devices.size()), formatDevices(devices));
   config.memberForm = resolveMemberForm(config, devices);  // what config.json and the step see
   config.cudaGraphs = resolveCudaGraphs(config, devices, group.distributed(), cudaGraphsBuilt());
   config.evalBatchSize = evalBatchSizeFor(config.evalBatchSize, everyDeviceIsGpu(devices));

@@ -78,15 +78,6 @@ void checkCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef
 
 }  // namespace
 
-void checkAnEnsembleHasMembers(TrainingMode mode, std::size_t replicasHere, const ProcessGroupOptions& group,
-                               const std::string& devices) {
-  if (mode != TrainingMode::Ensemble || group.worldSize > 1 || replicasHere > 1) return;
-  throw ConfigError("an ensemble needs two members or more, but the devices (" + devices + ") hold one; name more "
-                        "devices or replicas (" + devices + "*4 is four members there), or use " +
-                        mention::field("mode") + " single for one model",
-                    "devices");
-}
-
 std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const ProcessGroupOptions& group) {
   config.validate();
   group.validate();

@@ -27,12 +27,6 @@ struct RunState;
 /// DeviceError (a device that is not there, with the reason).
 std::vector<DeviceRef> resolveRunDevices(ExperimentConfig& config, const ProcessGroupOptions& group);
 
-/// Refuses an ensemble of one member in the whole group (one process, one replica): a person
-/// who asks for one model wants single mode, where it is trained and named as one. (A rank of
-/// a group may hold one member of many.) Throws ConfigError naming the devices.
-void checkAnEnsembleHasMembers(TrainingMode mode, std::size_t replicasHere, const ProcessGroupOptions& group,
-                               const std::string& devices);
-
 /// The member form a run trains in on `devices` (this process's): "auto" is stacked where
 /// an ensemble of the cnn has two members or more, all on one GPU (separate networks there
 /// are bound by kernel launches, issue 29's profile), and separate elsewhere (on the CPU
