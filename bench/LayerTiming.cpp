@@ -8,6 +8,9 @@
 //   second conv   the grouped 3x3 convolution, M groups of 32 -> 64 channels on 14 x 14: our
 //                 kernels (GroupedConv.h, ENSEMBLELAB_STACKED_CONV=ours is set here: fp32, and
 //                 TF32 / bf16 on tensor cores; CUDA builds on a GPU) against conv2d(groups M)
+//   dense layer   on the CPU, one member's first dense layer, 3136 -> 256: our loops
+//                 (ChunkedLinear.h) against torch::linear (the BLAS), with its backward or
+//                 without (an evaluation's forward)
 // for M members at a batch of B images per member, in fp32 (TF32 off), tf32 and bf16 (autocast)
 // on a GPU, fp32 on the CPU. Each round times `reps` forward + backward passes of each side in
 // turn, queued without waiting (so a GPU's time, not the host's launches, once the GPU is the
@@ -32,6 +35,7 @@
 #include "core/common/AutocastState.h"
 #include "core/common/Environment.h"
 #include "core/devices/DeviceInventory.h"
+#include "core/models/ChunkedLinear.h"
 #include "core/models/ConvReluPool.h"
 #include "core/models/GroupedConv.h"
 
@@ -176,6 +180,38 @@ Row timeSecondConv(int64_t members, const std::string& precision, const Options&
   return row;
 }
 
+/// The CNN's first dense layer, 3136 -> 256, of one member: ours (ChunkedLinear.h: our loops
+/// where LibTorch's BLAS is not MKL) against torch::linear, forward + backward, or the forward
+/// alone as an evaluation runs it.
+Row timeDenseLayer(bool forwardOnly, const Options& o) {
+  torch::manual_seed(3);
+  constexpr int64_t in = 3136, out = 256;
+  const torch::Tensor input = torch::randn({o.batch, in}).to(o.device);
+  const torch::Tensor weight = (torch::randn({out, in}) * 0.02).to(o.device).requires_grad_(true);
+  const torch::Tensor bias = torch::randn({out}).to(o.device).requires_grad_(true);
+  const double productGflop = 2.0 * double(o.batch) * in * out / 1e9;
+  Row row{forwardOnly ? "dense forward" : "dense layer", "fp32", "", 1, 0, 0, (forwardOnly ? 1 : 3) * productGflop};
+  const auto pass = [&](bool ours) -> Pass {
+    const auto forward = [=] {
+      return ours ? ensemble::chunkedLinear(input, weight, bias) : torch::linear(input, weight, bias);
+    };
+    if (!forwardOnly) return passOf({weight, bias}, forward, "fp32", o.device);
+    return [forward] {
+      const torch::NoGradGuard noGradients;
+      return forward();
+    };
+  };
+  if (!ensemble::chunkedLinearSplits(input, weight)) {
+    row.note = "ours is LibTorch's linear here (MKL, or not the CPU)";
+    row.libtorch = medianMicroseconds({pass(false)}, o).front();
+    return row;
+  }
+  const std::vector<double> t = medianMicroseconds({pass(true), pass(false)}, o);
+  row.ours = t[0];
+  row.libtorch = t[1];
+  return row;
+}
+
 std::vector<std::string> splitList(const std::string& text) {
   std::vector<std::string> items;
   std::stringstream stream(text);
@@ -246,7 +282,12 @@ int main(int argc, char** argv) {
       rows.push_back(timeSecondConv(members, precision, options));
     }
   }
-  std::cout << "| layer | members | precision | ours us | LibTorch us | LibTorch / ours | ours TFLOP/s | note |\n"
+  if (options.device.is_cpu()) {
+    setTf32For("fp32");
+    rows.push_back(timeDenseLayer(false, options));
+    rows.push_back(timeDenseLayer(true, options));
+  }
+  std::cout << "| layer | members | precision | ours us | LibTorch us | LibTorch / ours | ours GFLOP/s | note |\n"
                "|---|---|---|---|---|---|---|---|\n";
   nlohmann::json json = nlohmann::json::array();
   for (const Row& r : rows) {
@@ -255,8 +296,8 @@ int main(int argc, char** argv) {
          << (r.ours > 0 ? std::to_string(int64_t(r.ours + 0.5)) : "-") << " | " << int64_t(r.libtorch + 0.5) << " | ";
     if (r.ours > 0) line << std::setprecision(2) << r.libtorch / r.ours;
     line << " | ";
-    // GFLOP per us -> TFLOP/s
-    if (r.ours > 0 && r.gigaflop > 0) line << std::setprecision(1) << r.gigaflop / r.ours * 1e3;
+    // GFLOP per us -> GFLOP/s
+    if (r.ours > 0 && r.gigaflop > 0) line << std::setprecision(0) << r.gigaflop / r.ours * 1e6;
     line << " | " << r.note << " |";
     std::cout << line.str() << "\n";
     json.push_back({{"layer", r.layer}, {"members", r.members}, {"precision", r.precision}, {"ours_us", r.ours},

@@ -31,10 +31,21 @@ class ChunkedLinearFunction final : public torch::autograd::Function<ChunkedLine
     const torch::Tensor x = input.detach().contiguous(), w = weight.detach().contiguous();
     const torch::Tensor b = bias.detach().contiguous();
     const dense_loops::DenseShape shape{x.size(0), x.size(1), w.size(0), panel_product::useWideRegisters()};
+    // y = ((W x^T)^T + b): x^T first, so that the product streams both operands along rows.
+    const torch::Tensor inputT = torch::empty({shape.in, shape.batch}, x.options());
+    inChunks(shape.in, [&](int64_t first, int64_t last) {
+      dense_loops::transposeColumns(first, last, x.data_ptr<float>(), shape.batch, shape.in, nullptr,
+                                    inputT.data_ptr<float>());
+    });
+    const torch::Tensor outputT = torch::empty({shape.out, shape.batch}, x.options());
+    inChunks(shape.out, [&](int64_t first, int64_t last) {
+      dense_loops::forwardFeatures(first, last, inputT.data_ptr<float>(), w.data_ptr<float>(),
+                                   outputT.data_ptr<float>(), shape);
+    });
     torch::Tensor output = torch::empty({shape.batch, shape.out}, x.options());
     inChunks(shape.batch, [&](int64_t first, int64_t last) {
-      dense_loops::forwardRows(first, last, x.data_ptr<float>(), w.data_ptr<float>(), b.data_ptr<float>(),
-                               output.data_ptr<float>(), shape);
+      dense_loops::transposeColumns(first, last, outputT.data_ptr<float>(), shape.out, shape.batch,
+                                    b.data_ptr<float>(), output.data_ptr<float>());
     });
     context->save_for_backward({x, w});
     return output;
