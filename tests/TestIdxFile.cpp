@@ -69,9 +69,13 @@ class TestIdxFile final : public QObject {
     QCOMPARE(pair.train.labels[3].item<int64_t>(), int64_t(3));
     QCOMPARE(pair.test.labels[2].item<int64_t>(), int64_t(6));
     QCOMPARE(pair.train.images[1][0][0][0].item<int>(), (1 * side * side * 37 + 11) % 256);
+    QCOMPARE(pair.train.classes, int64_t(10));
+    QCOMPARE(pair.test.classes, int64_t(10));
     const DatasetPair limited = loadDataset(dir.path().toStdString(), 5, 3);
     QCOMPARE(limited.train.size(), int64_t(5));
     QCOMPARE(limited.test.size(), int64_t(3));
+    // The classes are the files', not the first samples': a limit trains the same model.
+    QCOMPARE(limited.train.classes, int64_t(10));
   }
 
   void loadsTheRealFashionMnist() {
@@ -81,8 +85,43 @@ class TestIdxFile final : public QObject {
     QCOMPARE(pair.train.height(), int64_t(28));
     QCOMPARE(pair.train.labels.min().item<int64_t>(), int64_t(0));
     QCOMPARE(pair.train.labels.max().item<int64_t>(), int64_t(9));
+    QCOMPARE(pair.train.classes, int64_t(10));
     // Fashion-MNIST's classes are balanced: 6000 training images each.
     QCOMPARE(pair.train.labels.bincount().min().item<int64_t>(), int64_t(6000));
+  }
+
+  // A dataset's classes are its largest label + 1, over both splits: EMNIST's letters (1-26, 0
+  // unused), a class only the test split has, or all 256 a label byte can hold.
+  void takesAnyNumberOfClasses_data() {
+    QTest::addColumn<QByteArray>("trainLabels");
+    QTest::addColumn<QByteArray>("testLabels");
+    QTest::addColumn<int>("classes");
+    QByteArray letters(52, 0), someLetters(5, 0), all(256, 0);
+    for (int i = 0; i < 52; ++i) letters[i] = char(1 + i % 26);
+    for (int i = 0; i < 5; ++i) someLetters[i] = char(1 + i);
+    for (int i = 0; i < 256; ++i) all[i] = char(i);
+    QTest::newRow("EMNIST letters: 1-26") << letters << someLetters << 27;
+    QTest::newRow("a class only in the test split") << QByteArray("\0\1\2\3\4", 5) << QByteArray("\5\6\0", 3) << 7;
+    QTest::newRow("256 classes") << all << all.left(9) << 256;
+  }
+  void takesAnyNumberOfClasses() {
+    QFETCH(QByteArray, trainLabels);
+    QFETCH(QByteArray, testLabels);
+    QFETCH(int, classes);
+    QTemporaryDir dir;
+    const auto split = [&](const QString& prefix, const QByteArray& labels) {
+      const auto count = std::uint32_t(labels.size());
+      writeFile(dir.filePath(prefix + "-images-idx3-ubyte"), idxBytes({count, 4, 4}, pattern(labels.size() * 16)));
+      writeFile(dir.filePath(prefix + "-labels-idx1-ubyte"), idxBytes({count}, labels));
+    };
+    split("train", trainLabels);
+    split("t10k", testLabels);
+    const DatasetPair pair = loadDataset(dir.path().toStdString());
+    QCOMPARE(pair.train.classes, int64_t(classes));
+    QCOMPARE(pair.test.classes, int64_t(classes));
+    for (int i = 0; i < trainLabels.size(); ++i) {
+      QCOMPARE(pair.train.labels[i].item<int64_t>(), int64_t(uint8_t(trainLabels[i])));  // labels kept as they are
+    }
   }
 
   void rejectsBrokenFiles_data() {
@@ -132,7 +171,9 @@ class TestIdxFile final : public QObject {
     QTest::newRow("missing folder") << "folder" << "does not exist";
     QTest::newRow("missing file") << "file" << "has no t10k-labels-idx1-ubyte";
     QTest::newRow("count mismatch") << "count" << "labels; the two files must come from the same split";
-    QTest::newRow("label outside 0-9") << "label" << "outside 0-9";
+    // One stray byte (200 in a 10-class folder): 201 classes of which 11 occur.
+    QTest::newRow("a stray label") << "label" << "(at index 17), so classes 0-200, but only 11 of those 201 numbers occur";
+    QTest::newRow("one class") << "one class" << "has one class";
     QTest::newRow("mixed image sizes") << "size" << "mixes image sizes";
   }
   void rejectsInconsistentFolders() {
@@ -146,8 +187,12 @@ class TestIdxFile final : public QObject {
     if (breakWhat == "count") writeFile(dir.filePath("train-labels-idx1-ubyte"), idxBytes({19}, QByteArray(19, 1)));
     if (breakWhat == "label") {
       QByteArray labels(20, 2);
-      labels[17] = char(10);
+      labels[17] = char(200);
       writeFile(dir.filePath("train-labels-idx1-ubyte"), idxBytes({20}, labels));
+    }
+    if (breakWhat == "one class") {
+      writeFile(dir.filePath("train-labels-idx1-ubyte"), idxBytes({20}, QByteArray(20, 0)));
+      writeFile(dir.filePath("t10k-labels-idx1-ubyte"), idxBytes({10}, QByteArray(10, 0)));
     }
     if (breakWhat == "size") writeFile(dir.filePath("t10k-images-idx3-ubyte"), idxBytes({10, 9, 8}, pattern(720)));
     try {

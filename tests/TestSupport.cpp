@@ -104,13 +104,13 @@ bool writeFile(const QString& path, const QByteArray& bytes) {
   return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(bytes) == bytes.size();
 }
 
-void writeMnistFolder(const QString& dir, int train, int test, int rows, int cols, bool gz) {
+void writeMnistFolder(const QString& dir, int train, int test, int rows, int cols, bool gz, int classes) {
   const auto put = [&](const QString& name, const QByteArray& raw) {
     writeFile(dir + "/" + name + (gz ? ".gz" : ""), gz ? gzipped(raw) : raw);
   };
   QByteArray trainLabels(train, 0), testLabels(test, 0);
-  for (int i = 0; i < train; ++i) trainLabels[i] = char(i % 10);
-  for (int i = 0; i < test; ++i) testLabels[i] = char((i * 3) % 10);
+  for (int i = 0; i < train; ++i) trainLabels[i] = char(i % classes);
+  for (int i = 0; i < test; ++i) testLabels[i] = char((i * 3) % classes);
   const auto u = [](int v) { return std::uint32_t(v); };
   put("train-images-idx3-ubyte", idxBytes({u(train), u(rows), u(cols)}, pattern(train * rows * cols)));
   put("train-labels-idx1-ubyte", idxBytes({u(train)}, trainLabels));

@@ -47,8 +47,9 @@ QByteArray gzipped(const QByteArray& raw);
 QByteArray pattern(int size);
 /// Writes `bytes` to `path`; returns false when it cannot.
 bool writeFile(const QString& path, const QByteArray& bytes);
-/// Writes the four MNIST-format files: `train`/`test` samples of rows x cols images.
-void writeMnistFolder(const QString& dir, int train, int test, int rows, int cols, bool gz);
+/// Writes the four MNIST-format files: `train`/`test` samples of rows x cols images, labels
+/// 0 to classes - 1 in turn (the test split's in steps of 3).
+void writeMnistFolder(const QString& dir, int train, int test, int rows, int cols, bool gz, int classes = 10);
 
 /// A TCP port P such that P .. P + count - 1 are free on every interface at the time of
 /// asking (a run may listen on the ports after MASTER_PORT too).

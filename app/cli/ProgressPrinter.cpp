@@ -13,13 +13,15 @@ ProgressPrinter::ProgressPrinter(std::FILE* stream)
 
 void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
   m_ensemble = event.config.mode == TrainingMode::Ensemble && event.replicas > 1;
-  std::fprintf(m_stream, "%s %s %s on %s: %lld epoch%s of %lld step%s%s\n  run folder: %s\n",
+  std::fprintf(m_stream, "%s %s %s on %s: %lld epoch%s of %lld step%s%s\n  data: %s, %lld training images of %lldx%lld, %lld classes\n  run folder: %s\n",
                event.startStep > 0 ? "resuming" : "training", modeName(event.config.mode).c_str(),
                modelName(event.config.model).c_str(), event.devices.c_str(), static_cast<long long>(event.config.epochs),
                event.config.epochs == 1 ? "" : "s", static_cast<long long>(event.stepsPerEpoch),
                event.stepsPerEpoch == 1 ? "" : "s",
                event.startStep > 0 ? (" from step " + std::to_string(event.startStep)).c_str() : "",
-               event.runDirectory.c_str());
+               event.config.dataset.c_str(), static_cast<long long>(event.trainSamples),
+               static_cast<long long>(event.imageHeight), static_cast<long long>(event.imageWidth),
+               static_cast<long long>(event.classes), event.runDirectory.c_str());
   std::fflush(m_stream);
 }
 

@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+
 #include "core/common/Error.h"
 #include "core/data/IdxFile.h"
 
@@ -21,8 +23,7 @@ Dataset Dataset::firstSamples(int64_t count) const {
 }
 
 Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
-                       const std::string& imagesOrigin, const std::string& labelsOrigin,
-                       int64_t classes) {
+                       const std::string& imagesOrigin, const std::string& labelsOrigin) {
   if (images.dims.size() != 3) {
     throw DatasetError(imagesOrigin + " has " + std::to_string(images.dims.size()) +
                        " dimensions; an image file has 3 (count, rows, columns)");
@@ -43,18 +44,11 @@ Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
     throw DatasetError(imagesOrigin + " declares empty images (" + std::to_string(rows) + "x" +
                        std::to_string(cols) + ")");
   }
-  for (std::size_t i = 0; i < labels.data.size(); ++i) {
-    if (labels.data[i] >= classes) {
-      throw DatasetError(labelsOrigin + ": label " + std::to_string(labels.data[i]) +
-                         " at index " + std::to_string(i) + " is outside 0-" +
-                         std::to_string(classes - 1) + "; the file is corrupt or not a " +
-                         std::to_string(classes) + "-class dataset");
-    }
-  }
   const int64_t n = int64_t(images.count());
   Dataset dataset;
-  dataset.classes = classes;
+  dataset.classes = int64_t(*std::max_element(labels.data.begin(), labels.data.end())) + 1;
   dataset.origin = imagesOrigin;
+  dataset.labelsOrigin = labelsOrigin;
   dataset.images = torch::from_blob(const_cast<std::uint8_t*>(images.data.data()),
                                     {n, 1, rows, cols}, torch::kUInt8)
                        .clone();

@@ -16,7 +16,8 @@ struct Dataset {
   at::Tensor images;  ///< uint8, [N, 1, H, W]
   at::Tensor labels;  ///< int64, [N], values in [0, classes)
   int64_t classes = 10;
-  std::string origin;  ///< where it came from, for messages
+  std::string origin;        ///< where it came from, for messages
+  std::string labelsOrigin;  ///< where its labels came from (a file), for messages
 
   int64_t size() const;
   int64_t height() const;
@@ -33,10 +34,10 @@ struct DatasetPair {
   std::string name;
 };
 
-/// Builds a split from an IDX image array [N, H, W] and an IDX label array [N].
-/// Throws DatasetError naming the files when shapes or labels are invalid.
+/// Builds a split from an IDX image array [N, H, W] and an IDX label array [N]; its classes
+/// are its largest label + 1 (a folder's two splits then agree on theirs: loadDataset).
+/// Throws DatasetError naming the files when the shapes are invalid.
 Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
-                       const std::string& imagesOrigin, const std::string& labelsOrigin,
-                       int64_t classes = 10);
+                       const std::string& imagesOrigin, const std::string& labelsOrigin);
 
 }  // namespace ensemble

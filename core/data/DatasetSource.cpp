@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/data/DatasetSource.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include <zlib.h>
 
@@ -35,6 +37,36 @@ Dataset loadSplit(const fs::path& folder, const char* imagesName, const char* la
                         labelsPath);
 }
 
+/// The classes of a folder's two splits: the largest label + 1 over both (either may lack a
+/// class). Labels far apart with most numbers between them unused are a corrupt byte more
+/// likely than a dataset, and are refused; EMNIST's letters leave one number (0) unused.
+void agreeOnClasses(DatasetPair& pair, const std::string& folder) {
+  const Dataset& widest = pair.train.classes >= pair.test.classes ? pair.train : pair.test;
+  const int64_t classes = widest.classes;
+  std::vector<bool> occurs(std::size_t(classes), false);
+  int64_t largestAt = -1;
+  for (const Dataset* split : {&pair.train, &pair.test}) {
+    const int64_t* labels = split->labels.data_ptr<int64_t>();
+    for (int64_t i = 0; i < split->size(); ++i) {
+      occurs[std::size_t(labels[i])] = true;
+      if (split == &widest && largestAt < 0 && labels[i] == classes - 1) largestAt = i;
+    }
+  }
+  if (classes < 2) {
+    throw DatasetError("dataset folder " + folder + " has one class: every label in " + pair.train.labelsOrigin +
+                       " and " + pair.test.labelsOrigin + " is 0, and a classifier needs two or more");
+  }
+  const int64_t occurring = int64_t(std::count(occurs.begin(), occurs.end(), true));
+  if (2 * occurring < classes) {
+    throw DatasetError(widest.labelsOrigin + " has the label " + std::to_string(classes - 1) + " (at index " +
+                       std::to_string(largestAt) + "), so classes 0-" + std::to_string(classes - 1) +
+                       ", but only " + std::to_string(occurring) + " of those " + std::to_string(classes) +
+                       " numbers occur as labels in the two splits; the file is corrupt, or the dataset's classes "
+                       "need numbers 0 to N-1 with few gaps");
+  }
+  pair.train.classes = pair.test.classes = classes;
+}
+
 /// `folder` exists (datasetFolderOf).
 DatasetPair loadFolder(const std::string& folder, const std::string& name) {
   DatasetPair pair;
@@ -48,6 +80,7 @@ DatasetPair loadFolder(const std::string& folder, const std::string& name) {
                        std::to_string(pair.test.height()) + "x" +
                        std::to_string(pair.test.width()));
   }
+  agreeOnClasses(pair, folder);
   return pair;
 }
 

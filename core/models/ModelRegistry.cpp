@@ -18,6 +18,15 @@ constexpr EnumName<ModelKind> kModelNames[] = {
 
 std::string modelName(ModelKind model) { return nameOf(kModelNames, model); }
 
+std::string classifierHeadWeight(ModelKind model) {
+  switch (model) {
+    case ModelKind::Cnn: return "dense2.weight";      // Cnn.cpp
+    case ModelKind::LeNet: return "fc3.weight";       // LeNet.cpp
+    case ModelKind::ResNet18: return "fc.weight";     // ResNet18.cpp
+  }
+  return {};
+}
+
 const std::vector<std::string>& modelNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> list;

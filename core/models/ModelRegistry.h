@@ -17,6 +17,10 @@ std::string modelName(ModelKind model);
 /// Inverse of modelName; throws ConfigError naming the choices.
 ModelKind parseModel(const std::string& name);
 
+/// The key of the model's last layer's weight in its state_dict, [classes, features]: how a
+/// checkpoint says how many classes its models tell apart (the Python package reads the same).
+std::string classifierHeadWeight(ModelKind model);
+
 /// The names `makeModel` accepts, in the order the UI lists them.
 const std::vector<std::string>& modelNames();
 

@@ -63,6 +63,7 @@ nlohmann::json RunSummary::toJson() const {
                       {"epochs_completed", epochsCompleted},
                       {"steps_completed", stepsCompleted},
                       {"steps_per_epoch", stepsPerEpoch},
+                      {"classes", classes},
                       {"train_seconds", trainSeconds},
                       {"seconds_per_epoch", secondsPerEpoch},
                       {"images_per_second", imagesPerSecond}};
@@ -97,6 +98,7 @@ RunSummary RunSummary::fromJson(const nlohmann::json& json, const std::string& o
     summary.epochsCompleted = integer<int64_t>(json, "epochs_completed");
     summary.stepsCompleted = integer<int64_t>(json, "steps_completed");
     summary.stepsPerEpoch = json.contains("steps_per_epoch") ? integer<int64_t>(json, "steps_per_epoch") : 0;
+    summary.classes = json.contains("classes") ? integer<int64_t>(json, "classes") : 10;
     summary.trainSeconds = number(json, "train_seconds");
     summary.secondsPerEpoch = number(json, "seconds_per_epoch");
     summary.imagesPerSecond = number(json, "images_per_second");

@@ -37,13 +37,15 @@ std::vector<TensorDict> gatherMembers(Communicator& communicator, const std::vec
 }  // namespace
 
 RunRecorder::RunRecorder(const ExperimentConfig& config, RunDirectory directory, Communicator& communicator,
-                         std::vector<Replica>& replicas, std::string devices, int64_t stepsPerEpoch)
+                         std::vector<Replica>& replicas, std::string devices, int64_t stepsPerEpoch,
+                         int64_t classes)
     : m_config(config),
       m_directory(std::move(directory)),
       m_communicator(communicator),
       m_replicas(replicas),
       m_devices(std::move(devices)),
-      m_stepsPerEpoch(stepsPerEpoch) {}
+      m_stepsPerEpoch(stepsPerEpoch),
+      m_classes(classes) {}
 
 RunRecorder::~RunRecorder() = default;
 
@@ -189,6 +191,7 @@ RunSummary RunRecorder::summarize(RunStatus status, const std::string& message, 
   summary.epochsCompleted = state.epoch;
   summary.stepsCompleted = state.globalStep;
   summary.stepsPerEpoch = m_stepsPerEpoch;
+  summary.classes = m_classes;
   summary.trainSeconds = state.trainSeconds;
   summary.secondsPerEpoch = state.epoch > 0 ? state.trainSeconds / double(state.epoch) : 0.0;
   summary.imagesPerSecond = state.trainSeconds > 0 ? double(state.samplesTrained) / state.trainSeconds : 0.0;

@@ -27,9 +27,9 @@ struct RunState;
 class RunRecorder final {
  public:
   /// `devices` is this process's canonical device list (summary.json's "devices");
-  /// `stepsPerEpoch` is 0 for a run opened only to evaluate it.
+  /// `stepsPerEpoch` is 0 for a run opened only to evaluate it; `classes` the models'.
   RunRecorder(const ExperimentConfig& config, RunDirectory directory, Communicator& communicator,
-              std::vector<Replica>& replicas, std::string devices, int64_t stepsPerEpoch);
+              std::vector<Replica>& replicas, std::string devices, int64_t stepsPerEpoch, int64_t classes);
   ~RunRecorder();
   RunRecorder(const RunRecorder&) = delete;
   RunRecorder& operator=(const RunRecorder&) = delete;
@@ -86,6 +86,7 @@ class RunRecorder final {
   std::vector<Replica>& m_replicas;
   std::string m_devices;
   int64_t m_stepsPerEpoch;
+  int64_t m_classes;
   std::unique_ptr<MetricsCsvWriter> m_metrics;  ///< rank 0, once open
   std::unique_ptr<TensorBoardWriter> m_tensorboard;  ///< rank 0, once open
   int64_t m_lastCheckpointStep = -1;

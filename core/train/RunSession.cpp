@@ -9,6 +9,7 @@
 #include "core/io/Checkpoint.h"
 #include "core/train/CudaGraphStep.h"
 #include "core/train/RunSetup.h"
+#include "core/train/SavedClasses.h"
 
 namespace ensemble {
 
@@ -20,7 +21,9 @@ void RunSession::prepare() {
   config.evalBatchSize = evalBatchSizeFor(config.evalBatchSize, everyDeviceIsGpu(devices));
   data = loadRunData(config, std::move(data), !evaluationOnly);
   if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
-  const ModelInput input = modelInputOf(data->train);
+  modelInput = modelInputOf(data->train);
+  if (savedClasses) modelInput.classes = classesForOpenedRun(*data, *savedClasses, evaluationOnly, config.dataset);
+  const ModelInput& input = modelInput;
   checkMemoryBudget(config, devices, group.worldSize, *data, input);
   if (!evaluationOnly) checkDeterministicKernels(config, input, devices);
   communicator = connectReplicas(config, devices, group);
@@ -33,7 +36,7 @@ void RunSession::prepare() {
       *communicator, ScoreLedger::Setup{int(replicas.size()), config.mode, config.batchSize, config.learningRate,
                                         runPath});
   recorder = std::make_unique<RunRecorder>(config, RunDirectory(runPath), *communicator, replicas,
-                                           formatDevices(devices), sampler ? sampler->stepsPerEpoch() : 0);
+                                           formatDevices(devices), sampler ? sampler->stepsPerEpoch() : 0, input.classes);
   useCallerThreadForBlas();
   resetAccumulators(state.window);
   resetAccumulators(state.epochTotals);
@@ -73,6 +76,7 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
   session->data = std::move(data);
   session->group = group;
   session->evaluationOnly = !evaluation.dataset.empty();
+  session->savedClasses = savedClassCount(saved, config.model);
   session->prepare();
   session->state = RunState::fromJson(saved.state, checkpointDir);
   checkResumable(session->state, config, session->evaluationOnly ? 0 : session->sampler->stepsPerEpoch(), session->memberCount(),

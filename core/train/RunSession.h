@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,11 @@ struct RunSession {
   /// Opened to evaluate on another dataset: its training split may be any size, and the
   /// run cannot train on it.
   bool evaluationOnly = false;
+  /// An opened run's classes, from its checkpoint's weights (SavedClasses.h): its models are
+  /// built for them whatever the dataset's labels say, once those are checked to fit.
+  std::optional<int64_t> savedClasses;
+  /// The image shape and classes the models are built for (prepare()).
+  ModelInput modelInput;
 
   bool distributed() const { return communicator->processCount() > 1; }
   bool stacked() const { return config.memberForm == MemberForm::Stacked; }

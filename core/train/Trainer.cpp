@@ -136,7 +136,8 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     folderOpen = true;
     if (observer) {
       observer->onRunStarted({d.runPath, d.config, formatDevices(d.devices), d.communicator->worldReplicas(),
-                              d.sampler->stepsPerEpoch(), d.state.globalStep});
+                              d.sampler->stepsPerEpoch(), d.state.globalStep, d.data->train.size(),
+                              d.modelInput.height, d.modelInput.width, d.modelInput.classes});
     }
     int64_t sessionSteps = 0;
     double sessionSeconds = 0;

@@ -20,6 +20,9 @@ struct RunStartedEvent {
   int replicas = 1;     ///< in the whole group
   int64_t stepsPerEpoch = 0;
   int64_t startStep = 0;  ///< > 0 when resuming
+  int64_t trainSamples = 0;   ///< in this run's training split (after train_limit)
+  int64_t imageHeight = 0, imageWidth = 0;
+  int64_t classes = 0;        ///< the models', the dataset's largest label + 1
 };
 
 /// Sent after every training step. Train metrics are the means over the steps since the
