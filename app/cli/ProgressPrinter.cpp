@@ -13,7 +13,10 @@ ProgressPrinter::ProgressPrinter(std::FILE* stream)
 
 void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
   m_ensemble = event.config.mode == TrainingMode::Ensemble && event.replicas > 1;
-  std::fprintf(m_stream, "%s %s %s on %s: %lld epoch%s of %lld step%s%s\n  data: %s, %lld training images of %lldx%lld, %lld classes\n  run folder: %s\n",
+  std::fprintf(m_stream,
+               "%s %s %s on %s: %lld epoch%s of %lld step%s%s\n"
+               "  data: %s, %lld training images of %lldx%lld, %lld classes\n"
+               "  run folder: %s\n",
                event.startStep > 0 ? "resuming" : "training", modeName(event.config.mode).c_str(),
                modelName(event.config.model).c_str(), event.devices.c_str(), static_cast<long long>(event.config.epochs),
                event.config.epochs == 1 ? "" : "s", static_cast<long long>(event.stepsPerEpoch),
