@@ -66,18 +66,22 @@ ENSEMBLELAB_DENSE_CLONES void forwardFeatures(int64_t first, int64_t last, const
   // Each block of the inner dimension is summed on its own, and the blocks' sums then in turn:
   // one sum in order over all 3136 of the CNN's terms was 2.5x as far from LibTorch's as the
   // dot products' 16 partial sums had been (TestModels), where two levels are nearer than both.
+  // The first block's sums go straight to the output; a scratch holds each later block's.
   const int64_t rows = last - first, batch = shape.batch;
   const float* a = weight + first * shape.in;
   float* c = outputT + first * batch;
-  std::fill(c, c + rows * batch, 0.f);
-  std::vector<float> blockSums(std::size_t(rows * batch));
+  if (shape.in == 0) std::fill(c, c + rows * batch, 0.f);
+  std::vector<float> blockSums(shape.in > kInnerBlock ? std::size_t(rows * batch) : 0);
   for (int64_t block = 0; block < shape.in; block += kInnerBlock) {
     const int64_t inner = std::min(kInnerBlock, shape.in - block);
     const float* const b = inputT + block * batch;
-    panel_product::product(rows, inner, batch, a + block, shape.in, 1, b, batch, blockSums.data(), batch, false,
+    float* const sums = block == 0 ? c : blockSums.data();
+    panel_product::product(rows, inner, batch, a + block, shape.in, 1, b, batch, sums, batch, false,
                            shape.wideRegisters);
-    productTail(rows, inner, batch, a + block, shape.in, 1, b, batch, blockSums.data(), batch);
-    for (int64_t i = 0; i < rows * batch; ++i) c[i] += blockSums[std::size_t(i)];
+    productTail(rows, inner, batch, a + block, shape.in, 1, b, batch, sums, batch);
+    if (block > 0) {
+      for (int64_t i = 0; i < rows * batch; ++i) c[i] += blockSums[std::size_t(i)];
+    }
   }
 }
 

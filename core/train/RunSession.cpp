@@ -23,11 +23,10 @@ void RunSession::prepare() {
   if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
   modelInput = modelInputOf(data->train);
   if (savedClasses) modelInput.classes = classesForOpenedRun(*data, *savedClasses, evaluationOnly, config.dataset);
-  const ModelInput& input = modelInput;
-  checkMemoryBudget(config, devices, group.worldSize, *data, input);
-  if (!evaluationOnly) checkDeterministicKernels(config, input, devices);
+  checkMemoryBudget(config, devices, group.worldSize, *data, modelInput);
+  if (!evaluationOnly) checkDeterministicKernels(config, modelInput, devices);
   communicator = connectReplicas(config, devices, group);
-  replicas = buildReplicas(config, input, devices, communicator->firstReplica());
+  replicas = buildReplicas(config, modelInput, devices, communicator->firstReplica());
   workers = std::make_unique<ReplicaWorkers>(replicaThreadCount(devices, stacked()));
   trainSplit = std::make_unique<SplitOnDevices>(data->train);
   testSplit = std::make_unique<SplitOnDevices>(data->test);
@@ -36,7 +35,8 @@ void RunSession::prepare() {
       *communicator, ScoreLedger::Setup{int(replicas.size()), config.mode, config.batchSize, config.learningRate,
                                         runPath});
   recorder = std::make_unique<RunRecorder>(config, RunDirectory(runPath), *communicator, replicas,
-                                           formatDevices(devices), sampler ? sampler->stepsPerEpoch() : 0, input.classes);
+                                           formatDevices(devices), sampler ? sampler->stepsPerEpoch() : 0,
+                                           modelInput.classes);
   useCallerThreadForBlas();
   resetAccumulators(state.window);
   resetAccumulators(state.epochTotals);
