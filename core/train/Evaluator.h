@@ -46,11 +46,18 @@ EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, 
 std::vector<torch::Tensor> gatherModelsProbabilities(Communicator& communicator,
                                                      const std::vector<torch::Tensor>& local);
 
+/// The softmax probabilities [N, K] of the one model that data-parallel `replicas` hold, on
+/// replica 0's device: each replica evaluates a contiguous run of whole `batchSize` batches
+/// side by side on `workers`, with replica 0's buffers (BatchNorm statistics), so the result
+/// is the bits replica 0 alone gives (predictProbabilities), in a fraction of the time.
+torch::Tensor predictOneModel(const ExperimentConfig& config, std::vector<Replica>& replicas, SplitOnDevices& images,
+                              int64_t batchSize, ReplicaWorkers& workers);
+
 /// Every model's softmax probabilities on `images` (each replica's copy, on its device),
 /// computed side by side on `workers`: one per member of the whole group, gathered from
 /// every process of `communicator` so that every process holds them all
-/// (gatherModelsProbabilities: in one process they stay on their devices), or the first
-/// replica's alone for data-parallel (its replicas are one model).
+/// (gatherModelsProbabilities: in one process they stay on their devices), or for
+/// data-parallel the one model's (predictOneModel; its replicas are one model).
 std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vector<Replica>& replicas,
                                       SplitOnDevices& images, ReplicaWorkers& workers, Communicator& communicator);
 
