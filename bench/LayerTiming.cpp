@@ -7,7 +7,8 @@
 //                 (ConvReluPool.h; the CPU's loops on the CPU) against conv2d, relu, avg_pool2d
 //   second conv   the grouped 3x3 convolution, M groups of 32 -> 64 channels on 14 x 14: our
 //                 kernels (GroupedConv.h, ENSEMBLELAB_STACKED_CONV=ours is set here: fp32, and
-//                 TF32 / bf16 on tensor cores; CUDA builds on a GPU) against conv2d(groups M)
+//                 TF32 / bf16 on tensor cores; CUDA builds on a GPU) against conv2d(groups M);
+//                 on the CPU, one member: our Winograd loops (WinogradConv.h) against conv2d
 //   dense layer   on the CPU, one member's first dense layer, 3136 -> 256: our loops
 //                 (ChunkedLinear.h) against torch::linear (the BLAS), with its backward or
 //                 without (an evaluation's forward)
@@ -38,6 +39,7 @@
 #include "core/models/ChunkedLinear.h"
 #include "core/models/ConvReluPool.h"
 #include "core/models/GroupedConv.h"
+#include "core/models/WinogradConv.h"
 
 namespace {
 
@@ -160,6 +162,24 @@ Row timeSecondConv(int64_t members, const std::string& precision, const Options&
       {input, weight, bias},
       [=] { return F::conv2d(input, weight, F::Conv2dFuncOptions().bias(bias).padding(1).groups(members)); },
       precision, o.device);
+  if (o.device.is_cpu() && members == 1) {
+    // One member on the CPU: our Winograd loops (WinogradConv.h) on channels-last images, as
+    // the CNN runs them, against LibTorch's conv2d (oneDNN) on the same layout.
+    const torch::Tensor nhwc =
+        input.detach().contiguous(torch::MemoryFormat::ChannelsLast).requires_grad_(true);
+    if (ensemble::winogradConvolves(nhwc, weight)) {
+      const Pass winograd = passOf(
+          {nhwc, weight, bias}, [=] { return ensemble::conv3x3SamePadded(nhwc, weight, bias); }, precision, o.device);
+      const Pass oneDnn = passOf(
+          {nhwc, weight, bias}, [=] { return F::conv2d(nhwc, weight, F::Conv2dFuncOptions().bias(bias).padding(1)); },
+          precision, o.device);
+      const std::vector<double> t = medianMicroseconds({winograd, oneDnn}, o);
+      row.ours = t[0];
+      row.libtorch = t[1];
+      row.note = "ours: Winograd F(2x2, 3x3); GFLOP/s as direct convolution";
+      return row;
+    }
+  }
   bool runsOurs = false;
   {
     const AutocastSwitch autocast(precision, o.device);

@@ -250,10 +250,12 @@ class TestModels final : public QObject {
   }
 
   // The output and both gradients are products whose every element is one lane summing in a
-  // fixed order: the same bits with AVX-512's 16-float registers as with 8.
+  // fixed order: the same bits with AVX-512's 16-float registers as with 8. A batch of 101
+  // images has every panel the wide products use: 6 x 64, 4 x 32 and 8-column ones, with
+  // leftover rows (101 = 16 x 6 + 5, 256 = 42 x 6 + 4) and columns (101 = 64 + 32 + 5).
   void denseLayerGivesTheSameGradientsWithEitherPanelWidth() {
     torch::manual_seed(17);
-    const torch::Tensor input = torch::randn({37, 3136}), gradOutput = torch::randn({37, 256});
+    const torch::Tensor input = torch::randn({101, 3136}), gradOutput = torch::randn({101, 256});
     if (!chunkedLinearSplits(input, torch::zeros({256, 3136}))) QSKIP("MKL: the dense layer is not ours");
     if (!panel_product::useWideRegisters()) QSKIP("this CPU has no AVX-512: only the 8-float panels run here");
     const auto [wide, narrow] = testing::atEitherPanelWidth([&] {

@@ -74,16 +74,31 @@ ENSEMBLELAB_ALWAYS_INLINE void productPanel(int64_t inner, const float* a, int64
 /// core, as much as OpenBLAS's large sgemm there; six rows made 90.
 constexpr int kPanelRows = 4;
 
-template <typename V, int Vecs>
+/// With AVX-512's 32 registers: six rows by four 16-float registers, 24 accumulators, 4 loads
+/// and 6 broadcasts per 24 multiply-adds, where the 4 x 2 panel needs 6 per 8. On an Emerald
+/// Rapids machine 1.15x the Winograd convolution and 1.6x the dense layer, forward and
+/// backward (ensemble-lab-layer-timing, docs/BENCHMARKS.md); 8 x 2, 4 x 4 and 12 x 2 panels
+/// were between the two in a standalone timing of the CNN's product shapes.
+constexpr int kWidePanelRows = 6;
+
+/// Rows of C in panels of PanelRows rows (the last rows in one smaller panel), Vecs registers
+/// of V wide.
+template <typename V, int Vecs, int PanelRows = kPanelRows>
 ENSEMBLELAB_ALWAYS_INLINE void productRows(int64_t rows, int64_t inner, const float* a, int64_t aRow, int64_t aInner,
                                            const float* b, int64_t bRow, float* c, int64_t cRow, bool accumulate) {
   int64_t r = 0;
-  for (; r + kPanelRows <= rows; r += kPanelRows) {
-    productPanel<V, kPanelRows, Vecs>(inner, a + r * aRow, aRow, aInner, b, bRow, c + r * cRow, cRow, accumulate);
+  for (; r + PanelRows <= rows; r += PanelRows) {
+    productPanel<V, PanelRows, Vecs>(inner, a + r * aRow, aRow, aInner, b, bRow, c + r * cRow, cRow, accumulate);
   }
   const float* const aRest = a + r * aRow;
   float* const cRest = c + r * cRow;
   switch (rows - r) {
+    case 5:
+      if constexpr (PanelRows > 5) productPanel<V, 5, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate);
+      break;
+    case 4:
+      if constexpr (PanelRows > 4) productPanel<V, 4, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate);
+      break;
     case 3: productPanel<V, 3, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
     case 2: productPanel<V, 2, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
     case 1: productPanel<V, 1, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
@@ -98,6 +113,10 @@ ENSEMBLELAB_ALWAYS_INLINE void product(int64_t rows, int64_t inner, int64_t cols
                                        bool accumulate, bool wide) {
   int64_t column = 0;
   if (wide) {
+    for (; column + 8 * kWidth <= cols; column += 8 * kWidth) {
+      productRows<WideVector, 4, kWidePanelRows>(rows, inner, a, aRow, aInner, b + column, bRow, c + column, cRow,
+                                                 accumulate);
+    }
     for (; column + 4 * kWidth <= cols; column += 4 * kWidth) {
       productRows<WideVector, 2>(rows, inner, a, aRow, aInner, b + column, bRow, c + column, cRow, accumulate);
     }
