@@ -94,10 +94,14 @@ ENSEMBLELAB_ALWAYS_INLINE void productRows(int64_t rows, int64_t inner, const fl
   float* const cRest = c + r * cRow;
   switch (rows - r) {
     case 5:
-      if constexpr (PanelRows > 5) productPanel<V, 5, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate);
+      if constexpr (PanelRows > 5) {
+        productPanel<V, 5, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate);
+      }
       break;
     case 4:
-      if constexpr (PanelRows > 4) productPanel<V, 4, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate);
+      if constexpr (PanelRows > 4) {
+        productPanel<V, 4, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate);
+      }
       break;
     case 3: productPanel<V, 3, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
     case 2: productPanel<V, 2, Vecs>(inner, aRest, aRow, aInner, b, bRow, cRest, cRow, accumulate); break;
