@@ -76,11 +76,11 @@ class TestDataParallel final : public QObject {
       torch::manual_seed(11);
       for (int r = 0; r < replicas; ++r) {  // running statistics of their own, as after training
         for (const auto& buffer : copies[r].model->named_buffers()) {
-          const std::string& name = buffer.key();
+          const QString name = QString::fromStdString(buffer.key());
           torch::Tensor statistic = buffer.value();
-          if (name.size() > 12 && name.substr(name.size() - 12) == "running_mean") {
+          if (name.endsWith("running_mean")) {
             statistic.add_(0.2 * torch::randn_like(statistic));
-          } else if (name.size() > 11 && name.substr(name.size() - 11) == "running_var") {
+          } else if (name.endsWith("running_var")) {
             statistic.mul_(torch::exp(0.3 * torch::randn_like(statistic)));
           }
         }
