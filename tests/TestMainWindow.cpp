@@ -486,15 +486,19 @@ class TestMainWindow final : public QObject {
     const QString refused = window.form()->addDatasetFolder(notIdx.path());
     QVERIFY2(refused.contains("is not an IDX file"), qPrintable(refused));
     QCOMPARE(window.form()->datasetBox()->findData(notIdx.path()), -1);
-    // A corrupt dataset: IDX headers that promise images the files do not hold. The form
-    // cannot know without reading it all; the run fails and says why.
+    // A corrupt dataset: IDX headers that promise images the files do not hold (the labels
+    // are whole: the form reads those). The form cannot know without reading every image;
+    // the run fails and says why.
     QDir corrupt(m_root.filePath("corrupt-dataset"));
     QVERIFY(corrupt.mkpath("."));
     for (const char* name : names) {
       QFile file(corrupt.filePath(name));
       QVERIFY(file.open(QIODevice::WriteOnly));
       const bool images = QByteArray(name).contains("images");
-      file.write(images ? QByteArray::fromHex("00000803000003e80000001c0000001c") : QByteArray::fromHex("00000801000003e8"));
+      QByteArray labels(1000, '\0');
+      for (int i = 0; i < labels.size(); ++i) labels[i] = char(i % 10);
+      file.write(images ? QByteArray::fromHex("00000803000003e80000001c0000001c")
+                        : QByteArray::fromHex("00000801000003e8") + labels);
     }
     QVERIFY(window.form()->addDatasetFolder(corrupt.path()).isEmpty());
     QSignalSpy finished(window.controller(), &RunController::runFinished);

@@ -128,7 +128,8 @@ ExperimentForm::ExperimentForm(QWidget* parent)
       m_evalEvery(fieldWidget<QSpinBox>("eval_every")),
       m_memberForm(fieldWidget<QComboBox>("member_form")),
       m_precision(fieldWidget<QComboBox>("precision")),
-      m_deterministic(fieldWidget<QCheckBox>("deterministic")) {
+      m_deterministic(fieldWidget<QCheckBox>("deterministic")),
+      m_datasetShape(new QLabel) {
   m_deterministic->setText(tr("same numbers for the same seed"));
   m_dataset->addItem(tr("Fashion-MNIST"), "fashion-mnist");
   m_dataset->addItem(tr("Synthetic (small, generated)"), "synthetic");
@@ -137,6 +138,13 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   auto* datasetRow = new QHBoxLayout;
   datasetRow->addWidget(m_dataset, 1);
   datasetRow->addWidget(openFolder);
+  auto* datasetCell = new QVBoxLayout;
+  datasetCell->setSpacing(1);
+  datasetCell->addLayout(datasetRow);
+  m_datasetShape->setObjectName("datasetShape");
+  m_datasetShape->setWordWrap(true);  // whole on two lines in a narrow panel, not elided
+  m_datasetShape->setStyleSheet("color: #757575; font-size: small;");
+  datasetCell->addWidget(m_datasetShape);
 
   labelChoices(m_mode, {{"ensemble", tr("ensemble")}, {"single", tr("single")}, {"data-parallel", tr("data-parallel")}});
 
@@ -215,7 +223,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
     if (!field.inForm) continue;
     const QString key = QString::fromLatin1(field.key);
     if (key == "dataset") {
-      addRow(nullptr, datasetRow, key);
+      addRow(nullptr, datasetCell, key);
     } else if (key == "devices") {
       addRow(nullptr, devicesBox, key);
       // Without a usable GPU the picker holds the CPU alone; one line under it, across
@@ -278,11 +286,18 @@ void ExperimentForm::peekDataset(const std::string& dataset) {
   m_peekedDataset = dataset;
   m_trainSamples = -1;
   m_datasetError.clear();
+  m_datasetShape->clear();
   try {
-    m_trainSamples = trainingSampleCount(dataset);
+    const DatasetShape shape = datasetShape(dataset);
+    m_trainSamples = shape.trainSamples;
+    // The CLI's data line, before the run: what a folder holds is seen as it is picked.
+    m_datasetShape->setText(tr("%1 training and %2 test images of %3×%4, %5 classes")
+                                .arg(shape.trainSamples).arg(shape.testSamples)
+                                .arg(shape.imageSize.height).arg(shape.imageSize.width).arg(shape.classes));
   } catch (const Error& e) {
     m_datasetError = inLabels(e.what());
   }
+  m_datasetShape->setVisible(m_datasetError.isEmpty());
 }
 
 QString ExperimentForm::deviceSpec() const {

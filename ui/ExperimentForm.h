@@ -65,8 +65,9 @@ class ExperimentForm final : public QWidget {
  private:
   void chooseFolder();
   void revalidate();
-  /// Reads the training-sample count of `dataset` (its IDX header) unless it is the one
-  /// read last: the batch is checked against it as the user types.
+  /// Reads what `dataset` holds (IDX headers and labels, not images) unless it is the one
+  /// read last: the batch is checked against its training samples as the user types, and
+  /// the line under the dataset says what the run will train on.
   void peekDataset(const std::string& dataset);
   void mark(const QString& field, QWidget* widget, const QString& error);
   QString deviceSpec() const;
@@ -95,6 +96,8 @@ class ExperimentForm final : public QWidget {
   std::string m_peekedDataset;
   int64_t m_trainSamples = -1;  ///< of m_peekedDataset; -1 when it cannot be read
   QString m_datasetError;       ///< why it cannot be
+  /// Under the dataset: its splits, image size and classes, or nothing while it is refused.
+  QLabel* m_datasetShape;
 };
 
 }  // namespace ensemble::ui

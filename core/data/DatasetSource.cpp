@@ -67,19 +67,21 @@ void agreeOnClasses(DatasetPair& pair, const std::string& folder) {
   pair.train.classes = pair.test.classes = classes;
 }
 
+/// Both splits of `folder` hold images of one size: a model takes one.
+void checkOneImageSize(const std::string& folder, ImageSize train, ImageSize test) {
+  if (train.height == test.height && train.width == test.width) return;
+  throw DatasetError("dataset folder " + folder + " mixes image sizes: train images are " +
+                     std::to_string(train.height) + "x" + std::to_string(train.width) + ", test images " +
+                     std::to_string(test.height) + "x" + std::to_string(test.width));
+}
+
 /// `folder` exists (datasetFolderOf).
 DatasetPair loadFolder(const std::string& folder, const std::string& name) {
   DatasetPair pair;
   pair.name = name;
   pair.train = loadSplit(folder, kFileNames[0], kFileNames[1]);
   pair.test = loadSplit(folder, kFileNames[2], kFileNames[3]);
-  if (pair.train.height() != pair.test.height() || pair.train.width() != pair.test.width()) {
-    throw DatasetError("dataset folder " + folder + " mixes image sizes: train images are " +
-                       std::to_string(pair.train.height()) + "x" +
-                       std::to_string(pair.train.width()) + ", test images " +
-                       std::to_string(pair.test.height()) + "x" +
-                       std::to_string(pair.test.width()));
-  }
+  checkOneImageSize(folder, {pair.train.height(), pair.train.width()}, {pair.test.height(), pair.test.width()});
   agreeOnClasses(pair, folder);
   return pair;
 }
@@ -118,6 +120,16 @@ std::vector<int64_t> idxDimensions(const std::string& path) {
   return dimensions;
 }
 
+/// The dimensions of the images' IDX file at `path`: (count, height, width).
+std::vector<int64_t> imageDimensions(const std::string& path) {
+  std::vector<int64_t> dims = idxDimensions(path);
+  if (dims.size() != 3) {
+    throw DatasetError(path + " holds " + std::to_string(dims.size()) +
+                       "-dimensional data; images are 3-dimensional (count, height, width)");
+  }
+  return dims;
+}
+
 /// The folder `spec` names, checked to hold all four files, as loading needs them.
 fs::path checkedFolderOf(const std::string& spec) {
   const fs::path folder = datasetFolderOf(spec);
@@ -134,13 +146,26 @@ int64_t trainingSampleCount(const std::string& spec) {
 
 ImageSize testImageSize(const std::string& spec) {
   if (spec == "synthetic") return {SyntheticOptions{}.side, SyntheticOptions{}.side};
-  const std::string path = findSplitFile(checkedFolderOf(spec), kFileNames[2]);
-  const std::vector<int64_t> dims = idxDimensions(path);
-  if (dims.size() != 3) {
-    throw DatasetError(path + " holds " + std::to_string(dims.size()) +
-                       "-dimensional data; images are 3-dimensional (count, height, width)");
-  }
+  const std::vector<int64_t> dims = imageDimensions(findSplitFile(checkedFolderOf(spec), kFileNames[2]));
   return {dims[1], dims[2]};
+}
+
+DatasetShape datasetShape(const std::string& spec) {
+  if (spec == "synthetic") {
+    const SyntheticOptions synthetic;
+    return {synthetic.trainSize, synthetic.testSize, {synthetic.side, synthetic.side}, kSyntheticClasses};
+  }
+  const fs::path folder = checkedFolderOf(spec);
+  const std::vector<int64_t> train = imageDimensions(findSplitFile(folder, kFileNames[0]));
+  const std::vector<int64_t> test = imageDimensions(findSplitFile(folder, kFileNames[2]));
+  checkOneImageSize(folder.string(), {train[1], train[2]}, {test[1], test[2]});
+  int64_t classes = 0;
+  for (const char* labelsName : {kFileNames[1], kFileNames[3]}) {
+    const IdxArray labels = readIdxFile(findSplitFile(folder, labelsName));
+    if (labels.data.empty()) continue;
+    classes = std::max(classes, int64_t(*std::max_element(labels.data.begin(), labels.data.end())) + 1);
+  }
+  return {train[0], test[0], {train[1], train[2]}, classes};
 }
 
 std::string defaultFashionMnistFolder() { return ENSEMBLELAB_DEFAULT_FASHION_MNIST; }

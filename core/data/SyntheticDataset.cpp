@@ -11,7 +11,7 @@ namespace ensemble {
 namespace {
 
 constexpr std::uint64_t kSyntheticSeed = 20261122;
-constexpr int kClasses = 10;
+constexpr int kClasses = int(kSyntheticClasses);
 
 /// Sequential SplitMix64 values, so generation needs no library generator.
 class Stream {

@@ -6,6 +6,9 @@
 
 namespace ensemble {
 
+/// The synthetic dataset's classes (its labels are 0-9).
+constexpr int64_t kSyntheticClasses = 10;
+
 struct SyntheticOptions {
   int64_t trainSize = 2048;
   int64_t testSize = 512;
