@@ -3,6 +3,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "core/comm/LocalCommunicator.h"
 #include "core/common/Error.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/data/Dataset.h"
@@ -92,7 +93,8 @@ class TestDataParallel final : public QObject {
     ExperimentConfig config = testing::smallConfig("data-parallel", "cpu*" + std::to_string(replicas));
     SplitOnDevices split(test);
     ReplicaWorkers workers(2);
-    const torch::Tensor shared = predictOneModel(config, copies, split, batchSize, workers);
+    LocalCommunicator oneProcess(replicas);
+    const torch::Tensor shared = predictOneModel(config, copies, split, batchSize, workers, oneProcess);
     QCOMPARE(shared.sizes(), alone.sizes());
     QVERIFY2(torch::equal(shared, alone),
              qPrintable(QString("differs by %1").arg((shared - alone).abs().max().item<double>())));

@@ -412,6 +412,30 @@ class TestDistributed final : public QObject {
     QVERIFY2(std::abs(a - b) < 1e-4, qPrintable(QString("%1 vs %2").arg(a).arg(b)));
   }
 
+  // Data-parallel ranks evaluate a part of the test set each and gather the rest: what the
+  // group scores is what replica 0 alone gives from the checkpoint (`eval`, one process), to
+  // the last bit. ResNet-18, whose BatchNorm statistics each rank tracks on its own shards,
+  // so rank 1 must evaluate with rank 0's; 512 test images in batches of 200, so the two
+  // parts (200 and 312 rows) differ and the gather pads and cuts them.
+  void dataParallelRanksEvaluateAPartEachAsReplicaZeroAlone() {
+    const QString group = m_dir.filePath("dp2-parts");
+    const QStringList run = kSmallRun + QStringList{"--mode", "data-parallel", "--model", "resnet18", "--batch-size", "64",
+                                                    "--train-limit", "256", "--eval-batch-size", "200"};
+    auto ranks = startGroup(2, run, group, testing::freePort());
+    for (auto& rank : ranks) EXPECT_EXIT(*rank, 0);
+    Rank eval;
+    eval.start({"eval", "--run", group});
+    EXPECT_EXIT(eval, 0);
+    const QJsonObject alone =
+        QJsonDocument::fromJson(eval.process->readAllStandardOutput()).object()["ensemble"].toObject();
+    const QJsonObject scored = readJson(group + "/summary.json")["ensemble"].toObject();
+    for (const char* key : {"test_nll", "test_accuracy", "test_brier"}) {
+      QVERIFY2(alone[key].isDouble(), key);
+      const double a = scored[key].toDouble(), b = alone[key].toDouble();
+      QVERIFY2(a == b, qPrintable(QString("%1: %2 vs %3").arg(key).arg(a, 0, 'g', 17).arg(b, 0, 'g', 17)));  // not fuzzy
+    }
+  }
+
   void onlyRankZeroWritesAndAStopOnOneRankStopsAllThenResumes() {
     const QString alone = m_dir.filePath("long-alone"), group = m_dir.filePath("long-group");
     const QStringList run{"train", "--dataset", "synthetic", "--epochs", "12", "--seed", "5", "--train-limit", "512"};

@@ -111,39 +111,94 @@ std::vector<torch::Tensor> gatherModelsProbabilities(Communicator& communicator,
 
 namespace {
 
-/// Gives replica `to` the buffers (BatchNorm's running statistics) of replica `from`. The
-/// replicas of a data-parallel model hold the same parameters (their gradients are averaged)
-/// but each tracks running statistics over its own shards; replica 0's are the model's (its
-/// checkpoint holds them, and a resumed run gives them to every replica).
-void copyBuffers(const Replica& from, Replica& to) {
+/// Gives every replica of this process the buffers (BatchNorm's running statistics) of the
+/// group's replica 0. The replicas of a data-parallel model hold the same parameters (their
+/// gradients are averaged) but each tracks running statistics over its own shards; replica
+/// 0's are the model's (its checkpoint holds them, and a resumed run gives them to every
+/// replica). Across processes they come through an all-gather, as float64, which holds
+/// float32 statistics and int64 counts exactly; a model without buffers skips it on every
+/// rank alike.
+void shareReplicaZerosBuffers(std::vector<Replica>& replicas, Communicator& communicator) {
   torch::NoGradGuard noGrad;
-  const std::vector<torch::Tensor> source = from.model->buffers();
-  std::vector<torch::Tensor> target = to.model->buffers();
-  for (std::size_t i = 0; i < target.size(); ++i) target[i].copy_(source[i]);
+  if (communicator.processCount() <= 1) {
+    const std::vector<torch::Tensor> source = replicas.front().model->buffers();
+    for (std::size_t r = 1; r < replicas.size(); ++r) {
+      std::vector<torch::Tensor> target = replicas[r].model->buffers();
+      for (std::size_t i = 0; i < target.size(); ++i) target[i].copy_(source[i]);
+    }
+    return;
+  }
+  if (replicas.front().model->buffers().empty()) return;
+  std::vector<torch::Tensor> flat;
+  for (const Replica& replica : replicas) {
+    std::vector<torch::Tensor> pieces;
+    for (const torch::Tensor& buffer : replica.model->buffers()) pieces.push_back(buffer.flatten().to(torch::kFloat64));
+    flat.push_back(torch::cat(pieces));
+  }
+  const torch::Tensor replicaZeros = communicator.allGather(flat).front();
+  for (Replica& replica : replicas) {
+    int64_t offset = 0;
+    for (torch::Tensor& buffer : replica.model->buffers()) {
+      buffer.copy_(replicaZeros.narrow(0, offset, buffer.numel()).view_as(buffer));
+      offset += buffer.numel();
+    }
+  }
+}
+
+/// The rows of the evaluation set that the group's replica `part` evaluates, of `parts`: a
+/// contiguous run of whole batches, so every batch is the one a lone replica would evaluate,
+/// at the same size. Parts past `parts` (more replicas than batches) are empty.
+struct PartRows {
+  int64_t start = 0;
+  int64_t count = 0;
+};
+PartRows partRows(int64_t part, int64_t parts, int64_t batches, int64_t batchSize, int64_t samples) {
+  if (part >= parts) return {};
+  const int64_t first = batches * part / parts, last = batches * (part + 1) / parts;
+  const int64_t start = first * batchSize;
+  return {start, std::min(last * batchSize, samples) - start};
 }
 
 }  // namespace
 
 torch::Tensor predictOneModel(const ExperimentConfig& config, std::vector<Replica>& replicas, SplitOnDevices& images,
-                              int64_t batchSize, ReplicaWorkers& workers) {
+                              int64_t batchSize, ReplicaWorkers& workers, Communicator& communicator) {
   TORCH_CHECK(batchSize > 0, "an evaluation batch of ", batchSize, " images (resolve eval_batch_size auto first)");
   const int64_t samples = images.on(replicas.front().device).images.size(0);
   const int64_t batches = (samples + batchSize - 1) / batchSize;
-  const int64_t parts = std::min<int64_t>(int64_t(replicas.size()), std::max<int64_t>(batches, 1));
+  const int64_t parts = std::min<int64_t>(communicator.worldReplicas(), std::max<int64_t>(batches, 1));
+  const int64_t firstPart = communicator.firstReplica();
+  const auto rowsOf = [&](int64_t part) { return partRows(part, parts, batches, batchSize, samples); };
+  shareReplicaZerosBuffers(replicas, communicator);
   std::vector<const SplitCopy*> copies;  // looked up here: SplitOnDevices is not for threads
-  for (int64_t r = 0; r < parts; ++r) copies.push_back(&images.on(replicas[std::size_t(r)].device));
-  std::vector<torch::Tensor> slices(static_cast<std::size_t>(parts));
-  // Replica r takes a contiguous run of whole batches, so every batch is the one a lone
-  // replica would evaluate, at the same size: the result is its bits, on any replica count.
-  workers.forEach(std::size_t(parts), [&](std::size_t r) {
-    if (r > 0) copyBuffers(replicas.front(), replicas[r]);
-    const int64_t first = batches * int64_t(r) / parts, last = batches * int64_t(r + 1) / parts;
-    const int64_t start = first * batchSize, count = std::min(last * batchSize, samples) - start;
+  for (const Replica& replica : replicas) copies.push_back(&images.on(replica.device));
+  std::vector<torch::Tensor> slices(replicas.size());
+  workers.forEach(replicas.size(), [&](std::size_t r) {
+    const PartRows rows = rowsOf(firstPart + int64_t(r));
+    if (rows.count == 0) return;
     const AutocastScope autocast(config.precision, replicas[r].device.is_cuda());
-    slices[r] = predictProbabilities(*replicas[r].model, copies[r]->images.narrow(0, start, count), batchSize)
+    slices[r] = predictProbabilities(*replicas[r].model, copies[r]->images.narrow(0, rows.start, rows.count), batchSize)
                     .to(replicas.front().device);
   });
-  return torch::cat(slices, 0);
+  if (communicator.processCount() <= 1) {
+    slices.resize(std::size_t(parts));  // the parts all lie here, in order
+    return torch::cat(slices, 0);
+  }
+  // Across processes each process evaluates its replicas' parts, and an all-gather gives
+  // every process the whole set: each part padded to the longest (the gather's tensors share
+  // a shape), then cut back.
+  int64_t longest = 0;
+  for (int64_t part = 0; part < parts; ++part) longest = std::max(longest, rowsOf(part).count);
+  const int64_t classes = replicas.front().input.classes;
+  for (torch::Tensor& slice : slices) {
+    torch::Tensor padded = torch::zeros({longest, classes}, torch::dtype(torch::kFloat32).device(replicas.front().device));
+    if (slice.defined()) padded.narrow(0, 0, slice.size(0)).copy_(slice);
+    slice = padded;
+  }
+  const std::vector<torch::Tensor> gathered = communicator.allGather(slices);
+  std::vector<torch::Tensor> wholeSet;
+  for (int64_t part = 0; part < parts; ++part) wholeSet.push_back(gathered[std::size_t(part)].narrow(0, 0, rowsOf(part).count));
+  return torch::cat(wholeSet, 0);
 }
 
 std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vector<Replica>& replicas,
@@ -152,10 +207,11 @@ std::vector<torch::Tensor> predictRun(const ExperimentConfig& config, std::vecto
   const bool everyGpu =
       std::all_of(replicas.begin(), replicas.end(), [](const Replica& replica) { return replica.device.is_cuda(); });
   const int64_t batchSize = evalBatchSizeFor(config.evalBatchSize, everyGpu);
-  // Data-parallel: one model, evaluated by all its replicas on a part of the set each
-  // (replica 0 alone left the others' cores idle: 0.72x Flax pmap's evaluation on cpu*2).
+  // Data-parallel: one model, evaluated by all its replicas on a part of the set each, in
+  // every process of the group (replica 0 alone left the others' cores idle: 0.72x Flax
+  // pmap's evaluation on cpu*2).
   if (RunMode::of(config.mode).replicasAreOneModel()) {
-    return {predictOneModel(config, replicas, images, batchSize, workers)};
+    return {predictOneModel(config, replicas, images, batchSize, workers, communicator)};
   }
   const std::size_t models = replicas.size();
   std::vector<const SplitCopy*> copies;

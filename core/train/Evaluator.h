@@ -46,12 +46,14 @@ EvaluationResult evaluateMembers(const std::vector<torch::Tensor>& memberProbs, 
 std::vector<torch::Tensor> gatherModelsProbabilities(Communicator& communicator,
                                                      const std::vector<torch::Tensor>& local);
 
-/// The softmax probabilities [N, K] of the one model that data-parallel `replicas` hold, on
-/// replica 0's device: each replica evaluates a contiguous run of whole `batchSize` batches
-/// side by side on `workers`, with replica 0's buffers (BatchNorm statistics), so the result
-/// is the bits replica 0 alone gives (predictProbabilities), in a fraction of the time.
+/// The softmax probabilities [N, K] of the one model that data-parallel `replicas` hold:
+/// every replica of the group of `communicator` evaluates a contiguous run of whole
+/// `batchSize` batches (this process's side by side on `workers`), with replica 0's buffers
+/// (BatchNorm statistics), so the result is the bits replica 0 alone gives
+/// (predictProbabilities), in a fraction of the time. In one process on replica 0's device;
+/// across processes gathered into every process, on the CPU.
 torch::Tensor predictOneModel(const ExperimentConfig& config, std::vector<Replica>& replicas, SplitOnDevices& images,
-                              int64_t batchSize, ReplicaWorkers& workers);
+                              int64_t batchSize, ReplicaWorkers& workers, Communicator& communicator);
 
 /// Every model's softmax probabilities on `images` (each replica's copy, on its device),
 /// computed side by side on `workers`: one per member of the whole group, gathered from

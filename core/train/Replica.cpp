@@ -92,6 +92,7 @@ Replica makeReplica(const std::string& modelName, const ModelInput& input,
   Replica replica;
   replica.deviceRef = device;
   replica.device = torch::Device(device.str());
+  replica.input = input;
   {
     std::lock_guard<std::mutex> lock(globalGeneratorMutex);
     torch::manual_seed(torchSeed(seed));

@@ -17,6 +17,8 @@ struct Replica {
   DeviceRef deviceRef;
   torch::Device device{torch::kCPU};
   std::shared_ptr<ClassifierImpl> model;
+  /// The image shape and class count the model was built for.
+  ModelInput input;
   std::unique_ptr<SgdMomentum> optimizer;
 
   /// Parameters and buffers by name, copied to the CPU (what torch.load reads as a
