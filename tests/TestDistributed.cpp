@@ -419,8 +419,9 @@ class TestDistributed final : public QObject {
   // parts (200 and 312 rows) differ and the gather pads and cuts them.
   void dataParallelRanksEvaluateAPartEachAsReplicaZeroAlone() {
     const QString group = m_dir.filePath("dp2-parts");
-    const QStringList run = kSmallRun + QStringList{"--mode", "data-parallel", "--model", "resnet18", "--batch-size", "64",
-                                                    "--train-limit", "256", "--eval-batch-size", "200"};
+    const QStringList run = kSmallRun + QStringList{"--mode",       "data-parallel", "--model",           "resnet18",
+                                                    "--batch-size", "64",            "--train-limit",     "256",
+                                                    "--eval-batch-size", "200"};
     auto ranks = startGroup(2, run, group, testing::freePort());
     for (auto& rank : ranks) EXPECT_EXIT(*rank, 0);
     Rank eval;
@@ -432,7 +433,8 @@ class TestDistributed final : public QObject {
     for (const char* key : {"test_nll", "test_accuracy", "test_brier"}) {
       QVERIFY2(alone[key].isDouble(), key);
       const double a = scored[key].toDouble(), b = alone[key].toDouble();
-      QVERIFY2(a == b, qPrintable(QString("%1: %2 vs %3").arg(key).arg(a, 0, 'g', 17).arg(b, 0, 'g', 17)));  // not fuzzy
+      // Exact, not QCOMPARE's fuzzy compare of doubles.
+      QVERIFY2(a == b, qPrintable(QString("%1: %2 vs %3").arg(key).arg(a, 0, 'g', 17).arg(b, 0, 'g', 17)));
     }
   }
 

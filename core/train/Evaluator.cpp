@@ -191,13 +191,16 @@ torch::Tensor predictOneModel(const ExperimentConfig& config, std::vector<Replic
   for (int64_t part = 0; part < parts; ++part) longest = std::max(longest, rowsOf(part).count);
   const int64_t classes = replicas.front().input.classes;
   for (torch::Tensor& slice : slices) {
-    torch::Tensor padded = torch::zeros({longest, classes}, torch::dtype(torch::kFloat32).device(replicas.front().device));
+    torch::Tensor padded =
+        torch::zeros({longest, classes}, torch::dtype(torch::kFloat32).device(replicas.front().device));
     if (slice.defined()) padded.narrow(0, 0, slice.size(0)).copy_(slice);
     slice = padded;
   }
   const std::vector<torch::Tensor> gathered = communicator.allGather(slices);
   std::vector<torch::Tensor> wholeSet;
-  for (int64_t part = 0; part < parts; ++part) wholeSet.push_back(gathered[std::size_t(part)].narrow(0, 0, rowsOf(part).count));
+  for (int64_t part = 0; part < parts; ++part) {
+    wholeSet.push_back(gathered[std::size_t(part)].narrow(0, 0, rowsOf(part).count));
+  }
   return torch::cat(wholeSet, 0);
 }
 
