@@ -22,6 +22,7 @@
 #include "core/config/ConfigFields.h"
 #include "core/data/DatasetSource.h"
 #include "core/devices/DeviceInventory.h"
+#include "tests/IdxSplitFiles.h"
 #include "tests/SettingSamples.h"
 #include "ui/DialogFolders.h"
 #include "ui/ExperimentForm.h"
@@ -35,32 +36,9 @@ namespace testing = ensemble::testing;
 
 namespace {
 
-/// One split of an MNIST-format folder: blank images, labels 0, 1, ..., classes - 1 in turn.
-struct IdxSplit {
-  int samples = 0;
-  int height = 28;
-  int width = 28;
-  int classes = 1;
-};
-
-/// Writes `split` ("train" or "t10k") into `folder` as raw IDX files.
-void writeIdxSplit(const QString& folder, const QString& split, const IdxSplit& shape) {
-  const auto bigEndian = [](quint32 v) {
-    const char bytes[] = {char(v >> 24), char((v >> 16) & 0xff), char((v >> 8) & 0xff), char(v & 0xff)};
-    return QByteArray(bytes, 4);
-  };
-  QFile images(folder + "/" + split + "-images-idx3-ubyte"), labels(folder + "/" + split + "-labels-idx1-ubyte");
-  QVERIFY(images.open(QIODevice::WriteOnly) && labels.open(QIODevice::WriteOnly));
-  images.write(bigEndian(0x803) + bigEndian(quint32(shape.samples)) + bigEndian(quint32(shape.height)) +
-               bigEndian(quint32(shape.width)) + QByteArray(shape.samples * shape.height * shape.width, '\0'));
-  QByteArray labelBytes(shape.samples, '\0');
-  for (int i = 0; i < shape.samples; ++i) labelBytes[i] = char(i % shape.classes);
-  labels.write(bigEndian(0x801) + bigEndian(quint32(shape.samples)) + labelBytes);
-}
-
-/// An MNIST-format folder of `samples` blank 28x28 images in each split (raw IDX files).
+/// An MNIST-format folder of `samples` 28x28 images in each split (raw IDX files).
 void writeIdxFolder(const QString& folder, int samples) {
-  for (const QString& split : {QString("train"), QString("t10k")}) writeIdxSplit(folder, split, {samples});
+  for (const QString& split : {QString("train"), QString("t10k")}) idx_files::writeIdxSplit(folder, split, {samples});
 }
 
 }  // namespace
@@ -225,16 +203,16 @@ class TestExperimentForm final : public QObject {
     QCOMPARE(line->text(), QString("2048 training and 512 test images of 16×16, 10 classes"));
 
     QTemporaryDir folder;
-    writeIdxSplit(folder.path(), "train", {300, 20, 24, 7});
-    writeIdxSplit(folder.path(), "t10k", {50, 20, 24, 5});  // a split may lack classes
+    idx_files::writeIdxSplit(folder.path(), "train", {300, 20, 24, 7});
+    idx_files::writeIdxSplit(folder.path(), "t10k", {50, 20, 24, 5});  // a split may lack classes
     QVERIFY(form.addDatasetFolder(folder.path()).isEmpty());
     QCOMPARE(line->text(), QString("300 training and 50 test images of 20×24, 7 classes"));
     QVERIFY(!line->isHidden());
     QVERIFY(form.errors().value("dataset").isEmpty());
 
     QTemporaryDir mixed;
-    writeIdxSplit(mixed.path(), "train", {40, 20, 24, 3});
-    writeIdxSplit(mixed.path(), "t10k", {10, 28, 28, 3});
+    idx_files::writeIdxSplit(mixed.path(), "train", {40, 20, 24, 3});
+    idx_files::writeIdxSplit(mixed.path(), "t10k", {10, 28, 28, 3});
     QVERIFY(form.addDatasetFolder(mixed.path()).isEmpty());
     QVERIFY2(form.errors().value("dataset").contains("mixes image sizes: train images are 20x24, test images 28x28"),
              qPrintable(form.errors().value("dataset")));

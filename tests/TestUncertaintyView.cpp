@@ -7,7 +7,6 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
-#include <QDataStream>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QListView>
@@ -25,6 +24,7 @@
 
 #include "core/train/RunAnalysis.h"
 #include "core/train/Trainer.h"
+#include "tests/IdxSplitFiles.h"
 #include "tests/RunStatusCheck.h"
 #include "ui/RunsModel.h"
 #include "ui/AnalysisController.h"
@@ -52,21 +52,7 @@ constexpr qint64 kMaxTickGapMs = 100;
 /// both splits): data the runs below never saw.
 void writeForeignDataset(const QString& folder, int count, int side) {
   QDir().mkpath(folder);
-  const auto write = [&](const QString& name, quint32 magic, const QVector<quint32>& dims, const QByteArray& payload) {
-    QFile file(folder + "/" + name);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    QDataStream out(&file);  // big-endian, as IDX is
-    out << magic;
-    for (const quint32 dim : dims) out << dim;
-    out.writeRawData(payload.constData(), int(payload.size()));
-  };
-  QByteArray pixels(count * side * side, 0), labels(count, 0);
-  for (int i = 0; i < pixels.size(); ++i) pixels[i] = char((i * 37 + (i / side) * 11) % 256);
-  for (int i = 0; i < count; ++i) labels[i] = char(i % 10);
-  for (const QString split : {"train", "t10k"}) {
-    write(split + "-images-idx3-ubyte", 0x00000803, {quint32(count), quint32(side), quint32(side)}, pixels);
-    write(split + "-labels-idx1-ubyte", 0x00000801, {quint32(count)}, labels);
-  }
+  for (const QString split : {"train", "t10k"}) idx_files::writeIdxSplit(folder, split, {count, side, side, 10});
 }
 
 /// Waits for the analysis job to end; returns (cancelled, error).

@@ -22,6 +22,10 @@ Dataset Dataset::firstSamples(int64_t count) const {
   return subset;
 }
 
+int64_t classesOfLabels(const IdxArray& labels) {
+  return labels.data.empty() ? 0 : int64_t(*std::max_element(labels.data.begin(), labels.data.end())) + 1;
+}
+
 Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
                        const std::string& imagesOrigin, const std::string& labelsOrigin) {
   if (images.dims.size() != 3) {
@@ -46,7 +50,7 @@ Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
   }
   const int64_t n = int64_t(images.count());
   Dataset dataset;
-  dataset.classes = int64_t(*std::max_element(labels.data.begin(), labels.data.end())) + 1;
+  dataset.classes = classesOfLabels(labels);
   dataset.origin = imagesOrigin;
   dataset.labelsOrigin = labelsOrigin;
   dataset.images = torch::from_blob(const_cast<std::uint8_t*>(images.data.data()),

@@ -34,8 +34,11 @@ struct DatasetPair {
   std::string name;
 };
 
+/// The classes `labels` (an IDX label array) name: the largest label + 1; 0 where it holds none.
+int64_t classesOfLabels(const IdxArray& labels);
+
 /// Builds a split from an IDX image array [N, H, W] and an IDX label array [N]; its classes
-/// are its largest label + 1 (a folder's two splits then agree on theirs: loadDataset).
+/// are classesOfLabels (a folder's two splits then agree on theirs: loadDataset).
 /// Throws DatasetError naming the files when the shapes are invalid.
 Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
                        const std::string& imagesOrigin, const std::string& labelsOrigin);

@@ -161,9 +161,7 @@ DatasetShape datasetShape(const std::string& spec) {
   checkOneImageSize(folder.string(), {train[1], train[2]}, {test[1], test[2]});
   int64_t classes = 0;
   for (const char* labelsName : {kFileNames[1], kFileNames[3]}) {
-    const IdxArray labels = readIdxFile(findSplitFile(folder, labelsName));
-    if (labels.data.empty()) continue;
-    classes = std::max(classes, int64_t(*std::max_element(labels.data.begin(), labels.data.end())) + 1);
+    classes = std::max(classes, classesOfLabels(readIdxFile(findSplitFile(folder, labelsName))));
   }
   return {train[0], test[0], {train[1], train[2]}, classes};
 }

@@ -40,7 +40,7 @@ ImageSize testImageSize(const std::string& spec);
 
 /// What the dataset `spec` names holds, as a form shows it when the dataset is picked: both
 /// splits' sample counts and their image size from the IDX headers, and the classes from the
-/// two label files (the largest label + 1, as loading counts them; a label is one byte an
+/// two label files (classesOfLabels over both, as loading counts them; a label is one byte an
 /// image). Loading checks more (every label against its image, gaps between classes). Throws
 /// DatasetError as trainingSampleCount does, and where the two splits' images differ in size.
 struct DatasetShape {

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// MNIST-format files for the window's tests, which link no LibTorch test support (Qt-only):
+// one split of a dataset folder, of any sample count, image size and class count.
+#include <QByteArray>
+#include <QDataStream>
+#include <QFile>
+#include <QString>
+#include <QVector>
+#include <QtTest>
+
+namespace idx_files {
+
+/// One split: `samples` images of `height` x `width` pixels in a fixed non-constant pattern,
+/// labelled 0, 1, ..., classes - 1 in turn.
+struct IdxSplit {
+  int samples = 0;
+  int height = 28;
+  int width = 28;
+  int classes = 10;
+};
+
+/// Writes `split` ("train" or "t10k") into the existing `folder` as raw IDX files.
+inline void writeIdxSplit(const QString& folder, const QString& split, const IdxSplit& shape) {
+  const auto write = [&](const QString& name, quint32 magic, const QVector<quint32>& dims, const QByteArray& payload) {
+    QFile file(folder + "/" + split + name);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    QDataStream out(&file);  // big-endian, as IDX is
+    out << magic;
+    for (const quint32 dim : dims) out << dim;
+    out.writeRawData(payload.constData(), int(payload.size()));
+  };
+  QByteArray pixels(shape.samples * shape.height * shape.width, 0), labels(shape.samples, 0);
+  for (int i = 0; i < pixels.size(); ++i) pixels[i] = char((i * 37 + (i / shape.width) * 11) % 256);
+  for (int i = 0; i < shape.samples; ++i) labels[i] = char(i % shape.classes);
+  const QVector<quint32> imageDims{quint32(shape.samples), quint32(shape.height), quint32(shape.width)};
+  write("-images-idx3-ubyte", 0x00000803, imageDims, pixels);
+  write("-labels-idx1-ubyte", 0x00000801, {quint32(shape.samples)}, labels);
+}
+
+}  // namespace idx_files
