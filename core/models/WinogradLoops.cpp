@@ -22,13 +22,15 @@ namespace {
 // PanelProduct.h), so it is built for each clone's instruction set.
 
 using Vec = FloatVector;
+using panel_product::kLanes;
+using panel_product::loadLanes;
 using panel_product::product;
+using panel_product::storeLanes;
+using panel_product::WideVector;
 static_assert(kFloatVectorWidth == kChannelBlock, "a channel block is one vector");
-inline Vec load(const float* from) { return loadFloats(from); }
-inline void store(float* to, Vec v) { storeFloats(to, v); }
 
 // The four 1-D transforms of F(2x2, 3x3), each applied to the rows of a block and then to its
-// columns (a 2-D transform X^T d X is the 1-D one along both axes). `T` is a float or a Vec.
+// columns (a 2-D transform X^T d X is the 1-D one along both axes). `T` is a float or a vector.
 
 /// B^T d: the input's 4 values to 4 frequencies.
 template <typename T>
@@ -118,20 +120,107 @@ void inputWindow(const float* images, const float* zeros, int64_t channels, cons
   }
 }
 
-/// B^T d B of every tile in [firstTile, firstTile + tiles), into v [16][kTilesPerBlock][in].
+/// B^T d B of every tile in [firstTile, firstTile + tiles), into v [16][kTilesPerBlock][in],
+/// kLanes<V> channels at a time.
+template <typename V>
 ENSEMBLELAB_ALWAYS_INLINE void transformInputs(int64_t firstTile, int64_t tiles, const float* input,
                                                const float* zeros, float* v, const WinogradShape& shape) {
   const int64_t channels = shape.inChannels;
   for (int64_t t = 0; t < tiles; ++t) {
     const float* pixels[16];
     inputWindow(input, zeros, channels, placeOf(firstTile + t, shape), shape, pixels);
-    for (int64_t block = 0; block < channels; block += kChannelBlock) {
-      Vec d[16], f[16];
-      for (int p = 0; p < 16; ++p) d[p] = load(pixels[p] + block);
-      transform2d<4, 4>(d, f, [](const Vec(&in)[4], Vec(&out)[4]) { inputTransform(in, out); });
-      for (int p = 0; p < 16; ++p) store(v + (p * kTilesPerBlock + t) * channels + block, f[p]);
+    for (int64_t block = 0; block < channels; block += kLanes<V>) {
+      V d[16], f[16];
+      for (int p = 0; p < 16; ++p) d[p] = loadLanes<V>(pixels[p] + block);
+      transform2d<4, 4>(d, f, [](const V(&in)[4], V(&out)[4]) { inputTransform(in, out); });
+      for (int p = 0; p < 16; ++p) storeLanes<V>(v + (p * kTilesPerBlock + t) * channels + block, f[p]);
     }
   }
+}
+
+/// A^T m A of every tile's 16 products m ([16][kTilesPerBlock][out]), plus the bias, into the
+/// output's pixels that lie inside the image.
+template <typename V>
+ENSEMBLELAB_ALWAYS_INLINE void transformOutputs(int64_t firstTile, int64_t tiles, const float* m, const float* bias,
+                                                float* output, const WinogradShape& shape) {
+  const int64_t out = shape.outChannels;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const TilePlace place = placeOf(firstTile + t, shape);
+    for (int64_t block = 0; block < out; block += kLanes<V>) {
+      V freq[16], y[4];
+      for (int f = 0; f < kFrequencies; ++f) freq[f] = loadLanes<V>(m + (f * kTilesPerBlock + t) * out + block);
+      transform2d<4, 2>(freq, y, [](const V(&i)[4], V(&o)[2]) { outputTransform(i, o); });
+      const V b = loadLanes<V>(bias + block);
+      for (int i = 0; i < 2; ++i) {
+        for (int j = 0; j < 2; ++j) {
+          const int64_t row = place.row + i, column = place.column + j;
+          if (row < shape.height && column < shape.width) {
+            storeLanes<V>(output + pixelOffset(place.image, row, column, out, shape) + block, y[i * 2 + j] + b);
+          }
+        }
+      }
+    }
+  }
+}
+
+/// The output's gradient per tile, A dy A^T (zero beyond the image's edge), into gradM
+/// ([16][kTilesPerBlock][out]), and its sum into the bias's gradient.
+template <typename V>
+ENSEMBLELAB_ALWAYS_INLINE void transformOutputGradients(int64_t firstTile, int64_t tiles, const float* gradOutput,
+                                                        const float* zeros, float* gradM, float* gradBias,
+                                                        const WinogradShape& shape) {
+  const int64_t out = shape.outChannels;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const TilePlace place = placeOf(firstTile + t, shape);
+    const float* pixels[4];
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 2; ++j) {
+        const int64_t row = place.row + i, column = place.column + j;
+        const bool inside = row < shape.height && column < shape.width;
+        pixels[i * 2 + j] = inside ? gradOutput + pixelOffset(place.image, row, column, out, shape) : zeros;
+      }
+    }
+    for (int64_t block = 0; block < out; block += kLanes<V>) {
+      V dy[4], freq[16];
+      for (int p = 0; p < 4; ++p) dy[p] = loadLanes<V>(pixels[p] + block);
+      storeLanes<V>(gradBias + block, loadLanes<V>(gradBias + block) + ((dy[0] + dy[1]) + (dy[2] + dy[3])));
+      transform2d<2, 4>(dy, freq, [](const V(&i)[2], V(&o)[4]) { outputTransformTransposed(i, o); });
+      for (int f = 0; f < kFrequencies; ++f) storeLanes<V>(gradM + (f * kTilesPerBlock + t) * out + block, freq[f]);
+    }
+  }
+}
+
+/// Back to pixels, B dV B^T, added where tiles overlap; outside the image it is dropped.
+template <typename V>
+ENSEMBLELAB_ALWAYS_INLINE void addInputGradients(int64_t firstTile, int64_t tiles, const float* gradV,
+                                                 float* gradInput, const WinogradShape& shape) {
+  const int64_t in = shape.inChannels;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const TilePlace place = placeOf(firstTile + t, shape);
+    for (int64_t block = 0; block < in; block += kLanes<V>) {
+      V freq[16], d[16];
+      for (int f = 0; f < kFrequencies; ++f) freq[f] = loadLanes<V>(gradV + (f * kTilesPerBlock + t) * in + block);
+      transform2d<4, 4>(freq, d, [](const V(&i)[4], V(&o)[4]) { inputTransformTransposed(i, o); });
+      for (int i = 0; i < 4; ++i) {
+        const int64_t row = place.row - 1 + i;
+        if (row < 0 || row >= shape.height) continue;
+        for (int j = 0; j < 4; ++j) {
+          const int64_t column = place.column - 1 + j;
+          if (column < 0 || column >= shape.width) continue;
+          float* pixel = gradInput + pixelOffset(place.image, row, column, in, shape) + block;
+          storeLanes<V>(pixel, loadLanes<V>(pixel) + d[i * 4 + j]);
+        }
+      }
+    }
+  }
+}
+
+/// Whether the transforms of `channels` run 16 floats at a time: AVX-512's width, where the
+/// products use it (shape.wideRegisters) and it divides the channels; else 8. The transforms are
+/// element-wise over channels, so the width changes no number; 16 floats halve their loads,
+/// stores and address arithmetic (docs/BENCHMARKS.md).
+inline bool wideTransforms(int64_t channels, const WinogradShape& shape) {
+  return shape.wideRegisters && channels % kLanes<WideVector> == 0;
 }
 
 /// A block's working memory, kept per thread from call to call (no allocation per call, which
@@ -232,28 +321,19 @@ ENSEMBLELAB_WINOGRAD_CLONES void forwardImages(int64_t first, int64_t last, cons
   const int64_t lastTile = last * shape.tilesPerImage();
   for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
     const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
-    transformInputs(firstTile, tiles, input, zeros, v, shape);
+    if (wideTransforms(in, shape)) {
+      transformInputs<WideVector>(firstTile, tiles, input, zeros, v, shape);
+    } else {
+      transformInputs<Vec>(firstTile, tiles, input, zeros, v, shape);
+    }
     for (int f = 0; f < kFrequencies; ++f) {
       product(tiles, in, out, v + f * kTilesPerBlock * in, in, 1, transformed + f * in * out, out,
               m + f * kTilesPerBlock * out, out, false, wide);
     }
-    for (int64_t t = 0; t < tiles; ++t) {
-      const TilePlace place = placeOf(firstTile + t, shape);
-      for (int64_t block = 0; block < out; block += kChannelBlock) {
-        Vec freq[16], y[4];
-        for (int f = 0; f < kFrequencies; ++f) freq[f] = load(m + (f * kTilesPerBlock + t) * out + block);
-        transform2d<4, 2>(freq, y, [](const Vec(&i)[4], Vec(&o)[2]) { outputTransform(i, o); });
-        const Vec b = load(bias + block);
-        for (int i = 0; i < 2; ++i) {
-          for (int j = 0; j < 2; ++j) {
-            const int64_t row = place.row + i, column = place.column + j;
-            if (row < shape.height && column < shape.width) {
-              store(output + pixelOffset(place.image, row, column, out, shape) + block,
-                    y[i * 2 + j] + b);
-            }
-          }
-        }
-      }
+    if (wideTransforms(out, shape)) {
+      transformOutputs<WideVector>(firstTile, tiles, m, bias, output, shape);
+    } else {
+      transformOutputs<Vec>(firstTile, tiles, m, bias, output, shape);
     }
   }
 }
@@ -275,26 +355,15 @@ ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, con
   const int64_t lastTile = last * shape.tilesPerImage();
   for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
     const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
-    transformInputs(firstTile, tiles, input, zeros, v, shape);
-    // The output's gradient per tile, A dy A^T (zero beyond the image's edge), and the bias's.
-    for (int64_t t = 0; t < tiles; ++t) {
-      const TilePlace place = placeOf(firstTile + t, shape);
-      const float* pixels[4];
-      for (int i = 0; i < 2; ++i) {
-        for (int j = 0; j < 2; ++j) {
-          const int64_t row = place.row + i, column = place.column + j;
-          const bool inside = row < shape.height && column < shape.width;
-          pixels[i * 2 + j] =
-              inside ? gradOutput + pixelOffset(place.image, row, column, out, shape) : zeros;
-        }
-      }
-      for (int64_t block = 0; block < out; block += kChannelBlock) {
-        Vec dy[4], freq[16];
-        for (int p = 0; p < 4; ++p) dy[p] = load(pixels[p] + block);
-        store(gradBias + block, load(gradBias + block) + ((dy[0] + dy[1]) + (dy[2] + dy[3])));
-        transform2d<2, 4>(dy, freq, [](const Vec(&i)[2], Vec(&o)[4]) { outputTransformTransposed(i, o); });
-        for (int f = 0; f < kFrequencies; ++f) store(gradM + (f * kTilesPerBlock + t) * out + block, freq[f]);
-      }
+    if (wideTransforms(in, shape)) {
+      transformInputs<WideVector>(firstTile, tiles, input, zeros, v, shape);
+    } else {
+      transformInputs<Vec>(firstTile, tiles, input, zeros, v, shape);
+    }
+    if (wideTransforms(out, shape)) {
+      transformOutputGradients<WideVector>(firstTile, tiles, gradOutput, zeros, gradM, gradBias, shape);
+    } else {
+      transformOutputGradients<Vec>(firstTile, tiles, gradOutput, zeros, gradM, gradBias, shape);
     }
     for (int f = 0; f < kFrequencies; ++f) {
       const float* vf = v + f * kTilesPerBlock * in;
@@ -305,24 +374,10 @@ ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, con
       product(tiles, out, in, gradMf, out, 1, transposed + f * out * in, in, gradV + f * kTilesPerBlock * in, in,
               false, wide);
     }
-    // Back to pixels, B dV B^T, added where tiles overlap; outside the image it is dropped.
-    for (int64_t t = 0; t < tiles; ++t) {
-      const TilePlace place = placeOf(firstTile + t, shape);
-      for (int64_t block = 0; block < in; block += kChannelBlock) {
-        Vec freq[16], d[16];
-        for (int f = 0; f < kFrequencies; ++f) freq[f] = load(gradV + (f * kTilesPerBlock + t) * in + block);
-        transform2d<4, 4>(freq, d, [](const Vec(&i)[4], Vec(&o)[4]) { inputTransformTransposed(i, o); });
-        for (int i = 0; i < 4; ++i) {
-          const int64_t row = place.row - 1 + i;
-          if (row < 0 || row >= shape.height) continue;
-          for (int j = 0; j < 4; ++j) {
-            const int64_t column = place.column - 1 + j;
-            if (column < 0 || column >= shape.width) continue;
-            float* pixel = gradInput + pixelOffset(place.image, row, column, in, shape) + block;
-            store(pixel, load(pixel) + d[i * 4 + j]);
-          }
-        }
-      }
+    if (wideTransforms(in, shape)) {
+      addInputGradients<WideVector>(firstTile, tiles, gradV, gradInput, shape);
+    } else {
+      addInputGradients<Vec>(firstTile, tiles, gradV, gradInput, shape);
     }
   }
 }
