@@ -191,6 +191,25 @@ class TestModels final : public QObject {
     }
   }
 
+  // Each lane computes the same sums in either width: AVX-512's 16 channels at a time give the
+  // 8-channel blocks' bits, forward and backward (48 channels: three wide blocks).
+  void fusedFirstLayerGivesTheSameNumbersWithEitherRegisterWidth() {
+    if (!panel_product::useWideRegisters()) QSKIP("this CPU has no AVX-512: only the 8-float blocks run here");
+    torch::manual_seed(19);
+    const torch::Tensor input = torch::rand({11, 1, 28, 28});
+    const torch::Tensor gradOutput = torch::randn({11, 48, 14, 14});
+    QVERIFY(convReluPoolFusesOnCpu(input, torch::zeros({48, 1, 3, 3})));
+    const auto [wide, narrow] = testing::atEitherPanelWidth([&] {
+      torch::manual_seed(20);
+      const torch::Tensor weight = torch::randn({48, 1, 3, 3}).requires_grad_(true);
+      const torch::Tensor bias = torch::randn({48}).requires_grad_(true);
+      const torch::Tensor output = convReluAvgPool2x2(input, weight, bias);  // images need no gradient: fused
+      output.backward(gradOutput);
+      return std::vector<torch::Tensor>{output.detach(), weight.grad(), bias.grad()};
+    });
+    for (std::size_t i = 0; i < wide.size(); ++i) QVERIFY2(torch::equal(wide[i], narrow[i]), qPrintable(QString::number(i)));
+  }
+
   // at::parallel_for's body is an `#pragma omp parallel` in LibTorch's headers: without
   // -fopenmp (core/CMakeLists.txt) our loops ran on one thread and this found one.
   void ourParallelLoopsRunOnSeveralThreads() {

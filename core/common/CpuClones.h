@@ -10,3 +10,8 @@
 #else
 #define ENSEMBLELAB_CPU_CLONES(...)
 #endif
+
+// Every helper a cloned function calls must be inlined into it: a helper left out of line is
+// built once, for the baseline, and a vector loop then keeps its accumulators in memory (10x
+// slower, measured: docs/BENCHMARKS.md).
+#define ENSEMBLELAB_ALWAYS_INLINE __attribute__((always_inline)) inline

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/common/CpuClones.h"
+
 namespace ensemble {
 
 constexpr int64_t kFloatVectorWidth = 8;
@@ -21,5 +23,26 @@ inline FloatVector loadFloats(const float* from) {
 }
 
 inline void storeFloats(float* to, FloatVector v) { std::memcpy(to, &v, sizeof v); }
+
+/// Sixteen floats: one AVX-512 register, two AVX ones, four SSE ones (as the clone has). The
+/// loops use it where the CPU has AVX-512 (panel_product::useWideRegisters, PanelWidth.h).
+typedef float WideFloatVector __attribute__((vector_size(2 * kFloatVectorWidth * sizeof(float))));
+
+/// How many floats a FloatVector or a WideFloatVector holds.
+template <typename V>
+constexpr int64_t kLanes = int64_t(sizeof(V) / sizeof(float));
+
+/// Loads and stores for either vector, unaligned, always inlined (CpuClones.h).
+template <typename V>
+ENSEMBLELAB_ALWAYS_INLINE V loadLanes(const float* from) {
+  V v;
+  std::memcpy(&v, from, sizeof v);  // compiles to one load (or two, four)
+  return v;
+}
+
+template <typename V>
+ENSEMBLELAB_ALWAYS_INLINE void storeLanes(float* to, V v) {
+  std::memcpy(to, &v, sizeof v);
+}
 
 }  // namespace ensemble

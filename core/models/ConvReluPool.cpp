@@ -12,6 +12,7 @@
 #include "core/common/Environment.h"
 #include "core/models/ConvReluPoolLoops.h"
 #include "core/models/OrderedChunkSum.h"
+#include "core/models/PanelWidth.h"
 #include "core/models/ReluAvgPool.h"
 
 namespace ensemble {
@@ -40,6 +41,7 @@ loops::ConvPoolShape shapeOf(const torch::Tensor& padded, int64_t channels) {
   shape.height = padded.size(1) - 2;
   shape.width = padded.size(2) - 2;
   shape.channels = channels;
+  shape.wideRegisters = panel_product::useWideRegisters();
   return shape;
 }
 

@@ -16,6 +16,7 @@ constexpr int64_t kChannelBlock = 8;
 struct ConvPoolShape {
   int64_t height = 0, width = 0;  ///< of the images and of the convolution's output
   int64_t channels = 0;           ///< output channels, a multiple of kChannelBlock
+  bool wideRegisters = false;     ///< panel_product::useWideRegisters(): 16 channels at a time
 };
 
 /// Images [first, last) into `pooled`. `padded`: the images with a border of zeros, each

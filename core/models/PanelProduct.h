@@ -10,35 +10,15 @@
 // `acc += a * b` is one fused multiply-add. Every sum runs in an order fixed by the shapes
 // alone: the same numbers on any number of threads.
 #include <cstdint>
-#include <cstring>
 
+#include "core/common/CpuClones.h"
 #include "core/common/FloatVector.h"
 
 namespace ensemble::panel_product {
 
-#define ENSEMBLELAB_ALWAYS_INLINE __attribute__((always_inline)) inline
-
 using Vec = FloatVector;
+using WideVector = WideFloatVector;
 constexpr int64_t kWidth = kFloatVectorWidth;
-
-/// Sixteen floats: one AVX-512 register, two AVX ones, four SSE ones (as the clone has). The
-/// products use it where the caller says so (PanelWidth.h).
-typedef float WideVector __attribute__((vector_size(2 * kWidth * sizeof(float))));
-
-template <typename V>
-constexpr int64_t kLanes = int64_t(sizeof(V) / sizeof(float));
-
-template <typename V>
-ENSEMBLELAB_ALWAYS_INLINE V loadLanes(const float* from) {
-  V v;
-  std::memcpy(&v, from, sizeof v);  // unaligned; compiles to one load (or two, four)
-  return v;
-}
-
-template <typename V>
-ENSEMBLELAB_ALWAYS_INLINE void storeLanes(float* to, V v) {
-  std::memcpy(to, &v, sizeof v);
-}
 
 /// C (rows x cols) = or += A (rows x inner) B (inner x cols), for Rows rows of C and Vecs
 /// registers' worth of its columns, all held in registers (Rows * Vecs accumulators) while the

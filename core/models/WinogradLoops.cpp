@@ -22,11 +22,8 @@ namespace {
 // PanelProduct.h), so it is built for each clone's instruction set.
 
 using Vec = FloatVector;
-using panel_product::kLanes;
-using panel_product::loadLanes;
+using WideVector = WideFloatVector;
 using panel_product::product;
-using panel_product::storeLanes;
-using panel_product::WideVector;
 static_assert(kFloatVectorWidth == kChannelBlock, "a channel block is one vector");
 
 // The four 1-D transforms of F(2x2, 3x3), each applied to the rows of a block and then to its
