@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Eight floats as one value, for the CPU loops built per instruction set (CpuClones.h): GCC's
-// and Clang's vector extension, lowered to one AVX register where the clone has AVX and to two
-// SSE registers in the baseline clone. Multiply a FloatVector by a plain float for a broadcast:
-// building one by hand (`FloatVector{} + x`) costs an add first (0 + x turns -0 into +0, so the
-// compiler keeps it), measured at half the speed in a matrix product (docs/BENCHMARKS.md).
+// Eight floats (or sixteen) as one value, for the CPU loops built per instruction set
+// (CpuClones.h): GCC's and Clang's vector extension, lowered to one AVX register where the
+// clone has AVX and to two SSE registers in the baseline clone. Multiply a vector by a plain
+// float for a broadcast: building one by hand (`FloatVector{} + x`) costs an add first (0 + x
+// turns -0 into +0, so the compiler keeps it), measured at half the speed in a matrix product
+// (docs/BENCHMARKS.md).
 #include <cstdint>
 #include <cstring>
 
@@ -15,14 +16,6 @@ namespace ensemble {
 constexpr int64_t kFloatVectorWidth = 8;
 
 typedef float FloatVector __attribute__((vector_size(kFloatVectorWidth * sizeof(float))));
-
-inline FloatVector loadFloats(const float* from) {
-  FloatVector v;
-  std::memcpy(&v, from, sizeof v);  // unaligned; compiles to one load
-  return v;
-}
-
-inline void storeFloats(float* to, FloatVector v) { std::memcpy(to, &v, sizeof v); }
 
 /// Sixteen floats: one AVX-512 register, two AVX ones, four SSE ones (as the clone has). The
 /// loops use it where the CPU has AVX-512 (panel_product::useWideRegisters, PanelWidth.h).
