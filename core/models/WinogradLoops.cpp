@@ -117,6 +117,24 @@ void inputWindow(const float* images, const float* zeros, int64_t channels, cons
   }
 }
 
+/// One channel block of tile `t`'s 16 frequencies in a block's buffer [16][kTilesPerBlock][channels]
+/// (v, m and their gradients): the address every transform below reads or writes them at.
+inline int64_t frequencyOffset(int f, int64_t t, int64_t channels, int64_t block) {
+  return (f * kTilesPerBlock + t) * channels + block;
+}
+
+template <typename V>
+ENSEMBLELAB_ALWAYS_INLINE void loadFrequencies(const float* buffer, int64_t t, int64_t channels, int64_t block,
+                                               V (&freq)[16]) {
+  for (int f = 0; f < kFrequencies; ++f) freq[f] = loadLanes<V>(buffer + frequencyOffset(f, t, channels, block));
+}
+
+template <typename V>
+ENSEMBLELAB_ALWAYS_INLINE void storeFrequencies(float* buffer, int64_t t, int64_t channels, int64_t block,
+                                                const V (&freq)[16]) {
+  for (int f = 0; f < kFrequencies; ++f) storeLanes<V>(buffer + frequencyOffset(f, t, channels, block), freq[f]);
+}
+
 /// B^T d B of every tile in [firstTile, firstTile + tiles), into v [16][kTilesPerBlock][in],
 /// kLanes<V> channels at a time.
 template <typename V>
@@ -130,7 +148,7 @@ ENSEMBLELAB_ALWAYS_INLINE void transformInputs(int64_t firstTile, int64_t tiles,
       V d[16], f[16];
       for (int p = 0; p < 16; ++p) d[p] = loadLanes<V>(pixels[p] + block);
       transform2d<4, 4>(d, f, [](const V(&in)[4], V(&out)[4]) { inputTransform(in, out); });
-      for (int p = 0; p < 16; ++p) storeLanes<V>(v + (p * kTilesPerBlock + t) * channels + block, f[p]);
+      storeFrequencies(v, t, channels, block, f);
     }
   }
 }
@@ -145,7 +163,7 @@ ENSEMBLELAB_ALWAYS_INLINE void transformOutputs(int64_t firstTile, int64_t tiles
     const TilePlace place = placeOf(firstTile + t, shape);
     for (int64_t block = 0; block < out; block += kLanes<V>) {
       V freq[16], y[4];
-      for (int f = 0; f < kFrequencies; ++f) freq[f] = loadLanes<V>(m + (f * kTilesPerBlock + t) * out + block);
+      loadFrequencies(m, t, out, block, freq);
       transform2d<4, 2>(freq, y, [](const V(&i)[4], V(&o)[2]) { outputTransform(i, o); });
       const V b = loadLanes<V>(bias + block);
       for (int i = 0; i < 2; ++i) {
@@ -182,7 +200,7 @@ ENSEMBLELAB_ALWAYS_INLINE void transformOutputGradients(int64_t firstTile, int64
       for (int p = 0; p < 4; ++p) dy[p] = loadLanes<V>(pixels[p] + block);
       storeLanes<V>(gradBias + block, loadLanes<V>(gradBias + block) + ((dy[0] + dy[1]) + (dy[2] + dy[3])));
       transform2d<2, 4>(dy, freq, [](const V(&i)[2], V(&o)[4]) { outputTransformTransposed(i, o); });
-      for (int f = 0; f < kFrequencies; ++f) storeLanes<V>(gradM + (f * kTilesPerBlock + t) * out + block, freq[f]);
+      storeFrequencies(gradM, t, out, block, freq);
     }
   }
 }
@@ -196,7 +214,7 @@ ENSEMBLELAB_ALWAYS_INLINE void addInputGradients(int64_t firstTile, int64_t tile
     const TilePlace place = placeOf(firstTile + t, shape);
     for (int64_t block = 0; block < in; block += kLanes<V>) {
       V freq[16], d[16];
-      for (int f = 0; f < kFrequencies; ++f) freq[f] = loadLanes<V>(gradV + (f * kTilesPerBlock + t) * in + block);
+      loadFrequencies(gradV, t, in, block, freq);
       transform2d<4, 4>(freq, d, [](const V(&i)[4], V(&o)[4]) { inputTransformTransposed(i, o); });
       for (int i = 0; i < 4; ++i) {
         const int64_t row = place.row - 1 + i;
