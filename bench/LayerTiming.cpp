@@ -9,6 +9,9 @@
 //                 kernels (GroupedConv.h, ENSEMBLELAB_STACKED_CONV=ours is set here: fp32, and
 //                 TF32 / bf16 on tensor cores; CUDA builds on a GPU) against conv2d(groups M);
 //                 on the CPU, one member: our Winograd loops (WinogradConv.h) against conv2d
+//   second layer  on the CPU, one member: that convolution with ReLU and the 2x2 pool as its
+//                 output stage, as the CNN runs it, against conv2d, relu, avg_pool2d (the note:
+//                 ours as separate steps)
 //   dense layer   on the CPU, one member's first dense layer, 3136 -> 256: our loops
 //                 (ChunkedLinear.h) against torch::linear (the BLAS), with its backward or
 //                 without (an evaluation's forward)
@@ -39,6 +42,7 @@
 #include "core/models/ChunkedLinear.h"
 #include "core/models/ConvReluPool.h"
 #include "core/models/GroupedConv.h"
+#include "core/models/ReluAvgPool.h"
 #include "core/models/WinogradConv.h"
 
 namespace {
@@ -200,6 +204,40 @@ Row timeSecondConv(int64_t members, const std::string& precision, const Options&
   return row;
 }
 
+/// The CNN's second layer on the CPU, one member, as it runs: the convolution with ReLU and the
+/// 2x2 average pool as its output stage (conv3x3ReluAvgPool2x2) against LibTorch's conv2d, relu
+/// and avg_pool2d on the same channels-last images; our two separate steps (conv3x3SamePadded,
+/// reluAvgPool2x2) in the same rounds, in the note: what the fusion gains.
+Row timeSecondLayerOnCpu(const Options& o) {
+  torch::manual_seed(2);
+  const torch::Tensor input = torch::randn({o.batch, 32, 14, 14})
+                                  .contiguous(torch::MemoryFormat::ChannelsLast)
+                                  .requires_grad_(true);
+  const torch::Tensor weight = (torch::randn({64, 32, 3, 3}) * 0.1).requires_grad_(true);
+  const torch::Tensor bias = torch::randn({64}).requires_grad_(true);
+  Row row{"second layer", "fp32", "", 1, 0, 0, 3 * 2.0 * double(o.batch * 196) * 64 * 288 / 1e9};
+  const std::vector<torch::Tensor> leaves{input, weight, bias};
+  const Pass fused = passOf(leaves, [=] { return ensemble::conv3x3ReluAvgPool2x2(input, weight, bias); }, "fp32",
+                            o.device);
+  const Pass separate = passOf(
+      leaves, [=] { return ensemble::reluAvgPool2x2(ensemble::conv3x3SamePadded(input, weight, bias)); }, "fp32",
+      o.device);
+  const Pass theirs = passOf(
+      leaves,
+      [=] {
+        return torch::avg_pool2d(torch::relu(F::conv2d(input, weight, F::Conv2dFuncOptions().bias(bias).padding(1))), 2);
+      },
+      "fp32", o.device);
+  const std::vector<double> t = medianMicroseconds({fused, separate, theirs}, o);
+  row.ours = t[0];
+  row.libtorch = t[2];
+  std::ostringstream note;
+  note << std::fixed << std::setprecision(0) << "conv + ReLU + pool; ours in separate steps " << t[1] << " us ("
+       << std::setprecision(2) << t[1] / t[0] << "x the fused)";
+  row.note = note.str();
+  return row;
+}
+
 /// The CNN's first dense layer, 3136 -> 256, of one member: ours (ChunkedLinear.h: our loops
 /// where LibTorch's BLAS is not MKL) against torch::linear, forward + backward, or the forward
 /// alone as an evaluation runs it.
@@ -304,6 +342,7 @@ int main(int argc, char** argv) {
   }
   if (options.device.is_cpu()) {
     setTf32For("fp32");
+    rows.push_back(timeSecondLayerOnCpu(options));
     rows.push_back(timeDenseLayer(false, options));
     rows.push_back(timeDenseLayer(true, options));
   }

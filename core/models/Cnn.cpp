@@ -51,8 +51,9 @@ torch::Tensor CnnImpl::forward(torch::Tensor x) {
   } else {
     x = reluAvgPool2x2(m_conv1(x));
   }
-  // Winograd on the CPU (WinogradConv.h), in the layout of its input elsewhere.
-  x = reluAvgPool2x2(conv3x3SamePadded(x, m_conv2->weight, m_conv2->bias));
+  // Winograd on the CPU with ReLU and the pool as its output stage (WinogradConv.h), the
+  // separate ops in the layout of the input elsewhere.
+  x = conv3x3ReluAvgPool2x2(x, m_conv2->weight, m_conv2->bias);
   // The first dense layer is the step's largest matrix product: chunked over the cores
   // (ChunkedLinear.h); the second (256 x 10) is too small to gain.
   x = torch::relu(chunkedLinear(x.flatten(1), m_dense1->weight, m_dense1->bias));

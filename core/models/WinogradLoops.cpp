@@ -153,11 +153,87 @@ ENSEMBLELAB_ALWAYS_INLINE void transformInputs(int64_t firstTile, int64_t tiles,
   }
 }
 
-/// A^T m A of every tile's 16 products m ([16][kTilesPerBlock][out]), plus the bias, into the
-/// output's pixels that lie inside the image.
+/// A tile's four outputs are one window of a 2x2 pool: its top-left pixel sits at an even row and
+/// column. Whether the pool (floor, as avg_pool2d) covers the tile: where the height or width is
+/// odd, the last row or column of tiles lies outside every window.
+inline bool pooled(const TilePlace& place, const WinogradShape& shape) {
+  return place.row + 1 < shape.height && place.column + 1 < shape.width;
+}
+
+/// Where the pooling window of the tile at `place` writes, in a channels-last output of `channels`.
+inline int64_t pooledOffset(const TilePlace& place, int64_t channels, const WinogradShape& shape) {
+  return ((place.image * (shape.height / 2) + place.row / 2) * (shape.width / 2) + place.column / 2) * channels;
+}
+
+/// ReLU's mask per lane (all bits set where the value is <= 0, the values ReLU stops), kept as
+/// a byte per value: a quarter of the output it stands for.
 template <typename V>
+using LaneMask = decltype(V{} <= V{});
+typedef int8_t EightMaskBytes __attribute__((vector_size(8)));
+typedef int8_t SixteenMaskBytes __attribute__((vector_size(16)));
+template <typename V>
+using MaskBytes = std::conditional_t<kLanes<V> == 16, SixteenMaskBytes, EightMaskBytes>;
+
+template <typename V>
+ENSEMBLELAB_ALWAYS_INLINE void storeMask(uint8_t* to, LaneMask<V> mask) {
+  const MaskBytes<V> bytes = __builtin_convertvector(mask, MaskBytes<V>);
+  std::memcpy(to, &bytes, sizeof bytes);
+}
+
+template <typename V>
+ENSEMBLELAB_ALWAYS_INLINE LaneMask<V> loadMask(const uint8_t* from) {
+  MaskBytes<V> bytes;
+  std::memcpy(&bytes, from, sizeof bytes);
+  return __builtin_convertvector(bytes, LaneMask<V>);
+}
+
+/// The forward's last stage, one tile's 2x2 outputs (bias added, row-major) and one channel
+/// block at a time: the convolution's pixels, those inside the image.
+struct ConvolutionOutput {
+  float* output;
+
+  template <typename V>
+  ENSEMBLELAB_ALWAYS_INLINE void store(const TilePlace& place, int64_t block, const V (&y)[4], int64_t channels,
+                                       const WinogradShape& shape) const {
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 2; ++j) {
+        const int64_t row = place.row + i, column = place.column + j;
+        if (row < shape.height && column < shape.width) {
+          storeLanes<V>(output + pixelOffset(place.image, row, column, channels, shape) + block, y[i * 2 + j]);
+        }
+      }
+    }
+  }
+};
+
+/// Or avg_pool2d(relu(y), 2), the window summed in row order and divided by 4 as
+/// ReluAvgPoolLoops.cpp does (the same bits), and ReLU's mask where `reluMask` is given.
+struct ReluPoolOutput {
+  float* pooledOutput;
+  uint8_t* reluMask;
+
+  template <typename V>
+  ENSEMBLELAB_ALWAYS_INLINE void store(const TilePlace& place, int64_t block, const V (&y)[4], int64_t channels,
+                                       const WinogradShape& shape) const {
+    if (!pooled(place, shape)) return;
+    V sum = y[0] <= V{} ? V{} : y[0];  // NaN passes ReLU, as in torch::relu
+    for (int p = 1; p < 4; ++p) sum += y[p] <= V{} ? V{} : y[p];
+    storeLanes<V>(pooledOutput + pooledOffset(place, channels, shape) + block, sum / 4.f);
+    if (reluMask == nullptr) return;
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 2; ++j) {
+        const int64_t offset = pixelOffset(place.image, place.row + i, place.column + j, channels, shape) + block;
+        storeMask<V>(reluMask + offset, y[i * 2 + j] <= V{});
+      }
+    }
+  }
+};
+
+/// A^T m A of every tile's 16 products m ([16][kTilesPerBlock][out]), plus the bias, into
+/// `output` (ConvolutionOutput or ReluPoolOutput).
+template <typename V, typename Output>
 ENSEMBLELAB_ALWAYS_INLINE void transformOutputs(int64_t firstTile, int64_t tiles, const float* m, const float* bias,
-                                                float* output, const WinogradShape& shape) {
+                                                const Output& output, const WinogradShape& shape) {
   const int64_t out = shape.outChannels;
   for (int64_t t = 0; t < tiles; ++t) {
     const TilePlace place = placeOf(firstTile + t, shape);
@@ -166,38 +242,86 @@ ENSEMBLELAB_ALWAYS_INLINE void transformOutputs(int64_t firstTile, int64_t tiles
       loadFrequencies(m, t, out, block, freq);
       transform2d<4, 2>(freq, y, [](const V(&i)[4], V(&o)[2]) { outputTransform(i, o); });
       const V b = loadLanes<V>(bias + block);
-      for (int i = 0; i < 2; ++i) {
-        for (int j = 0; j < 2; ++j) {
-          const int64_t row = place.row + i, column = place.column + j;
-          if (row < shape.height && column < shape.width) {
-            storeLanes<V>(output + pixelOffset(place.image, row, column, out, shape) + block, y[i * 2 + j] + b);
-          }
-        }
-      }
+      for (int p = 0; p < 4; ++p) y[p] += b;
+      output.template store<V>(place, block, y, out, shape);
     }
   }
 }
 
-/// The output's gradient per tile, A dy A^T (zero beyond the image's edge), into gradM
-/// ([16][kTilesPerBlock][out]), and its sum into the bias's gradient.
-template <typename V>
-ENSEMBLELAB_ALWAYS_INLINE void transformOutputGradients(int64_t firstTile, int64_t tiles, const float* gradOutput,
-                                                        const float* zeros, float* gradM, float* gradBias,
-                                                        const WinogradShape& shape) {
-  const int64_t out = shape.outChannels;
-  for (int64_t t = 0; t < tiles; ++t) {
-    const TilePlace place = placeOf(firstTile + t, shape);
+/// Where the backward's output gradient comes from, one tile at a time (`at`), then one channel
+/// block of its 2x2 pixels (row-major) at a time (`load`): the convolution's gradient, zero
+/// beyond the image's edge.
+struct ConvolutionGradient {
+  const float* gradOutput;
+  const float* zeros;  // a row of channels of zeros
+
+  struct Tile {
     const float* pixels[4];
+
+    template <typename V>
+    ENSEMBLELAB_ALWAYS_INLINE void load(int64_t block, V (&dy)[4]) const {
+      for (int p = 0; p < 4; ++p) dy[p] = loadLanes<V>(pixels[p] + block);
+    }
+  };
+
+  ENSEMBLELAB_ALWAYS_INLINE Tile at(const TilePlace& place, int64_t channels, const WinogradShape& shape) const {
+    Tile tile;
     for (int i = 0; i < 2; ++i) {
       for (int j = 0; j < 2; ++j) {
         const int64_t row = place.row + i, column = place.column + j;
         const bool inside = row < shape.height && column < shape.width;
-        pixels[i * 2 + j] = inside ? gradOutput + pixelOffset(place.image, row, column, out, shape) : zeros;
+        tile.pixels[i * 2 + j] = inside ? gradOutput + pixelOffset(place.image, row, column, channels, shape) : zeros;
       }
     }
+    return tile;
+  }
+};
+
+/// Or the gradient through ReluPoolOutput: a quarter of the pooled gradient where ReLU passed
+/// the value, else zero, as ReluAvgPoolLoops.cpp computes it (the same bits); zero for a tile
+/// outside every pooling window.
+struct ReluPoolGradient {
+  const float* gradPooled;
+  const uint8_t* reluMask;
+  const float* zeros;
+
+  struct Tile {
+    const float* gradient;  // the window's pooled gradient, or zeros outside the pool
+    const uint8_t* masks[4];
+
+    template <typename V>
+    ENSEMBLELAB_ALWAYS_INLINE void load(int64_t block, V (&dy)[4]) const {
+      const V quarter = loadLanes<V>(gradient + block) * 0.25f;  // x / 4 bit for bit, a power of two
+      for (int p = 0; p < 4; ++p) dy[p] = loadMask<V>(masks[p] + block) ? V{} : quarter;
+    }
+  };
+
+  ENSEMBLELAB_ALWAYS_INLINE Tile at(const TilePlace& place, int64_t channels, const WinogradShape& shape) const {
+    Tile tile;
+    const bool inside = pooled(place, shape);
+    tile.gradient = inside ? gradPooled + pooledOffset(place, channels, shape) : zeros;
+    const auto* const noMask = reinterpret_cast<const uint8_t*>(zeros);  // outside the pool: 0 x 0.25 either way
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 2; ++j) {
+        tile.masks[i * 2 + j] =
+            inside ? reluMask + pixelOffset(place.image, place.row + i, place.column + j, channels, shape) : noMask;
+      }
+    }
+    return tile;
+  }
+};
+
+/// The output's gradient per tile (ConvolutionGradient or ReluPoolGradient), A dy A^T, into gradM
+/// ([16][kTilesPerBlock][out]), and its sum into the bias's gradient.
+template <typename V, typename Gradient>
+ENSEMBLELAB_ALWAYS_INLINE void transformOutputGradients(int64_t firstTile, int64_t tiles, const Gradient& gradient,
+                                                        float* gradM, float* gradBias, const WinogradShape& shape) {
+  const int64_t out = shape.outChannels;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const auto tile = gradient.at(placeOf(firstTile + t, shape), out, shape);
     for (int64_t block = 0; block < out; block += kLanes<V>) {
       V dy[4], freq[16];
-      for (int p = 0; p < 4; ++p) dy[p] = loadLanes<V>(pixels[p] + block);
+      tile.template load<V>(block, dy);
       storeLanes<V>(gradBias + block, loadLanes<V>(gradBias + block) + ((dy[0] + dy[1]) + (dy[2] + dy[3])));
       transform2d<2, 4>(dy, freq, [](const V(&i)[2], V(&o)[4]) { outputTransformTransposed(i, o); });
       storeFrequencies(gradM, t, out, block, freq);
@@ -253,6 +377,81 @@ const float* threadZeros(int64_t floats) {
   thread_local std::vector<float> zeros;
   if (static_cast<int64_t>(zeros.size()) < floats) zeros.resize(floats, 0.f);
   return zeros.data();
+}
+
+/// The forward of images [first, last) into `output` (ConvolutionOutput or ReluPoolOutput), a
+/// block of tiles at a time: their inputs transformed, 16 products, their outputs transformed.
+template <typename Output>
+ENSEMBLELAB_ALWAYS_INLINE void forwardTiles(int64_t first, int64_t last, const float* input, const float* transformed,
+                                            const float* bias, const Output& output, const WinogradShape& shape) {
+  const int64_t in = shape.inChannels, out = shape.outChannels;
+  const bool wide = shape.wideRegisters;
+  const float* const zeros = threadZeros(in);
+  float* const v = threadScratch(0, kFrequencies * kTilesPerBlock * in);
+  float* const m = threadScratch(1, kFrequencies * kTilesPerBlock * out);
+  const int64_t lastTile = last * shape.tilesPerImage();
+  for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
+    const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
+    if (wideTransforms(in, shape)) {
+      transformInputs<WideVector>(firstTile, tiles, input, zeros, v, shape);
+    } else {
+      transformInputs<Vec>(firstTile, tiles, input, zeros, v, shape);
+    }
+    for (int f = 0; f < kFrequencies; ++f) {
+      product(tiles, in, out, v + f * kTilesPerBlock * in, in, 1, transformed + f * in * out, out,
+              m + f * kTilesPerBlock * out, out, false, wide);
+    }
+    if (wideTransforms(out, shape)) {
+      transformOutputs<WideVector>(firstTile, tiles, m, bias, output, shape);
+    } else {
+      transformOutputs<Vec>(firstTile, tiles, m, bias, output, shape);
+    }
+  }
+}
+
+/// The backward of images [first, last) from the output's `gradient` (ConvolutionGradient or
+/// ReluPoolGradient): what backwardImages writes. `zeros`: threadZeros(max(in, out)).
+template <typename Gradient>
+ENSEMBLELAB_ALWAYS_INLINE void backwardTiles(int64_t first, int64_t last, const float* input, const float* transposed,
+                                             const Gradient& gradient, const float* zeros, float* gradInput,
+                                             float* gradTransformed, float* gradBias, const WinogradShape& shape) {
+  const int64_t in = shape.inChannels, out = shape.outChannels;
+  const int64_t imageSize = shape.height * shape.width;
+  const bool wide = shape.wideRegisters;
+  std::fill(gradInput + first * imageSize * in, gradInput + last * imageSize * in, 0.f);
+  std::fill(gradTransformed, gradTransformed + kFrequencies * in * out, 0.f);
+  std::fill(gradBias, gradBias + out, 0.f);
+  float* const v = threadScratch(0, kFrequencies * kTilesPerBlock * in);
+  float* const gradV = threadScratch(1, kFrequencies * kTilesPerBlock * in);
+  float* const gradM = threadScratch(2, kFrequencies * kTilesPerBlock * out);
+  const int64_t lastTile = last * shape.tilesPerImage();
+  for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
+    const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
+    if (wideTransforms(in, shape)) {
+      transformInputs<WideVector>(firstTile, tiles, input, zeros, v, shape);
+    } else {
+      transformInputs<Vec>(firstTile, tiles, input, zeros, v, shape);
+    }
+    if (wideTransforms(out, shape)) {
+      transformOutputGradients<WideVector>(firstTile, tiles, gradient, gradM, gradBias, shape);
+    } else {
+      transformOutputGradients<Vec>(firstTile, tiles, gradient, gradM, gradBias, shape);
+    }
+    for (int f = 0; f < kFrequencies; ++f) {
+      const float* vf = v + f * kTilesPerBlock * in;
+      const float* gradMf = gradM + f * kTilesPerBlock * out;
+      // The transformed weights' gradient: V^T dM, summed over the tiles of every block.
+      product(in, tiles, out, vf, 1, in, gradMf, out, gradTransformed + f * in * out, out, true, wide);
+      // The transformed input's gradient: dM U^T.
+      product(tiles, out, in, gradMf, out, 1, transposed + f * out * in, in, gradV + f * kTilesPerBlock * in, in,
+              false, wide);
+    }
+    if (wideTransforms(in, shape)) {
+      addInputGradients<WideVector>(firstTile, tiles, gradV, gradInput, shape);
+    } else {
+      addInputGradients<Vec>(firstTile, tiles, gradV, gradInput, shape);
+    }
+  }
 }
 
 // AVX-512, AVX2 with FMA, and the x86-64 baseline, chosen at load time (as for the pool's
@@ -328,73 +527,33 @@ void weightGradient(const float* gradTransformed, float* gradWeight, const Winog
 ENSEMBLELAB_WINOGRAD_CLONES void forwardImages(int64_t first, int64_t last, const float* input,
                                                const float* transformed, const float* bias,
                                                float* output, const WinogradShape& shape) {
-  const int64_t in = shape.inChannels, out = shape.outChannels;
-  const bool wide = shape.wideRegisters;
-  const float* const zeros = threadZeros(in);
-  float* const v = threadScratch(0, kFrequencies * kTilesPerBlock * in);
-  float* const m = threadScratch(1, kFrequencies * kTilesPerBlock * out);
-  const int64_t lastTile = last * shape.tilesPerImage();
-  for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
-    const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
-    if (wideTransforms(in, shape)) {
-      transformInputs<WideVector>(firstTile, tiles, input, zeros, v, shape);
-    } else {
-      transformInputs<Vec>(firstTile, tiles, input, zeros, v, shape);
-    }
-    for (int f = 0; f < kFrequencies; ++f) {
-      product(tiles, in, out, v + f * kTilesPerBlock * in, in, 1, transformed + f * in * out, out,
-              m + f * kTilesPerBlock * out, out, false, wide);
-    }
-    if (wideTransforms(out, shape)) {
-      transformOutputs<WideVector>(firstTile, tiles, m, bias, output, shape);
-    } else {
-      transformOutputs<Vec>(firstTile, tiles, m, bias, output, shape);
-    }
-  }
+  forwardTiles(first, last, input, transformed, bias, ConvolutionOutput{output}, shape);
+}
+
+ENSEMBLELAB_WINOGRAD_CLONES void forwardImagesReluPool(int64_t first, int64_t last, const float* input,
+                                                       const float* transformed, const float* bias,
+                                                       float* pooledOutput, uint8_t* reluMask,
+                                                       const WinogradShape& shape) {
+  forwardTiles(first, last, input, transformed, bias, ReluPoolOutput{pooledOutput, reluMask}, shape);
 }
 
 ENSEMBLELAB_WINOGRAD_CLONES void backwardImages(int64_t first, int64_t last, const float* input,
                                                 const float* transposed, const float* gradOutput,
                                                 float* gradInput, float* gradTransformed,
                                                 float* gradBias, const WinogradShape& shape) {
-  const int64_t in = shape.inChannels, out = shape.outChannels;
-  const int64_t imageSize = shape.height * shape.width;
-  const bool wide = shape.wideRegisters;
-  std::fill(gradInput + first * imageSize * in, gradInput + last * imageSize * in, 0.f);
-  std::fill(gradTransformed, gradTransformed + kFrequencies * in * out, 0.f);
-  std::fill(gradBias, gradBias + out, 0.f);
-  const float* const zeros = threadZeros(std::max(in, out));
-  float* const v = threadScratch(0, kFrequencies * kTilesPerBlock * in);
-  float* const gradV = threadScratch(1, kFrequencies * kTilesPerBlock * in);
-  float* const gradM = threadScratch(2, kFrequencies * kTilesPerBlock * out);
-  const int64_t lastTile = last * shape.tilesPerImage();
-  for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
-    const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
-    if (wideTransforms(in, shape)) {
-      transformInputs<WideVector>(firstTile, tiles, input, zeros, v, shape);
-    } else {
-      transformInputs<Vec>(firstTile, tiles, input, zeros, v, shape);
-    }
-    if (wideTransforms(out, shape)) {
-      transformOutputGradients<WideVector>(firstTile, tiles, gradOutput, zeros, gradM, gradBias, shape);
-    } else {
-      transformOutputGradients<Vec>(firstTile, tiles, gradOutput, zeros, gradM, gradBias, shape);
-    }
-    for (int f = 0; f < kFrequencies; ++f) {
-      const float* vf = v + f * kTilesPerBlock * in;
-      const float* gradMf = gradM + f * kTilesPerBlock * out;
-      // The transformed weights' gradient: V^T dM, summed over the tiles of every block.
-      product(in, tiles, out, vf, 1, in, gradMf, out, gradTransformed + f * in * out, out, true, wide);
-      // The transformed input's gradient: dM U^T.
-      product(tiles, out, in, gradMf, out, 1, transposed + f * out * in, in, gradV + f * kTilesPerBlock * in, in,
-              false, wide);
-    }
-    if (wideTransforms(in, shape)) {
-      addInputGradients<WideVector>(firstTile, tiles, gradV, gradInput, shape);
-    } else {
-      addInputGradients<Vec>(firstTile, tiles, gradV, gradInput, shape);
-    }
-  }
+  const float* const zeros = threadZeros(std::max(shape.inChannels, shape.outChannels));
+  backwardTiles(first, last, input, transposed, ConvolutionGradient{gradOutput, zeros}, zeros, gradInput,
+                gradTransformed, gradBias, shape);
+}
+
+ENSEMBLELAB_WINOGRAD_CLONES void backwardImagesReluPool(int64_t first, int64_t last, const float* input,
+                                                        const float* transposed, const float* gradPooled,
+                                                        const uint8_t* reluMask, float* gradInput,
+                                                        float* gradTransformed, float* gradBias,
+                                                        const WinogradShape& shape) {
+  const float* const zeros = threadZeros(std::max(shape.inChannels, shape.outChannels));
+  backwardTiles(first, last, input, transposed, ReluPoolGradient{gradPooled, reluMask, zeros}, zeros,
+                gradInput, gradTransformed, gradBias, shape);
 }
 
 }  // namespace ensemble::winograd_loops

@@ -42,6 +42,16 @@ void transformWeights(const float* weight, float* transformed, float* transposed
 void forwardImages(int64_t first, int64_t last, const float* input, const float* transformed,
                    const float* bias, float* output, const WinogradShape& shape);
 
+/// The same convolution, then ReLU and a 2x2 average pool (avg_pool2d(relu(conv), 2), floor),
+/// without the convolution's pixels ever in memory: a tile's 2x2 outputs are one pooling window.
+/// `pooledOutput` [images][height / 2][width / 2][out], channels-last, has the bits of
+/// ReluAvgPoolLoops on forwardImages' output. Where `reluMask` is not null ([images][height]
+/// [width][out] bytes, like the output), each value a window covers gets ReLU's mask there
+/// (nonzero where the value is <= 0): what backwardImagesReluPool needs, a quarter of the
+/// output's bytes.
+void forwardImagesReluPool(int64_t first, int64_t last, const float* input, const float* transformed,
+                           const float* bias, float* pooledOutput, uint8_t* reluMask, const WinogradShape& shape);
+
 /// Backward over images [first, last): the input's gradient for those images is written to
 /// `gradInput` (channels-last like `input`); the transformed weights' gradient summed over
 /// them to `gradTransformed` ([16][in][out]) and the bias's to `gradBias` (written, not
@@ -49,6 +59,12 @@ void forwardImages(int64_t first, int64_t last, const float* input, const float*
 void backwardImages(int64_t first, int64_t last, const float* input, const float* transposed,
                     const float* gradOutput, float* gradInput, float* gradTransformed,
                     float* gradBias, const WinogradShape& shape);
+
+/// backwardImages through forwardImagesReluPool: from the pooled output's gradient
+/// (`gradPooled`, channels-last like pooledOutput) and the forward's `reluMask`.
+void backwardImagesReluPool(int64_t first, int64_t last, const float* input, const float* transposed,
+                            const float* gradPooled, const uint8_t* reluMask, float* gradInput,
+                            float* gradTransformed, float* gradBias, const WinogradShape& shape);
 
 /// The weights' gradient ([out][in][3][3], LibTorch's layout) from the transformed weights'
 /// gradient ([16][in][out]): the transpose of transformWeights' map.
