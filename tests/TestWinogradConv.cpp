@@ -7,6 +7,7 @@
 
 #include <QtTest>
 
+#include "core/common/Environment.h"
 #include "core/models/Classifier.h"
 #include "core/models/ModelRegistry.h"
 #include "core/models/PanelWidth.h"
@@ -191,6 +192,28 @@ class TestWinogradConv final : public QObject {
     if (!panel_product::useWideRegisters()) QSKIP("this CPU has no AVX-512: only the 8-float panels run here");
     const auto [wide, narrow] = testing::atEitherPanelWidth(work);
     for (std::size_t i = 0; i < wide.size(); ++i) QVERIFY2(torch::equal(wide[i], narrow[i]), qPrintable(QString::number(i)));
+  }
+
+  // ReLU's mask has one layout at either width: a forward on 16-float registers and its
+  // backward on 8-float ones give the numbers both passes give at one width.
+  void reluMaskReadsTheSameAtEitherWidth() {
+    if (!panel_product::useWideRegisters()) QSKIP("this CPU has no AVX-512: only the 8-float code runs here");
+    torch::manual_seed(21);
+    const torch::Tensor input = torch::randn({5, 32, 10, 10}).contiguous(torch::MemoryFormat::ChannelsLast);
+    const torch::Tensor gradPooled = torch::randn({5, 64, 5, 5});
+    const auto work = [&](bool narrowBackward) {
+      return testing::layerAndGradients(
+          [&](const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
+            const torch::Tensor pooled = conv3x3ReluAvgPool2x2(x, w, b);
+            if (narrowBackward) ::setenv(environment::kCpuVectorFloats, "8", 1);
+            return pooled;
+          },
+          input, {64, 32, 3, 3}, gradPooled, 22);
+    };
+    const auto oneWidth = work(false);
+    const auto mixed = work(true);
+    ::unsetenv(environment::kCpuVectorFloats);
+    for (std::size_t i = 0; i < mixed.size(); ++i) QVERIFY2(torch::equal(mixed[i], oneWidth[i]), qPrintable(QString::number(i)));
   }
 
   void reluPoolStagePassesNaNAsReluDoes() {

@@ -126,7 +126,9 @@ ReluPoolForward reluPoolForward(const torch::Tensor& input, const torch::Tensor&
                                       x.options().memory_format(torch::MemoryFormat::ChannelsLast));
   torch::Tensor reluMask;
   if (withMask) {
-    reluMask = torch::empty({x.size(0), shape.height, shape.width, shape.outChannels}, x.options().dtype(torch::kUInt8));
+    // A bit per value (WinogradLoops.h); the channels are a multiple of 8.
+    reluMask =
+        torch::empty({x.size(0), shape.height, shape.width, shape.outChannels / 8}, x.options().dtype(torch::kUInt8));
   }
   uint8_t* const mask = withMask ? reluMask.data_ptr<uint8_t>() : nullptr;
   at::parallel_for(0, x.size(0), 1, [&](int64_t first, int64_t last) {
@@ -137,7 +139,7 @@ ReluPoolForward reluPoolForward(const torch::Tensor& input, const torch::Tensor&
 }
 
 /// The convolution, ReLU and the 2x2 average pool as one function (forwardImagesReluPool): only
-/// the pooled output and a byte of ReLU's mask per convolution output stay for the backward.
+/// the pooled output and a bit of ReLU's mask per convolution output stay for the backward.
 class WinogradConvReluPoolFunction final : public torch::autograd::Function<WinogradConvReluPoolFunction> {
  public:
   static torch::Tensor forward(AutogradContext* context, const torch::Tensor& input,

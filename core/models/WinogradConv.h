@@ -27,7 +27,7 @@ torch::Tensor conv3x3SamePadded(const torch::Tensor& input, const torch::Tensor&
 /// avg_pool2d(relu(conv3x3SamePadded(input, weight, bias)), 2) with the bits of those ops
 /// (reluAvgPool2x2), channels-last. Where Winograd runs the convolution, the ReLU and the pool
 /// are its output stage (forwardImagesReluPool): the convolution's output is never written,
-/// and its backward reads the pooled gradient and a byte of ReLU's mask per value instead of a
+/// and its backward reads the pooled gradient and a bit of ReLU's mask per value instead of a
 /// full-size float gradient. Elsewhere the three ops run one after another.
 torch::Tensor conv3x3ReluAvgPool2x2(const torch::Tensor& input, const torch::Tensor& weight,
                                     const torch::Tensor& bias);

@@ -46,9 +46,9 @@ void forwardImages(int64_t first, int64_t last, const float* input, const float*
 /// without the convolution's pixels ever in memory: a tile's 2x2 outputs are one pooling window.
 /// `pooledOutput` [images][height / 2][width / 2][out], channels-last, has the bits of
 /// ReluAvgPoolLoops on forwardImages' output. Where `reluMask` is not null ([images][height]
-/// [width][out] bytes, like the output), each value a window covers gets ReLU's mask there
-/// (nonzero where the value is <= 0): what backwardImagesReluPool needs, a quarter of the
-/// output's bytes.
+/// [width][out / 8] bytes), each value a window covers gets ReLU's mask there, a bit set where
+/// the value is <= 0 (channel c at bit c % 8 of the pixel's byte c / 8): what
+/// backwardImagesReluPool needs, a thirty-second of the output's bytes.
 void forwardImagesReluPool(int64_t first, int64_t last, const float* input, const float* transformed,
                            const float* bias, float* pooledOutput, uint8_t* reluMask, const WinogradShape& shape);
 
