@@ -19,16 +19,21 @@
 using namespace ensemble;
 using testing::closeRelative;
 
+/// The columns of a data-driven case's shape: images, channels in and out, height, width.
+void addShapeColumns() {
+  QTest::addColumn<int>("images");
+  QTest::addColumn<int>("inChannels");
+  QTest::addColumn<int>("outChannels");
+  QTest::addColumn<int>("height");
+  QTest::addColumn<int>("width");
+}
+
 class TestWinogradConv final : public QObject {
   Q_OBJECT
 
  private slots:
   void matchesConv2dForwardAndBackward_data() {
-    QTest::addColumn<int>("images");
-    QTest::addColumn<int>("inChannels");
-    QTest::addColumn<int>("outChannels");
-    QTest::addColumn<int>("height");
-    QTest::addColumn<int>("width");
+    addShapeColumns();
     QTest::newRow("the CNN's: 32 to 64 channels, 14x14, 19 images (chunks of 16 and 3)") << 19 << 32 << 64 << 14 << 14;
     QTest::newRow("odd 7x9: half tiles at the bottom and right edges") << 3 << 16 << 24 << 7 << 9;
     QTest::newRow("1x1 images: every tap but the centre is padding") << 2 << 8 << 8 << 1 << 1;
@@ -136,11 +141,7 @@ class TestWinogradConv final : public QObject {
   // ReLU and the pool as the convolution's output stage: the bits of the separate ops
   // (reluAvgPool2x2 on conv3x3SamePadded's output), forward and all three gradients.
   void reluPoolStageGivesTheBitsOfTheSeparateOps_data() {
-    QTest::addColumn<int>("images");
-    QTest::addColumn<int>("inChannels");
-    QTest::addColumn<int>("outChannels");
-    QTest::addColumn<int>("height");
-    QTest::addColumn<int>("width");
+    addShapeColumns();
     QTest::newRow("the CNN's: 32 to 64 channels, 14x14, 19 images (chunks of 16 and 3)") << 19 << 32 << 64 << 14 << 14;
     QTest::newRow("odd 7x9: the last row and column of tiles outside every window") << 3 << 16 << 24 << 7 << 9;
     QTest::newRow("2x3: one window, 40 channels (8-float transforms)") << 2 << 32 << 40 << 2 << 3;

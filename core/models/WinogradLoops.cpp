@@ -403,6 +403,16 @@ const float* threadZeros(int64_t floats) {
   return zeros.data();
 }
 
+/// transformInputs at the width wideTransforms picks for the input's channels.
+ENSEMBLELAB_ALWAYS_INLINE void transformInputsAtTheirWidth(int64_t firstTile, int64_t tiles, const float* input,
+                                                           const float* zeros, float* v, const WinogradShape& shape) {
+  if (wideTransforms(shape.inChannels, shape)) {
+    transformInputs<WideVector>(firstTile, tiles, input, zeros, v, shape);
+  } else {
+    transformInputs<Vec>(firstTile, tiles, input, zeros, v, shape);
+  }
+}
+
 /// The forward of images [first, last) into `output` (ConvolutionOutput or ReluPoolOutput), a
 /// block of tiles at a time: their inputs transformed, 16 products, their outputs transformed.
 template <typename Output>
@@ -416,11 +426,7 @@ ENSEMBLELAB_ALWAYS_INLINE void forwardTiles(int64_t first, int64_t last, const f
   const int64_t lastTile = last * shape.tilesPerImage();
   for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
     const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
-    if (wideTransforms(in, shape)) {
-      transformInputs<WideVector>(firstTile, tiles, input, zeros, v, shape);
-    } else {
-      transformInputs<Vec>(firstTile, tiles, input, zeros, v, shape);
-    }
+    transformInputsAtTheirWidth(firstTile, tiles, input, zeros, v, shape);
     for (int f = 0; f < kFrequencies; ++f) {
       product(tiles, in, out, v + f * kTilesPerBlock * in, in, 1, transformed + f * in * out, out,
               m + f * kTilesPerBlock * out, out, false, wide);
@@ -451,11 +457,7 @@ ENSEMBLELAB_ALWAYS_INLINE void backwardTiles(int64_t first, int64_t last, const 
   const int64_t lastTile = last * shape.tilesPerImage();
   for (int64_t firstTile = first * shape.tilesPerImage(); firstTile < lastTile; firstTile += kTilesPerBlock) {
     const int64_t tiles = std::min(kTilesPerBlock, lastTile - firstTile);
-    if (wideTransforms(in, shape)) {
-      transformInputs<WideVector>(firstTile, tiles, input, zeros, v, shape);
-    } else {
-      transformInputs<Vec>(firstTile, tiles, input, zeros, v, shape);
-    }
+    transformInputsAtTheirWidth(firstTile, tiles, input, zeros, v, shape);
     if (wideTransforms(out, shape)) {
       transformOutputGradients<WideVector>(firstTile, tiles, gradient, gradM, gradBias, shape);
     } else {
