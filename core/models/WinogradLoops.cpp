@@ -165,11 +165,9 @@ inline int64_t pooledOffset(const TilePlace& place, int64_t channels, const Wino
   return ((place.image * (shape.height / 2) + place.row / 2) * (shape.width / 2) + place.column / 2) * channels;
 }
 
-/// ReLU's mask, a bit per value (set where the value is <= 0, the values ReLU stops): a pixel's
-/// channel c at bit c % 8 of its byte c / 8, so either vector width reads what the other wrote.
-/// A thirty-second of the output it stands for.
+/// A 32-bit integer per lane of V, all bits set where a comparison holds.
 template <typename V>
-using LaneInts = decltype(V{} <= V{});  // a 32-bit integer per lane, all bits set where true
+using LaneInts = decltype(V{} <= V{});
 
 /// Lane l's bit, 1 << l.
 template <typename V>
@@ -179,7 +177,9 @@ ENSEMBLELAB_ALWAYS_INLINE LaneInts<V> laneBits() {
   return bits;
 }
 
-/// Where a pixel's mask bits for channels [block, block + lanes) start.
+/// ReLU's mask is a bit per value (set where the value is <= 0, the values ReLU stops): a pixel's
+/// channel c at bit c % 8 of its byte c / 8, so either vector width reads what the other wrote;
+/// a thirty-second of the output it stands for. This is where a pixel's bytes start.
 inline int64_t maskOffset(int64_t image, int64_t row, int64_t column, int64_t channels, const WinogradShape& shape) {
   return pixelOffset(image, row, column, channels, shape) / 8;
 }
