@@ -44,8 +44,12 @@ if(CMAKE_CUDA_COMPILER)
                                        ${PROJECT_SOURCE_DIR}/core/models/ConvReluPoolKernels.cu
                                        ${PROJECT_SOURCE_DIR}/core/models/GroupedConvKernels.cu
                                        ${PROJECT_SOURCE_DIR}/core/models/FusedLayersCuda.cpp)
-  # ATen's CUDA headers stay out of the other sources' unity batches.
+  # ATen's CUDA headers stay out of the other sources' unity batches; each kernel file keeps its
+  # own translation unit, as their headers' file-local constants (kThreads) would clash in one.
   set_source_files_properties(${PROJECT_SOURCE_DIR}/core/models/FusedLayersCuda.cpp
+                              ${PROJECT_SOURCE_DIR}/core/models/ReluAvgPoolKernels.cu
+                              ${PROJECT_SOURCE_DIR}/core/models/ConvReluPoolKernels.cu
+                              ${PROJECT_SOURCE_DIR}/core/models/GroupedConvKernels.cu
                               PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON SKIP_PRECOMPILE_HEADERS ON)
   set_target_properties(ensemble_core PROPERTIES CUDA_RUNTIME_LIBRARY Shared CUDA_STANDARD 17
                                                  CUDA_ARCHITECTURES "${ENSEMBLELAB_CUDA_ARCHITECTURES}")
