@@ -93,7 +93,8 @@ struct FirstLayerCase {
 };
 
 /// The fused first layer (ConvReluPool.h) against conv2d + relu + avg_pool2d on the same
-/// device in the same precision, and against itself run again (the same bits).
+/// device in float (its output rounded to bf16 where the case is bf16 autocast), and against
+/// itself run again (the same bits).
 std::string checkFirstLayer(const FirstLayerCase& c, const torch::Device& device) {
   namespace F = torch::nn::functional;
   torch::manual_seed(4);
@@ -112,19 +113,26 @@ std::string checkFirstLayer(const FirstLayerCase& c, const torch::Device& device
     const torch::Tensor w = weight.clone(torch::MemoryFormat::Preserve).requires_grad_(true);
     const torch::Tensor b = bias.clone().requires_grad_(true);
     ensemble::setAutocastDtype(true, torch::kBFloat16);
-    ensemble::setAutocastEnabled(true, autocast);
-    const torch::Tensor out =
+    ensemble::setAutocastEnabled(true, autocast && fused);
+    torch::Tensor out =
         fused ? ensemble::convReluAvgPool2x2(images, w, b)
               : torch::avg_pool2d(torch::relu(F::conv2d(images, w, F::Conv2dFuncOptions().bias(b).padding(1))), 2);
     ensemble::setAutocastEnabled(true, false);
+    // Under autocast the fused layer sums float images and filters in float and rounds only its
+    // output to bf16. conv2d under autocast would round the images and filters to bf16 first,
+    // which moves ReLU's edge for sums near zero: on an H200 (2026-11-28) that alone made the
+    // gradients of 64 images differ by 2-3% of their largest value, a few hundred pixels a
+    // channel switching sides. So the reference is the same float arithmetic, its output rounded
+    // to bf16 as the fused layer's is; the gradients then differ by float summation order only.
+    if (autocast && !fused) out = out.to(torch::kBFloat16);
     torch::manual_seed(6);
     out.backward(torch::randn(out.sizes()).to(device, out.scalar_type()));
     return Result{out.detach(), w.grad(), b.grad(), out.grad_fn()->name()};
   };
   const Result fused = run(true), again = run(true), plain = run(false);
   if (fused.node.find("ConvReluPool") == std::string::npos) return "the fused kernels did not run (" + fused.node + ")";
-  // In bf16 the unfused convolution's output is rounded to bf16 before ReLU and the pool.
-  const double forwardTolerance = autocast ? 1e-2 : 1e-5, gradientTolerance = autocast ? 2e-2 : 1e-4;
+  // In bf16 the two outputs may round a float apart by one bf16 step (2^-8 of a value).
+  const double forwardTolerance = autocast ? 1e-2 : 1e-5, gradientTolerance = 1e-4;
   for (const std::string& problem :
        {fused.output.sizes() == plain.output.sizes() ? std::string() : std::string("output sizes differ"),
         fused.output.scalar_type() == plain.output.scalar_type() ? std::string() : std::string("output types differ"),

@@ -8,8 +8,9 @@
 #   1d. the two convolution layers timed alone, ours against LibTorch's, forward + backward,
 #       8 and 16 members in fp32 / tf32 / bf16 (ensemble-lab-layer-timing: a table, no verdict);
 #   2. the same ensemble on `cpu*2` and on `cuda:0*2` in fp32 (IEEE float32, TF32 off):
-#      train loss equal to 1e-5 at step 10, and its mean over steps 1-100 to 1e-3; in deterministic mode the
-#      same seed twice gives identical metrics.csv and checkpoints, and a run killed
+#      train loss equal to 1e-5 at step 10, and its mean over steps 1-100 to 5e-3 (docs/GPU.md,
+#      "what a tolerance over 100 steps catches"); in deterministic mode the same seed twice
+#      gives identical metrics.csv and checkpoints, and a run killed
 #      mid-way and resumed gives the uninterrupted run's metrics.csv byte for byte; the
 #      default member form (auto) stacks the members of one GPU; a step replayed from a CUDA
 #      graph (--cuda-graphs on; stacked members, and a single model) gives the eager run's
@@ -209,7 +210,9 @@ step "2a. Ensemble on cpu*2" "$cli" "${run[@]}" --log-every 1 --devices 'cpu*2' 
 step "2b. Ensemble on cuda:0*2" "$cli" "${run[@]}" --log-every 1 --devices 'cuda:0*2' --out "$work/gpu2" &&
   note "$(summary "$work/gpu2")"
 step "2c. fp32: cpu*2 and cuda:0*2 agree at step 10 (1e-5)" same_loss "$work/cpu2" "$work/gpu2" 10 1e-5
-step "2d. fp32: cpu*2 and cuda:0*2 agree over 100 steps (mean train loss, 1e-3)" same_loss "$work/cpu2" "$work/gpu2" 100 1e-3 mean
+# Over 100 steps float summation order alone drifts by up to 1.5e-3 (docs/GPU.md); a 1% change
+# of the learning rate or of the momentum moves the mean further than 5e-3.
+step "2d. fp32: cpu*2 and cuda:0*2 agree over 100 steps (mean train loss, 5e-3)" same_loss "$work/cpu2" "$work/gpu2" 100 5e-3 mean
 step "2e. cpu*2 and cuda:0*2 test accuracy agree" close "$work/cpu2" "$work/gpu2" 0.01
 step "2f. Deterministic: the same seed again on cuda:0*2" "$cli" "${run[@]}" --log-every 1 --devices 'cuda:0*2' \
   --out "$work/gpu2-again"

@@ -17,6 +17,7 @@
 #include "core/models/ChunkedLinear.h"
 #include "core/models/Classifier.h"
 #include "core/models/ConvReluPool.h"
+#include "core/models/GroupedConv.h"
 #include "core/models/ModelRegistry.h"
 #include "core/models/PanelWidth.h"
 #include "core/models/ReluAvgPool.h"
@@ -361,18 +362,49 @@ class TestModels final : public QObject {
   // The GPU's experiment switches (core/common/Environment.h) take one value each; another is
   // refused in a sentence that names the variable and the value it takes.
   void environmentSwitchesRefuseOtherValues() {
-    const char* name = environment::kStackedConv;
+    const char* name = environment::kGpuFirstLayer;
     ::unsetenv(name);
-    QVERIFY(!environment::isSetTo(name, "ours", "our kernels"));
-    ::setenv(name, "ours", 1);
-    QVERIFY(environment::isSetTo(name, "ours", "our kernels"));
-    ::setenv(name, "cudnn", 1);
+    QVERIFY(!environment::isSetTo(name, "unfused", "LibTorch's layers"));
+    ::setenv(name, "unfused", 1);
+    QVERIFY(environment::isSetTo(name, "unfused", "LibTorch's layers"));
+    ::setenv(name, "fused", 1);
     try {
-      environment::isSetTo(name, "ours", "our kernels");
+      environment::isSetTo(name, "unfused", "LibTorch's layers");
       QFAIL("another value was taken");
     } catch (const ConfigError& error) {
       const QString message = QString::fromStdString(error.what());
-      QVERIFY2(message.contains(name) && message.contains("'cudnn'") && message.contains("'ours'"), error.what());
+      QVERIFY2(message.contains(name) && message.contains("'fused'") && message.contains("'unfused'"), error.what());
+    }
+    ::unsetenv(name);
+  }
+
+  // ENSEMBLELAB_STACKED_CONV: unset, our grouped convolution in fp32 only (where an H200
+  // measured it faster than cuDNN's; on tensor cores it was slower); "ours" and "cudnn" for
+  // every arithmetic; anything else refused in a sentence naming both values.
+  void groupedConvKernelsFollowTheMeasurementUnlessAsked() {
+    const char* name = environment::kStackedConv;
+    const auto chosen = [](GroupedConvKernels asked) {
+      return QList<bool>{ourGroupedConvChosenFor(GroupedConvArithmetic::Float32, asked),
+                         ourGroupedConvChosenFor(GroupedConvArithmetic::TensorFloat32, asked),
+                         ourGroupedConvChosenFor(GroupedConvArithmetic::BFloat16, asked)};
+    };
+    ::unsetenv(name);
+    QCOMPARE(groupedConvKernelsAsked(), GroupedConvKernels::Measured);
+    QCOMPARE(chosen(GroupedConvKernels::Measured), (QList<bool>{true, false, false}));
+    ::setenv(name, "ours", 1);
+    QCOMPARE(groupedConvKernelsAsked(), GroupedConvKernels::Ours);
+    QCOMPARE(chosen(GroupedConvKernels::Ours), (QList<bool>{true, true, true}));
+    ::setenv(name, "cudnn", 1);
+    QCOMPARE(groupedConvKernelsAsked(), GroupedConvKernels::Cudnn);
+    QCOMPARE(chosen(GroupedConvKernels::Cudnn), (QList<bool>{false, false, false}));
+    ::setenv(name, "yes", 1);
+    try {
+      groupedConvKernelsAsked();
+      QFAIL("another value was taken");
+    } catch (const ConfigError& error) {
+      const QString message = QString::fromStdString(error.what());
+      QVERIFY2(message.contains(name) && message.contains("'yes'") && message.contains("'ours' or 'cudnn'"),
+               error.what());
     }
     ::unsetenv(name);
   }

@@ -15,12 +15,20 @@ const char* read(const char* name) {
   return value && *value ? value : nullptr;
 }
 
-bool isSetTo(const char* name, const char* value, const char* meaning) {
+std::string oneOf(const char* name, std::initializer_list<const char*> values, const char* meaning) {
   const char* actual = read(name);
-  if (!actual) return false;
-  if (std::string(actual) == value) return true;
-  throw ConfigError(std::string(name) + " is '" + actual + "', which it does not take: set it to '" + value + "' (" +
+  if (!actual) return "";
+  std::string taken;
+  for (const char* value : values) {
+    if (std::string(actual) == value) return actual;
+    taken += (taken.empty() ? "'" : " or '") + std::string(value) + "'";
+  }
+  throw ConfigError(std::string(name) + " is '" + actual + "', which it does not take: set it to " + taken + " (" +
                     meaning + "), or unset it.");
+}
+
+bool isSetTo(const char* name, const char* value, const char* meaning) {
+  return !oneOf(name, {value}, meaning).empty();
 }
 
 void setDefault(const char* name, const char* value) { ::setenv(name, value, /*overwrite=*/0); }

@@ -2,6 +2,7 @@
 #pragma once
 // Every environment variable the engine reads, by name, and the one function that reads
 // them: `grep environment::k` lists what a user (or torchrun) can set. Torch-free.
+#include <initializer_list>
 #include <string>
 
 namespace ensemble::environment {
@@ -20,9 +21,9 @@ inline constexpr char kCrashAt[] = "ENSEMBLELAB_CRASH_AT";
 /// instead of our fused kernels (core/models/ConvReluPool.h): to measure what they gain
 /// (bench/gpu_layers_ab.sh), or to get round a kernel fault on a GPU we have not tested.
 inline constexpr char kGpuFirstLayer[] = "ENSEMBLELAB_GPU_FIRST_LAYER";
-/// "ours": the stacked CNN's second convolution runs our own grouped-convolution kernels on
-/// a GPU in fp32 (core/models/GroupedConv.h) instead of cuDNN's; measured by
-/// bench/gpu_layers_ab.sh before it can be the default.
+/// Whose kernels run the stacked CNN's second convolution on a GPU (core/models/GroupedConv.h):
+/// unset, ours in fp32 and cuDNN's in TF32 and bf16, as an H200 measured them
+/// (bench/gpu_layers_ab.sh); "ours" or "cudnn" for every precision.
 inline constexpr char kStackedConv[] = "ENSEMBLELAB_STACKED_CONV";
 /// "channels-last": the stacked CNN's activations and filters are channels-last on a GPU
 /// (default NCHW); an experiment measured by bench/gpu_layers_ab.sh.
@@ -59,6 +60,10 @@ inline constexpr char kXdgRuntimeDir[] = "XDG_RUNTIME_DIR";
 
 /// The value of `name`, or nullptr when it is unset or empty (an empty variable means unset).
 const char* read(const char* name);
+
+/// The value of `name` where it is one of `values`, "" when it is unset; any other value is a
+/// ConfigError that names the variable and the values it takes (`meaning` says what they do).
+std::string oneOf(const char* name, std::initializer_list<const char*> values, const char* meaning);
 
 /// Whether variable `name` is set to `value` (false when unset); any other value is a
 /// ConfigError that names the variable and what it takes: `meaning` says what `value` does.

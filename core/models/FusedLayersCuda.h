@@ -10,6 +10,8 @@
 //   bf16 on tensor cores (GroupedConvMmaKernels.cuh), called by GroupedConv.cpp's.
 #include <torch/types.h>
 
+#include "core/models/GroupedConv.h"  // GroupedConvArithmetic
+
 namespace ensemble {
 
 /// `input` contiguous in its layout (channels-last or NCHW); `output` the pooled tensor,
@@ -28,11 +30,6 @@ void convReluPoolForwardOnCuda(const torch::Tensor& images, const torch::Tensor&
 void convReluPoolBackwardOnCuda(const torch::Tensor& images, const torch::Tensor& weight, const torch::Tensor& bias,
                                 const torch::Tensor& gradPooled, torch::Tensor& gradWeight, torch::Tensor& gradBias,
                                 bool channelsLast);
-
-/// How our grouped convolution multiplies: fp32 on the CUDA cores (GroupedConvKernels.cuh), or
-/// on tensor cores (GroupedConvMmaKernels.cuh) with float operands rounded to TF32 or with
-/// bfloat16 ones, sums in float.
-enum class GroupedConvArithmetic { Float32, TensorFloat32, BFloat16 };
 
 /// out = conv2d(in, weight, bias, padding 1, groups), contiguous NCHW on one GPU: `in`,
 /// `weight` and `out` float, or bfloat16 for GroupedConvArithmetic::BFloat16; `bias` float, or

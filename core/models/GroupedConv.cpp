@@ -66,12 +66,6 @@ class GroupedConv3x3Function final : public torch::autograd::Function<GroupedCon
   }
 };
 
-bool ourKernelsAsked() {
-  static const bool asked = environment::isSetTo(environment::kStackedConv, "ours",
-                                                 "our own grouped convolution kernels for stacked members on a GPU");
-  return asked;
-}
-
 /// How our kernels would multiply these operands, if they can: bf16 autocast gives bf16
 /// operands, TF32 allowed for cuDNN (--precision tf32) gives TF32, otherwise fp32.
 std::optional<GroupedConvArithmetic> ourArithmeticFor(const torch::Tensor& input, const torch::Tensor& weight,
@@ -83,20 +77,43 @@ std::optional<GroupedConvArithmetic> ourArithmeticFor(const torch::Tensor& input
                       groups >= 1 && groups <= 65535 && input.size(1) == groups * weight.size(1) &&
                       weight.size(0) % groups == 0 && bias.dim() == 1 && bias.size(0) == weight.size(0);
   if (!onInputsGpu(input) || !onInputsGpu(weight) || !onInputsGpu(bias) || !shapes || !input.is_contiguous() ||
-      weight.scalar_type() != torch::kFloat32 || bias.scalar_type() != torch::kFloat32 || !ourKernelsAsked()) {
+      weight.scalar_type() != torch::kFloat32 || bias.scalar_type() != torch::kFloat32) {
     return std::nullopt;
   }
+  std::optional<GroupedConvArithmetic> arithmetic;
   if (autocastEnabled(true)) {
-    const bool bfloat16 = autocastDtype(true) == torch::kBFloat16 &&
-                          (input.scalar_type() == torch::kBFloat16 || input.scalar_type() == torch::kFloat32);
-    return bfloat16 ? std::optional(GroupedConvArithmetic::BFloat16) : std::nullopt;
+    if (autocastDtype(true) == torch::kBFloat16 &&
+        (input.scalar_type() == torch::kBFloat16 || input.scalar_type() == torch::kFloat32)) {
+      arithmetic = GroupedConvArithmetic::BFloat16;
+    }
+  } else if (input.scalar_type() == torch::kFloat32) {
+    arithmetic = at::globalContext().allowTF32CuDNN() ? GroupedConvArithmetic::TensorFloat32
+                                                      : GroupedConvArithmetic::Float32;
   }
-  if (input.scalar_type() != torch::kFloat32) return std::nullopt;
-  return at::globalContext().allowTF32CuDNN() ? GroupedConvArithmetic::TensorFloat32 : GroupedConvArithmetic::Float32;
+  // Read once: a run's convolutions all take the same kernels.
+  static const GroupedConvKernels asked = groupedConvKernelsAsked();
+  if (arithmetic && ourGroupedConvChosenFor(*arithmetic, asked)) return arithmetic;
+  return std::nullopt;
 }
 #endif
 
 }  // namespace
+
+GroupedConvKernels groupedConvKernelsAsked() {
+  const std::string asked = environment::oneOf(environment::kStackedConv, {"ours", "cudnn"},
+                                               "whose kernels run the stacked members' grouped convolution on a GPU");
+  return asked == "ours" ? GroupedConvKernels::Ours : asked == "cudnn" ? GroupedConvKernels::Cudnn
+                                                                       : GroupedConvKernels::Measured;
+}
+
+bool ourGroupedConvChosenFor(GroupedConvArithmetic arithmetic, GroupedConvKernels asked) {
+  switch (asked) {
+    case GroupedConvKernels::Ours: return true;
+    case GroupedConvKernels::Cudnn: return false;
+    case GroupedConvKernels::Measured: return arithmetic == GroupedConvArithmetic::Float32;
+  }
+  return false;
+}
 
 bool groupedConvRunsOurKernels(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias,
                                int64_t groups) {

@@ -3,14 +3,31 @@
 // The stacked CNN's second convolution, conv2d(input, weight, bias, padding 1, groups): one
 // group per member. On a GPU it can run our own kernels (CUDA builds) instead of cuDNN's, which
 // take the groups one at a time: fp32 ones (GroupedConvKernels.cuh), and tensor-core ones for
-// TF32 (--precision tf32) and bf16 autocast (GroupedConvMmaKernels.cuh). They are chosen with
-// ENSEMBLELAB_STACKED_CONV=ours until a GPU's measurement (bench/gpu_layers_ab.sh) decides the
-// default. Anywhere else this is LibTorch's conv2d.
+// TF32 (--precision tf32) and bf16 autocast (GroupedConvMmaKernels.cuh). By default ours run in
+// fp32 and cuDNN's in TF32 and bf16, the faster of the two in each as an H200 measured them
+// (bench/gpu_layers_ab.sh, docs/GPU.md); ENSEMBLELAB_STACKED_CONV=ours or =cudnn picks one for
+// every precision. Anywhere else this is LibTorch's conv2d.
 #include <torch/types.h>
 
 namespace ensemble {
 
-/// Whether groupedConv3x3 runs our kernels for these operands: asked for, a CUDA build, NCHW
+/// How our grouped convolution multiplies: fp32 on the CUDA cores (GroupedConvKernels.cuh), or
+/// on tensor cores (GroupedConvMmaKernels.cuh) with float operands rounded to TF32 or with
+/// bfloat16 ones, sums in float.
+enum class GroupedConvArithmetic { Float32, TensorFloat32, BFloat16 };
+
+/// Whose kernels ENSEMBLELAB_STACKED_CONV asks for: unset, the measured faster per arithmetic.
+enum class GroupedConvKernels { Measured, Ours, Cudnn };
+
+/// ENSEMBLELAB_STACKED_CONV read now; another value than "ours" or "cudnn" is a ConfigError.
+GroupedConvKernels groupedConvKernelsAsked();
+
+/// Whether our kernels run an operand set of `arithmetic` when `asked` says so: Measured
+/// takes ours in fp32 only (1.02-1.05x the step, 1.25-1.3x the evaluation, where on tensor
+/// cores ours ran 0.79-0.84x cuDNN's).
+bool ourGroupedConvChosenFor(GroupedConvArithmetic arithmetic, GroupedConvKernels asked);
+
+/// Whether groupedConv3x3 runs our kernels for these operands: chosen, a CUDA build, NCHW
 /// tensors on one GPU, a float 3x3 filter bank, and a float input (bf16 or float under bf16
 /// autocast; autocast to fp16 stays cuDNN's).
 bool groupedConvRunsOurKernels(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias,
