@@ -34,6 +34,11 @@ max_memory_allocated for ours and the PyTorch peers, JAX's peak_bytes_in_use), a
 Trainer::evaluate, the vmapped model under torch.no_grad, the vmapped Flax apply; each 1000
 test images a call: ours is given --eval-batch-size 1000 to match the peers).
 
+--resume (with --json) keeps the points that JSON already holds from an earlier run on the same
+device with the same sides, steps, warm-up and repeats, and measures the rest: the file is
+rewritten after every point, so a grid that outlasts one GPU call (at most 10 minutes) is
+measured over several, each call taking up where the last stopped. Another setup is refused.
+
 Our bench trains one epoch of (steps + warm-up) x B images; where that exceeds the training
 set (60,000 images: batch 512 holds 117 steps) it times the steps that fit, and the table says
 so. Output: a Markdown table (on stdout and beside --json; --markdown FILE: there only), the JSON
@@ -86,6 +91,9 @@ class Point:
 
     def __str__(self):
         return f"{self.members} members x batch {self.batch}, {self.precision}"
+
+    def key(self):
+        return (self.members, self.batch, self.precision)
 
 
 class GpuSide:
@@ -283,8 +291,15 @@ def main(a, argv):
               "ours_deterministic": a.deterministic, "train_images": train_images,
               "sides": [{"key": s.key, "name": s.name, "command": s.command} for s in sides],
               "left_out": left_out, "points": []}
+    earlier = earlier_points(a, record)
+    if earlier:
+        record["resumed"] = {"points": len([p for p in points if p.key() in earlier]), "from": a.json}
     started = time.monotonic()
     for point in points:
+        if point.key() in earlier:  # --resume: measured by an earlier call with this setup
+            print(f"\n== {point}: kept from {a.json} (--resume)")
+            record["points"].append(earlier[point.key()])
+            continue
         present = [(s, s.arguments(point)) for s in sides]
         present = [(s, args) for s, args in present if args is not None]
         results, errors = {s.key: [] for s, _ in present}, {}
@@ -356,6 +371,32 @@ def main(a, argv):
     return 1 if failed else 0
 
 
+def earlier_points(a, record):
+    """--resume: the points of --json's earlier record, by (members, batch, precision), where that
+    record was measured as this run would measure them; {} without --resume or an earlier file."""
+    if not a.resume:
+        return {}
+    if not a.json:
+        sys.exit("run_bench.py --gpu: --resume keeps the points of --json's file: name it with --json")
+    if not os.path.exists(a.json):
+        return {}
+    try:
+        with open(a.json) as f:
+            earlier = json.load(f)
+        points = {(p["members"], p["batch"], p["precision"]): p for p in earlier["points"]}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"run_bench.py --gpu --resume: {a.json} is not a record of run_bench.py --gpu ({e}); "
+                 "name another --json, or move that file away")
+    keys = ("mode", "device", "steps", "warmup", "repeats", "peer_repeats", "test_limit", "ours_deterministic")
+    differs = [k for k in keys if earlier.get(k) != record[k]]
+    if [s.get("key") for s in earlier.get("sides", [])] != [s["key"] for s in record["sides"]]:
+        differs.append("sides")
+    if differs:
+        sys.exit(f"run_bench.py --gpu --resume: {a.json} was measured with other {', '.join(differs)} than this run "
+                 f"asks for; its points would not compare. Name another --json, or run the same setup.")
+    return points
+
+
 def write_json(path, record):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as out:
@@ -389,6 +430,9 @@ def markdown(record):
                      f"{record['train_images']} images)")
     for line in record["left_out"]:
         lines.append(f"- left out: {line}")
+    if record.get("resumed"):
+        lines.append(f"- {record['resumed']['points']} point(s) kept from an earlier call's record of the same "
+                     f"setup (--resume), measured then")
     lines += ["", "| members | batch | precision | side | member-img/s | x best peer | peak GPU MiB | eval img/s |",
               "|---|---|---|---|---|---|---|---|"]
     notes = []

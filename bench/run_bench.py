@@ -152,6 +152,9 @@ def main():
     gpu.add_argument("--timeout", type=int, default=900, help="seconds one run may take before it counts as failed")
     gpu.add_argument("--markdown", help="the table's file, instead of stdout (default: on stdout, and in --json's "
                      "name with .md)")
+    gpu.add_argument("--resume", action="store_true",
+                     help="with --json: keep the points that file holds from an earlier run of the same setup and "
+                     "measure only the others (a grid longer than one GPU call, over several calls)")
     gpu.add_argument("--on-cpu", action="store_true",
                      help="run --gpu's grid on the CPU (peers --device cpu, ours cpu*M): a check of the script only")
     a = p.parse_args()

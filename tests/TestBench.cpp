@@ -2,9 +2,14 @@
 // ensemble-lab-bench, as bench/run_bench.py runs it: one JSON line whose member count comes
 // from the devices the run actually trained on, and a clean exit on every path (the GPU
 // bench once counted members against a machine without GPUs and then crashed on exit).
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 namespace {
@@ -24,6 +29,26 @@ BenchResult runBench(const QStringList& arguments) {
   result.exitCode = bench.exitStatus() == QProcess::NormalExit ? bench.exitCode() : -1;
   result.json = QJsonDocument::fromJson(bench.readAllStandardOutput()).object();
   result.errors = QString::fromUtf8(bench.readAllStandardError());
+  return result;
+}
+
+/// bench/run_bench.py --gpu --on-cpu with our stacked side only (no peer: no torch needed), on
+/// this build's bench binary, 5 steps of 32 images after 2 warm-up, `extra` appended.
+BenchResult runGpuBenchOnCpu(const QString& json, const QStringList& extra) {
+  QDir build = QFileInfo(ENSEMBLELAB_BENCH_PATH).dir();
+  build.cdUp();
+  QProcess script;
+  script.start("python3", QStringList{ENSEMBLELAB_SOURCE_DIR "/bench/run_bench.py", "--gpu", "--on-cpu", "--batches",
+                                      "32", "--precisions", "fp32", "--warmup", "2", "--repeats", "1", "--test-limit",
+                                      "200", "--sides", "ours-stacked", "--cuda-build", build.path(), "--json", json,
+                                      "--markdown", json + ".md"} +
+                              extra);
+  BenchResult result;
+  if (!script.waitForFinished(300000)) return result;
+  result.exitCode = script.exitStatus() == QProcess::NormalExit ? script.exitCode() : -1;
+  result.errors = QString::fromUtf8(script.readAllStandardError());
+  QFile file(json);
+  if (file.open(QIODevice::ReadOnly)) result.json = QJsonDocument::fromJson(file.readAll()).object();
   return result;
 }
 
@@ -79,6 +104,36 @@ class TestBench final : public QObject {
     QVERIFY2(result.exitCode == exitCode, qPrintable(QString("exit %1: %2").arg(result.exitCode).arg(result.errors)));
     QVERIFY2(result.errors.contains(says), qPrintable(result.errors));
     QVERIFY2(!result.errors.contains("frame #"), qPrintable(result.errors));  // no LibTorch backtrace
+  }
+
+  // run_bench.py --gpu --resume: a grid longer than one GPU call is measured over several. The
+  // second call keeps the first call's point as it was measured (a re-measurement would give
+  // other speeds) and measures only the new one; a call with another setup is refused in a
+  // sentence and leaves the file as it was.
+  void gpuBenchResumeKeepsTheEarlierPointsOfTheSameSetup() {
+    QTemporaryDir dir;
+    const QString json = dir.filePath("grid.json");
+    const BenchResult first = runGpuBenchOnCpu(json, {"--members", "2", "--steps", "5"});
+    QVERIFY2(first.exitCode == 0, qPrintable(first.errors));
+    const QJsonArray firstPoints = first.json.value("points").toArray();
+    QCOMPARE(firstPoints.size(), 1);
+
+    const BenchResult second = runGpuBenchOnCpu(json, {"--members", "2,3", "--steps", "5", "--resume"});
+    QVERIFY2(second.exitCode == 0, qPrintable(second.errors));
+    const QJsonArray points = second.json.value("points").toArray();
+    QCOMPARE(points.size(), 2);
+    QCOMPARE(points.at(0).toObject(), firstPoints.at(0).toObject());  // kept, not measured again
+    QCOMPARE(points.at(1).toObject().value("members").toInt(), 3);
+    QVERIFY(points.at(1).toObject().value("rows").toArray().at(0).toObject().value("images_per_second").toDouble() > 0);
+    QCOMPARE(second.json.value("resumed").toObject().value("points").toInt(), 1);
+    QFile table(json + ".md");
+    QVERIFY(table.open(QIODevice::ReadOnly));
+    QVERIFY(QString::fromUtf8(table.readAll()).contains("1 point(s) kept from an earlier call"));
+
+    const BenchResult other = runGpuBenchOnCpu(json, {"--members", "2,3", "--steps", "6", "--resume"});
+    QVERIFY2(other.exitCode != 0 && other.errors.contains("other steps"), qPrintable(other.errors));
+    QVERIFY(!other.errors.contains("Traceback"));
+    QCOMPARE(other.json, second.json);
   }
 };
 
