@@ -23,6 +23,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-${OUT:-/tmp/gpu-layers-ab}}"
 mkdir -p "$out"
+# The runs' logs and folders stay out of $out: a device call sends back only a few files.
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 bench=build-cuda/bench/ensemble-lab-bench
 cli=build-cuda/app/ensemble-lab-cli
 jsonl="$out/gpu-layers-ab.jsonl"
@@ -46,9 +49,9 @@ measure() {
   local variant="$1" label="$2"
   shift 2
   with_variant "$variant" "$bench" --model cnn --cuda-graphs on --steps 200 --warmup 20 --test-limit 10000 "$@" \
-    2>"$out/bench.err" | tail -1 |
+    2>"$work/bench.err" | tail -1 |
     python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["variant"]=sys.argv[1]; r["label"]=sys.argv[2]; print(json.dumps(r))' \
-      "$variant" "$label" >>"$jsonl" || { echo "$variant $label:"; tail -5 "$out/bench.err"; }
+      "$variant" "$label" >>"$jsonl" || { echo "$variant $label:"; tail -5 "$work/bench.err"; }
 }
 
 # variants_for PRECISION: the defaults, then what differs from them in that precision (the layout
@@ -94,11 +97,11 @@ run=(train --dataset fashion-mnist --mode ensemble --epochs 1 --train-limit 1280
      --devices 'cuda:0*4' --member-form stacked --cuda-graphs off)
 for precision in fp32 tf32 bf16; do
   for variant in $(variants_for "$precision"); do
-    with_variant "$variant" "$cli" "${run[@]}" --precision "$precision" --out "$out/runs/$precision-$variant" \
-      >"$out/runs-$precision-$variant.log" 2>&1 || tail -5 "$out/runs-$precision-$variant.log"
+    with_variant "$variant" "$cli" "${run[@]}" --precision "$precision" --out "$work/runs/$precision-$variant" \
+      >"$work/$precision-$variant.log" 2>&1 || tail -5 "$work/$precision-$variant.log"
   done
 done
-python3 - "$out/runs" <<'PY'
+python3 - "$work/runs" <<'PY'
 import csv, os, sys
 def losses(run):
     return {int(r["step"]): float(r["train_loss"]) for r in csv.DictReader(open(f"{sys.argv[1]}/{run}/metrics.csv"))
@@ -113,4 +116,3 @@ for precision, allowed in (("fp32", 5e-3), ("tf32", 1e-2), ("bf16", 1e-2)):
         print("%s mean train loss, steps 1-100: defaults %.7f, %s %.7f, difference %.2e (%g allowed): %s"
               % (precision, a, variant, b, abs(a - b), allowed, "same" if abs(a - b) <= allowed else "DIFFERENT"))
 PY
-rm -rf "$out/runs"
