@@ -239,7 +239,7 @@ Row timeSecondLayerOnCpu(const Options& o) {
 }
 
 /// The CNN's first dense layer, 3136 -> 256, of one member: ours (ChunkedLinear.h: our loops
-/// where LibTorch's BLAS is not MKL) against torch::linear, forward + backward, or the forward
+/// on the CPU) against torch::linear, forward + backward, or the forward
 /// alone as an evaluation runs it.
 Row timeDenseLayer(bool forwardOnly, const Options& o) {
   torch::manual_seed(3);
@@ -260,7 +260,7 @@ Row timeDenseLayer(bool forwardOnly, const Options& o) {
     };
   };
   if (!ensemble::chunkedLinearSplits(input, weight)) {
-    row.note = "ours is LibTorch's linear here (MKL, or not the CPU)";
+    row.note = "ours is LibTorch's linear here (not the CPU)";
     row.libtorch = medianMicroseconds({pass(false)}, o).front();
     return row;
   }

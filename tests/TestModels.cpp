@@ -259,7 +259,7 @@ class TestModels final : public QObject {
       output.backward(gradOutput);
       (chunked ? ours : theirs) = {output.detach(), x.grad(), weight.grad(), bias.grad()};
     }
-    QVERIFY(chunkedLinearSplits(input, torch::zeros({out, in})) || at::hasMKL());
+    QVERIFY(chunkedLinearSplits(input, torch::zeros({out, in})));
     for (std::size_t i = 0; i < ours.size(); ++i) {
       QCOMPARE(ours[i].sizes(), theirs[i].sizes());
       // Every element, relative to the sum of magnitudes it comes from (about sqrt(terms)).
@@ -276,7 +276,6 @@ class TestModels final : public QObject {
   void denseLayerGivesTheSameGradientsWithEitherPanelWidth() {
     torch::manual_seed(17);
     const torch::Tensor input = torch::randn({101, 3136}), gradOutput = torch::randn({101, 256});
-    if (!chunkedLinearSplits(input, torch::zeros({256, 3136}))) QSKIP("MKL: the dense layer is not ours");
     if (!panel_product::useWideRegisters()) QSKIP("this CPU has no AVX-512: only the 8-float panels run here");
     const auto [wide, narrow] = testing::atEitherPanelWidth([&] {
       return testing::layerAndGradients(chunkedLinear, input, {256, 3136}, gradOutput, 18);
@@ -293,12 +292,9 @@ class TestModels final : public QObject {
     torch::manual_seed(13);
     const torch::Tensor input = torch::randn({128, 3136});
     const torch::Tensor gradOutput = torch::randn({128, 256});
-    if (!chunkedLinearSplits(input, torch::zeros({256, 3136}))) {
-      // With MKL (the wheel's LibTorch) the layer is LibTorch's own linear, not split: whether
-      // it gives the same bits on 1, 2 and 3 threads is MKL's matter, and on an AVX-512 + AMX
-      // Xeon it does not (2026-11-27). Our chunks are tested in the Debian build (OpenBLAS).
-      QSKIP("MKL: the dense layer is not ours to split (chunkedLinearSplits)");
-    }
+    // Also with MKL (the wheel's LibTorch), whose own linear gives other bits on 1, 2 and 3
+    // threads (an AVX-512 + AMX Xeon, 2026-11-27; an AMD EPYC, 2026-11-28): the layer is ours there too.
+    QVERIFY(chunkedLinearSplits(input, torch::zeros({256, 3136})));
     QVERIFY(testing::sameOnAnyThreadCount([&] {
       return testing::layerAndGradients(chunkedLinear, input, {256, 3136}, gradOutput, 14);
     }));

@@ -80,7 +80,7 @@ bool chunkedLinearSplits(const torch::Tensor& input, const torch::Tensor& weight
   const auto isCpuFloat = [](const torch::Tensor& t) { return t.is_cpu() && t.scalar_type() == torch::kFloat32; };
   // Operands that do not fit each other go to torch::linear, which says what is wrong.
   return isCpuFloat(input) && isCpuFloat(weight) && input.dim() == 2 && weight.dim() == 2 &&
-         input.size(1) == weight.size(1) && !at::hasMKL() && !autocastEnabled(false);
+         input.size(1) == weight.size(1) && !autocastEnabled(false);
 }
 
 torch::Tensor chunkedLinear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias) {

@@ -8,14 +8,16 @@
 //
 // Why: Debian's OpenBLAS runs each product on one thread (its own threads spin against
 // LibTorch's: docs/BENCHMARKS.md), which kept one of two cores idle, and on CPUs newer than
-// it, in SSE3 kernels (DenseLoops.h). MKL (the torch wheels) threads its products itself and
-// knows the newest CPUs: there the plain layer is used.
+// it, in SSE3 kernels (DenseLoops.h). MKL (the torch wheels) threads its products itself, but
+// its sums depend on how many threads it takes, which varies with the load: on an AMD EPYC
+// (2026-11-28) replicas evaluated side by side gave other bits than one alone, 7e-9 apart. So
+// MKL builds take these loops too: the same numbers on any number of threads everywhere.
 #include <torch/types.h>
 
 namespace ensemble {
 
-/// Whether chunkedLinear splits these operands (float32 on the CPU, a BLAS that is not
-/// threaded itself, no autocast); otherwise it is torch::linear.
+/// Whether chunkedLinear splits these operands (float32 on the CPU, no autocast); otherwise
+/// it is torch::linear.
 bool chunkedLinearSplits(const torch::Tensor& input, const torch::Tensor& weight);
 
 /// torch::linear(input, weight, bias) for a 2-D input, its products computed in chunks.
