@@ -107,7 +107,7 @@ class TestCheckpointResume final : public QObject {
       QCOMPARE(qint64(intact), files[0].size());
     }
 
-    QVERIFY(testing::identical(testing::latestWeights(path), testing::latestWeights(m_reference.path().toStdString())));
+    QVERIFY(testing::sameLatestWeights(path, m_reference.path().toStdString()));
     QCOMPARE(fileBytes(dir.filePath("metrics.csv")), fileBytes(m_reference.filePath("metrics.csv")));
     QCOMPARE(ensembleOf(dir.path()).dump(), ensembleOf(m_reference.path()).dump());
   }

@@ -14,7 +14,7 @@
 #include <QtTest>
 
 #include "core/devices/DeviceInventory.h"
-#include "core/train/CudaGraphStep.h"
+#include "core/train/CudaGraphsBuilt.h"
 #include "core/io/MetricsCsvReader.h"
 #include "tests/JsonFile.h"
 #include "tests/SettingSamples.h"

@@ -12,6 +12,7 @@
 #include "core/train/ReplicaWorkers.h"
 #include "core/train/SplitOnDevices.h"
 #include "core/train/Trainer.h"
+#include "tests/CheckpointWeights.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;

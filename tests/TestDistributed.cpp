@@ -33,6 +33,7 @@
 #include "core/common/Environment.h"
 #include "core/common/Sha256.h"
 #include "core/common/Error.h"
+#include "tests/CheckpointWeights.h"
 #include "tests/ChildProcess.h"
 #include "tests/JsonFile.h"
 #include "tests/TestSupport.h"

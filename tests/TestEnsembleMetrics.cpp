@@ -15,11 +15,13 @@
 #include "core/metrics/EnsembleMetrics.h"
 #include "core/metrics/OodMetrics.h"
 #include "core/metrics/PredictionAnalysis.h"
+#include "core/models/Classifier.h"
 #include "core/models/ModelRegistry.h"
 #include "core/train/Evaluator.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingStep.h"
+#include "tests/CheckpointWeights.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;

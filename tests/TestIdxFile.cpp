@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "core/common/Error.h"
+#include "core/data/Dataset.h"
 #include "core/data/DatasetSource.h"
 #include "core/data/IdxFile.h"
 #include "tests/TestSupport.h"

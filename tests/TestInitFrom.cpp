@@ -15,6 +15,7 @@
 
 #include "core/common/Error.h"
 #include "core/io/PyTorchStateDict.h"
+#include "core/models/Classifier.h"
 #include "core/config/ConfigFields.h"
 #include "core/models/ModelRegistry.h"
 #include "core/config/ExperimentConfig.h"

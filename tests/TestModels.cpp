@@ -23,6 +23,7 @@
 #include "core/models/ReluAvgPool.h"
 #include "core/train/Replica.h"
 #include "tests/AutogradChecks.h"
+#include "tests/CheckpointWeights.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;

@@ -18,6 +18,7 @@
 #include "core/train/Precision.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"
+#include "tests/CheckpointWeights.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;

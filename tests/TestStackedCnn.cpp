@@ -9,6 +9,7 @@
 
 #include "core/common/Error.h"
 #include "core/common/SeedSequence.h"
+#include "core/data/Dataset.h"
 #include "core/io/RunDirectory.h"
 #include "core/models/StackedCnn.h"
 #include "core/config/ExperimentConfig.h"
@@ -18,6 +19,7 @@
 #include "core/train/RunControl.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"
+#include "tests/CheckpointWeights.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;

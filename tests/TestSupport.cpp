@@ -17,6 +17,7 @@
 #include "core/io/Checkpoint.h"
 #include "core/io/TensorBoardEvents.h"
 #include "core/config/ExperimentConfig.h"
+#include "tests/CheckpointWeights.h"
 
 namespace testing {
 
@@ -41,33 +42,11 @@ ensemble::ExperimentConfig smallConfig(const std::string& mode, const std::strin
   return config;
 }
 
-std::vector<ensemble::TensorDict> latestWeights(const std::string& runDirectory) {
-  return ensemble::readCheckpoint(ensemble::latestCheckpoint(runDirectory + "/checkpoints")).weights;
+bool sameLatestWeights(const std::string& runDirectoryA, const std::string& runDirectoryB) {
+  return identical(latestWeights(runDirectoryA), latestWeights(runDirectoryB));
 }
 
-bool identical(const std::vector<ensemble::TensorDict>& a, const std::vector<ensemble::TensorDict>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].size() != b[i].size()) return false;
-    for (const auto& item : a[i]) {
-      if (!b[i].contains(item.key()) || !torch::equal(item.value(), b[i].at(item.key()))) return false;
-    }
-  }
-  return true;
-}
-
-double maxDifference(const std::vector<ensemble::TensorDict>& a,
-                     const std::vector<ensemble::TensorDict>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    for (const auto& item : a[i]) {
-      const torch::Tensor other = b[i].at(item.key());
-      if (!item.value().is_floating_point()) continue;
-      worst = std::max(worst, (item.value() - other).abs().max().item<double>());
-    }
-  }
-  return worst;
-}
+std::size_t modelsInLatestCheckpoint(const std::string& runDirectory) { return latestWeights(runDirectory).size(); }
 
 QByteArray idxBytes(const std::vector<std::uint32_t>& dims, const QByteArray& payload,
                     std::uint8_t type) {

@@ -17,6 +17,7 @@
 #include "core/train/RunAnalysis.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"
+#include "tests/CheckpointWeights.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;

@@ -68,8 +68,7 @@ class TestWriteFaults final : public QObject {
     // And the result is the uninterrupted run's.
     QTemporaryDir reference;
     REQUIRE_COMPLETED(train(config, reference.path()));
-    QVERIFY(testing::identical(testing::latestWeights(dir.path().toStdString()),
-                               testing::latestWeights(reference.path().toStdString())));
+    QVERIFY(testing::sameLatestWeights(dir.path().toStdString(), reference.path().toStdString()));
     QCOMPARE(testing::readLines(dir.filePath("metrics.csv")), testing::readLines(reference.filePath("metrics.csv")));
   }
 
@@ -99,7 +98,7 @@ class TestWriteFaults final : public QObject {
     QVERIFY2(QString::fromStdString(failed.message).contains("choose a folder you can write to"),
              failed.message.c_str());
     // The checkpoint of the epoch came before the summary and is whole.
-    QCOMPARE(testing::latestWeights(dir.path().toStdString()).size(), std::size_t(1));
+    QCOMPARE(testing::modelsInLatestCheckpoint(dir.path().toStdString()), std::size_t(1));
 
     // Refused at the start: the run fails before its first step, saying the same.
     QTemporaryDir other;
@@ -124,7 +123,7 @@ class TestWriteFaults final : public QObject {
     const QString errors = QString::fromUtf8(cli.readAllStandardError());
     QVERIFY2(errors.contains("No space left on device") && errors.contains("checkpoint of step 5 is intact"),
              qPrintable(errors));
-    QCOMPARE(testing::latestWeights(dir.filePath("run").toStdString()).size(), std::size_t(1));
+    QCOMPARE(testing::modelsInLatestCheckpoint(dir.filePath("run").toStdString()), std::size_t(1));
   }
 
   // export has no --out, and predict's --out is a file: a file either may not write names

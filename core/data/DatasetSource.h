@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <string>
 
-#include "core/data/Dataset.h"
-
 namespace ensemble {
+
+// Kept to a declaration: the window and the CLI ask for a dataset's shape without LibTorch's
+// headers, which core/data/Dataset.h brings (a caller of loadDataset includes it).
+struct DatasetPair;
 
 /// An image's size in pixels.
 struct ImageSize {

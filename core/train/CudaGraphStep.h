@@ -24,12 +24,10 @@
 
 #include <memory>
 
+#include "core/train/CudaGraphsBuilt.h"
 #include "core/train/TrainingStep.h"
 
 namespace ensemble {
-
-/// Whether this build can capture steps (a CUDA LibTorch).
-bool cudaGraphsBuilt();
 
 /// `eager` replayed from a CUDA graph on `device`, every batch `batchSize` positions long.
 /// Throws ConfigError in a build without CUDA.

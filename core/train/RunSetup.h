@@ -8,15 +8,18 @@
 #include <string>
 #include <vector>
 
-#include "core/data/Dataset.h"
 #include "core/devices/DeviceSpec.h"
-#include "core/models/Classifier.h"
 #include "core/config/ExperimentConfig.h"
 
 namespace ensemble {
 
+// Declarations only: what settings resolve to is asked without LibTorch's headers (the
+// datasets and models bring them).
 class Communicator;
 struct CheckpointData;
+struct Dataset;
+struct DatasetPair;
+struct ModelInput;
 struct ProcessGroupOptions;
 struct Replica;
 struct RunState;
