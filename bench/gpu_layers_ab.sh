@@ -101,18 +101,17 @@ for precision in fp32 tf32 bf16; do
       >"$work/$precision-$variant.log" 2>&1 || tail -5 "$work/$precision-$variant.log"
   done
 done
-python3 - "$work/runs" <<'PY'
-import csv, os, sys
-def losses(run):
-    return {int(r["step"]): float(r["train_loss"]) for r in csv.DictReader(open(f"{sys.argv[1]}/{run}/metrics.csv"))
-            if r["member"] == "ensemble" and r["train_loss"] and not r["test_loss"] and int(r["step"]) <= 100}
+PYTHONPATH=bench python3 - "$work/runs" <<'PY'
+import os, sys
+from run_losses import mean_train_loss
 for precision, allowed in (("fp32", 5e-3), ("tf32", 1e-2), ("bf16", 1e-2)):
-    base = losses(f"{precision}-defaults")
+    if not os.path.isdir(f"{sys.argv[1]}/{precision}-defaults"):
+        continue
+    a = mean_train_loss(f"{sys.argv[1]}/{precision}-defaults", 100)
     for variant in ("unfused", "channels-last", "our-conv", "cudnn-conv"):
         if not os.path.isdir(f"{sys.argv[1]}/{precision}-{variant}"):
             continue
-        other = losses(f"{precision}-{variant}")
-        a, b = sum(base.values()) / len(base), sum(other.values()) / len(other)
+        b = mean_train_loss(f"{sys.argv[1]}/{precision}-{variant}", 100)
         print("%s mean train loss, steps 1-100: defaults %.7f, %s %.7f, difference %.2e (%g allowed): %s"
               % (precision, a, variant, b, abs(a - b), allowed, "same" if abs(a - b) <= allowed else "DIFFERENT"))
 PY

@@ -17,24 +17,15 @@ A bound between the two groups' differences separates a wrong result from float 
                               [--same unfused=ENSEMBLELAB_GPU_FIRST_LAYER=unfused ...]
 """
 import argparse
-import csv
 import os
 import subprocess
 import sys
 import tempfile
 
+from run_losses import mean_train_loss
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STEPS = 100
-
-
-def mean_train_loss(run_dir):
-    """The ensemble's mean train loss over steps 1-100 (the per-step rows, as gpu-check reads them)."""
-    with open(os.path.join(run_dir, "metrics.csv")) as f:
-        rows = {int(r["step"]): float(r["train_loss"]) for r in csv.DictReader(f)
-                if r["member"] == "ensemble" and r["train_loss"] and not r["test_loss"] and int(r["step"]) <= STEPS}
-    if sorted(rows) != list(range(1, STEPS + 1)):
-        sys.exit(f"loss_drift: {run_dir} does not log the ensemble every step up to {STEPS}")
-    return sum(rows.values()) / STEPS
 
 
 def train(cli, devices, out, extra_args=(), extra_env=None):
@@ -45,7 +36,7 @@ def train(cli, devices, out, extra_args=(), extra_env=None):
     done = subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         sys.exit(f"loss_drift: {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return mean_train_loss(out)
+    return mean_train_loss(out, STEPS)
 
 
 def main():

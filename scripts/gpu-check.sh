@@ -166,26 +166,9 @@ d=abs(a-b); print("ensemble test accuracy %.4f vs %.4f, difference %.4f (allowed
 
 # The ensemble's train loss in two runs' metrics.csv (logged every step), within `tolerance`:
 #   same_loss A B STEP TOLERANCE [batch|mean]
-# batch: the loss of that step's batch; mean: the mean of the batch losses of steps 1..STEP (what
-# a progress bar shows). Two different summation orders (cuDNN and oneDNN; even OpenBLAS and
-# MKL on one CPU) make SGD's trajectories drift apart, and one batch's loss at step 100 then
-# differs by 5e-3 to 5e-2 (docs/GPU.md, "fp32 on two devices"); the mean shows the arithmetic.
-same_loss() {
-  "$python" -c 'import csv,sys
-run_a, run_b, step, tolerance = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-kind = sys.argv[5] if len(sys.argv) > 5 else "batch"
-def losses(run):  # the per-step rows (no test loss: the epoch rows carry one)
-    rows = {int(r["step"]): float(r["train_loss"]) for r in csv.DictReader(open(run + "/metrics.csv"))
-            if r["member"] == "ensemble" and r["train_loss"] and not r["test_loss"] and int(r["step"]) <= step}
-    if sorted(rows) != list(range(1, step + 1)): sys.exit("%s does not log the ensemble every step up to %d" % (run, step))
-    return rows
-a, b = losses(run_a), losses(run_b)
-value = (lambda r: r[step]) if kind == "batch" else (lambda r: sum(r.values()) / step)
-what = "batch train loss at step %d" % step if kind == "batch" else "mean train loss of steps 1-%d" % step
-print("%s: %.9f vs %.9f, difference %.2e (allowed %g)" % (what, value(a), value(b), abs(value(a) - value(b)), tolerance))
-if kind == "mean": print("(for the record, the batch loss at step %d: %.9f vs %.9f, difference %.2e)" % (step, a[step], b[step], abs(a[step] - b[step])))
-sys.exit(abs(value(a) - value(b)) > tolerance)' "$@"
-}
+# batch: the loss of that step's batch; mean: the mean of the batch losses of steps 1..STEP
+# (bench/run_losses.py says why the mean shows the arithmetic where one batch's loss drifts).
+same_loss() { "$python" bench/run_losses.py "$@"; }
 # Two run folders hold identical metrics.csv and identical checkpoint files.
 identical_runs() {
   cmp "$1/metrics.csv" "$2/metrics.csv" &&

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ensemble-lab-bench, as bench/run_bench.py runs it: one JSON line whose member count comes
 // from the devices the run actually trained on, and a clean exit on every path (the GPU
-// bench once counted members against a machine without GPUs and then crashed on exit).
+// bench once counted members against a machine without GPUs and then crashed on exit); and
+// the scripts that compare GPU runs by their losses (bench/run_losses.py).
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -11,6 +12,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <utility>
 
 namespace {
 
@@ -49,6 +51,18 @@ BenchResult runGpuBenchOnCpu(const QString& json, const QStringList& extra) {
   result.errors = QString::fromUtf8(script.readAllStandardError());
   QFile file(json);
   if (file.open(QIODevice::ReadOnly)) result.json = QJsonDocument::fromJson(file.readAll()).object();
+  return result;
+}
+
+/// Runs `program` with `arguments`; stdout and stderr together in `errors`.
+BenchResult runProcess(const QString& program, const QStringList& arguments) {
+  QProcess process;
+  process.setProcessChannelMode(QProcess::MergedChannels);
+  process.start(program, arguments);
+  BenchResult result;
+  if (!process.waitForFinished(300000)) return result;
+  result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+  result.errors = QString::fromUtf8(process.readAllStandardOutput());
   return result;
 }
 
@@ -134,6 +148,42 @@ class TestBench final : public QObject {
     QVERIFY2(other.exitCode != 0 && other.errors.contains("other steps"), qPrintable(other.errors));
     QVERIFY(!other.errors.contains("Traceback"));
     QCOMPARE(other.json, second.json);
+  }
+
+  // bench/run_losses.py, which gpu-check.sh (2c, 2d), gpu_layers_ab.sh and loss_drift.py compare
+  // runs by, on real CLI runs logged every step: a run and its repeat agree to the bit, a 1%
+  // learning rate does not, in either mode; a step the runs never logged is named, not guessed.
+  void runLossesComparesRunsStepByStep() {
+    QTemporaryDir dir;
+    const auto train = [&](const QString& name, const QString& lr) {
+      return runProcess(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--mode", "ensemble", "--devices",
+                                               "cpu*2", "--epochs", "1", "--train-limit", "640", "--batch-size", "64",
+                                               "--log-every", "1", "--seed", "1", "--lr", lr, "--out", dir.filePath(name)});
+    };
+    for (const auto& [name, lr] : {std::pair<QString, QString>{"a", "0.05"}, {"again", "0.05"}, {"lr", "0.0505"}}) {
+      const BenchResult run = train(name, lr);
+      QVERIFY2(run.exitCode == 0, qPrintable(run.errors));
+    }
+    const QString script = ENSEMBLELAB_SOURCE_DIR "/bench/run_losses.py";
+    const auto compare = [&](const QString& other, const QStringList& rest) {
+      return runProcess("python3", QStringList{script, dir.filePath("a"), dir.filePath(other)} + rest);
+    };
+    BenchResult r = compare("again", {"10", "0"});
+    QVERIFY2(r.exitCode == 0 && r.errors.contains("batch train loss at step 10"), qPrintable(r.errors));
+    r = compare("again", {"10", "0", "mean"});
+    QVERIFY2(r.exitCode == 0 && r.errors.contains("mean train loss of steps 1-10"), qPrintable(r.errors));
+    r = compare("lr", {"10", "1e-9"});
+    QVERIFY2(r.exitCode == 1, qPrintable(r.errors));
+    r = compare("lr", {"10", "1e-9", "mean"});
+    QVERIFY2(r.exitCode == 1, qPrintable(r.errors));
+    r = compare("lr", {"10", "1", "mean"});  // within a loose bound: passes
+    QVERIFY2(r.exitCode == 0, qPrintable(r.errors));
+    r = compare("again", {"11", "0"});
+    QVERIFY2(r.exitCode == 1 && r.errors.contains("does not log the ensemble every step up to 11") &&
+                 !r.errors.contains("Traceback"),
+             qPrintable(r.errors));
+    r = compare("again", {"10"});
+    QVERIFY2(r.exitCode == 2 && r.errors.contains("RUN_A RUN_B STEP TOLERANCE"), qPrintable(r.errors));
   }
 };
 
