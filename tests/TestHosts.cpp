@@ -75,7 +75,7 @@ class TestHosts final : public QObject {
   /// The cut link's run: long enough that the cut, right after its first checkpoint, comes
   /// well before its end. Instrumented, an epoch takes many times as long: 6 epochs still
   /// outlast the cut by far, where 30 made this test most of TestHosts' 17 minutes under ASan.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(ENSEMBLELAB_SANITIZED)
   static constexpr const char* kCutRunEpochs = "6";
 #else
   static constexpr const char* kCutRunEpochs = "30";

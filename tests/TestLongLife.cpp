@@ -50,7 +50,7 @@ class TestLongLife final : public QObject {
     const testing::ProcessUsage early = byEpoch.at(5), late = byEpoch.rbegin()->second;
     qInfo("epoch 5: %lld KiB, %d threads, %d fds; epoch %d: %lld KiB, %d threads, %d fds", early.rssKiB, early.threads,
           early.fds, byEpoch.rbegin()->first, late.rssKiB, late.threads, late.fds);
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ENSEMBLELAB_SANITIZED)
     // ASan holds freed blocks in its quarantine (up to 256 MiB) before reusing them, so the
     // resident set grows by design; threads and descriptors still must not.
     qInfo("resident memory not bounded under a sanitizer");

@@ -64,7 +64,7 @@ QByteArray fileBytes(const QString& path) {
 
 void quickSetup(ExperimentForm* form) { testing::setUpForm(form); }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ENSEMBLELAB_SANITIZED)
 // Sanitized code runs several times slower and CI runs two tests at once; the 100 ms bound
 // is the normal build's (measured there: 13-17 ms, also with both cores busy elsewhere).
 constexpr qint64 kMaxTickGapMs = 250;

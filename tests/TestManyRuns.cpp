@@ -29,7 +29,7 @@ using namespace ensemble::ui;
 namespace {
 
 constexpr int kRuns = 1000;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ENSEMBLELAB_SANITIZED)
 // Under a sanitizer our code runs several times slower: the times are reported, not bounded.
 constexpr bool kTimed = false;
 #else

@@ -94,7 +94,7 @@ class TestMemoryBudget final : public QObject {
   }
 
   void theEstimateIsCloseToARealRunsMemory() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ENSEMBLELAB_SANITIZED)
     QSKIP("under a sanitizer the resident set is mostly its shadow memory, not the run's");
 #endif
     QTemporaryDir dir;

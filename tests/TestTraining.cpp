@@ -347,7 +347,7 @@ class TestTraining final : public QObject {
   void seededCnnLearnsRealFashionMnist() {
     // d2l and Flax reach ~0.9 after full epochs; a seeded epoch on 12000 images must pass 0.70
     // (a trainer that does not learn stays near 0.10).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ENSEMBLELAB_SANITIZED)
     // What this measures is learning, the plain builds' to check; under the sanitizers the
     // trainer's code paths run in the tests above, on the synthetic set.
     QSKIP("learning on the real Fashion-MNIST is checked in the plain builds");

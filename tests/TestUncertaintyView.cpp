@@ -42,7 +42,7 @@ using namespace ensemble::ui;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ENSEMBLELAB_SANITIZED)
 constexpr qint64 kMaxTickGapMs = 250;  // sanitized builds run several times slower
 #else
 constexpr qint64 kMaxTickGapMs = 100;

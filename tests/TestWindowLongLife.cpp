@@ -114,7 +114,7 @@ class TestWindowLongLife final : public QObject {
     const qint64 late = medianOf({rssKiB.end() - 5, rssKiB.end()});
     qInfo("after run 1: %d threads, %d fds; RSS, median of runs 2-6: %lld KiB, of runs %d-%d: %lld KiB (%+.1f%%)",
           settled.threads, settled.fds, early, kRuns - 4, kRuns, late, 100.0 * double(late - early) / double(early));
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if !defined(ENSEMBLELAB_SANITIZED)
     // (Sanitizers quarantine freed memory: RSS is the Release build's measure.)
     QVERIFY2(double(late) <= double(early) * (1 + kRssGrowthBound),
              qPrintable(QString("RSS grew from %1 KiB (runs 2-6) to %2 KiB (the last five runs)").arg(early).arg(late)));
