@@ -6,15 +6,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <torch/torch.h>
-
 #include <zlib.h>
 
 #include <QDir>
 #include <QFile>
 
 #include "core/data/SyntheticDataset.h"
-#include "core/io/Checkpoint.h"
 #include "core/io/TensorBoardEvents.h"
 #include "core/config/ExperimentConfig.h"
 #include "tests/CheckpointWeights.h"
