@@ -26,15 +26,28 @@ endif()
 # against 19 CPU-seconds), 1,113 of the stage's 2,450 build CPU-seconds on a 2-core AMD EPYC.
 # Every test still links the runtimes, so every allocation, and all of our code under test
 # (core/, ui/, app/), is checked. Under TSan every access must be seen: all stays instrumented.
+if(ENSEMBLELAB_SANITIZE AND NOT ENSEMBLELAB_SANITIZE MATCHES "thread")
+  set(_ensemblelab_tests_instrumented_lightly ON)
+endif()
 function(ensemblelab_sanitize_tests_lightly)
   if(NOT ENSEMBLELAB_SANITIZE)
     return()
   endif()
   add_compile_definitions(ENSEMBLELAB_SANITIZED)
-  if(NOT ENSEMBLELAB_SANITIZE MATCHES "thread")
+  if(_ensemblelab_tests_instrumented_lightly)
     get_directory_property(options COMPILE_OPTIONS)
     list(REMOVE_ITEM options -fsanitize=${ENSEMBLELAB_SANITIZE} -fno-sanitize-recover=undefined)
     set_directory_properties(PROPERTIES COMPILE_OPTIONS "${options}")
+  endif()
+endfunction()
+
+# A test that compiles our code into itself (TestCudaKernelsOnCpu: the kernels' source) gets
+# that code checked: the sanitizers back on for the whole target, without the precompiled
+# header, which was built without them.
+function(ensemblelab_sanitize_test_fully target)
+  if(_ensemblelab_tests_instrumented_lightly)
+    target_compile_options(${target} PRIVATE -fsanitize=${ENSEMBLELAB_SANITIZE} -fno-sanitize-recover=undefined)
+    set_target_properties(${target} PROPERTIES DISABLE_PRECOMPILE_HEADERS ON)
   endif()
 endfunction()
 

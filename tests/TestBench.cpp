@@ -22,15 +22,22 @@ struct BenchResult {
   QString errors;
 };
 
+/// Waits for a started process (five minutes at most): its exit code, and what it wrote to
+/// stderr. Its stdout is left for the caller.
+BenchResult finished(QProcess& process) {
+  BenchResult result;
+  if (!process.waitForFinished(300000)) return result;
+  result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+  result.errors = QString::fromUtf8(process.readAllStandardError());
+  return result;
+}
+
 BenchResult runBench(const QStringList& arguments) {
   QProcess bench;
   bench.start(ENSEMBLELAB_BENCH_PATH, QStringList{"--dataset", "synthetic", "--batch-size", "16", "--steps", "4",
                                                   "--warmup", "1", "--test-limit", "64"} + arguments);
-  BenchResult result;
-  if (!bench.waitForFinished(300000)) return result;
-  result.exitCode = bench.exitStatus() == QProcess::NormalExit ? bench.exitCode() : -1;
+  BenchResult result = finished(bench);
   result.json = QJsonDocument::fromJson(bench.readAllStandardOutput()).object();
-  result.errors = QString::fromUtf8(bench.readAllStandardError());
   return result;
 }
 
@@ -45,10 +52,7 @@ BenchResult runGpuBenchOnCpu(const QString& json, const QStringList& extra) {
                                       "200", "--sides", "ours-stacked", "--cuda-build", build.path(), "--json", json,
                                       "--markdown", json + ".md"} +
                               extra);
-  BenchResult result;
-  if (!script.waitForFinished(300000)) return result;
-  result.exitCode = script.exitStatus() == QProcess::NormalExit ? script.exitCode() : -1;
-  result.errors = QString::fromUtf8(script.readAllStandardError());
+  BenchResult result = finished(script);
   QFile file(json);
   if (file.open(QIODevice::ReadOnly)) result.json = QJsonDocument::fromJson(file.readAll()).object();
   return result;
@@ -59,10 +63,8 @@ BenchResult runProcess(const QString& program, const QStringList& arguments) {
   QProcess process;
   process.setProcessChannelMode(QProcess::MergedChannels);
   process.start(program, arguments);
-  BenchResult result;
-  if (!process.waitForFinished(300000)) return result;
-  result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-  result.errors = QString::fromUtf8(process.readAllStandardOutput());
+  BenchResult result = finished(process);
+  result.errors += QString::fromUtf8(process.readAllStandardOutput());
   return result;
 }
 
