@@ -6,8 +6,9 @@ For each kernel of each architecture compiled into the objects (sm_80, sm_90): i
 and stack, and its main loop (the loop holding the most arithmetic: one stage of a
 convolution's products) counted by instruction kind: arithmetic (FFMA, HMMA, ...), shared
 loads (LDS, LDSM), generic loads (LD: shared memory reached through a generic address), global
-loads (LDG) and local-memory traffic (LDL/STL: registers spilled). The arithmetic's share of
-the loop is the most of the math pipe the loop can keep busy by instruction issue alone.
+loads (LDG) and local-memory traffic (LDL/STL: registers spilled). On the CUDA cores, the
+arithmetic's share of the loop is the most of the math pipe it can keep busy by instruction issue
+alone; a tensor-core instruction holds its pipe for several cycles, so those loops get no share.
 
     bench/kernel_sass.py build-cuda [--arch sm_90] [--kernel grouped_conv] [--check]
 
@@ -147,6 +148,7 @@ def rows(cuobjdump, objects, arch, pattern):
                           "registers": usage.get((function_arch, mangled), {}).get("REG", 0),
                           "stack": usage.get((function_arch, mangled), {}).get("STACK", 0),
                           "loop": len(loop), "math": counts["math"],
+                          "tensor_cores": any(k.startswith(("HMMA", "IMMA")) for k in math_kinds),
                           "math_kinds": ", ".join(f"{n} {k}" for k, n in math_kinds.most_common()),
                           "shared": counts["shared"], "generic": counts["generic"], "global": counts["global"],
                           "local": counts["local"]})
@@ -157,7 +159,7 @@ def markdown(table):
     lines = ["| arch | kernel | registers | stack | main loop: instructions | arithmetic | share | shared loads "
              "| generic loads | global loads | local (spills) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in table:
-        share = f"{100 * r['math'] / r['loop']:.0f}%" if r["loop"] else ""
+        share = f"{100 * r['math'] / r['loop']:.0f}%" if r["loop"] and not r["tensor_cores"] else ""
         lines.append(f"| {r['arch']} | `{r['kernel']}` | {r['registers']} | {r['stack']} | {r['loop']} "
                      f"| {r['math_kinds'] or 0} | {share} | {r['shared']} | {r['generic']} | {r['global']} "
                      f"| {r['local']} |")
