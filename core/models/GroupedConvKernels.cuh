@@ -294,10 +294,14 @@ template <typename Index>
 __global__ void __launch_bounds__(kThreads)
     weightGradientChunkKernel(const float* __restrict__ in, const float* __restrict__ gradOut,
                               float* __restrict__ scratch, GroupedConvShape shape) {
-  // gradTile holds channel c of the tile at (c % 4) * 16 + c / 4: a thread's four channels
-  // are then 16 apart, and the 16 threads that read them at once hit 16 different banks.
-  __shared__ float gradTile[2][kStagePixels][kGradTileChannels];
-  __shared__ float tapTile[2][kStagePixels][kGradTileTaps];
+  // A stage is [pixel][channel] and [pixel][tap], each row padded. A warp stores one column
+  // of 16 pixels at a time: with rows of 64 or 96 floats those 16 stores fell in one bank
+  // (16-way conflicts, most of this kernel's shared-memory traffic: docs/GPU.md); rows of 68
+  // and 98 floats spread them over the banks and keep a thread's 4 channels (one 128-bit
+  // load) and its taps (64-bit loads) aligned.
+  constexpr int kGradRow = kGradTileChannels + 4, kTapRow = kGradTileTaps + 2;
+  alignas(16) __shared__ float gradTile[2][kStagePixels][kGradRow];
+  alignas(16) __shared__ float tapTile[2][kStagePixels][kTapRow];
 
   const Index groups = Index(shape.groups), inChannels = Index(shape.inChannels), outChannels = Index(shape.outChannels);
   const Index height = Index(shape.height), width = Index(shape.width), plane = height * width;
@@ -337,9 +341,7 @@ __global__ void __launch_bounds__(kThreads)
   const auto storeStage = [&](int buffer) {
 #pragma unroll
     for (int r = 0; r < kGradLoads; ++r) {
-      const int channel = row16 + 16 * r;
-      gradTile[buffer][stagePixel][(channel % kGradChannelsPerThread) * 16 + channel / kGradChannelsPerThread] =
-          stagedGrads[r];
+      gradTile[buffer][stagePixel][row16 + 16 * r] = stagedGrads[r];
     }
 #pragma unroll
     for (int r = 0; r < kTapLoads; ++r) tapTile[buffer][stagePixel][row16 + 16 * r] = stagedTaps[r];
@@ -358,7 +360,9 @@ __global__ void __launch_bounds__(kThreads)
     for (int p = 0; p < kStagePixels; ++p) {
       float gradValues[kGradChannelsPerThread], tapValues[kGradTapsPerThread];
 #pragma unroll
-      for (int i = 0; i < kGradChannelsPerThread; ++i) gradValues[i] = gradTile[buffer][p][i * 16 + channelGroup];
+      for (int i = 0; i < kGradChannelsPerThread; ++i) {
+        gradValues[i] = gradTile[buffer][p][channelGroup * kGradChannelsPerThread + i];
+      }
 #pragma unroll
       for (int j = 0; j < kGradTapsPerThread; ++j) tapValues[j] = tapTile[buffer][p][tapGroup * kGradTapsPerThread + j];
 #pragma unroll
