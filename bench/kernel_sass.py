@@ -15,7 +15,7 @@ alone; a tensor-core instruction holds its pipe for several cycles, so those loo
 OBJECTS: .cu.o files, or folders searched for them. --check exits 1 naming each kernel that
 indexes in 32 bits (every tensor below 2^31 elements: the CNN's) and reads or writes local
 memory inside its main loop (spilled registers, on every stage): a slowdown no test on the CPU
-can see. A value kept on the stack across the loop (sm_80's fp32 weight gradient keeps one) is
+can see. A value kept on the stack across the loop (sm_80's fp32 weight gradient kept one) is
 no such cost. The 64-bit versions may spill; they run only on tensors too large for 32-bit
 offsets.
 
