@@ -24,6 +24,8 @@ cuobjdump comes from PATH, or from the Triton that the torch wheel installs
 """
 import argparse, collections, glob, os, re, shutil, subprocess, sys
 
+from run_bench import venv
+
 MATH = ("FFMA", "FMUL", "FADD", "HFMA2", "HMMA", "IMMA", "DFMA", "HMUL2", "HADD2")
 
 
@@ -32,13 +34,13 @@ def find_cuobjdump(given):
         return given
     if shutil.which("cuobjdump"):
         return shutil.which("cuobjdump")
-    # Triton's copy: in this Python's site-packages, or in scripts/torch-venv.sh's environments.
-    cache = os.environ.get("ENSEMBLELAB_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "ensemblelab")
+    # Triton's copy: in this Python's site-packages, or in scripts/torch-venv.sh's environment.
     tail = os.path.join("triton", "backends", "nvidia", "bin", "cuobjdump")
-    candidates = [os.path.join(path, tail) for path in sys.path if path.endswith("-packages")]
-    candidates += sorted(glob.glob(os.path.join(cache, "torch-*", "lib", "python*", "site-packages", tail)))
-    for candidate in candidates:
+    found = [os.path.join(path, tail) for path in sys.path if path.endswith("-packages")]
+    if not any(os.access(candidate, os.X_OK) for candidate in found):
+        torch_venv = venv("torch-venv.sh")
+        found = sorted(glob.glob(os.path.join(torch_venv, "lib", "python*", "site-packages", tail))) if torch_venv else []
+    for candidate in found:
         if os.access(candidate, os.X_OK):
             return candidate
     sys.exit("kernel_sass.py: no cuobjdump: put the CUDA toolkit's on PATH, or make the torch wheel's "
