@@ -295,20 +295,30 @@ int main(int argc, char** argv) {
   // The grouped convolution (GPU only): the stacked CNN's second layer for 8 and 16 members,
   // the same for 6 images (whole-position stages, in --small too), and odd ones (partial tiles
   // of pixels, channels and taps).
-  ::setenv(ensemble::environment::kStackedConv, "ours", 1);
+  // Ours, unless the caller asked for a form of them: gpu-check's step 1f runs the check again
+  // with ENSEMBLELAB_STACKED_CONV=ours-mma-sync.
+  bool onMmaSync = false;
+  try {
+    onMmaSync = ensemble::groupedConvKernelsAsked() == ensemble::GroupedConvKernels::OursOnMmaSync;
+  } catch (const std::exception& e) {
+    std::cerr << "ensemble-lab-kernel-check: " << e.what() << "\n";
+    return 2;
+  }
+  if (!onMmaSync) ::setenv(ensemble::environment::kStackedConv, "ours", 1);
   const std::vector<GroupedCase> groupedCases = {{128, 8, 32, 64, 14, 14},
                                                  {128, 16, 32, 64, 14, 14},
                                                  {6, 2, 32, 64, 14, 14},
                                                  {37, 3, 5, 70, 9, 7},
                                                  {4, 2, 8, 16, 1, 1}};
   for (const std::string arithmetic : {"fp32", "tf32", "bf16"}) {
+    if (onMmaSync && arithmetic == "bf16") continue;  // the same kernels as "ours"
     for (const GroupedCase& c : groupedCases) {
       if (!device.is_cuda()) break;
       if (small && c.images > kSmallImages) continue;
       const std::string name = std::to_string(c.images) + " images, " + std::to_string(c.groups) + " groups of " +
                                std::to_string(c.inChannels) + " -> " + std::to_string(c.outChannels) + " channels, " +
                                std::to_string(c.height) + "x" + std::to_string(c.width);
-      record("grouped conv3x3 " + arithmetic, name, [&] { return checkGroupedConv(c, device, arithmetic); }, passed,
+      record("grouped conv3x3 " + arithmetic + (onMmaSync ? " (forward on mma.sync)" : ""), name, [&] { return checkGroupedConv(c, device, arithmetic); }, passed,
              failed);
     }
   }

@@ -329,7 +329,17 @@ int main(int argc, char** argv) {
                  "[--precisions fp32,tf32,bf16] [--reps 10] [--rounds 5]\n";
     return 2;
   }
-  ::setenv(ensemble::environment::kStackedConv, "ours", 1);
+  // Ours, unless the caller asked for a form of them (ENSEMBLELAB_STACKED_CONV=ours-mma-sync:
+  // gpu-check's step 1f); the JSON says which.
+  try {
+    if (ensemble::groupedConvKernelsAsked() != ensemble::GroupedConvKernels::OursOnMmaSync) {
+      ::setenv(ensemble::environment::kStackedConv, "ours", 1);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "ensemble-lab-layer-timing: " << e.what() << "\n";
+    return 2;
+  }
+  const std::string kernels = std::getenv(ensemble::environment::kStackedConv);
   std::vector<Row> rows;
   for (const int64_t members : options.members) {
     for (const std::string& precision : options.precisions) {
@@ -362,7 +372,11 @@ int main(int argc, char** argv) {
     json.push_back({{"layer", r.layer}, {"members", r.members}, {"precision", r.precision}, {"ours_us", r.ours},
                     {"libtorch_us", r.libtorch}, {"gigaflop", r.gigaflop}, {"note", r.note}});
   }
-  std::cout << nlohmann::json{{"device", options.device.str()}, {"batch", options.batch}, {"rows", json}}.dump()
+  std::cout << nlohmann::json{{"device", options.device.str()},
+                              {"batch", options.batch},
+                              {"stacked_conv", kernels},
+                              {"rows", json}}
+                   .dump()
             << std::endl;
   return 0;
 }

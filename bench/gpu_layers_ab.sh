@@ -11,8 +11,12 @@
 #   our-conv       ENSEMBLELAB_STACKED_CONV=ours: our grouped convolution in TF32 and bf16 too
 #                  (tensor cores)
 #   cudnn-conv     ENSEMBLELAB_STACKED_CONV=cudnn: cuDNN's grouped convolution in fp32 too
+#   mma-sync-conv  ENSEMBLELAB_STACKED_CONV=ours-mma-sync: ours, with the forward and the input's
+#                  gradient on the mma.sync kernels (fp32: three TF32 products of split
+#                  operands; TF32: one)
 # for ensembles of MEMBERS (default 8 16) in PRECISIONS (default fp32 tf32 bf16; the convolution's
-# variant where it differs from the defaults: cudnn-conv in fp32, our-conv in TF32 and bf16), ROUNDS
+# variant where it differs from the defaults: cudnn-conv and mma-sync-conv in fp32, our-conv and
+# mma-sync-conv in TF32, our-conv in bf16), ROUNDS
 # rounds (default 2), and the single model with the fused and the unfused first layer.
 # Then whether each variant trains as the defaults do in its precision: mean train loss over
 # steps 1-100, eager, to 5e-3 in fp32 and 1e-2 in TF32 and bf16 (docs/GPU.md, "what a tolerance
@@ -41,6 +45,7 @@ with_variant() {
     channels-last) ENSEMBLELAB_STACKED_LAYOUT=channels-last "$@" ;;
     our-conv) ENSEMBLELAB_STACKED_CONV=ours "$@" ;;
     cudnn-conv) ENSEMBLELAB_STACKED_CONV=cudnn "$@" ;;
+    mma-sync-conv) ENSEMBLELAB_STACKED_CONV=ours-mma-sync "$@" ;;
   esac
 }
 
@@ -58,8 +63,8 @@ measure() {
 # and the first layer: fp32 and bf16 say enough).
 variants_for() {
   case "$1" in
-    fp32) echo defaults unfused channels-last cudnn-conv ;;
-    tf32) echo defaults our-conv ;;
+    fp32) echo defaults unfused channels-last cudnn-conv mma-sync-conv ;;
+    tf32) echo defaults our-conv mma-sync-conv ;;
     *) echo defaults unfused channels-last our-conv ;;
   esac
 }

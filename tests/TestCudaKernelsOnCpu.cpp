@@ -13,18 +13,25 @@
 //   weight's, with partial tiles of pixels, channels and taps and several chunks of pixels;
 // - the same on tensor cores (core/models/GroupedConvMmaKernels.cuh, tests/WmmaOnCpu.h), in
 //   TF32 and bf16, against LibTorch in double on the operands rounded as a tensor core takes
-//   them.
+//   them;
+// - the forward on mma.sync (core/models/GroupedConvMmaSyncKernels.cuh, tests/WarpMmaOnCpu.h:
+//   every lane's fragment where the PTX ISA puts it), with three TF32 products of split
+//   operands against LibTorch in double on the float operands (fp32's accuracy), and with one
+//   on the operands rounded to TF32.
 // A GPU runs the same source in ensemble-lab-kernel-check (scripts/gpu-check.sh).
 #include <torch/torch.h>
 
 #include <QtTest>
 
 #include "tests/CudaOnCpu.h"
+#include "tests/WarpMmaOnCpu.h"
 #include "tests/WmmaOnCpu.h"
-// After CudaOnCpu.h and WmmaOnCpu.h, which define CUDA's qualifiers and warp matrix functions.
+// After CudaOnCpu.h, WarpMmaOnCpu.h and WmmaOnCpu.h, which define CUDA's qualifiers, the PTX
+// that GroupedConvMmaSyncKernels.cuh uses, and the warp matrix functions.
 #include "core/models/ConvReluPoolKernels.cuh"
 #include "core/models/GroupedConvKernels.cuh"
 #include "core/models/GroupedConvMmaKernels.cuh"
+#include "core/models/GroupedConvMmaSyncKernels.cuh"
 #include "core/models/ReluAvgPoolKernels.cuh"
 // (LibTorch's side)
 #include "core/models/GroupedConv.h"
@@ -35,6 +42,7 @@ using testing::closeRelative;
 namespace conv_pool = ensemble::kernels::conv_pool;
 namespace grouped = ensemble::kernels::grouped_conv;
 namespace grouped_mma = ensemble::kernels::grouped_conv_mma;
+namespace grouped_mma_sync = ensemble::kernels::grouped_conv_mma_sync;
 namespace relu_pool = ensemble::kernels::relu_pool;
 
 namespace {
@@ -204,6 +212,33 @@ torch::Tensor tensorCoreWeightGradientOnCpu(const torch::Tensor& in, const torch
                         dim3(grouped::kThreads), static_cast<const Element*>(in.data_ptr()),
                         static_cast<const Element*>(gradOut.data_ptr()), scratch, shape);
   });
+}
+
+/// The mma.sync forward kernel with `Products` TF32 products a multiply (3: split operands), as
+/// the launcher picks its tile and stages; float.
+template <int Products>
+torch::Tensor mmaSyncForwardOnCpu(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
+                                  int64_t groups) {
+  const kernels::GroupedConvShape shape = groupedShapeOf(in, groups, weight.size(0));
+  torch::Tensor out = torch::full({in.size(0), weight.size(0), in.size(2), in.size(3)}, NAN);
+  const int channelTiles = grouped_mma_sync::channelTilesFor(shape);
+  const bool whole = grouped_mma_sync::wholeStagesFor(shape);
+  const auto wide = whole ? grouped_mma_sync::forwardKernel<4, Products, int32_t, true>
+                          : grouped_mma_sync::forwardKernel<4, Products, int32_t, false>;
+  const auto narrow = whole ? grouped_mma_sync::forwardKernel<2, Products, int32_t, true>
+                            : grouped_mma_sync::forwardKernel<2, Products, int32_t, false>;
+  cuda_on_cpu::launch(channelTiles == 4 ? wide : narrow, grouped_mma_sync::forwardGrid(shape, channelTiles),
+                      dim3(grouped::kThreads), static_cast<const float*>(in.data_ptr<float>()),
+                      static_cast<const float*>(weight.data_ptr<float>()),
+                      static_cast<const float*>(bias.defined() ? bias.data_ptr<float>() : nullptr),
+                      out.data_ptr<float>(), shape);
+  return out;
+}
+
+/// The largest difference from `expected`, relative to its largest value.
+double relativeError(const torch::Tensor& actual, const torch::Tensor& expected) {
+  const torch::Tensor a = actual.to(torch::kFloat64).nan_to_num(), e = expected.to(torch::kFloat64).nan_to_num();
+  return (a - e).abs().max().item<double>() / e.abs().max().item<double>();
 }
 
 /// LibTorch's grouped convolution in double: the output, and the input's and the weight's
@@ -434,6 +469,67 @@ class TestCudaKernelsOnCpu final : public QObject {
     QVERIFY(closeRelative(out, reference.out, outputTolerance));
     QVERIFY(closeRelative(gradInput, reference.gradInput, outputTolerance));
     QVERIFY(closeRelative(gradWeight, reference.gradWeight, 1e-5));
+  }
+
+  void groupedConvOnMmaSyncMatchesLibTorch_data() {
+    QTest::addColumn<int>("images");
+    QTest::addColumn<int>("groups");
+    QTest::addColumn<int>("inChannels");
+    QTest::addColumn<int>("outChannels");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("width");
+    // Small: every lane of every warp meets the others at each product (WarpMmaOnCpu.h).
+    QTest::newRow("the CNN's second layer, 1 member, 1 image 14x14: 2 pixel tiles, the second of 68")
+        << 1 << 1 << 32 << 64 << 14 << 14;
+    QTest::newRow("70 channels (two tiles, the second of 6), 5 inputs (45 taps), 2 groups, 9x7")
+        << 2 << 2 << 5 << 70 << 9 << 7;
+    QTest::newRow("48 inputs (stages of one kernel position) on odd 5x7 images: 2 pixel tiles, 24 channels")
+        << 4 << 1 << 48 << 24 << 5 << 7;
+    QTest::newRow("1x1 images: every tap but the centre is padding") << 5 << 2 << 8 << 16 << 1 << 1;
+    QTest::newRow("one group, 2x3") << 2 << 1 << 3 << 4 << 2 << 3;
+  }
+  // Three products of split operands against LibTorch in double on the float operands: fp32's
+  // accuracy, where one TF32 product is an order of magnitude further off (the check that the
+  // small terms are there); one product against the operands rounded to TF32 (the check of
+  // its indexing and rounding). The input's gradient is the same kernel with 32 output channels
+  // where the layer has 64 in (the narrow tile).
+  void groupedConvOnMmaSyncMatchesLibTorch() {
+    QFETCH(int, images);
+    QFETCH(int, groups);
+    QFETCH(int, inChannels);
+    QFETCH(int, outChannels);
+    QFETCH(int, height);
+    QFETCH(int, width);
+    torch::manual_seed(8);
+    torch::Tensor in = torch::randn({images, groups * inChannels, height, width});
+    // CUDA's NaN, all mantissa bits set: splitting it carries into the sign (WarpMma.cuh), and
+    // the outputs that see it must still be NaN (closeRelative compares where NaN lies).
+    const uint32_t nanBits = 0x7fffffffu;
+    float nan;
+    std::memcpy(&nan, &nanBits, sizeof nan);
+    in.index_put_({0, 0, height / 2, width / 2}, nan);
+    const torch::Tensor weight = torch::randn({groups * outChannels, inChannels, 3, 3}) * 0.2;
+    const torch::Tensor bias = torch::randn({groups * outChannels});
+    const torch::Tensor gradOut = torch::randn({images, groups * outChannels, height, width});
+    const torch::Tensor flipped = groupedConvInputGradientWeight(weight, groups);
+    const GroupedReference exact = groupedReferenceOf(in, weight, bias, gradOut, groups);
+
+    const torch::Tensor out = mmaSyncForwardOnCpu<3>(in, weight, bias, groups);
+    const torch::Tensor gradInput = mmaSyncForwardOnCpu<3>(gradOut, flipped, torch::Tensor(), groups);
+    QCOMPARE(gradInput.sizes().vec(), in.sizes().vec());
+    QVERIFY(closeRelative(out, exact.out, 2e-6));
+    QVERIFY(closeRelative(gradInput, exact.gradInput, 2e-6));
+
+    const torch::Tensor outTf32 = mmaSyncForwardOnCpu<1>(in, weight, bias, groups);
+    const torch::Tensor gradInputTf32 = mmaSyncForwardOnCpu<1>(gradOut, flipped, torch::Tensor(), groups);
+    QVERIFY2(relativeError(outTf32, exact.out) > 10 * relativeError(out, exact.out),
+             "three products are no closer to fp32 than one");
+    QVERIFY(relativeError(gradInputTf32, exact.gradInput) > 10 * relativeError(gradInput, exact.gradInput));
+    const torch::Tensor inRounded = torch::where(in.isnan(), in, roundedToTf32(in));  // cvt.rna keeps NaN
+    const GroupedReference rounded = groupedReferenceOf(inRounded, roundedToTf32(weight), bias,
+                                                        roundedToTf32(gradOut), groups);
+    QVERIFY(closeRelative(outTf32, rounded.out, 1e-5));
+    QVERIFY(closeRelative(gradInputTf32, rounded.gradInput, 1e-5));
   }
 };
 

@@ -377,7 +377,8 @@ class TestModels final : public QObject {
 
   // ENSEMBLELAB_STACKED_CONV: unset, our grouped convolution in fp32 only (where an H200
   // measured it faster than cuDNN's; on tensor cores it was slower); "ours" and "cudnn" for
-  // every arithmetic; anything else refused in a sentence naming both values.
+  // every arithmetic, "ours-mma-sync" ours with the fp32 and TF32 forward on mma.sync; anything
+  // else refused in a sentence naming the values.
   void groupedConvKernelsFollowTheMeasurementUnlessAsked() {
     const char* name = environment::kStackedConv;
     const auto chosen = [](GroupedConvKernels asked) {
@@ -391,6 +392,17 @@ class TestModels final : public QObject {
     ::setenv(name, "ours", 1);
     QCOMPARE(groupedConvKernelsAsked(), GroupedConvKernels::Ours);
     QCOMPARE(chosen(GroupedConvKernels::Ours), (QList<bool>{true, true, true}));
+    const auto onMmaSync = [](GroupedConvKernels asked) {
+      return QList<bool>{groupedConvForwardOnMmaSync(GroupedConvArithmetic::Float32, asked),
+                         groupedConvForwardOnMmaSync(GroupedConvArithmetic::TensorFloat32, asked),
+                         groupedConvForwardOnMmaSync(GroupedConvArithmetic::BFloat16, asked)};
+    };
+    QCOMPARE(onMmaSync(GroupedConvKernels::Ours), (QList<bool>{false, false, false}));
+    ::setenv(name, "ours-mma-sync", 1);
+    QCOMPARE(groupedConvKernelsAsked(), GroupedConvKernels::OursOnMmaSync);
+    QCOMPARE(chosen(GroupedConvKernels::OursOnMmaSync), (QList<bool>{true, true, true}));
+    QCOMPARE(onMmaSync(GroupedConvKernels::OursOnMmaSync), (QList<bool>{true, true, false}));
+    QCOMPARE(onMmaSync(GroupedConvKernels::Measured), (QList<bool>{false, false, false}));
     ::setenv(name, "cudnn", 1);
     QCOMPARE(groupedConvKernelsAsked(), GroupedConvKernels::Cudnn);
     QCOMPARE(chosen(GroupedConvKernels::Cudnn), (QList<bool>{false, false, false}));
@@ -400,7 +412,7 @@ class TestModels final : public QObject {
       QFAIL("another value was taken");
     } catch (const ConfigError& error) {
       const QString message = QString::fromStdString(error.what());
-      QVERIFY2(message.contains(name) && message.contains("'yes'") && message.contains("'ours' or 'cudnn'"),
+      QVERIFY2(message.contains(name) && message.contains("'yes'") && message.contains("'ours' or 'ours-mma-sync' or 'cudnn'"),
                error.what());
     }
     ::unsetenv(name);

@@ -93,11 +93,18 @@ void convReluPoolBackwardOnCuda(const torch::Tensor& images, const torch::Tensor
 }
 
 void groupedConvForwardOnCuda(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
-                              torch::Tensor& out, int64_t groups, GroupedConvArithmetic arithmetic) {
+                              torch::Tensor& out, int64_t groups, GroupedConvArithmetic arithmetic, bool onMmaSync) {
   const c10::cuda::CUDAGuard onDevice(in.device());
   const kernels::GroupedConvShape shape = groupedShapeOf(in, out, groups);
   const float* biasValues = bias.defined() ? bias.data_ptr<float>() : nullptr;
   void* stream = at::cuda::getCurrentCUDAStream().stream();
+  if (onMmaSync && arithmetic != GroupedConvArithmetic::BFloat16) {
+    const int products = arithmetic == GroupedConvArithmetic::Float32 ? 3 : 1;
+    check(kernels::launchGroupedConvForwardOnMmaSync(in.data_ptr<float>(), weight.data_ptr<float>(), biasValues,
+                                                     out.data_ptr<float>(), shape, products, stream),
+          kGroupedConv, "forward on mma.sync");
+    return;
+  }
   if (arithmetic == GroupedConvArithmetic::Float32) {
     check(kernels::launchGroupedConvForward(in.data_ptr<float>(), weight.data_ptr<float>(), biasValues,
                                             out.data_ptr<float>(), shape, stream),

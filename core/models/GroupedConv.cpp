@@ -19,6 +19,12 @@ using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
 #if ENSEMBLELAB_WITH_CUDA_KERNELS
+/// ENSEMBLELAB_STACKED_CONV, read once: a run's convolutions all take the same kernels.
+GroupedConvKernels kernelsAsked() {
+  static const GroupedConvKernels asked = groupedConvKernelsAsked();
+  return asked;
+}
+
 /// Our kernels forward and back, in `arithmetic`. The input's gradient is the forward kernel on
 /// the output's gradient; the bias's is LibTorch's sum (as conv2d's backward computes it). In
 /// bf16 the operands are cast here, as autocast would cast them for conv2d, and the weight's
@@ -31,7 +37,8 @@ class GroupedConv3x3Function final : public torch::autograd::Function<GroupedCon
     const torch::Tensor in = input.to(type).contiguous(), filters = weight.to(type).contiguous();
     torch::Tensor out = torch::empty({in.size(0), filters.size(0), in.size(2), in.size(3)}, in.options());
     if (out.numel() > 0) {
-      groupedConvForwardOnCuda(in, filters, bias.contiguous(), out, groups, GroupedConvArithmetic(arithmetic));
+      const auto how = GroupedConvArithmetic(arithmetic);
+      groupedConvForwardOnCuda(in, filters, bias.contiguous(), out, groups, how, onMmaSync(how));
     }
     context->save_for_backward({in, filters});
     context->saved_data["groups"] = groups;
@@ -54,13 +61,16 @@ class GroupedConv3x3Function final : public torch::autograd::Function<GroupedCon
     }
     torch::Tensor gradInput = torch::empty_like(in), gradWeight = torch::empty(filters.sizes(), floatOptions);
     groupedConvForwardOnCuda(gradOut, groupedConvInputGradientWeight(filters, groups), torch::Tensor(), gradInput,
-                             groups, arithmetic);
+                             groups, arithmetic, onMmaSync(arithmetic));
     groupedConvWeightGradientOnCuda(in, gradOut, gradWeight, groups, arithmetic);
     return {gradInput.to(inputType), gradWeight, gradOut.sum({0, 2, 3}, false, torch::kFloat32), torch::Tensor(),
             torch::Tensor()};
   }
 
  private:
+  static bool onMmaSync(GroupedConvArithmetic arithmetic) {
+    return groupedConvForwardOnMmaSync(arithmetic, kernelsAsked());
+  }
   static torch::ScalarType operandType(int64_t arithmetic) {
     return GroupedConvArithmetic(arithmetic) == GroupedConvArithmetic::BFloat16 ? torch::kBFloat16 : torch::kFloat32;
   }
@@ -90,9 +100,7 @@ std::optional<GroupedConvArithmetic> ourArithmeticFor(const torch::Tensor& input
     arithmetic = at::globalContext().allowTF32CuDNN() ? GroupedConvArithmetic::TensorFloat32
                                                       : GroupedConvArithmetic::Float32;
   }
-  // Read once: a run's convolutions all take the same kernels.
-  static const GroupedConvKernels asked = groupedConvKernelsAsked();
-  if (arithmetic && ourGroupedConvChosenFor(*arithmetic, asked)) return arithmetic;
+  if (arithmetic && ourGroupedConvChosenFor(*arithmetic, kernelsAsked())) return arithmetic;
   return std::nullopt;
 }
 #endif
@@ -100,19 +108,25 @@ std::optional<GroupedConvArithmetic> ourArithmeticFor(const torch::Tensor& input
 }  // namespace
 
 GroupedConvKernels groupedConvKernelsAsked() {
-  const std::string asked = environment::oneOf(environment::kStackedConv, {"ours", "cudnn"},
+  const std::string asked = environment::oneOf(environment::kStackedConv, {"ours", "ours-mma-sync", "cudnn"},
                                                "whose kernels run the stacked members' grouped convolution on a GPU");
-  return asked == "ours" ? GroupedConvKernels::Ours : asked == "cudnn" ? GroupedConvKernels::Cudnn
-                                                                       : GroupedConvKernels::Measured;
+  if (asked == "ours") return GroupedConvKernels::Ours;
+  if (asked == "ours-mma-sync") return GroupedConvKernels::OursOnMmaSync;
+  return asked == "cudnn" ? GroupedConvKernels::Cudnn : GroupedConvKernels::Measured;
 }
 
 bool ourGroupedConvChosenFor(GroupedConvArithmetic arithmetic, GroupedConvKernels asked) {
   switch (asked) {
-    case GroupedConvKernels::Ours: return true;
+    case GroupedConvKernels::Ours:
+    case GroupedConvKernels::OursOnMmaSync: return true;
     case GroupedConvKernels::Cudnn: return false;
     case GroupedConvKernels::Measured: return arithmetic == GroupedConvArithmetic::Float32;
   }
   return false;
+}
+
+bool groupedConvForwardOnMmaSync(GroupedConvArithmetic arithmetic, GroupedConvKernels asked) {
+  return asked == GroupedConvKernels::OursOnMmaSync && arithmetic != GroupedConvArithmetic::BFloat16;
 }
 
 bool groupedConvRunsOurKernels(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias,

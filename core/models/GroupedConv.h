@@ -6,7 +6,9 @@
 // TF32 (--precision tf32) and bf16 autocast (GroupedConvMmaKernels.cuh). By default ours run in
 // fp32 and cuDNN's in TF32 and bf16, the faster of the two in each as an H200 measured them
 // (bench/gpu_layers_ab.sh, docs/GPU.md); ENSEMBLELAB_STACKED_CONV=ours or =cudnn picks one for
-// every precision. Anywhere else this is LibTorch's conv2d.
+// every precision, and =ours-mma-sync runs ours with the forward and the input's gradient in fp32
+// and TF32 on the mma.sync kernels (GroupedConvMmaSyncKernels.cuh: fp32 as three TF32 products
+// of split operands), not yet timed on a GPU. Anywhere else this is LibTorch's conv2d.
 #include <torch/types.h>
 
 namespace ensemble {
@@ -17,15 +19,20 @@ namespace ensemble {
 enum class GroupedConvArithmetic { Float32, TensorFloat32, BFloat16 };
 
 /// Whose kernels ENSEMBLELAB_STACKED_CONV asks for: unset, the measured faster per arithmetic.
-enum class GroupedConvKernels { Measured, Ours, Cudnn };
+enum class GroupedConvKernels { Measured, Ours, OursOnMmaSync, Cudnn };
 
-/// ENSEMBLELAB_STACKED_CONV read now; another value than "ours" or "cudnn" is a ConfigError.
+/// ENSEMBLELAB_STACKED_CONV read now; another value than "ours", "ours-mma-sync" or "cudnn" is
+/// a ConfigError.
 GroupedConvKernels groupedConvKernelsAsked();
 
 /// Whether our kernels run an operand set of `arithmetic` when `asked` says so: Measured
 /// takes ours in fp32 only (1.02-1.05x the step, 1.25-1.3x the evaluation, where on tensor
 /// cores ours ran 0.79-0.84x cuDNN's).
 bool ourGroupedConvChosenFor(GroupedConvArithmetic arithmetic, GroupedConvKernels asked);
+
+/// Whether our forward (and input gradient) of `arithmetic` runs on the mma.sync kernels when
+/// `asked` says so: OursOnMmaSync, in fp32 (three TF32 products) and TF32 (one).
+bool groupedConvForwardOnMmaSync(GroupedConvArithmetic arithmetic, GroupedConvKernels asked);
 
 /// Whether groupedConv3x3 runs our kernels for these operands: chosen, a CUDA build, NCHW
 /// tensors on one GPU, a float 3x3 filter bank, and a float input (bf16 or float under bf16

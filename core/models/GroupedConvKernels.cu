@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Launchers of the grouped 3x3 convolution's CUDA kernels, fp32 and tensor cores (their source
-// and what they compute: GroupedConvKernels.cuh, GroupedConvMmaKernels.cuh). One file: the
+// and what they compute: GroupedConvKernels.cuh, GroupedConvMmaKernels.cuh,
+// GroupedConvMmaSyncKernels.cuh). One file: the
 // tensor-core weight gradient ends with the fp32 kernels' addWeightChunksKernel, which nvcc
 // defines once per file that includes it.
 #include <cuda_runtime.h>
 
 #include "core/models/GroupedConvKernels.cuh"
 #include "core/models/GroupedConvMmaKernels.cuh"
+#include "core/models/GroupedConvMmaSyncKernels.cuh"
 
 namespace ensemble::kernels {
 namespace {
@@ -61,6 +63,21 @@ int forwardOnTensorCores(const void* in, const void* weight, const float* bias, 
   return int(cudaGetLastError());
 }
 
+template <int Products, typename Index>
+int forwardOnMmaSync(const float* in, const float* weight, const float* bias, float* out,
+                     const GroupedConvShape& shape, cudaStream_t stream) {
+  namespace sync = grouped_conv_mma_sync;
+  const int channelTiles = sync::channelTilesFor(shape);
+  const dim3 grid = sync::forwardGrid(shape, channelTiles);
+  if (!launchable(grid)) return int(cudaErrorInvalidValue);
+  const bool whole = sync::wholeStagesFor(shape);
+  const auto wide = whole ? sync::forwardKernel<4, Products, Index, true> : sync::forwardKernel<4, Products, Index, false>;
+  const auto narrow =
+      whole ? sync::forwardKernel<2, Products, Index, true> : sync::forwardKernel<2, Products, Index, false>;
+  (channelTiles == 4 ? wide : narrow)<<<grid, kThreads, 0, stream>>>(in, weight, bias, out, shape);
+  return int(cudaGetLastError());
+}
+
 template <typename Element>
 int weightGradientOnTensorCores(const void* in, const void* gradOut, float* scratch, float* gradWeight,
                                 const GroupedConvShape& shape, cudaStream_t stream) {
@@ -92,6 +109,18 @@ int launchGroupedConvWeightGradient(const float* in, const float* gradOut, float
   const auto s = static_cast<cudaStream_t>(stream);
   return fitsInt32(shape) ? weightGradient<int32_t>(in, gradOut, scratch, gradWeight, shape, s)
                           : weightGradient<int64_t>(in, gradOut, scratch, gradWeight, shape, s);
+}
+
+int launchGroupedConvForwardOnMmaSync(const float* in, const float* weight, const float* bias, float* out,
+                                      const GroupedConvShape& shape, int products, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  if (products != 1 && products != 3) return int(cudaErrorInvalidValue);
+  if (fitsInt32(shape)) {
+    return products == 3 ? forwardOnMmaSync<3, int32_t>(in, weight, bias, out, shape, s)
+                         : forwardOnMmaSync<1, int32_t>(in, weight, bias, out, shape, s);
+  }
+  return products == 3 ? forwardOnMmaSync<3, int64_t>(in, weight, bias, out, shape, s)
+                       : forwardOnMmaSync<1, int64_t>(in, weight, bias, out, shape, s);
 }
 
 int launchGroupedConvForwardOnTensorCores(const void* in, const void* weight, const float* bias, void* out,

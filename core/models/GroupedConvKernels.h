@@ -30,6 +30,13 @@ int64_t groupedConvWeightGradientScratchFloats(const GroupedConvShape& shape);
 int launchGroupedConvWeightGradient(const float* in, const float* gradOut, float* scratch, float* gradWeight,
                                     const GroupedConvShape& shape, void* stream);
 
+/// launchGroupedConvForward on tensor cores through mma.sync (GroupedConvMmaSyncKernels.cuh),
+/// all float: `products` 3 splits each operand into two TF32 values and sums three products
+/// (fp32's accuracy), 1 rounds each to TF32 once. The input's gradient is the same call, as for
+/// launchGroupedConvForward.
+int launchGroupedConvForwardOnMmaSync(const float* in, const float* weight, const float* bias, float* out,
+                                      const GroupedConvShape& shape, int products, void* stream);
+
 /// What tensor cores multiply in GroupedConvMmaKernels.cuh (sums in float either way): float
 /// operands rounded to TF32, or bfloat16 ones.
 enum class TensorCoreOperands { TensorFloat32, BFloat16 };

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The stacked CNN's second convolution's forward, and so its input gradient (the forward of the
+// output's gradient with the filters transposed and flipped), on tensor cores with fp32's
+// accuracy: each float operand x is split into big = tf32(x) and small = x - big truncated to
+// TF32 (core/models/WarpMma.cuh), and each product is summed as small * big + big * small +
+// big * big ("3xTF32", as CUTLASS names it; the small * small term, about 2^-22 of the product,
+// is left out), in float. Products = 1 is plain TF32 (x rounded once). Compiled by nvcc in GroupedConvKernels.cu; run on the CPU, every lane's
+// fragment as the PTX ISA places it, by TestCudaKernelsOnCpu (tests/WarpMmaOnCpu.h).
+//
+// Why a third kernel for this pass: fp32's 2x torch.compile at 16 members needs the
+// convolution's three passes in about 0.8 ms on an H200, where the fp32 kernels'
+// loops (GroupedConvKernels.cuh) give fused multiply-adds at most 54-68% of their issue slots
+// at 67 TFLOP/s (docs/GPU.md, "The kernels as compiled"). The tensor cores run TF32 several
+// times faster than that even three products at a time, but the wmma kernels
+// (GroupedConvMmaKernels.cuh) made only 27 TFLOP/s in TF32 there: their fragments come through
+// generic loads (wmma.load without .shared), a stage is 16 taps between two barriers with the
+// next stage's loads held in registers, and the input gradient's 32 channels fill half their
+// 64-channel tile. Here:
+// - mma.sync.m16n8k8 on fragments this kernel places itself (core/models/WarpMma.cuh): plain
+//   32-bit shared loads, from rows padded to 8 floats past a multiple of 32 so that a
+//   fragment's 32 loads fall in 32 banks;
+// - cp.async copies global to shared memory, three stages in flight, one barrier a stage, no
+//   staging registers;
+// - a tile of 128 pixels x 64 channels, or x 32 where the layer has 32 output channels (the
+//   input gradient's), each warp 32 pixels x 32 or 16 channels;
+// - the split happens as a fragment is loaded: each value is split once per warp and used by
+//   the warp's two pixel tiles or its 2-4 channel tiles.
+//
+// The depth runs kernel position first, input channel second, as in the other kernels
+// (GroupedConvKernels.cuh says why); where inChannels is a multiple of 16 (the CNN's 32 and
+// 64) a stage is one kernel position. Each output starts from its bias; no atomics: the same
+// bits on every run.
+#include <cstdint>
+
+#include "core/models/CudaElements.cuh"
+#include "core/models/GroupedConvKernels.cuh"
+#include "core/models/WarpMma.cuh"
+
+namespace ensemble::kernels {
+inline namespace ENSEMBLELAB_KERNEL_CODE {
+namespace grouped_conv_mma_sync {
+
+using grouped_conv::kThreads;
+constexpr int kStage = 16;        // taps a stage: two depths of m16n8k8
+constexpr int kBuffers = 3;       // stages in shared memory: two in flight while one is multiplied
+constexpr int kTilePixels = 128;  // 4 warps along the pixels, 32 each (two tiles of 16)
+constexpr int kWarpPixels = 32;
+constexpr int kPixelRow = kTilePixels + 8;  // [tap][pixel]
+
+/// A block's output channels: 64 (each warp 4 tiles of 8) where the layer has as many, else 32.
+inline int channelTilesFor(const GroupedConvShape& shape) { return shape.outChannels >= 64 ? 4 : 2; }
+
+inline dim3 forwardGrid(const GroupedConvShape& shape, int channelTiles) {
+  return dim3(unsigned(grouped_conv::ceilDiv(grouped_conv::pixelsOf(shape), kTilePixels)),
+              unsigned(grouped_conv::ceilDiv(shape.outChannels, 16 * channelTiles)), unsigned(shape.groups));
+}
+
+/// Whether every stage is one kernel position: forwardKernel's WholeStages.
+inline bool wholeStagesFor(const GroupedConvShape& shape) { return shape.inChannels % kStage == 0; }
+
+/// The TF32 operands of x: big, and (Products 3) small = tf32(x - big).
+template <int Products>
+struct Split {
+  std::uint32_t big, small;
+};
+
+template <int Products>
+__device__ __forceinline__ Split<Products> splitOf(float x) {
+  Split<Products> split{0u, 0u};
+  if constexpr (Products == 3) {
+    warp_mma::splitTf32(x, split.big, split.small);
+  } else {
+    split.big = warp_mma::tf32Bits(x);
+  }
+  return split;
+}
+
+/// out = conv(in, weight) + bias for 128 pixels x 16 ChannelTiles channels of one group; grid
+/// forwardGrid(shape, ChannelTiles), kThreads threads, WholeStages = wholeStagesFor(shape).
+/// Products: 3 (fp32's accuracy) or 1 (TF32). `bias` may be null.
+template <int ChannelTiles, int Products, typename Index, bool WholeStages>
+__global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two blocks per SM
+    forwardKernel(const float* __restrict__ in, const float* __restrict__ weight, const float* __restrict__ bias,
+                  float* __restrict__ out, GroupedConvShape shape) {
+  static_assert(ChannelTiles == 2 || ChannelTiles == 4, "a warp makes 16 or 32 channels");
+  static_assert(Products == 1 || Products == 3, "one TF32 product, or three of split operands");
+  constexpr int kTileChannels = 16 * ChannelTiles;  // two warps along the channels
+  constexpr int kChannelRow = kTileChannels + 8;    // [tap][channel]
+  constexpr int kPixelFloats = kStage * kPixelRow, kBufferFloats = kPixelFloats + kStage * kChannelRow;
+  static_assert(kPixelRow % 32 == 8 && kChannelRow % 32 == 8, "a fragment's loads fall in 32 banks");
+  alignas(16) __shared__ float shared[kBuffers * kBufferFloats];
+
+  const Index groups = Index(shape.groups), inChannels = Index(shape.inChannels), outChannels = Index(shape.outChannels);
+  const Index height = Index(shape.height), width = Index(shape.width), plane = height * width;
+  const Index pixels = Index(shape.images) * plane, taps = inChannels * 9;
+  const Index group = Index(blockIdx.z), firstPixel = Index(blockIdx.x) * kTilePixels;
+  const Index firstChannel = Index(blockIdx.y) * kTileChannels;
+
+  // Thread t copies pixel t % 128 at taps t / 128 + 2 i of a stage (a warp's 32 consecutive
+  // pixels), and the filters' tap t % 16 for channels t / 16 + 16 r.
+  constexpr int kPixelCopies = kStage * kTilePixels / kThreads;
+  constexpr int kWeightCopies = kStage * kTileChannels / kThreads;
+  constexpr int kTapPhases = kThreads / kTilePixels, kChannelsPerPass = kThreads / kStage;
+  const int tilePixel = int(threadIdx.x) % kTilePixels, tapPhase = int(threadIdx.x) / kTilePixels;
+  const int weightTap = int(threadIdx.x) % kStage, weightChannel = int(threadIdx.x) / kStage;
+  const bool copiesPixel = firstPixel + tilePixel < pixels;
+  const auto at = grouped_conv::placeOf(firstPixel + tilePixel, copiesPixel, plane, width);
+  const float* pixel = in + (at.image * groups + group) * inChannels * plane + at.inPlane;  // its first channel
+  const unsigned inside = copiesPixel ? grouped_conv::insidePositions(at.row, at.column, height, width) : 0u;
+  const float* groupWeight = weight + group * outChannels * taps;
+
+  using Depth = grouped_conv::Depth<Index>;
+  const auto copyStage = [&](Index stage) {
+    float* pixelStage = shared + int(stage % kBuffers) * kBufferFloats;
+    float* weightStage = pixelStage + kPixelFloats;
+    const Index firstDepth = stage * kStage;
+    const Depth first = grouped_conv::depthOf(firstDepth, inChannels);
+    if constexpr (WholeStages) {
+      const bool reads = (inside >> first.position) & 1u;
+      const float* from =
+          reads ? pixel + grouped_conv::positionOffset(first.position, width) + (first.channel + tapPhase) * plane : in;
+#pragma unroll
+      for (int i = 0; i < kPixelCopies; ++i) {
+        warp_mma::copyAsync4(pixelStage + (tapPhase + kTapPhases * i) * kPixelRow + tilePixel,
+                             reads ? from + kTapPhases * i * plane : in, reads);
+      }
+    } else {
+      Depth depth{first.position, first.channel + tapPhase};
+#pragma unroll
+      for (int i = 0; i < kPixelCopies; ++i, depth.channel += kTapPhases) {
+        while (depth.channel >= inChannels) {
+          depth.channel -= inChannels;
+          ++depth.position;
+        }
+        const bool reads = depth.position < 9 && ((inside >> depth.position) & 1u);
+        warp_mma::copyAsync4(
+            pixelStage + (tapPhase + kTapPhases * i) * kPixelRow + tilePixel,
+            reads ? pixel + grouped_conv::positionOffset(depth.position, width) + depth.channel * plane : in, reads);
+      }
+    }
+    const Depth depth = WholeStages ? Depth{first.position, first.channel + weightTap}
+                                    : grouped_conv::depthOf(firstDepth + weightTap, inChannels);
+#pragma unroll
+    for (int r = 0; r < kWeightCopies; ++r) {
+      const int channel = weightChannel + kChannelsPerPass * r;
+      const bool reads = depth.position < 9 && firstChannel + channel < outChannels;
+      warp_mma::copyAsync4(
+          weightStage + weightTap * kChannelRow + channel,
+          reads ? groupWeight + (firstChannel + channel) * taps + depth.channel * 9 + depth.position : weight, reads);
+    }
+  };
+
+  // Each warp makes 32 pixels (two tiles of 16) x 8 ChannelTiles channels; its sums start at
+  // their channel's bias. Lane (g, t) holds rows g and g + 8 of a tile, columns 2t and 2t + 1.
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  const int g = lane / 4, t = lane % 4;
+  const int warpPixel = (warp % 4) * kWarpPixels, warpChannel = (warp / 4) * (8 * ChannelTiles);
+  float sums[2][ChannelTiles][4];
+#pragma unroll
+  for (int j = 0; j < ChannelTiles; ++j) {
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const Index channel = firstChannel + warpChannel + 8 * j + 2 * t + c;
+      const float start = bias != nullptr && channel < outChannels ? bias[group * outChannels + channel] : 0.f;
+#pragma unroll
+      for (int i = 0; i < 2; ++i) sums[i][j][c] = sums[i][j][2 + c] = start;
+    }
+  }
+
+  const auto multiplyStage = [&](Index stage) {
+    const float* pixelStage = shared + int(stage % kBuffers) * kBufferFloats;
+    const float* weightStage = pixelStage + kPixelFloats;
+#pragma unroll
+    for (int k = 0; k < kStage; k += 8) {
+      std::uint32_t pixelsBig[2][4], pixelsSmall[2][4];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const int row = warpPixel + 16 * i + g + 8 * (r % 2), depth = k + t + 4 * (r / 2);
+          const Split<Products> split = splitOf<Products>(pixelStage[depth * kPixelRow + row]);
+          pixelsBig[i][r] = split.big;
+          pixelsSmall[i][r] = split.small;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < ChannelTiles; ++j) {
+        std::uint32_t weightsBig[2], weightsSmall[2];
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const Split<Products> split =
+              splitOf<Products>(weightStage[(k + t + 4 * r) * kChannelRow + warpChannel + 8 * j + g]);
+          weightsBig[r] = split.big;
+          weightsSmall[r] = split.small;
+        }
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          if constexpr (Products == 3) {  // the small terms first: they are the ones float rounding would lose
+            warp_mma::mmaTf32(sums[i][j], pixelsSmall[i], weightsBig);
+            warp_mma::mmaTf32(sums[i][j], pixelsBig[i], weightsSmall);
+          }
+          warp_mma::mmaTf32(sums[i][j], pixelsBig[i], weightsBig);
+        }
+      }
+    }
+  };
+
+  // Three buffers: stage s + 2's copies are queued while stage s is multiplied. One barrier a
+  // stage: after it every thread has finished stage s - 1, whose buffer stage s + 2 refills.
+  const Index stages = (taps + kStage - 1) / kStage;
+#pragma unroll
+  for (int s = 0; s < kBuffers - 1; ++s) {
+    if (Index(s) < stages) copyStage(Index(s));
+    warp_mma::commitCopies();  // empty groups too: the wait below counts groups
+  }
+  for (Index stage = 0; stage < stages; ++stage) {
+    warp_mma::waitCopies<kBuffers - 2>();
+    __syncthreads();
+    if (stage + kBuffers - 1 < stages) copyStage(stage + kBuffers - 1);
+    warp_mma::commitCopies();
+    multiplyStage(stage);
+  }
+
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const Index p = firstPixel + warpPixel + 16 * i + g + 8 * half;
+      if (p >= pixels) continue;
+      const Index image = p / plane, inPlane = p - image * plane;
+      float* outPixel = out + (image * groups + group) * outChannels * plane + inPlane;
+#pragma unroll
+      for (int j = 0; j < ChannelTiles; ++j) {
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const Index channel = firstChannel + warpChannel + 8 * j + 2 * t + c;
+          if (channel < outChannels) outPixel[channel * plane] = sums[i][j][2 * half + c];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace grouped_conv_mma_sync
+}  // namespace ENSEMBLELAB_KERNEL_CODE
+}  // namespace ensemble::kernels

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// core/models/WarpMma.cuh's PTX on the CPU, for kernels run by tests/CudaOnCpu.h. Include it
+// after CudaOnCpu.h and before the kernel's .cuh (which includes WarpMma.cuh for the rest).
+//
+// Unlike tests/WmmaOnCpu.h, whose fragments hide their layout, here every lane holds its own
+// registers as the PTX ISA places them, so a kernel that loads a fragment's elements for the
+// wrong lane computes the wrong product. The warp's lanes (real threads) meet at each mmaTf32:
+// each leaves its a and b registers in the warp's slot, and after the warp's barrier each
+// computes its own four sums from the lanes holding the rows and columns it needs, in float, in
+// the order of depth. Two slots, used in turn, so one barrier a call is enough: a lane writes a
+// slot again only after the next call's barrier, which every lane reaches after its reads.
+// Operands must be TF32 (13 low bits zero), as mma.sync reads them: a kernel that forgot to
+// round aborts the test.
+//
+// Copies are done at once (cp.async with its wait is then a no-op): a kernel that reads a stage
+// before waiting for it is not caught here; compute-sanitizer's racecheck on a GPU
+// (scripts/gpu-check.sh, step 1e) looks at that.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace warp_mma {
+namespace on_cpu {
+
+[[noreturn]] inline void fail(const char* what) {
+  std::fprintf(stderr, "WarpMmaOnCpu: %s (a GPU would compute garbage)\n", what);
+  std::abort();
+}
+
+struct LaneOperands {
+  std::uint32_t a[4], b[2];
+};
+struct WarpSlots {
+  LaneOperands lanes[2][32];
+};
+struct WarpBarrier : cuda_on_cpu::BlockBarrier {
+  WarpBarrier() : BlockBarrier(32) {}
+};
+
+constexpr int kMostWarps = 32;  // 1024 threads a block
+inline WarpSlots warpSlots[kMostWarps];  // (not "slots": a Qt keyword)
+inline WarpBarrier barriers[kMostWarps];
+inline thread_local unsigned callsOfThisThread = 0;  // a launch's threads are new threads: 0 at its start
+
+inline float floatOf(std::uint32_t bits) {
+  float v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+inline bool isTf32(std::uint32_t bits) { return (bits & 0x1fffu) == 0 || floatOf(bits) != floatOf(bits); }
+
+}  // namespace on_cpu
+
+inline void mmaTf32(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
+  using namespace on_cpu;
+  for (const std::uint32_t bits : a) {
+    if (!isTf32(bits)) fail("an A operand of mma.sync was not rounded to TF32");
+  }
+  for (const std::uint32_t bits : b) {
+    if (!isTf32(bits)) fail("a B operand of mma.sync was not rounded to TF32");
+  }
+  const int lane = int(threadIdx.x % 32), warp = int(threadIdx.x / 32);
+  if (warp >= kMostWarps) fail("more warps in a block than the emulation holds");
+  LaneOperands(&lanes)[32] = warpSlots[warp].lanes[callsOfThisThread++ & 1u];
+  std::memcpy(lanes[lane].a, a, sizeof a);
+  std::memcpy(lanes[lane].b, b, sizeof b);
+  barriers[warp].arriveAndWait();
+  const int g = lane / 4, t = lane % 4;
+  for (int r = 0; r < 4; ++r) {
+    const int row = g + 8 * (r / 2), column = 2 * t + r % 2;
+    float sum = d[r];
+    for (int k = 0; k < 8; ++k) {
+      // A's (row, k) is lane (row % 8) * 4 + k % 4's a[row / 8 + 2 (k / 4)]; B's (k, column)
+      // is lane column * 4 + k % 4's b[k / 4].
+      const float x = floatOf(lanes[(row % 8) * 4 + k % 4].a[row / 8 + 2 * (k / 4)]);
+      const float y = floatOf(lanes[column * 4 + k % 4].b[k / 4]);
+      sum += x * y;
+    }
+    d[r] = sum;
+  }
+}
+
+inline void copyAsync4(float* shared, const float* global, bool read) { *shared = read ? *global : 0.f; }
+inline void commitCopies() {}
+template <int Pending>
+inline void waitCopies() {}
+
+}  // namespace warp_mma
