@@ -111,11 +111,18 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   const float* groupWeight = weight + group * outChannels * taps;
 
   using Depth = grouped_conv::Depth<Index>;
+  // Stages are copied in order, so each one's first depth follows the last one's: no division.
+  Depth first{0, 0};
+  const auto advance = [&](Depth& depth, Index by) {
+    depth.channel += by;
+    while (depth.channel >= inChannels) {
+      depth.channel -= inChannels;
+      ++depth.position;
+    }
+  };
   const auto copyStage = [&](Index stage) {
     float* pixelStage = shared + int(stage % kBuffers) * kBufferFloats;
     float* weightStage = pixelStage + kPixelFloats;
-    const Index firstDepth = stage * kStage;
-    const Depth first = grouped_conv::depthOf(firstDepth, inChannels);
     if constexpr (WholeStages) {
       const bool reads = (inside >> first.position) & 1u;
       const float* from =
@@ -126,21 +133,19 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
                              reads ? from + kTapPhases * i * plane : in, reads);
       }
     } else {
-      Depth depth{first.position, first.channel + tapPhase};
+      Depth depth = first;
+      advance(depth, Index(tapPhase));
 #pragma unroll
-      for (int i = 0; i < kPixelCopies; ++i, depth.channel += kTapPhases) {
-        while (depth.channel >= inChannels) {
-          depth.channel -= inChannels;
-          ++depth.position;
-        }
+      for (int i = 0; i < kPixelCopies; ++i) {
+        if (i > 0) advance(depth, Index(kTapPhases));
         const bool reads = depth.position < 9 && ((inside >> depth.position) & 1u);
         warp_mma::copyAsync4(
             pixelStage + (tapPhase + kTapPhases * i) * kPixelRow + tilePixel,
             reads ? pixel + grouped_conv::positionOffset(depth.position, width) + depth.channel * plane : in, reads);
       }
     }
-    const Depth depth = WholeStages ? Depth{first.position, first.channel + weightTap}
-                                    : grouped_conv::depthOf(firstDepth + weightTap, inChannels);
+    Depth depth = first;
+    advance(depth, Index(weightTap));
 #pragma unroll
     for (int r = 0; r < kWeightCopies; ++r) {
       const int channel = weightChannel + kChannelsPerPass * r;
@@ -149,6 +154,7 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
           weightStage + weightTap * kChannelRow + channel,
           reads ? groupWeight + (firstChannel + channel) * taps + depth.channel * 9 + depth.position : weight, reads);
     }
+    advance(first, Index(kStage));
   };
 
   // Each warp makes 32 pixels (two tiles of 16) x 8 ChannelTiles channels; its sums start at
