@@ -14,7 +14,7 @@
 // - the same on tensor cores (core/models/GroupedConvMmaKernels.cuh, tests/WmmaOnCpu.h), in
 //   TF32 and bf16, against LibTorch in double on the operands rounded as a tensor core takes
 //   them;
-// - the forward on mma.sync (core/models/GroupedConvMmaSyncKernels.cuh, tests/WarpMmaOnCpu.h:
+// - the same on mma.sync (core/models/GroupedConvMmaSyncKernels.cuh, tests/WarpMmaOnCpu.h:
 //   every lane's fragment where the PTX ISA puts it), with three TF32 products of split
 //   operands against LibTorch in double on the float operands (fp32's accuracy), and with one
 //   on the operands rounded to TF32.
@@ -233,6 +233,17 @@ torch::Tensor mmaSyncForwardOnCpu(const torch::Tensor& in, const torch::Tensor& 
                       static_cast<const float*>(bias.defined() ? bias.data_ptr<float>() : nullptr),
                       out.data_ptr<float>(), shape);
   return out;
+}
+
+/// The mma.sync weight-gradient kernel, then the fp32 kernels' chunk sum; float.
+template <int Products>
+torch::Tensor mmaSyncWeightGradientOnCpu(const torch::Tensor& in, const torch::Tensor& gradOut, int64_t groups) {
+  return weightGradientOnCpu(in, gradOut, groups, [&](const kernels::GroupedConvShape& shape, float* scratch) {
+    cuda_on_cpu::launch(grouped_mma_sync::weightGradientChunkKernel<Products, int32_t>,
+                        grouped::weightGradientGrid(shape), dim3(grouped::kThreads),
+                        static_cast<const float*>(in.data_ptr<float>()),
+                        static_cast<const float*>(gradOut.data_ptr<float>()), scratch, shape);
+  });
 }
 
 /// The largest difference from `expected`, relative to its largest value.
@@ -491,8 +502,8 @@ class TestCudaKernelsOnCpu final : public QObject {
   // Three products of split operands against LibTorch in double on the float operands: fp32's
   // accuracy, where one TF32 product is an order of magnitude further off (the check that the
   // small terms are there); one product against the operands rounded to TF32 (the check of
-  // its indexing and rounding). The input's gradient is the same kernel with 32 output channels
-  // where the layer has 64 in (the narrow tile).
+  // its indexing and rounding). The input's gradient is the forward kernel with 32 output
+  // channels where the layer has 64 in (the narrow tile); the weight's has its own kernel.
   void groupedConvOnMmaSyncMatchesLibTorch() {
     QFETCH(int, images);
     QFETCH(int, groups);
@@ -516,20 +527,25 @@ class TestCudaKernelsOnCpu final : public QObject {
 
     const torch::Tensor out = mmaSyncForwardOnCpu<3>(in, weight, bias, groups);
     const torch::Tensor gradInput = mmaSyncForwardOnCpu<3>(gradOut, flipped, torch::Tensor(), groups);
+    const torch::Tensor gradWeight = mmaSyncWeightGradientOnCpu<3>(in, gradOut, groups);
     QCOMPARE(gradInput.sizes().vec(), in.sizes().vec());
     QVERIFY(closeRelative(out, exact.out, 2e-6));
     QVERIFY(closeRelative(gradInput, exact.gradInput, 2e-6));
+    QVERIFY(closeRelative(gradWeight, exact.gradWeight, 1e-5));  // as the fp32 kernel's
 
     const torch::Tensor outTf32 = mmaSyncForwardOnCpu<1>(in, weight, bias, groups);
     const torch::Tensor gradInputTf32 = mmaSyncForwardOnCpu<1>(gradOut, flipped, torch::Tensor(), groups);
+    const torch::Tensor gradWeightTf32 = mmaSyncWeightGradientOnCpu<1>(in, gradOut, groups);
     QVERIFY2(relativeError(outTf32, exact.out) > 10 * relativeError(out, exact.out),
              "three products are no closer to fp32 than one");
     QVERIFY(relativeError(gradInputTf32, exact.gradInput) > 10 * relativeError(gradInput, exact.gradInput));
+    QVERIFY(relativeError(gradWeightTf32, exact.gradWeight) > 10 * relativeError(gradWeight, exact.gradWeight));
     const torch::Tensor inRounded = torch::where(in.isnan(), in, roundedToTf32(in));  // cvt.rna keeps NaN
     const GroupedReference rounded = groupedReferenceOf(inRounded, roundedToTf32(weight), bias,
                                                         roundedToTf32(gradOut), groups);
     QVERIFY(closeRelative(outTf32, rounded.out, 1e-5));
     QVERIFY(closeRelative(gradInputTf32, rounded.gradInput, 1e-5));
+    QVERIFY(closeRelative(gradWeightTf32, rounded.gradWeight, 1e-5));
   }
 };
 

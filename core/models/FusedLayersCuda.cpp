@@ -117,12 +117,20 @@ void groupedConvForwardOnCuda(const torch::Tensor& in, const torch::Tensor& weig
 }
 
 void groupedConvWeightGradientOnCuda(const torch::Tensor& in, const torch::Tensor& gradOut, torch::Tensor& gradWeight,
-                                     int64_t groups, GroupedConvArithmetic arithmetic) {
+                                     int64_t groups, GroupedConvArithmetic arithmetic, bool onMmaSync) {
   const c10::cuda::CUDAGuard onDevice(in.device());
   const kernels::GroupedConvShape shape = groupedShapeOf(in, gradOut, groups);
   torch::Tensor scratch =
       torch::empty({kernels::groupedConvWeightGradientScratchFloats(shape)}, in.options().dtype(torch::kFloat32));
   void* stream = at::cuda::getCurrentCUDAStream().stream();
+  if (onMmaSync && arithmetic != GroupedConvArithmetic::BFloat16) {
+    const int products = arithmetic == GroupedConvArithmetic::Float32 ? 3 : 1;
+    check(kernels::launchGroupedConvWeightGradientOnMmaSync(in.data_ptr<float>(), gradOut.data_ptr<float>(),
+                                                            scratch.data_ptr<float>(), gradWeight.data_ptr<float>(),
+                                                            shape, products, stream),
+          kGroupedConv, "weight gradient on mma.sync");
+    return;
+  }
   if (arithmetic == GroupedConvArithmetic::Float32) {
     check(kernels::launchGroupedConvWeightGradient(in.data_ptr<float>(), gradOut.data_ptr<float>(),
                                                    scratch.data_ptr<float>(), gradWeight.data_ptr<float>(), shape,

@@ -38,8 +38,8 @@ void convReluPoolBackwardOnCuda(const torch::Tensor& images, const torch::Tensor
 void groupedConvForwardOnCuda(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
                               torch::Tensor& out, int64_t groups, GroupedConvArithmetic arithmetic, bool onMmaSync);
 /// The weight's gradient (float, contiguous, shaped as the weight) of that convolution for
-/// `gradOut` (of `in`'s type).
+/// `gradOut` (of `in`'s type); `onMmaSync` as for the forward.
 void groupedConvWeightGradientOnCuda(const torch::Tensor& in, const torch::Tensor& gradOut, torch::Tensor& gradWeight,
-                                     int64_t groups, GroupedConvArithmetic arithmetic);
+                                     int64_t groups, GroupedConvArithmetic arithmetic, bool onMmaSync);
 
 }  // namespace ensemble

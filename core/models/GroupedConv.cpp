@@ -62,7 +62,7 @@ class GroupedConv3x3Function final : public torch::autograd::Function<GroupedCon
     torch::Tensor gradInput = torch::empty_like(in), gradWeight = torch::empty(filters.sizes(), floatOptions);
     groupedConvForwardOnCuda(gradOut, groupedConvInputGradientWeight(filters, groups), torch::Tensor(), gradInput,
                              groups, arithmetic, onMmaSync(arithmetic));
-    groupedConvWeightGradientOnCuda(in, gradOut, gradWeight, groups, arithmetic);
+    groupedConvWeightGradientOnCuda(in, gradOut, gradWeight, groups, arithmetic, onMmaSync(arithmetic));
     return {gradInput.to(inputType), gradWeight, gradOut.sum({0, 2, 3}, false, torch::kFloat32), torch::Tensor(),
             torch::Tensor()};
   }

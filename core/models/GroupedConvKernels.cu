@@ -78,6 +78,16 @@ int forwardOnMmaSync(const float* in, const float* weight, const float* bias, fl
   return int(cudaGetLastError());
 }
 
+template <int Products, typename Index>
+int weightGradientOnMmaSync(const float* in, const float* gradOut, float* scratch, float* gradWeight,
+                            const GroupedConvShape& shape, cudaStream_t stream) {
+  const dim3 grid = weightGradientGrid(shape);
+  if (!launchable(grid)) return int(cudaErrorInvalidValue);
+  grouped_conv_mma_sync::weightGradientChunkKernel<Products, Index><<<grid, kThreads, 0, stream>>>(in, gradOut, scratch,
+                                                                                                  shape);
+  return addWeightChunks(scratch, gradWeight, shape, stream);
+}
+
 template <typename Element>
 int weightGradientOnTensorCores(const void* in, const void* gradOut, float* scratch, float* gradWeight,
                                 const GroupedConvShape& shape, cudaStream_t stream) {
@@ -121,6 +131,18 @@ int launchGroupedConvForwardOnMmaSync(const float* in, const float* weight, cons
   }
   return products == 3 ? forwardOnMmaSync<3, int64_t>(in, weight, bias, out, shape, s)
                        : forwardOnMmaSync<1, int64_t>(in, weight, bias, out, shape, s);
+}
+
+int launchGroupedConvWeightGradientOnMmaSync(const float* in, const float* gradOut, float* scratch, float* gradWeight,
+                                             const GroupedConvShape& shape, int products, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  if (products != 1 && products != 3) return int(cudaErrorInvalidValue);
+  if (fitsInt32(shape)) {
+    return products == 3 ? weightGradientOnMmaSync<3, int32_t>(in, gradOut, scratch, gradWeight, shape, s)
+                         : weightGradientOnMmaSync<1, int32_t>(in, gradOut, scratch, gradWeight, shape, s);
+  }
+  return products == 3 ? weightGradientOnMmaSync<3, int64_t>(in, gradOut, scratch, gradWeight, shape, s)
+                       : weightGradientOnMmaSync<1, int64_t>(in, gradOut, scratch, gradWeight, shape, s);
 }
 
 int launchGroupedConvForwardOnTensorCores(const void* in, const void* weight, const float* bias, void* out,

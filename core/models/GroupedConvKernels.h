@@ -37,6 +37,11 @@ int launchGroupedConvWeightGradient(const float* in, const float* gradOut, float
 int launchGroupedConvForwardOnMmaSync(const float* in, const float* weight, const float* bias, float* out,
                                       const GroupedConvShape& shape, int products, void* stream);
 
+/// launchGroupedConvWeightGradient on tensor cores through mma.sync, all float, `products` as
+/// for launchGroupedConvForwardOnMmaSync; the same scratch size.
+int launchGroupedConvWeightGradientOnMmaSync(const float* in, const float* gradOut, float* scratch, float* gradWeight,
+                                             const GroupedConvShape& shape, int products, void* stream);
+
 /// What tensor cores multiply in GroupedConvMmaKernels.cuh (sums in float either way): float
 /// operands rounded to TF32, or bfloat16 ones.
 enum class TensorCoreOperands { TensorFloat32, BFloat16 };

@@ -1,23 +1,24 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The stacked CNN's second convolution's forward, and so its input gradient (the forward of the
-// output's gradient with the filters transposed and flipped), on tensor cores with fp32's
-// accuracy: each float operand x is split into big = tf32(x) and small = x - big truncated to
-// TF32 (core/models/WarpMma.cuh), and each product is summed as small * big + big * small +
-// big * big ("3xTF32", as CUTLASS names it; the small * small term, about 2^-22 of the product,
-// is left out), in float. Products = 1 is plain TF32 (x rounded once). Compiled by nvcc in GroupedConvKernels.cu; run on the CPU, every lane's
-// fragment as the PTX ISA places it, by TestCudaKernelsOnCpu (tests/WarpMmaOnCpu.h).
+// output's gradient with the filters transposed and flipped), and its weight gradient, on tensor
+// cores with fp32's accuracy: each float operand x is split into big = tf32(x) and small =
+// x - big truncated to TF32 (core/models/WarpMma.cuh), and each product is summed as
+// small * big + big * small + big * big ("3xTF32", as CUTLASS names it; the small * small term,
+// about 2^-22 of the product, is left out), in float. Products = 1 is plain TF32 (x rounded
+// once). Compiled by nvcc in GroupedConvKernels.cu; run on the CPU, every lane's fragment as the
+// PTX ISA places it, by TestCudaKernelsOnCpu (tests/WarpMmaOnCpu.h).
 //
-// Why a third kernel for this pass: fp32's 2x torch.compile at 16 members needs the
-// convolution's three passes in about 0.8 ms on an H200, where the fp32 kernels'
-// loops (GroupedConvKernels.cuh) give fused multiply-adds at most 54-68% of their issue slots
+// Why a third set of kernels for this layer: fp32's 2x torch.compile at 16 members needs the
+// convolution's three passes in about 0.8 ms on an H200, where the fp32 kernels' loops
+// (GroupedConvKernels.cuh) give fused multiply-adds at most 54-68% of their issue slots
 // at 67 TFLOP/s (docs/GPU.md, "The kernels as compiled"). The tensor cores run TF32 several
 // times faster than that even three products at a time, but the wmma kernels
 // (GroupedConvMmaKernels.cuh) made only 27 TFLOP/s in TF32 there: their fragments come through
 // generic loads (wmma.load without .shared), a stage is 16 taps between two barriers with the
 // next stage's loads held in registers, and the input gradient's 32 channels fill half their
 // 64-channel tile. Here:
-// - mma.sync.m16n8k8 on fragments this kernel places itself (core/models/WarpMma.cuh): plain
+// - mma.sync.m16n8k8 on fragments these kernels place themselves (core/models/WarpMma.cuh): plain
 //   32-bit shared loads, from rows padded to 8 floats past a multiple of 32 so that a
 //   fragment's 32 loads fall in 32 banks;
 // - cp.async copies global to shared memory, three stages in flight, one barrier a stage, no
@@ -25,7 +26,10 @@
 // - a tile of 128 pixels x 64 channels, or x 32 where the layer has 32 output channels (the
 //   input gradient's), each warp 32 pixels x 32 or 16 channels;
 // - the split happens as a fragment is loaded: each value is split once per warp and used by
-//   the warp's two pixel tiles or its 2-4 channel tiles.
+//   the warp's two pixel tiles or its 2-4 channel tiles;
+// - the weight gradient keeps the fp32 kernel's blocks (a chunk of 2,048 pixels for 64 channels
+//   x 96 taps, then grouped_conv::addWeightChunksKernel adds the chunks in order), 16 pixels a
+//   stage, each warp 32 channels x 24 taps.
 //
 // The depth runs kernel position first, input channel second, as in the other kernels
 // (GroupedConvKernels.cuh says why); where inChannels is a multiple of 16 (the CNN's 32 and
@@ -74,6 +78,25 @@ __device__ __forceinline__ Split<Products> splitOf(float x) {
     split.big = warp_mma::tf32Bits(x);
   }
   return split;
+}
+
+/// Both kernels' main loop over kBuffers buffers: stage s + 2's copies are queued while stage s
+/// is multiplied. One barrier a stage: after it every thread has finished stage s - 1, whose
+/// buffer stage s + 2 refills. `copy(stage)` is called for each stage in order.
+template <typename Index, typename Copy, typename Multiply>
+__device__ __forceinline__ void runCopiedStages(Index stages, Copy& copy, Multiply& multiply) {
+#pragma unroll
+  for (int s = 0; s < kBuffers - 1; ++s) {
+    if (Index(s) < stages) copy(Index(s));
+    warp_mma::commitCopies();  // empty groups too: the wait below counts groups
+  }
+  for (Index stage = 0; stage < stages; ++stage) {
+    warp_mma::waitCopies<kBuffers - 2>();
+    __syncthreads();
+    if (stage + kBuffers - 1 < stages) copy(stage + kBuffers - 1);
+    warp_mma::commitCopies();
+    multiply(stage);
+  }
 }
 
 /// out = conv(in, weight) + bias for 128 pixels x 16 ChannelTiles channels of one group; grid
@@ -212,21 +235,7 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
     }
   };
 
-  // Three buffers: stage s + 2's copies are queued while stage s is multiplied. One barrier a
-  // stage: after it every thread has finished stage s - 1, whose buffer stage s + 2 refills.
-  const Index stages = (taps + kStage - 1) / kStage;
-#pragma unroll
-  for (int s = 0; s < kBuffers - 1; ++s) {
-    if (Index(s) < stages) copyStage(Index(s));
-    warp_mma::commitCopies();  // empty groups too: the wait below counts groups
-  }
-  for (Index stage = 0; stage < stages; ++stage) {
-    warp_mma::waitCopies<kBuffers - 2>();
-    __syncthreads();
-    if (stage + kBuffers - 1 < stages) copyStage(stage + kBuffers - 1);
-    warp_mma::commitCopies();
-    multiplyStage(stage);
-  }
+  runCopiedStages((taps + kStage - 1) / kStage, copyStage, multiplyStage);
 
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
@@ -242,6 +251,130 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
         for (int c = 0; c < 2; ++c) {
           const Index channel = firstChannel + warpChannel + 8 * j + 2 * t + c;
           if (channel < outChannels) outPixel[channel * plane] = sums[i][j][2 * half + c];
+        }
+      }
+    }
+  }
+}
+
+/// Block (chunk, tile, group) of grouped_conv::weightGradientGrid(shape): the chunk's float sums
+/// for 64 channels x 96 taps of one group, Products TF32 products a multiply as forwardKernel's,
+/// into scratch[chunk][group][channel][tap] (LibTorch's order); kThreads threads; then
+/// grouped_conv::addWeightChunksKernel adds the chunks in order, as for the fp32 kernel.
+/// The products' depth is the chunk's pixels, 16 a stage: the output's gradient staged
+/// [pixel][channel], the taps [pixel][tap], each warp 32 channels x 24 taps (2 x 3 tiles).
+template <int Products, typename Index>
+__global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two blocks per SM
+    weightGradientChunkKernel(const float* __restrict__ in, const float* __restrict__ gradOut,
+                              float* __restrict__ scratch, GroupedConvShape shape) {
+  static_assert(Products == 1 || Products == 3, "one TF32 product, or three of split operands");
+  constexpr int kChannels = grouped_conv::kGradTileChannels, kTaps = grouped_conv::kGradTileTaps;  // 64, 96
+  constexpr int kChannelRow = kChannels + 8, kTapRow = kTaps + 8;  // [pixel][channel], [pixel][tap]
+  constexpr int kGradFloats = kStage * kChannelRow, kBufferFloats = kGradFloats + kStage * kTapRow;
+  static_assert(kChannelRow % 32 == 8 && kTapRow % 32 == 8, "a fragment's loads fall in 32 banks");
+  alignas(16) __shared__ float shared[kBuffers * kBufferFloats];
+
+  const Index groups = Index(shape.groups), inChannels = Index(shape.inChannels), outChannels = Index(shape.outChannels);
+  const Index height = Index(shape.height), width = Index(shape.width), plane = height * width;
+  const Index pixels = Index(shape.images) * plane, taps = inChannels * 9;
+  const grouped_conv::WeightGradientBlock<Index> block = grouped_conv::weightGradientBlockOf(pixels, taps);
+
+  // Thread t copies pixel t % 16 of a stage: its gradient for channels t / 16 + 16 r, and its
+  // taps t / 16 + 16 r, which are the same in every stage (where each reads from the pixel, and
+  // its kernel position: 9 past the filter, nothing to read).
+  constexpr int kRowsPerPass = kThreads / kStage;
+  constexpr int kGradCopies = kChannels / kRowsPerPass, kTapCopies = kTaps / kRowsPerPass;
+  const int stagePixel = int(threadIdx.x) % kStage, stageRow = int(threadIdx.x) / kStage;
+  Index tapOffset[kTapCopies];
+  unsigned tapPosition[kTapCopies];
+#pragma unroll
+  for (int r = 0; r < kTapCopies; ++r) {
+    const auto depth = grouped_conv::depthOf(block.firstDepth + stageRow + kRowsPerPass * r, inChannels);
+    tapPosition[r] = depth.position < 9 ? unsigned(depth.position) : 9u;
+    tapOffset[r] =
+        depth.position < 9 ? depth.channel * plane + grouped_conv::positionOffset(depth.position, width) : Index(0);
+  }
+  const auto copyStage = [&](Index stage) {
+    float* gradStage = shared + int(stage % kBuffers) * kBufferFloats;
+    float* tapStage = gradStage + kGradFloats;
+    const Index pixel = stage * kStage + stagePixel;
+    const bool inside = pixel < block.chunkPixels;
+    const auto at = grouped_conv::placeOf(block.chunkStart + pixel, inside, plane, width);
+    const float* image = in + (at.image * groups + block.group) * inChannels * plane + at.inPlane;
+    const float* grads = gradOut + (at.image * groups + block.group) * outChannels * plane + at.inPlane;
+    const unsigned insideMask = inside ? grouped_conv::insidePositions(at.row, at.column, height, width) : 0u;
+#pragma unroll
+    for (int r = 0; r < kGradCopies; ++r) {
+      const int channel = stageRow + kRowsPerPass * r;
+      const bool reads = inside && block.firstChannel + channel < outChannels;
+      warp_mma::copyAsync4(gradStage + stagePixel * kChannelRow + channel,
+                           reads ? grads + (block.firstChannel + channel) * plane : gradOut, reads);
+    }
+#pragma unroll
+    for (int r = 0; r < kTapCopies; ++r) {
+      const bool reads = (insideMask >> tapPosition[r]) & 1u;
+      warp_mma::copyAsync4(tapStage + stagePixel * kTapRow + stageRow + kRowsPerPass * r,
+                           reads ? image + tapOffset[r] : in, reads);
+    }
+  };
+
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  const int g = lane / 4, t = lane % 4;
+  const int warpChannel = (warp % 2) * 32, warpTap = (warp / 2) * 24;
+  float sums[2][3][4] = {};
+  const auto multiplyStage = [&](Index stage) {
+    const float* gradStage = shared + int(stage % kBuffers) * kBufferFloats;
+    const float* tapStage = gradStage + kGradFloats;
+#pragma unroll
+    for (int k = 0; k < kStage; k += 8) {
+      std::uint32_t gradsBig[2][4], gradsSmall[2][4];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const int row = warpChannel + 16 * i + g + 8 * (r % 2), depth = k + t + 4 * (r / 2);
+          const Split<Products> split = splitOf<Products>(gradStage[depth * kChannelRow + row]);
+          gradsBig[i][r] = split.big;
+          gradsSmall[i][r] = split.small;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < 3; ++j) {
+        std::uint32_t tapsBig[2], tapsSmall[2];
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const Split<Products> split = splitOf<Products>(tapStage[(k + t + 4 * r) * kTapRow + warpTap + 8 * j + g]);
+          tapsBig[r] = split.big;
+          tapsSmall[r] = split.small;
+        }
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          if constexpr (Products == 3) {
+            warp_mma::mmaTf32(sums[i][j], gradsSmall[i], tapsBig);
+            warp_mma::mmaTf32(sums[i][j], gradsBig[i], tapsSmall);
+          }
+          warp_mma::mmaTf32(sums[i][j], gradsBig[i], tapsBig);
+        }
+      }
+    }
+  };
+  runCopiedStages((block.chunkPixels + kStage - 1) / kStage, copyStage, multiplyStage);
+
+  float* chunkSums = scratch + (int64_t(block.chunk) * groups + block.group) * outChannels * taps;
+#pragma unroll
+  for (int j = 0; j < 3; ++j) {
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const auto depth = grouped_conv::depthOf(block.firstDepth + warpTap + 8 * j + 2 * t + c, inChannels);
+      if (depth.position >= 9) continue;
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const Index channel = block.firstChannel + warpChannel + 16 * i + g + 8 * half;
+          if (channel < outChannels) {
+            chunkSums[channel * taps + depth.channel * 9 + depth.position] = sums[i][j][2 * half + c];
+          }
         }
       }
     }
