@@ -11,9 +11,8 @@
 #   our-conv       ENSEMBLELAB_STACKED_CONV=ours: our grouped convolution in TF32 and bf16 too
 #                  (tensor cores)
 #   cudnn-conv     ENSEMBLELAB_STACKED_CONV=cudnn: cuDNN's grouped convolution in fp32 too
-#   mma-sync-conv  ENSEMBLELAB_STACKED_CONV=ours-mma-sync: ours, with the forward and the input's
-#                  gradient on the mma.sync kernels (fp32: three TF32 products of split
-#                  operands; TF32: one)
+#   mma-sync-conv  ENSEMBLELAB_STACKED_CONV=ours-mma-sync: ours, on the mma.sync kernels in fp32
+#                  (three TF32 products of split operands) and TF32 (one)
 # for ensembles of MEMBERS (default 8 16) in PRECISIONS (default fp32 tf32 bf16; the convolution's
 # variant where it differs from the defaults: cudnn-conv and mma-sync-conv in fp32, our-conv and
 # mma-sync-conv in TF32, our-conv in bf16), ROUNDS

@@ -7,8 +7,8 @@
 #       to their rounding, and the same bits twice;
 #   1d. the two convolution layers timed alone, ours against LibTorch's, forward + backward,
 #       8 and 16 members in fp32 / tf32 / bf16 (ensemble-lab-layer-timing: a table, no verdict);
-#   1f, 1g. 1c's check and 1d's timing again with the forward on the mma.sync kernels
-#       (ENSEMBLELAB_STACKED_CONV=ours-mma-sync; fp32 as three TF32 products);
+#   1f, 1g. 1c's check and 1d's timing again with the grouped convolution on the mma.sync
+#       kernels (ENSEMBLELAB_STACKED_CONV=ours-mma-sync; fp32 as three TF32 products);
 #   2. the same ensemble on `cpu*2` and on `cuda:0*2` in fp32 (IEEE float32, TF32 off):
 #      train loss equal to 1e-5 at step 10, and its mean over steps 1-100 to 5e-3 (docs/GPU.md,
 #      "what a tolerance over 100 steps catches"); in deterministic mode the same seed twice
@@ -127,7 +127,7 @@ sanitize_our_kernels() {
     if grep -q -- "$option " <<<"$help"; then filter=("$option" kns=ensemble); break; fi
   done
   echo "compute-sanitizer $("$sanitizer" --version 2>&1 | grep -o '[0-9][0-9.]*' | head -1); kernels: ${filter[*]:-all}"
-  # Then the mma.sync forward (cp.async's stages in flight: a race there is what racecheck sees).
+  # Then the mma.sync kernels (cp.async's stages in flight: a race there is what racecheck sees).
   for tool in memcheck racecheck synccheck memcheck:ours-mma-sync racecheck:ours-mma-sync; do
     local kernels="${tool#*:}" log="$work/sanitizer-${tool/:/-}.log" status
     [ "$kernels" = "$tool" ] && kernels=ours
@@ -148,12 +148,12 @@ layer_timing=build-cuda/bench/ensemble-lab-layer-timing
 [ -x "$layer_timing" ] || cmake --build build-cuda --target ensemble-lab-layer-timing >"$work/layer-timing-build.log" 2>&1
 step "1d. The two convolution layers alone, ours against LibTorch's, forward + backward (medians; no verdict)" \
   "$layer_timing" --device cuda:0
-# The mma.sync forward (GroupedConvMmaSyncKernels.cuh; off by default until this step has timed
-# it): fp32 as three TF32 products of split operands must meet fp32's tolerances, then its
-# layer timing beside 1d's (the "ours" column: fp32 and TF32 forward and input gradient on it).
-step "1f. The kernel check with the forward on mma.sync (ENSEMBLELAB_STACKED_CONV=ours-mma-sync)" \
+# The mma.sync kernels (GroupedConvMmaSyncKernels.cuh; off by default until this step has timed
+# them): fp32 as three TF32 products of split operands must meet fp32's tolerances, then their
+# layer timing beside 1d's (the "ours" column: the grouped convolution's three passes on them).
+step "1f. The kernel check with the grouped convolution on mma.sync (ENSEMBLELAB_STACKED_CONV=ours-mma-sync)" \
   env ENSEMBLELAB_STACKED_CONV=ours-mma-sync "$kernel_check" --device cuda:0
-step "1g. 1d's layer timing with the forward on mma.sync (medians; no verdict)" \
+step "1g. 1d's layer timing with the grouped convolution on mma.sync (medians; no verdict)" \
   env ENSEMBLELAB_STACKED_CONV=ours-mma-sync "$layer_timing" --device cuda:0 --precisions fp32,tf32
 gpus="$("$python" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null | tail -1)"
 gpus="${gpus:-0}"

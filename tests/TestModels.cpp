@@ -377,7 +377,7 @@ class TestModels final : public QObject {
 
   // ENSEMBLELAB_STACKED_CONV: unset, our grouped convolution in fp32 only (where an H200
   // measured it faster than cuDNN's; on tensor cores it was slower); "ours" and "cudnn" for
-  // every arithmetic, "ours-mma-sync" ours with the fp32 and TF32 forward on mma.sync; anything
+  // every arithmetic, "ours-mma-sync" ours with fp32 and TF32 on the mma.sync kernels; anything
   // else refused in a sentence naming the values.
   void groupedConvKernelsFollowTheMeasurementUnlessAsked() {
     const char* name = environment::kStackedConv;
@@ -393,9 +393,9 @@ class TestModels final : public QObject {
     QCOMPARE(groupedConvKernelsAsked(), GroupedConvKernels::Ours);
     QCOMPARE(chosen(GroupedConvKernels::Ours), (QList<bool>{true, true, true}));
     const auto onMmaSync = [](GroupedConvKernels asked) {
-      return QList<bool>{groupedConvForwardOnMmaSync(GroupedConvArithmetic::Float32, asked),
-                         groupedConvForwardOnMmaSync(GroupedConvArithmetic::TensorFloat32, asked),
-                         groupedConvForwardOnMmaSync(GroupedConvArithmetic::BFloat16, asked)};
+      return QList<bool>{groupedConvOnMmaSync(GroupedConvArithmetic::Float32, asked),
+                         groupedConvOnMmaSync(GroupedConvArithmetic::TensorFloat32, asked),
+                         groupedConvOnMmaSync(GroupedConvArithmetic::BFloat16, asked)};
     };
     QCOMPARE(onMmaSync(GroupedConvKernels::Ours), (QList<bool>{false, false, false}));
     ::setenv(name, "ours-mma-sync", 1);

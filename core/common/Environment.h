@@ -24,7 +24,7 @@ inline constexpr char kGpuFirstLayer[] = "ENSEMBLELAB_GPU_FIRST_LAYER";
 /// Whose kernels run the stacked CNN's second convolution on a GPU (core/models/GroupedConv.h):
 /// unset, ours in fp32 and cuDNN's in TF32 and bf16, as an H200 measured them
 /// (bench/gpu_layers_ab.sh); "ours" or "cudnn" for every precision; "ours-mma-sync" ours, with
-/// the fp32 and TF32 forward and input gradient on the mma.sync kernels (an experiment).
+/// fp32 and TF32 on the mma.sync kernels (an experiment).
 inline constexpr char kStackedConv[] = "ENSEMBLELAB_STACKED_CONV";
 /// "channels-last": the stacked CNN's activations and filters are channels-last on a GPU
 /// (default NCHW); an experiment measured by bench/gpu_layers_ab.sh.

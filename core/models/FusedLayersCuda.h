@@ -34,7 +34,7 @@ void convReluPoolBackwardOnCuda(const torch::Tensor& images, const torch::Tensor
 /// out = conv2d(in, weight, bias, padding 1, groups), contiguous NCHW on one GPU: `in`,
 /// `weight` and `out` float, or bfloat16 for GroupedConvArithmetic::BFloat16; `bias` float, or
 /// undefined (none). `onMmaSync` (fp32 and TF32 only): the mma.sync kernels
-/// (groupedConvForwardOnMmaSync).
+/// (groupedConvOnMmaSync).
 void groupedConvForwardOnCuda(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
                               torch::Tensor& out, int64_t groups, GroupedConvArithmetic arithmetic, bool onMmaSync);
 /// The weight's gradient (float, contiguous, shaped as the weight) of that convolution for

@@ -69,7 +69,7 @@ class GroupedConv3x3Function final : public torch::autograd::Function<GroupedCon
 
  private:
   static bool onMmaSync(GroupedConvArithmetic arithmetic) {
-    return groupedConvForwardOnMmaSync(arithmetic, kernelsAsked());
+    return groupedConvOnMmaSync(arithmetic, kernelsAsked());
   }
   static torch::ScalarType operandType(int64_t arithmetic) {
     return GroupedConvArithmetic(arithmetic) == GroupedConvArithmetic::BFloat16 ? torch::kBFloat16 : torch::kFloat32;
@@ -125,7 +125,7 @@ bool ourGroupedConvChosenFor(GroupedConvArithmetic arithmetic, GroupedConvKernel
   return false;
 }
 
-bool groupedConvForwardOnMmaSync(GroupedConvArithmetic arithmetic, GroupedConvKernels asked) {
+bool groupedConvOnMmaSync(GroupedConvArithmetic arithmetic, GroupedConvKernels asked) {
   return asked == GroupedConvKernels::OursOnMmaSync && arithmetic != GroupedConvArithmetic::BFloat16;
 }
 

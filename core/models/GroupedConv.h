@@ -6,9 +6,9 @@
 // TF32 (--precision tf32) and bf16 autocast (GroupedConvMmaKernels.cuh). By default ours run in
 // fp32 and cuDNN's in TF32 and bf16, the faster of the two in each as an H200 measured them
 // (bench/gpu_layers_ab.sh, docs/GPU.md); ENSEMBLELAB_STACKED_CONV=ours or =cudnn picks one for
-// every precision, and =ours-mma-sync runs ours with the forward and the input's gradient in fp32
-// and TF32 on the mma.sync kernels (GroupedConvMmaSyncKernels.cuh: fp32 as three TF32 products
-// of split operands), not yet timed on a GPU. Anywhere else this is LibTorch's conv2d.
+// every precision, and =ours-mma-sync runs ours with fp32 and TF32 on the mma.sync kernels
+// (GroupedConvMmaSyncKernels.cuh: fp32 as three TF32 products of split operands), not yet timed
+// on a GPU. Anywhere else this is LibTorch's conv2d.
 #include <torch/types.h>
 
 namespace ensemble {
@@ -30,9 +30,9 @@ GroupedConvKernels groupedConvKernelsAsked();
 /// cores ours ran 0.79-0.84x cuDNN's).
 bool ourGroupedConvChosenFor(GroupedConvArithmetic arithmetic, GroupedConvKernels asked);
 
-/// Whether our forward (and input gradient) of `arithmetic` runs on the mma.sync kernels when
-/// `asked` says so: OursOnMmaSync, in fp32 (three TF32 products) and TF32 (one).
-bool groupedConvForwardOnMmaSync(GroupedConvArithmetic arithmetic, GroupedConvKernels asked);
+/// Whether our kernels of `arithmetic` are the mma.sync ones when `asked` says so:
+/// OursOnMmaSync, in fp32 (three TF32 products) and TF32 (one).
+bool groupedConvOnMmaSync(GroupedConvArithmetic arithmetic, GroupedConvKernels asked);
 
 /// Whether groupedConv3x3 runs our kernels for these operands: chosen, a CUDA build, NCHW
 /// tensors on one GPU, a float 3x3 filter bank, and a float input (bf16 or float under bf16
