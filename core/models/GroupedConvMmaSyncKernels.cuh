@@ -80,6 +80,61 @@ __device__ __forceinline__ Split<Products> splitOf(float x) {
   return split;
 }
 
+/// A lane's place in its warp's fragments (core/models/WarpMma.cuh): g = lane / 4, t = lane % 4.
+struct Lane {
+  int g, t;
+};
+
+/// A's fragment of mma.m16n8k8, split: rows firstRow + (0..15), depths firstDepth + (0..7) of a
+/// tile stored [depth][row], `rowsPerDepth` floats a depth.
+template <int Products>
+struct FragmentA {
+  std::uint32_t big[4], small[4];
+};
+template <int Products>
+__device__ __forceinline__ FragmentA<Products> fragmentA(const float* tile, int rowsPerDepth, int firstRow,
+                                                         int firstDepth, Lane lane) {
+  FragmentA<Products> fragment;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const int row = firstRow + lane.g + 8 * (r % 2), depth = firstDepth + lane.t + 4 * (r / 2);
+    const Split<Products> split = splitOf<Products>(tile[depth * rowsPerDepth + row]);
+    fragment.big[r] = split.big;
+    fragment.small[r] = split.small;
+  }
+  return fragment;
+}
+
+/// B's fragment, split: columns firstColumn + (0..7), depths firstDepth + (0..7) of a tile stored
+/// [depth][column].
+template <int Products>
+struct FragmentB {
+  std::uint32_t big[2], small[2];
+};
+template <int Products>
+__device__ __forceinline__ FragmentB<Products> fragmentB(const float* tile, int columnsPerDepth, int firstColumn,
+                                                         int firstDepth, Lane lane) {
+  FragmentB<Products> fragment;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const Split<Products> split =
+        splitOf<Products>(tile[(firstDepth + lane.t + 4 * r) * columnsPerDepth + firstColumn + lane.g]);
+    fragment.big[r] = split.big;
+    fragment.small[r] = split.small;
+  }
+  return fragment;
+}
+
+/// d += a b: the small terms first (they are the ones float rounding would lose), then big x big.
+template <int Products>
+__device__ __forceinline__ void multiplyAdd(float (&d)[4], const FragmentA<Products>& a, const FragmentB<Products>& b) {
+  if constexpr (Products == 3) {
+    warp_mma::mmaTf32(d, a.small, b.big);
+    warp_mma::mmaTf32(d, a.big, b.small);
+  }
+  warp_mma::mmaTf32(d, a.big, b.big);
+}
+
 /// Both kernels' main loop over kBuffers buffers: stage s + 2's copies are queued while stage s
 /// is multiplied. One barrier a stage: after it every thread has finished stage s - 1, whose
 /// buffer stage s + 2 refills. `copy(stage)` is called for each stage in order.
@@ -182,8 +237,9 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
 
   // Each warp makes 32 pixels (two tiles of 16) x 8 ChannelTiles channels; its sums start at
   // their channel's bias. Lane (g, t) holds rows g and g + 8 of a tile, columns 2t and 2t + 1.
-  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-  const int g = lane / 4, t = lane % 4;
+  const int warp = int(threadIdx.x) / 32;
+  const Lane lane{int(threadIdx.x) % 32 / 4, int(threadIdx.x) % 4};
+  const int g = lane.g, t = lane.t;
   const int warpPixel = (warp % 4) * kWarpPixels, warpChannel = (warp / 4) * (8 * ChannelTiles);
   float sums[2][ChannelTiles][4];
 #pragma unroll
@@ -202,39 +258,20 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
     const float* weightStage = pixelStage + kPixelFloats;
 #pragma unroll
     for (int k = 0; k < kStage; k += 8) {
-      std::uint32_t pixelsBig[2][4], pixelsSmall[2][4];
+      FragmentA<Products> pixelFragments[2];
 #pragma unroll
       for (int i = 0; i < 2; ++i) {
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int row = warpPixel + 16 * i + g + 8 * (r % 2), depth = k + t + 4 * (r / 2);
-          const Split<Products> split = splitOf<Products>(pixelStage[depth * kPixelRow + row]);
-          pixelsBig[i][r] = split.big;
-          pixelsSmall[i][r] = split.small;
-        }
+        pixelFragments[i] = fragmentA<Products>(pixelStage, kPixelRow, warpPixel + 16 * i, k, lane);
       }
 #pragma unroll
       for (int j = 0; j < ChannelTiles; ++j) {
-        std::uint32_t weightsBig[2], weightsSmall[2];
+        const FragmentB<Products> weightFragment =
+            fragmentB<Products>(weightStage, kChannelRow, warpChannel + 8 * j, k, lane);
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const Split<Products> split =
-              splitOf<Products>(weightStage[(k + t + 4 * r) * kChannelRow + warpChannel + 8 * j + g]);
-          weightsBig[r] = split.big;
-          weightsSmall[r] = split.small;
-        }
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-          if constexpr (Products == 3) {  // the small terms first: they are the ones float rounding would lose
-            warp_mma::mmaTf32(sums[i][j], pixelsSmall[i], weightsBig);
-            warp_mma::mmaTf32(sums[i][j], pixelsBig[i], weightsSmall);
-          }
-          warp_mma::mmaTf32(sums[i][j], pixelsBig[i], weightsBig);
-        }
+        for (int i = 0; i < 2; ++i) multiplyAdd(sums[i][j], pixelFragments[i], weightFragment);
       }
     }
   };
-
   runCopiedStages((taps + kStage - 1) / kStage, copyStage, multiplyStage);
 
 #pragma unroll
@@ -318,8 +355,9 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
     }
   };
 
-  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-  const int g = lane / 4, t = lane % 4;
+  const int warp = int(threadIdx.x) / 32;
+  const Lane lane{int(threadIdx.x) % 32 / 4, int(threadIdx.x) % 4};
+  const int g = lane.g, t = lane.t;
   const int warpChannel = (warp % 2) * 32, warpTap = (warp / 2) * 24;
   float sums[2][3][4] = {};
   const auto multiplyStage = [&](Index stage) {
@@ -327,34 +365,16 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
     const float* tapStage = gradStage + kGradFloats;
 #pragma unroll
     for (int k = 0; k < kStage; k += 8) {
-      std::uint32_t gradsBig[2][4], gradsSmall[2][4];
+      FragmentA<Products> gradFragments[2];
 #pragma unroll
       for (int i = 0; i < 2; ++i) {
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int row = warpChannel + 16 * i + g + 8 * (r % 2), depth = k + t + 4 * (r / 2);
-          const Split<Products> split = splitOf<Products>(gradStage[depth * kChannelRow + row]);
-          gradsBig[i][r] = split.big;
-          gradsSmall[i][r] = split.small;
-        }
+        gradFragments[i] = fragmentA<Products>(gradStage, kChannelRow, warpChannel + 16 * i, k, lane);
       }
 #pragma unroll
       for (int j = 0; j < 3; ++j) {
-        std::uint32_t tapsBig[2], tapsSmall[2];
+        const FragmentB<Products> tapFragment = fragmentB<Products>(tapStage, kTapRow, warpTap + 8 * j, k, lane);
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const Split<Products> split = splitOf<Products>(tapStage[(k + t + 4 * r) * kTapRow + warpTap + 8 * j + g]);
-          tapsBig[r] = split.big;
-          tapsSmall[r] = split.small;
-        }
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-          if constexpr (Products == 3) {
-            warp_mma::mmaTf32(sums[i][j], gradsSmall[i], tapsBig);
-            warp_mma::mmaTf32(sums[i][j], gradsBig[i], tapsSmall);
-          }
-          warp_mma::mmaTf32(sums[i][j], gradsBig[i], tapsBig);
-        }
+        for (int i = 0; i < 2; ++i) multiplyAdd(sums[i][j], gradFragments[i], tapFragment);
       }
     }
   };
