@@ -135,6 +135,43 @@ std::pair<torch::Tensor, torch::Tensor> reluPoolOnCpu(const torch::Tensor& input
   return {output, gradInput};
 }
 
+/// A grouped convolution's sizes, from a test's data row (addGroupedCaseColumns' columns).
+struct GroupedCase {
+  int images, groups, inChannels, outChannels, height, width;
+};
+
+void addGroupedCaseColumns() {
+  for (const char* column : {"images", "groups", "inChannels", "outChannels", "height", "width"}) {
+    QTest::addColumn<int>(column);
+  }
+}
+
+GroupedCase fetchGroupedCase() {
+  QFETCH(int, images);
+  QFETCH(int, groups);
+  QFETCH(int, inChannels);
+  QFETCH(int, outChannels);
+  QFETCH(int, height);
+  QFETCH(int, width);
+  return {images, groups, inChannels, outChannels, height, width};
+}
+
+/// Random operands for it, the same for every test (seed 8): input, filters (scaled to keep
+/// the sums near 1), bias, and the output's gradient.
+struct GroupedOperands {
+  torch::Tensor in, weight, bias, gradOut;
+};
+
+GroupedOperands randomGroupedOperands(const GroupedCase& c) {
+  torch::manual_seed(8);
+  GroupedOperands operands;
+  operands.in = torch::randn({c.images, c.groups * c.inChannels, c.height, c.width});
+  operands.weight = torch::randn({c.groups * c.outChannels, c.inChannels, 3, 3}) * 0.2;
+  operands.bias = torch::randn({c.groups * c.outChannels});
+  operands.gradOut = torch::randn({c.images, c.groups * c.outChannels, c.height, c.width});
+  return operands;
+}
+
 kernels::GroupedConvShape groupedShapeOf(const torch::Tensor& in, int64_t groups, int64_t outChannels) {
   return {in.size(0), groups, in.size(1) / groups, outChannels / groups, in.size(2), in.size(3)};
 }
@@ -381,12 +418,7 @@ class TestCudaKernelsOnCpu final : public QObject {
   }
 
   void groupedConvMatchesLibTorch_data() {
-    QTest::addColumn<int>("images");
-    QTest::addColumn<int>("groups");
-    QTest::addColumn<int>("inChannels");
-    QTest::addColumn<int>("outChannels");
-    QTest::addColumn<int>("height");
-    QTest::addColumn<int>("width");
+    addGroupedCaseColumns();
     QTest::newRow("the CNN's second layer, 2 members, 12 images 14x14: 2 chunks of pixels, 10 pixel tiles")
         << 12 << 2 << 32 << 64 << 14 << 14;
     QTest::newRow("70 channels (two tiles, the second of 6), 5 inputs (45 taps), 3 groups, odd 9x7")
@@ -395,17 +427,9 @@ class TestCudaKernelsOnCpu final : public QObject {
     QTest::newRow("one group, 2x3") << 2 << 1 << 3 << 4 << 2 << 3;
   }
   void groupedConvMatchesLibTorch() {
-    QFETCH(int, images);
-    QFETCH(int, groups);
-    QFETCH(int, inChannels);
-    QFETCH(int, outChannels);
-    QFETCH(int, height);
-    QFETCH(int, width);
-    torch::manual_seed(8);
-    const torch::Tensor in = torch::randn({images, groups * inChannels, height, width});
-    const torch::Tensor weight = torch::randn({groups * outChannels, inChannels, 3, 3}) * 0.2;
-    const torch::Tensor bias = torch::randn({groups * outChannels});
-    const torch::Tensor gradOut = torch::randn({images, groups * outChannels, height, width});
+    const GroupedCase shape = fetchGroupedCase();
+    const int64_t groups = shape.groups;
+    const auto [in, weight, bias, gradOut] = randomGroupedOperands(shape);
     const GroupedReference reference = groupedReferenceOf(in, weight, bias, gradOut, groups);
 
     QVERIFY(closeRelative(groupedForwardOnCpu(in, weight, bias, groups), reference.out, 1e-6));
@@ -418,12 +442,7 @@ class TestCudaKernelsOnCpu final : public QObject {
 
   void groupedConvOnTensorCoresMatchesLibTorch_data() {
     QTest::addColumn<bool>("bfloat16");
-    QTest::addColumn<int>("images");
-    QTest::addColumn<int>("groups");
-    QTest::addColumn<int>("inChannels");
-    QTest::addColumn<int>("outChannels");
-    QTest::addColumn<int>("height");
-    QTest::addColumn<int>("width");
+    addGroupedCaseColumns();
     for (const bool bfloat16 : {false, true}) {
       const char* type = bfloat16 ? "bf16" : "tf32";
       QTest::addRow("%s: the CNN's second layer, 1 member, 11 images 14x14 (2 chunks, 17 pixel tiles)", type)
@@ -442,20 +461,12 @@ class TestCudaKernelsOnCpu final : public QObject {
   // (bf16 outputs: to one rounding to bf16).
   void groupedConvOnTensorCoresMatchesLibTorch() {
     QFETCH(bool, bfloat16);
-    QFETCH(int, images);
-    QFETCH(int, groups);
-    QFETCH(int, inChannels);
-    QFETCH(int, outChannels);
-    QFETCH(int, height);
-    QFETCH(int, width);
-    torch::manual_seed(8);
+    const GroupedCase shape = fetchGroupedCase();
+    const int64_t groups = shape.groups;
     const auto operandsOf = [&](const torch::Tensor& values) {
       return bfloat16 ? values.to(torch::kBFloat16).to(torch::kFloat32) : roundedToTf32(values);
     };
-    const torch::Tensor in = torch::randn({images, groups * inChannels, height, width});
-    const torch::Tensor weight = torch::randn({groups * outChannels, inChannels, 3, 3}) * 0.2;
-    const torch::Tensor bias = torch::randn({groups * outChannels});
-    const torch::Tensor gradOut = torch::randn({images, groups * outChannels, height, width});
+    const auto [in, weight, bias, gradOut] = randomGroupedOperands(shape);
     QVERIFY(bfloat16 || !torch::equal(operandsOf(in), in));  // the kernels have rounding to do
     const GroupedReference reference =
         groupedReferenceOf(operandsOf(in), operandsOf(weight), bias, operandsOf(gradOut), groups);
@@ -483,12 +494,7 @@ class TestCudaKernelsOnCpu final : public QObject {
   }
 
   void groupedConvOnMmaSyncMatchesLibTorch_data() {
-    QTest::addColumn<int>("images");
-    QTest::addColumn<int>("groups");
-    QTest::addColumn<int>("inChannels");
-    QTest::addColumn<int>("outChannels");
-    QTest::addColumn<int>("height");
-    QTest::addColumn<int>("width");
+    addGroupedCaseColumns();
     // Small: every lane of every warp meets the others at each product (WarpMmaOnCpu.h).
     QTest::newRow("the CNN's second layer, 1 member, 1 image 14x14: 2 pixel tiles, the second of 68")
         << 1 << 1 << 32 << 64 << 14 << 14;
@@ -505,23 +511,15 @@ class TestCudaKernelsOnCpu final : public QObject {
   // its indexing and rounding). The input's gradient is the forward kernel with 32 output
   // channels where the layer has 64 in (the narrow tile); the weight's has its own kernel.
   void groupedConvOnMmaSyncMatchesLibTorch() {
-    QFETCH(int, images);
-    QFETCH(int, groups);
-    QFETCH(int, inChannels);
-    QFETCH(int, outChannels);
-    QFETCH(int, height);
-    QFETCH(int, width);
-    torch::manual_seed(8);
-    torch::Tensor in = torch::randn({images, groups * inChannels, height, width});
+    const GroupedCase shape = fetchGroupedCase();
+    const int64_t groups = shape.groups;
+    auto [in, weight, bias, gradOut] = randomGroupedOperands(shape);
     // CUDA's NaN, all mantissa bits set: splitting it carries into the sign (WarpMma.cuh), and
     // the outputs that see it must still be NaN (closeRelative compares where NaN lies).
     const uint32_t nanBits = 0x7fffffffu;
     float nan;
     std::memcpy(&nan, &nanBits, sizeof nan);
-    in.index_put_({0, 0, height / 2, width / 2}, nan);
-    const torch::Tensor weight = torch::randn({groups * outChannels, inChannels, 3, 3}) * 0.2;
-    const torch::Tensor bias = torch::randn({groups * outChannels});
-    const torch::Tensor gradOut = torch::randn({images, groups * outChannels, height, width});
+    in.index_put_({0, 0, shape.height / 2, shape.width / 2}, nan);
     const torch::Tensor flipped = groupedConvInputGradientWeight(weight, groups);
     const GroupedReference exact = groupedReferenceOf(in, weight, bias, gradOut, groups);
 
