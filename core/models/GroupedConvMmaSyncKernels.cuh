@@ -135,6 +135,27 @@ __device__ __forceinline__ void multiplyAdd(float (&d)[4], const FragmentA<Produ
   warp_mma::mmaTf32(d, a.big, b.big);
 }
 
+/// One stage of a warp's products: sums[i][j] += A's rows firstRow + 16 i + (0..15) times B's
+/// columns firstColumn + 8 j + (0..7), over the stage's kStage depths (tiles stored as
+/// fragmentA and fragmentB read them).
+template <int Products, int Tiles>
+__device__ __forceinline__ void multiplyWarpStage(float (&sums)[2][Tiles][4], const float* aTile, int rowsPerDepth,
+                                                  int firstRow, const float* bTile, int columnsPerDepth,
+                                                  int firstColumn, Lane lane) {
+#pragma unroll
+  for (int k = 0; k < kStage; k += 8) {
+    FragmentA<Products> a[2];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) a[i] = fragmentA<Products>(aTile, rowsPerDepth, firstRow + 16 * i, k, lane);
+#pragma unroll
+    for (int j = 0; j < Tiles; ++j) {
+      const FragmentB<Products> b = fragmentB<Products>(bTile, columnsPerDepth, firstColumn + 8 * j, k, lane);
+#pragma unroll
+      for (int i = 0; i < 2; ++i) multiplyAdd(sums[i][j], a[i], b);
+    }
+  }
+}
+
 /// Both kernels' main loop over kBuffers buffers: stage s + 2's copies are queued while stage s
 /// is multiplied. One barrier a stage: after it every thread has finished stage s - 1, whose
 /// buffer stage s + 2 refills. `copy(stage)` is called for each stage in order.
@@ -255,22 +276,8 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
 
   const auto multiplyStage = [&](Index stage) {
     const float* pixelStage = shared + int(stage % kBuffers) * kBufferFloats;
-    const float* weightStage = pixelStage + kPixelFloats;
-#pragma unroll
-    for (int k = 0; k < kStage; k += 8) {
-      FragmentA<Products> pixelFragments[2];
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        pixelFragments[i] = fragmentA<Products>(pixelStage, kPixelRow, warpPixel + 16 * i, k, lane);
-      }
-#pragma unroll
-      for (int j = 0; j < ChannelTiles; ++j) {
-        const FragmentB<Products> weightFragment =
-            fragmentB<Products>(weightStage, kChannelRow, warpChannel + 8 * j, k, lane);
-#pragma unroll
-        for (int i = 0; i < 2; ++i) multiplyAdd(sums[i][j], pixelFragments[i], weightFragment);
-      }
-    }
+    multiplyWarpStage<Products>(sums, pixelStage, kPixelRow, warpPixel, pixelStage + kPixelFloats, kChannelRow,
+                                warpChannel, lane);
   };
   runCopiedStages((taps + kStage - 1) / kStage, copyStage, multiplyStage);
 
@@ -362,21 +369,8 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   float sums[2][3][4] = {};
   const auto multiplyStage = [&](Index stage) {
     const float* gradStage = shared + int(stage % kBuffers) * kBufferFloats;
-    const float* tapStage = gradStage + kGradFloats;
-#pragma unroll
-    for (int k = 0; k < kStage; k += 8) {
-      FragmentA<Products> gradFragments[2];
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        gradFragments[i] = fragmentA<Products>(gradStage, kChannelRow, warpChannel + 16 * i, k, lane);
-      }
-#pragma unroll
-      for (int j = 0; j < 3; ++j) {
-        const FragmentB<Products> tapFragment = fragmentB<Products>(tapStage, kTapRow, warpTap + 8 * j, k, lane);
-#pragma unroll
-        for (int i = 0; i < 2; ++i) multiplyAdd(sums[i][j], gradFragments[i], tapFragment);
-      }
-    }
+    multiplyWarpStage<Products>(sums, gradStage, kChannelRow, warpChannel, gradStage + kGradFloats, kTapRow, warpTap,
+                                lane);
   };
   runCopiedStages((block.chunkPixels + kStage - 1) / kStage, copyStage, multiplyStage);
 
