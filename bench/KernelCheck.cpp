@@ -318,8 +318,8 @@ int main(int argc, char** argv) {
       const std::string name = std::to_string(c.images) + " images, " + std::to_string(c.groups) + " groups of " +
                                std::to_string(c.inChannels) + " -> " + std::to_string(c.outChannels) + " channels, " +
                                std::to_string(c.height) + "x" + std::to_string(c.width);
-      record("grouped conv3x3 " + arithmetic + (onMmaSync ? " on mma.sync" : ""), name, [&] { return checkGroupedConv(c, device, arithmetic); }, passed,
-             failed);
+      const std::string what = "grouped conv3x3 " + arithmetic + (onMmaSync ? " on mma.sync" : "");
+      record(what, name, [&] { return checkGroupedConv(c, device, arithmetic); }, passed, failed);
     }
   }
   std::cout << nlohmann::json{{"device", device.str()}, {"passed", passed}, {"failed", failed}}.dump() << std::endl;

@@ -330,7 +330,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   // Ours, unless the caller asked for a form of them (ENSEMBLELAB_STACKED_CONV=ours-mma-sync:
-  // gpu-check's step 1f); the JSON says which.
+  // gpu-check's step 1g); the JSON says which.
   try {
     if (ensemble::groupedConvKernelsAsked() != ensemble::GroupedConvKernels::OursOnMmaSync) {
       ::setenv(ensemble::environment::kStackedConv, "ours", 1);
