@@ -125,14 +125,14 @@ __device__ __forceinline__ FragmentB<Products> fragmentB(const float* tile, int 
   return fragment;
 }
 
-/// d += a b: the small terms first (they are the ones float rounding would lose), then big x big.
+/// d += a b: three products of the split operands, or one of the rounded ones.
 template <int Products>
 __device__ __forceinline__ void multiplyAdd(float (&d)[4], const FragmentA<Products>& a, const FragmentB<Products>& b) {
   if constexpr (Products == 3) {
-    warp_mma::mmaTf32(d, a.small, b.big);
-    warp_mma::mmaTf32(d, a.big, b.small);
+    warp_mma::mmaTf32Split(d, a.big, a.small, b.big, b.small);
+  } else {
+    warp_mma::mmaTf32(d, a.big, b.big);
   }
-  warp_mma::mmaTf32(d, a.big, b.big);
 }
 
 /// One stage of a warp's products: sums[i][j] += A's rows firstRow + 16 i + (0..15) times B's

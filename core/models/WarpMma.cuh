@@ -68,6 +68,16 @@ __device__ __forceinline__ void mmaTf32(float (&d)[4], const std::uint32_t (&a)[
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+/// d += aSmall bBig + aBig bSmall + aBig bBig: a product of split operands as three, the small
+/// terms first (they are the ones float rounding would lose).
+__device__ __forceinline__ void mmaTf32Split(float (&d)[4], const std::uint32_t (&aBig)[4],
+                                             const std::uint32_t (&aSmall)[4], const std::uint32_t (&bBig)[2],
+                                             const std::uint32_t (&bSmall)[2]) {
+  mmaTf32(d, aSmall, bBig);
+  mmaTf32(d, aBig, bSmall);
+  mmaTf32(d, aBig, bBig);
+}
+
 /// *shared = read ? *global : 0, queued: it lands after the waitCopies that covers its group.
 /// `global` must point into a buffer even when nothing is read.
 __device__ __forceinline__ void copyAsync4(float* shared, const float* global, bool read) {
