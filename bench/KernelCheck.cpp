@@ -299,12 +299,11 @@ int main(int argc, char** argv) {
   // with ENSEMBLELAB_STACKED_CONV=ours-mma-sync.
   bool onMmaSync = false;
   try {
-    onMmaSync = ensemble::groupedConvKernelsAsked() == ensemble::GroupedConvKernels::OursOnMmaSync;
+    onMmaSync = ensemble::askForOurGroupedConvKernels() == ensemble::GroupedConvKernels::OursOnMmaSync;
   } catch (const std::exception& e) {
     std::cerr << "ensemble-lab-kernel-check: " << e.what() << "\n";
     return 2;
   }
-  if (!onMmaSync) ::setenv(ensemble::environment::kStackedConv, "ours", 1);
   const std::vector<GroupedCase> groupedCases = {{128, 8, 32, 64, 14, 14},
                                                  {128, 16, 32, 64, 14, 14},
                                                  {6, 2, 32, 64, 14, 14},

@@ -332,9 +332,7 @@ int main(int argc, char** argv) {
   // Ours, unless the caller asked for a form of them (ENSEMBLELAB_STACKED_CONV=ours-mma-sync:
   // gpu-check's step 1g); the JSON says which.
   try {
-    if (ensemble::groupedConvKernelsAsked() != ensemble::GroupedConvKernels::OursOnMmaSync) {
-      ::setenv(ensemble::environment::kStackedConv, "ours", 1);
-    }
+    ensemble::askForOurGroupedConvKernels();
   } catch (const std::exception& e) {
     std::cerr << "ensemble-lab-layer-timing: " << e.what() << "\n";
     return 2;

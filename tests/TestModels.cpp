@@ -403,6 +403,13 @@ class TestModels final : public QObject {
     QCOMPARE(chosen(GroupedConvKernels::OursOnMmaSync), (QList<bool>{true, true, true}));
     QCOMPARE(onMmaSync(GroupedConvKernels::OursOnMmaSync), (QList<bool>{true, true, false}));
     QCOMPARE(onMmaSync(GroupedConvKernels::Measured), (QList<bool>{false, false, false}));
+    // The bench tools' request keeps a form of ours and otherwise asks for ours.
+    QCOMPARE(askForOurGroupedConvKernels(), GroupedConvKernels::OursOnMmaSync);
+    QCOMPARE(QString(std::getenv(name)), QString("ours-mma-sync"));
+    ::unsetenv(name);
+    QCOMPARE(askForOurGroupedConvKernels(), GroupedConvKernels::Ours);
+    QCOMPARE(QString(std::getenv(name)), QString("ours"));
+    ::setenv(name, "ours-mma-sync", 1);
     ::setenv(name, "cudnn", 1);
     QCOMPARE(groupedConvKernelsAsked(), GroupedConvKernels::Cudnn);
     QCOMPARE(chosen(GroupedConvKernels::Cudnn), (QList<bool>{false, false, false}));

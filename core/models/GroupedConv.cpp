@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include <cstdlib>
 #include <optional>
 
 #include "core/common/AutocastState.h"
@@ -113,6 +114,12 @@ GroupedConvKernels groupedConvKernelsAsked() {
   if (asked == "ours") return GroupedConvKernels::Ours;
   if (asked == "ours-mma-sync") return GroupedConvKernels::OursOnMmaSync;
   return asked == "cudnn" ? GroupedConvKernels::Cudnn : GroupedConvKernels::Measured;
+}
+
+GroupedConvKernels askForOurGroupedConvKernels() {
+  if (groupedConvKernelsAsked() == GroupedConvKernels::OursOnMmaSync) return GroupedConvKernels::OursOnMmaSync;
+  ::setenv(environment::kStackedConv, "ours", 1);
+  return GroupedConvKernels::Ours;
 }
 
 bool ourGroupedConvChosenFor(GroupedConvArithmetic arithmetic, GroupedConvKernels asked) {

@@ -25,6 +25,11 @@ enum class GroupedConvKernels { Measured, Ours, OursOnMmaSync, Cudnn };
 /// a ConfigError.
 GroupedConvKernels groupedConvKernelsAsked();
 
+/// For the bench tools that measure our kernels: sets ENSEMBLELAB_STACKED_CONV=ours unless it
+/// already asks for a form of them (ours-mma-sync), before anything reads it; returns what it
+/// asks for now. A value it does not take is a ConfigError.
+GroupedConvKernels askForOurGroupedConvKernels();
+
 /// Whether our kernels run an operand set of `arithmetic` when `asked` says so: Measured
 /// takes ours in fp32 only (1.02-1.05x the step, 1.25-1.3x the evaluation, where on tensor
 /// cores ours ran 0.79-0.84x cuDNN's).

@@ -138,6 +138,28 @@ __device__ __forceinline__ Depth<Index> depthOf(Index depth, Index inChannels) {
   return {position, depth - position * inChannels};
 }
 
+/// Where a weight gradient's tap (a depth) is read for a pixel, from the pixel's first channel,
+/// and its kernel position (9 past the filter: no bit of insidePositions, never read). A
+/// thread's taps are the same in every stage, so the weight-gradient kernels find them once.
+template <typename Index>
+struct TapPlace {
+  Index offset;
+  unsigned position;
+};
+
+template <typename Index>
+__device__ __forceinline__ TapPlace<Index> tapPlaceOf(Index depth, Index inChannels, Index plane, Index width) {
+  const Depth<Index> at = depthOf(depth, inChannels);
+  if (at.position >= 9) return {Index(0), 9u};
+  return {at.channel * plane + positionOffset(at.position, width), unsigned(at.position)};
+}
+
+/// Whether a pixel whose window insidePositions gives as `insideMask` reads that tap.
+template <typename Index>
+__device__ __forceinline__ bool readsTap(unsigned insideMask, const TapPlace<Index>& tap) {
+  return (insideMask >> tap.position) & 1u;
+}
+
 /// Whether every stage of the fp32 forward is one kernel position: forwardKernel's WholeStages.
 inline bool wholeStagesFor(const GroupedConvShape& shape) { return shape.inChannels % kStageTaps == 0; }
 
@@ -314,15 +336,10 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kGradLoads = kStagePixels * kGradTileChannels / kThreads;  // 4
   constexpr int kTapLoads = kStagePixels * kGradTileTaps / kThreads;       // 6
   float stagedGrads[kGradLoads], stagedTaps[kTapLoads];
-  // The thread's taps are the same in every stage: where each reads from its pixel, and its
-  // kernel position (9 past the filter: nothing to read).
-  Index tapOffset[kTapLoads];
-  unsigned tapPosition[kTapLoads];
+  TapPlace<Index> tapPlaces[kTapLoads];
 #pragma unroll
   for (int r = 0; r < kTapLoads; ++r) {
-    const Depth<Index> depth = depthOf(block.firstDepth + row16 + 16 * r, inChannels);
-    tapPosition[r] = depth.position < 9 ? unsigned(depth.position) : 9u;
-    tapOffset[r] = depth.position < 9 ? depth.channel * plane + positionOffset(depth.position, width) : Index(0);
+    tapPlaces[r] = tapPlaceOf(block.firstDepth + row16 + 16 * r, inChannels, plane, width);
   }
   const auto loadStage = [&](Index stageStart) {
     const bool inside = stageStart + stagePixel < block.chunkPixels;
@@ -336,7 +353,7 @@ __global__ void __launch_bounds__(kThreads)
       stagedGrads[r] = inside && channel < outChannels ? grads[channel * plane] : 0.f;
     }
 #pragma unroll
-    for (int r = 0; r < kTapLoads; ++r) stagedTaps[r] = (insideMask >> tapPosition[r]) & 1u ? pixel[tapOffset[r]] : 0.f;
+    for (int r = 0; r < kTapLoads; ++r) stagedTaps[r] = readsTap(insideMask, tapPlaces[r]) ? pixel[tapPlaces[r].offset] : 0.f;
   };
   const auto storeStage = [&](int buffer) {
 #pragma unroll

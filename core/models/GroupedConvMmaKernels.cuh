@@ -282,16 +282,10 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   constexpr int kGradLoads = kGradTileChannels / kRowsPerPass, kTapLoads = kGradTileTaps / kRowsPerPass;
   const int stagePixel = int(threadIdx.x) % kStage, stageRow = int(threadIdx.x) / kStage;
   const Element zero = fromFloat<Element>(0.f);
-  // The thread's depths are the same in every stage: where each reads from its pixel, and its
-  // kernel position (9 past the filter: nothing to read).
-  Index depthOffset[kTapLoads];
-  unsigned depthPosition[kTapLoads];
+  grouped_conv::TapPlace<Index> tapPlaces[kTapLoads];
 #pragma unroll
   for (int r = 0; r < kTapLoads; ++r) {
-    const auto depth = grouped_conv::depthOf(block.firstDepth + stageRow + kRowsPerPass * r, inChannels);
-    depthPosition[r] = depth.position < 9 ? unsigned(depth.position) : 9u;
-    depthOffset[r] =
-        depth.position < 9 ? depth.channel * plane + grouped_conv::positionOffset(depth.position, width) : Index(0);
+    tapPlaces[r] = grouped_conv::tapPlaceOf(block.firstDepth + stageRow + kRowsPerPass * r, inChannels, plane, width);
   }
   Element stagedGrads[kGradLoads], stagedTaps[kTapLoads];
   const auto loadStage = [&](Index stageStart) {
@@ -307,7 +301,7 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
     }
 #pragma unroll
     for (int r = 0; r < kTapLoads; ++r) {
-      stagedTaps[r] = (insideMask >> depthPosition[r]) & 1u ? image[depthOffset[r]] : zero;
+      stagedTaps[r] = grouped_conv::readsTap(insideMask, tapPlaces[r]) ? image[tapPlaces[r].offset] : zero;
     }
   };
   const auto storeStage = [&](int buffer) {

@@ -329,14 +329,10 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   constexpr int kRowsPerPass = kThreads / kStage;
   constexpr int kGradCopies = kChannels / kRowsPerPass, kTapCopies = kTaps / kRowsPerPass;
   const int stagePixel = int(threadIdx.x) % kStage, stageRow = int(threadIdx.x) / kStage;
-  Index tapOffset[kTapCopies];
-  unsigned tapPosition[kTapCopies];
+  grouped_conv::TapPlace<Index> tapPlaces[kTapCopies];
 #pragma unroll
   for (int r = 0; r < kTapCopies; ++r) {
-    const auto depth = grouped_conv::depthOf(block.firstDepth + stageRow + kRowsPerPass * r, inChannels);
-    tapPosition[r] = depth.position < 9 ? unsigned(depth.position) : 9u;
-    tapOffset[r] =
-        depth.position < 9 ? depth.channel * plane + grouped_conv::positionOffset(depth.position, width) : Index(0);
+    tapPlaces[r] = grouped_conv::tapPlaceOf(block.firstDepth + stageRow + kRowsPerPass * r, inChannels, plane, width);
   }
   const auto copyStage = [&](Index stage) {
     float* gradStage = shared + int(stage % kBuffers) * kBufferFloats;
@@ -356,9 +352,9 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
     }
 #pragma unroll
     for (int r = 0; r < kTapCopies; ++r) {
-      const bool reads = (insideMask >> tapPosition[r]) & 1u;
+      const bool reads = grouped_conv::readsTap(insideMask, tapPlaces[r]);
       warp_mma::copyAsync4(tapStage + stagePixel * kTapRow + stageRow + kRowsPerPass * r,
-                           reads ? image + tapOffset[r] : in, reads);
+                           reads ? image + tapPlaces[r].offset : in, reads);
     }
   };
 
