@@ -14,6 +14,7 @@
 #include "core/common/Environment.h"
 #include "core/common/Error.h"
 #include "core/common/SeedSequence.h"
+#include "core/models/Bf16OnFloatKernels.h"
 #include "core/models/ChunkedLinear.h"
 #include "core/models/Classifier.h"
 #include "core/models/ConvReluPool.h"
@@ -21,6 +22,8 @@
 #include "core/models/ModelRegistry.h"
 #include "core/models/PanelWidth.h"
 #include "core/models/ReluAvgPool.h"
+#include "core/models/WinogradConv.h"
+#include "core/train/Precision.h"
 #include "core/train/Replica.h"
 #include "tests/AutogradChecks.h"
 #include "tests/CheckpointWeights.h"
@@ -335,6 +338,94 @@ class TestModels final : public QObject {
     QVERIFY(!convReluPoolFusesOnCpu(torch::rand({2, 1, 6, 6}), torch::randn({6, 1, 3, 3})));
     const torch::Tensor odd = convReluAvgPool2x2(torch::rand({2, 1, 6, 6}), torch::randn({6, 1, 3, 3}), torch::randn({6}));
     QCOMPARE(odd.sizes().vec(), (std::vector<int64_t>{2, 6, 3, 3}));
+  }
+
+  // bf16 autocast on the CPU runs our float kernels (Bf16OnFloatKernels.h): operands rounded
+  // to bfloat16, products summed in float, the output and the weight's gradient rounded to
+  // bfloat16. The reference: the unfused ops in double on the rounded operands, rounded once.
+  void bf16AutocastOnTheCpuRunsOurKernelsOnRoundedOperands_data() {
+    QTest::addColumn<QString>("layer");
+    QTest::addColumn<QString>("function");  // the autograd node our kernels leave in the graph
+    QTest::newRow("the first layer, fused") << "first" << "ConvReluPoolFunction";
+    QTest::newRow("the second conv with ReLU and pool (Winograd)") << "second" << "WinogradConvReluPoolFunction";
+    QTest::newRow("a same-padded conv (Winograd)") << "conv" << "WinogradConvFunction";
+    QTest::newRow("the dense layer, chunked") << "dense" << "ChunkedLinearFunction";
+    // LibTorch's float ops under these: the same graph nodes as its bf16 ones, so numbers only.
+    QTest::newRow("a conv module of stride 2 (ResNet-18's)") << "module conv" << "";
+    QTest::newRow("a linear module (LeNet's)") << "module linear" << "";
+    QTest::newRow("two stacked members' second conv (groups)") << "grouped" << "";
+  }
+  void bf16AutocastOnTheCpuRunsOurKernelsOnRoundedOperands() {
+    QFETCH(QString, layer);
+    QFETCH(QString, function);
+    namespace F = torch::nn::functional;
+    torch::manual_seed(11);
+    torch::Tensor input, weight;
+    if (layer == "first") {
+      input = torch::rand({5, 1, 9, 7});
+      weight = torch::randn({32, 1, 3, 3}) * 0.5;
+    } else if (layer == "dense" || layer == "module linear") {
+      input = torch::randn({6, 200});
+      weight = torch::randn({40, 200}) * 0.1;
+    } else {
+      input = torch::randn({3, 32, 8, 6});
+      weight = torch::randn({64, layer == "grouped" ? 16 : 32, 3, 3}) * 0.1;
+    }
+    weight.requires_grad_(true);
+    const torch::Tensor bias = (torch::randn({weight.size(0)}) * 0.1).requires_grad_(true);
+    torch::nn::Conv2d convModule(torch::nn::Conv2dOptions(32, 64, 3).padding(1).stride(2));
+    torch::nn::Linear linearModule(200, 40);
+    const auto run = [&](const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
+      if (layer == "module conv") {  // the module's members, what applied() reads, are the test's
+        convModule->weight = w, convModule->bias = b;
+        return applied(*convModule, x);
+      }
+      if (layer == "module linear") {
+        linearModule->weight = w, linearModule->bias = b;
+        return applied(*linearModule, x);
+      }
+      if (layer == "grouped") return groupedConv3x3(x, w, b, 2);
+      if (layer == "first") return convReluAvgPool2x2(x, w, b);
+      if (layer == "second") return conv3x3ReluAvgPool2x2(x, w, b);
+      if (layer == "conv") return conv3x3SamePadded(x, w, b);
+      return chunkedLinear(x, w, b);
+    };
+    const auto unfused = [&](const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
+      if (layer == "dense" || layer == "module linear") return torch::linear(x, w, b);
+      const int64_t stride = layer == "module conv" ? 2 : 1, groups = layer == "grouped" ? 2 : 1;
+      const torch::Tensor conv =
+          F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).padding(1).stride(stride).groups(groups));
+      return layer == "first" || layer == "second" ? torch::avg_pool2d(torch::relu(conv), 2) : conv;
+    };
+    const auto rounded = [](const torch::Tensor& t) { return t.detach().to(torch::kBFloat16).to(torch::kFloat64); };
+
+    torch::Tensor output;
+    {
+      const AutocastScope autocast(Precision::Bf16, false);
+      output = run(input, weight, bias);
+      if (!function.isEmpty()) QVERIFY(testing::graphHas(output, function.toStdString()));  // not LibTorch's bf16 loops
+    }
+    QCOMPARE(output.scalar_type(), torch::kBFloat16);  // what autocast's conv2d and linear give
+    const torch::Tensor gradOutput = torch::randn(output.sizes());
+    output.to(torch::kFloat32).backward(gradOutput);
+
+    const torch::Tensor w64 = rounded(weight).requires_grad_(true);
+    const torch::Tensor expected = unfused(rounded(input), w64, rounded(bias));
+    expected.backward(rounded(gradOutput));
+    // Float sums against double ones: a rounding to bfloat16 may fall the other way where the
+    // sum lies at a tie's edge, one bf16 step (2^-7 of its power of two) at most.
+    const auto agrees = [](const torch::Tensor& ours, const torch::Tensor& reference, const char* what) {
+      const torch::Tensor exact = reference.to(torch::kBFloat16).to(torch::kFloat64);
+      const torch::Tensor theirs = ours.to(torch::kFloat64);
+      const double same = theirs.eq(exact).to(torch::kFloat64).mean().item<double>();
+      const double worst = ((theirs - exact).abs() / exact.abs().clamp_min(1e-30)).max().item<double>();
+      const bool ok = same >= 0.98 && worst <= std::ldexp(1.0, -7) + 1e-12;
+      if (!ok) qWarning("%s: %.4f of the values as the reference's, worst %.3g relative", what, same, worst);
+      return ok;
+    };
+    QVERIFY(agrees(output, expected, "output"));
+    QCOMPARE(weight.grad().scalar_type(), torch::kFloat32);  // the weights stay float32
+    QVERIFY(agrees(weight.grad(), w64.grad(), "weight gradient"));
   }
 
   void theCnnTrainsThroughTheFusedFirstLayerOnTheCpu() {

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "core/common/AutocastState.h"
+#include "core/models/Bf16OnFloatKernels.h"
 #include "core/models/DenseLoops.h"
 #include "core/models/PanelWidth.h"
 
@@ -84,6 +85,7 @@ bool chunkedLinearSplits(const torch::Tensor& input, const torch::Tensor& weight
 }
 
 torch::Tensor chunkedLinear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias) {
+  if (bf16AutocastOnCpu(input)) return asBf16OnFloatKernels(chunkedLinear, input, weight, bias);
   if (chunkedLinearSplits(input, weight) && bias.defined() && bias.scalar_type() == torch::kFloat32 &&
       bias.dim() == 1 && bias.size(0) == weight.size(0)) {
     return ChunkedLinearFunction::apply(input, weight, bias);

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "core/common/Error.h"
+#include "core/models/Bf16OnFloatKernels.h"
 #include "core/models/ChannelsLastWeight.h"
 #include "core/models/ChunkedLinear.h"
 #include "core/models/ConvReluPool.h"
@@ -43,8 +44,9 @@ CnnImpl::CnnImpl(const ModelInput& input) {
 
 torch::Tensor CnnImpl::forward(torch::Tensor x) {
   // The first layer (stride 1, padding 1) is fused where ConvReluPool.h can: the CPU's
-  // loops (channels-last), the GPU's kernels (in the weight's layout, as conv2d would be).
-  if (convReluPoolFusesOnCpu(x, m_conv1->weight)) {
+  // loops (channels-last; under bf16 autocast too, Bf16OnFloatKernels.h), the GPU's kernels (in
+  // the weight's layout, as conv2d would be).
+  if (convReluPoolFusesOnCpu(x, m_conv1->weight) || bf16AutocastOnCpu(x)) {
     x = convReluAvgPool2x2(x, m_conv1->weight, m_conv1->bias);
   } else if (convolvesChannelsLast(x)) {
     x = convReluAvgPool2x2(x, channelsLastCopy(m_conv1->weight), m_conv1->bias);
@@ -57,7 +59,7 @@ torch::Tensor CnnImpl::forward(torch::Tensor x) {
   // The first dense layer is the step's largest matrix product: chunked over the cores
   // (ChunkedLinear.h); the second (256 x 10) is too small to gain.
   x = torch::relu(chunkedLinear(x.flatten(1), m_dense1->weight, m_dense1->bias));
-  return m_dense2(x);
+  return applied(*m_dense2, x);
 }
 
 }  // namespace ensemble

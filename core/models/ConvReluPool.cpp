@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "core/common/AutocastState.h"
+#include "core/models/Bf16OnFloatKernels.h"
 #include "core/common/Environment.h"
 #include "core/models/ConvReluPoolLoops.h"
 #include "core/models/OrderedChunkSum.h"
@@ -177,6 +178,7 @@ bool convReluPoolFusesOnCpu(const torch::Tensor& images, const torch::Tensor& we
 
 torch::Tensor convReluAvgPool2x2(const torch::Tensor& images, const torch::Tensor& weight,
                                  const torch::Tensor& bias) {
+  if (bf16AutocastOnCpu(images)) return asBf16OnFloatKernels(convReluAvgPool2x2, images, weight, bias);
   if (convReluPoolFusesOnCpu(images, weight) && bias.defined() &&
       bias.scalar_type() == torch::kFloat32) {
     return ConvReluPoolFunction::apply(images, weight, bias);

@@ -12,6 +12,7 @@
 
 #include "core/common/AutocastState.h"
 #include "core/common/Environment.h"
+#include "core/models/Bf16OnFloatKernels.h"
 
 namespace ensemble {
 namespace {
@@ -148,6 +149,12 @@ bool groupedConvRunsOurKernels(const torch::Tensor& input, const torch::Tensor& 
 
 torch::Tensor groupedConv3x3(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias,
                              int64_t groups) {
+  if (bf16AutocastOnCpu(input)) {
+    const auto convolve = [groups](const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
+      return groupedConv3x3(x, w, b, groups);
+    };
+    return asBf16OnFloatKernels(convolve, input, weight, bias);
+  }
 #if ENSEMBLELAB_WITH_CUDA_KERNELS
   if (const auto arithmetic = ourArithmeticFor(input, weight, bias, groups)) {
     return GroupedConv3x3Function::apply(input, weight, bias, groups, int64_t(*arithmetic));

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "core/common/Error.h"
+#include "core/models/Bf16OnFloatKernels.h"
 
 namespace ensemble {
 namespace F = torch::nn::functional;
@@ -25,11 +26,11 @@ LeNetImpl::LeNetImpl(const ModelInput& input) {
 }
 
 torch::Tensor LeNetImpl::forward(torch::Tensor x) {
-  x = F::avg_pool2d(torch::relu(m_conv1(x)), F::AvgPool2dFuncOptions(2));
-  x = F::avg_pool2d(torch::relu(m_conv2(x)), F::AvgPool2dFuncOptions(2));
-  x = torch::relu(m_fc1(x.flatten(1)));
-  x = torch::relu(m_fc2(x));
-  return m_fc3(x);
+  x = F::avg_pool2d(torch::relu(applied(*m_conv1, x)), F::AvgPool2dFuncOptions(2));
+  x = F::avg_pool2d(torch::relu(applied(*m_conv2, x)), F::AvgPool2dFuncOptions(2));
+  x = torch::relu(applied(*m_fc1, x.flatten(1)));
+  x = torch::relu(applied(*m_fc2, x));
+  return applied(*m_fc3, x);
 }
 
 }  // namespace ensemble

@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include "core/models/Bf16OnFloatKernels.h"
+
 namespace ensemble {
 
 ResidualImpl::ResidualImpl(int64_t inChannels, int64_t outChannels, int64_t stride) {
@@ -20,9 +22,9 @@ ResidualImpl::ResidualImpl(int64_t inChannels, int64_t outChannels, int64_t stri
 }
 
 torch::Tensor ResidualImpl::forward(torch::Tensor x) {
-  torch::Tensor y = torch::relu(m_bn1(m_conv1(x)));
-  y = m_bn2(m_conv2(y));
-  return torch::relu(y + (m_shortcut ? m_shortcut(x) : x));
+  torch::Tensor y = torch::relu(m_bn1(applied(*m_conv1, x)));
+  y = m_bn2(applied(*m_conv2, y));
+  return torch::relu(y + (m_shortcut ? applied(*m_shortcut, x) : x));
 }
 
 ResNet18Impl::ResNet18Impl(const ModelInput& input) {
@@ -43,7 +45,13 @@ ResNet18Impl::ResNet18Impl(const ModelInput& input) {
 }
 
 torch::Tensor ResNet18Impl::forward(torch::Tensor images) {
-  return m_fc(m_body->forward(images).flatten(1));
+  // Layer by layer, so that the first convolution is applied() too (Bf16OnFloatKernels.h).
+  torch::Tensor x = images;
+  for (auto& layer : *m_body) {
+    auto* conv = layer.ptr()->as<torch::nn::Conv2d>();
+    x = conv ? applied(*conv, x) : layer.forward(x);
+  }
+  return applied(*m_fc, x.flatten(1));
 }
 
 }  // namespace ensemble

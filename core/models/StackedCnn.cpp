@@ -7,6 +7,7 @@
 
 #include "core/common/Environment.h"
 #include "core/common/Error.h"
+#include "core/models/Bf16OnFloatKernels.h"
 #include "core/models/ChannelsLastWeight.h"
 #include "core/models/Classifier.h"
 #include "core/models/ConvReluPool.h"
@@ -29,6 +30,14 @@ bool stacksChannelsLast(const torch::Tensor& images) {
   return channelsLast;
 }
 
+/// bias + x weight^T for every member at once: x [M, B, in], weight [M, out, in], bias [M, out].
+torch::Tensor stackedDense(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+  const auto dense = [](const torch::Tensor& in, const torch::Tensor& w, const torch::Tensor& b) {
+    return torch::baddbmm(b.unsqueeze(1), in, w.transpose(1, 2));
+  };
+  return bf16AutocastOnCpu(x) ? asBf16OnFloatKernels(dense, x, weight, bias) : dense(x, weight, bias);
+}
+
 /// The CNN (core/models/Cnn.cpp) for `members` members at once, from their stacked parameters.
 torch::Tensor stackedForward(const std::vector<torch::Tensor>& stacks, int64_t members, const torch::Tensor& images) {
   const bool channelsLast = stacksChannelsLast(images);
@@ -42,9 +51,8 @@ torch::Tensor stackedForward(const std::vector<torch::Tensor>& stacks, int64_t m
   x = reluAvgPool2x2(x);
   const int64_t batch = x.size(0);
   x = x.reshape({batch, members, -1}).transpose(0, 1);  // [M, B, features]
-  x = torch::baddbmm(stacks[kDense1Bias].unsqueeze(1), x, stacks[kDense1Weight].transpose(1, 2));
-  x = torch::relu(x);
-  return torch::baddbmm(stacks[kDense2Bias].unsqueeze(1), x, stacks[kDense2Weight].transpose(1, 2));
+  x = torch::relu(stackedDense(x, stacks[kDense1Weight], stacks[kDense1Bias]));
+  return stackedDense(x, stacks[kDense2Weight], stacks[kDense2Bias]);
 }
 
 void requireStackable(const std::vector<std::shared_ptr<ClassifierImpl>>& members) {

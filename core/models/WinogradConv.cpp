@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/common/AutocastState.h"
+#include "core/models/Bf16OnFloatKernels.h"
 #include "core/models/OrderedChunkSum.h"
 #include "core/models/PanelWidth.h"
 #include "core/models/ReluAvgPool.h"
@@ -183,6 +184,7 @@ bool winogradConvolves(const torch::Tensor& input, const torch::Tensor& weight) 
 }
 
 torch::Tensor conv3x3SamePadded(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias) {
+  if (bf16AutocastOnCpu(input)) return asBf16OnFloatKernels(conv3x3SamePadded, input, weight, bias);
   if (winogradTakes(input, weight, bias)) {
     return WinogradConvFunction::apply(input, weight, bias);
   }
@@ -192,6 +194,7 @@ torch::Tensor conv3x3SamePadded(const torch::Tensor& input, const torch::Tensor&
 
 torch::Tensor conv3x3ReluAvgPool2x2(const torch::Tensor& input, const torch::Tensor& weight,
                                     const torch::Tensor& bias) {
+  if (bf16AutocastOnCpu(input)) return asBf16OnFloatKernels(conv3x3ReluAvgPool2x2, input, weight, bias);
   // The pool needs a window: images of one row or column take the separate ops (an empty output).
   if (!winogradTakes(input, weight, bias) || input.size(2) < 2 || input.size(3) < 2) {
     return reluAvgPool2x2(conv3x3SamePadded(input, weight, bias));
