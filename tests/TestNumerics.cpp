@@ -15,6 +15,8 @@
 #include "core/io/RunDirectory.h"
 #include "core/train/Determinism.h"
 #include "core/config/ExperimentConfig.h"
+#include "core/common/AutocastState.h"
+#include "core/models/Bf16OnFloatKernels.h"
 #include "core/train/Precision.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"
@@ -101,6 +103,28 @@ class TestNumerics final : public QObject {
     QCOMPARE(after.tf32CuDnn, before.tf32CuDnn);
     QCOMPARE(after.deterministicAlgorithms, before.deterministicAlgorithms);
     QCOMPARE(after.cudnnBenchmark, before.cudnnBenchmark);
+  }
+
+  void theBackwardOfAFloatOpUnderCpuBf16AutocastStaysFloat() {
+    // The steps call backwardOutsideCpuAutocast: a float op's backward (the stacked members'
+    // dense layers run float products on bf16-rounded operands, Bf16OnFloatKernels.h) is not
+    // cast to bf16 again, and autocast is on again after it for the rest of the step.
+    torch::manual_seed(2);
+    const torch::Tensor a = torch::randn({16, 64}).requires_grad_(true), b = torch::randn({64, 8});
+    const torch::Tensor weights = torch::randn({16, 8});
+    const AutocastScope autocast(Precision::Bf16, false);
+    torch::Tensor product;
+    {
+      const CpuAutocastPaused paused;
+      product = torch::mm(a, b);
+    }
+    QCOMPARE(product.scalar_type(), torch::kFloat32);
+    backwardOutsideCpuAutocast((product * weights).sum());
+    QVERIFY(autocastEnabled(false));
+    QCOMPARE(a.grad().scalar_type(), torch::kFloat32);
+    const torch::Tensor expected = torch::mm(weights.to(torch::kFloat64), b.to(torch::kFloat64).t());
+    // A float sum of 8 products: within float's rounding, where bf16's cast would be 2^-9 off.
+    QVERIFY(torch::allclose(a.grad().to(torch::kFloat64), expected, 1e-6, 1e-6));
   }
 
   void tf32IsOnOnlyWhileATf32RunComputes() {

@@ -42,7 +42,7 @@ class DataParallelStep final : public TrainingStep {
       const torch::Tensor logits =
           replica.model->forward(toModelInput(copy.images.index_select(0, local))).to(torch::kFloat32);
       const torch::Tensor loss = F::cross_entropy(logits, labels);
-      loss.backward();
+      backwardOutsideCpuAutocast(loss);
       std::vector<torch::Tensor> grads;
       for (const auto& p : replica.model->parameters()) grads.push_back(p.grad().flatten());
       flatGradients[r] = torch::cat(grads);  // one all-reduce per step, not per tensor

@@ -93,7 +93,8 @@ void checkDeterministicKernels(const ExperimentConfig& config, const ModelInput&
       const torch::Tensor images = torch::rand({2, input.channels, input.height, input.width}, options);
       const torch::Tensor labels = torch::zeros({2}, options.dtype(torch::kInt64));
       probe.optimizer->clearGradients();
-      torch::nn::functional::cross_entropy(probe.model->forward(images).to(torch::kFloat32), labels).backward();
+      backwardOutsideCpuAutocast(
+          torch::nn::functional::cross_entropy(probe.model->forward(images).to(torch::kFloat32), labels));
       probe.optimizer->step();
       torch::softmax(probe.model->forward(images), 1);
     } catch (const c10::Error& error) {

@@ -82,7 +82,7 @@ class EnsembleStep final : public TrainingStep {
       replica.optimizer->clearGradients();
       const torch::Tensor logits = replica.model->forward(batch.inputs).to(torch::kFloat32);
       const torch::Tensor loss = F::cross_entropy(logits, batch.labels);
-      loss.backward();
+      backwardOutsideCpuAutocast(loss);
       replica.optimizer->step();
       probabilities[r] = torch::softmax(logits.detach(), 1);
       rows[r] = scoreRow(loss, logits.argmax(1).eq(batch.labels).sum(), config.batchSize);
@@ -106,7 +106,7 @@ class EnsembleStep final : public TrainingStep {
                                                   F::CrossEntropyFuncOptions().reduction(torch::kNone))
                                      .view({members, -1})
                                      .mean(1);
-    losses.sum().backward();
+    backwardOutsideCpuAutocast(losses.sum());
     m_stackedOptimizer->step();
     return {losses.detach(), logits.detach()};
   }

@@ -6,6 +6,7 @@
 
 #include "core/common/AutocastState.h"
 #include "core/common/Error.h"
+#include "core/models/Bf16OnFloatKernels.h"
 
 namespace ensemble {
 
@@ -39,6 +40,11 @@ AutocastScope::~AutocastScope() {
   // Casts of the weights are cached while autocast is on; drop them with the scope so a
   // later step casts the updated weights.
   at::autocast::clear_cache();
+}
+
+void backwardOutsideCpuAutocast(const at::Tensor& loss) {
+  const CpuAutocastPaused paused;
+  loss.backward();
 }
 
 }  // namespace ensemble

@@ -8,6 +8,10 @@
 //         the weights stay float32 (on GPUs and on the CPU).
 #include "core/config/ExperimentConfig.h"
 
+namespace at {
+class Tensor;
+}
+
 namespace ensemble {
 
 /// cuBLAS's and cuDNN's TensorFloat-32 switches while it lives: on for tf32, off for fp32
@@ -40,5 +44,11 @@ class AutocastScope final {
   bool m_previousEnabled = false;
   int m_previousDtype = 0;
 };
+
+/// loss.backward() with CPU autocast paused (GPU autocast is left as it is). The backward of
+/// LibTorch's ops then runs in the types their forward ran in, as PyTorch advises (backward
+/// outside autocast), and is not cast again: under the CPU's bf16 autocast the stacked
+/// members' dense layers' gradients went through LibTorch's bf16 loops, 28% of a step.
+void backwardOutsideCpuAutocast(const at::Tensor& loss);
 
 }  // namespace ensemble
