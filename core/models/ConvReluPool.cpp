@@ -9,8 +9,8 @@
 #include <torch/torch.h>
 
 #include "core/common/AutocastState.h"
-#include "core/models/Bf16OnFloatKernels.h"
 #include "core/common/Environment.h"
+#include "core/models/Bf16OnFloatKernels.h"
 #include "core/models/ConvReluPoolLoops.h"
 #include "core/models/OrderedChunkSum.h"
 #include "core/models/PanelWidth.h"
