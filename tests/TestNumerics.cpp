@@ -16,7 +16,6 @@
 #include "core/train/Determinism.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/common/AutocastState.h"
-#include "core/models/Bf16OnFloatKernels.h"
 #include "core/train/Precision.h"
 #include "core/train/Trainer.h"
 #include "core/train/TrainingObserver.h"

@@ -12,4 +12,17 @@ void setAutocastEnabled(bool cuda, bool on);
 at::ScalarType autocastDtype(bool cuda);
 void setAutocastDtype(bool cuda, at::ScalarType type);
 
+/// CPU autocast off on the calling thread while it lives, then back as it was (bf16 layers on
+/// float kernels, core/models/Bf16OnFloatKernels.h, and the steps' backward, Precision.h).
+class CpuAutocastPaused final {
+ public:
+  CpuAutocastPaused() : m_wasEnabled(autocastEnabled(false)) { setAutocastEnabled(false, false); }
+  ~CpuAutocastPaused() { setAutocastEnabled(false, m_wasEnabled); }
+  CpuAutocastPaused(const CpuAutocastPaused&) = delete;
+  CpuAutocastPaused& operator=(const CpuAutocastPaused&) = delete;
+
+ private:
+  bool m_wasEnabled;
+};
+
 }  // namespace ensemble

@@ -4,7 +4,6 @@
 #include <torch/nn/functional/conv.h>
 #include <torch/nn/functional/linear.h>
 
-#include "core/common/AutocastState.h"
 
 namespace ensemble {
 
@@ -16,10 +15,6 @@ torch::Tensor roundedToBf16(const torch::Tensor& t) {
   if (!t.defined()) return t;
   return t.to(torch::kBFloat16).to(torch::kFloat32);
 }
-
-CpuAutocastPaused::CpuAutocastPaused() : m_wasEnabled(autocastEnabled(false)) { setAutocastEnabled(false, false); }
-
-CpuAutocastPaused::~CpuAutocastPaused() { setAutocastEnabled(false, m_wasEnabled); }
 
 torch::Tensor applied(torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
   const auto& options = conv.options;

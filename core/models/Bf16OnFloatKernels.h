@@ -13,6 +13,8 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/types.h>
 
+#include "core/common/AutocastState.h"
+
 namespace ensemble {
 
 /// Whether `input`, a CPU tensor, meets bf16 autocast on the calling thread.
@@ -21,18 +23,6 @@ bool bf16AutocastOnCpu(const torch::Tensor& input);
 /// `t` rounded to bfloat16 and held as float32 (autograd rounds its gradient the same way);
 /// an undefined tensor stays undefined.
 torch::Tensor roundedToBf16(const torch::Tensor& t);
-
-/// CPU autocast off on the calling thread while it lives, then back as it was.
-class CpuAutocastPaused final {
- public:
-  CpuAutocastPaused();
-  ~CpuAutocastPaused();
-  CpuAutocastPaused(const CpuAutocastPaused&) = delete;
-  CpuAutocastPaused& operator=(const CpuAutocastPaused&) = delete;
-
- private:
-  bool m_wasEnabled;
-};
 
 /// layer(input, weight, bias) as bf16 autocast defines it, on float kernels: the operands
 /// rounded to bfloat16, autocast paused (so `layer` takes its float32 path), the output

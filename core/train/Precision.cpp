@@ -6,7 +6,6 @@
 
 #include "core/common/AutocastState.h"
 #include "core/common/Error.h"
-#include "core/models/Bf16OnFloatKernels.h"
 
 namespace ensemble {
 
