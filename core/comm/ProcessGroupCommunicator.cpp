@@ -21,6 +21,7 @@
 
 #include "core/comm/Rendezvous.h"
 #include "core/comm/RouteToHost.h"
+#include "core/comm/WatchedWait.h"
 #endif
 
 namespace ensemble {
@@ -95,6 +96,9 @@ std::shared_ptr<::gloo::transport::Device> glooDevice(const ProcessGroupOptions&
 }
 #endif
 
+/// How often a waiting Gloo collective checks whether a peer is gone.
+constexpr std::chrono::milliseconds kWatchSlice{250};
+
 class ProcessGroupCommunicator final : public Communicator {
  public:
   /// `backend` is "gloo" (collectives on CPU tensors) or "nccl" (on `device`, this
@@ -131,7 +135,7 @@ class ProcessGroupCommunicator final : public Communicator {
     torch::Tensor sum = perReplica.front().to(m_device, /*non_blocking=*/false, /*copy=*/true).contiguous();
     for (std::size_t i = 1; i < perReplica.size(); ++i) sum.add_(perReplica[i].to(m_device));
     std::vector<at::Tensor> buffer{sum};
-    collective("all-reduce", [&] { m_group->allreduce(buffer)->wait(); });
+    collective("all-reduce", [&] { await(*m_group->allreduce(buffer)); });
     sum.div_(double(worldReplicas()));
     for (auto& tensor : perReplica) tensor.copy_(sum);  // copy_ moves it to each replica's device
   }
@@ -144,7 +148,7 @@ class ProcessGroupCommunicator final : public Communicator {
     std::vector<at::Tensor> input{torch::stack(local).contiguous()};
     std::vector<std::vector<at::Tensor>> output(1);
     for (int rank = 0; rank < m_options.worldSize; ++rank) output[0].push_back(torch::empty_like(input[0]));
-    collective("all-gather", [&] { m_group->allgather(output, input)->wait(); });
+    collective("all-gather", [&] { await(*m_group->allgather(output, input)); });
     // On the CPU, as Communicator promises: NCCL gathers on this rank's GPU, and the score
     // exchange reads its rows on the host (one copy per rank).
     std::vector<at::Tensor> gathered;
@@ -172,12 +176,30 @@ class ProcessGroupCommunicator final : public Communicator {
     if (!m_group) throw DistributedError("the process group was closed after an earlier failure");
   }
 
+  /// Waits for one operation of the group. Gloo's wait watches for a peer that is gone
+  /// (WatchedWait.h). NCCL's is left as it was: its wait only orders the streams, and a lost
+  /// peer ends its operations through NCCL's own timeout.
+  void await(c10d::Work& work) {
+    if (m_backend != "gloo") {
+      work.wait();
+      return;
+    }
+    waitWatchingPeers(work, kWatchSlice, [this] { return m_rendezvous->gonePeer(); });
+  }
+
   /// Runs one operation of the group; a failure becomes an error naming the lost rank.
   template <typename Operation>
   void collective(const char* what, Operation&& operation) {
     try {
       operation();
     } catch (const std::exception& error) {
+      if (dynamic_cast<const PeerGone*>(&error)) {
+        // The abandoned operation still waits in one of the group's threads until its own
+        // timeout, and destroying the group would join that thread: keep it until the
+        // process ends (which follows: the run has failed).
+        static auto* abandoned = new std::vector<c10::intrusive_ptr<GroupBackend>>();
+        abandoned->push_back(std::move(m_group));
+      }
       // Closing our connections first makes every rank still waiting on us fail at once,
       // instead of at its timeout, and join the diagnosis.
       m_group.reset();

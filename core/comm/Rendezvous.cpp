@@ -32,6 +32,8 @@ constexpr auto kHeartbeatPeriod = 250ms;
 /// A rank whose heartbeat did not move over this long is gone (several periods, so a
 /// busy machine does not make a live rank look dead).
 constexpr auto kSilenceLimit = 2s;
+/// How long a knock on a peer's pulse port may wait for an answer (PulsePort.h).
+constexpr auto kKnockLimit = 200ms;
 
 const std::string kAbortKey = "abort";
 const std::string kNonceKey = "nonce";
@@ -134,6 +136,7 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
     nlohmann::json mine = hello;
     mine["world_size"] = options.worldSize;
     mine["host"] = environment::hostName();
+    openPulse(mine);
     m_store->set(key("hello", options.rank), bytes(mine.dump()));
     waitForPeers(mine);
     awaitAdmission();
@@ -287,6 +290,12 @@ void Rendezvous::waitForPeers(const nlohmann::json& mine) {
       const nlohmann::json theirs = nlohmann::json::parse(text(m_store->get(key("hello", rank))));
       checkToken(rank, theirs);
       checkPeer(rank, mine, theirs);
+      if (theirs.contains("pulse")) {
+        const Endpoint pulse{theirs["pulse"].value("address", ""), theirs["pulse"].value("port", 0)};
+        // Only a pulse that answers now can later prove its owner gone by a refusal: one
+        // refused from the start (a firewall's reject) proves nothing, and is never knocked.
+        if (knock(pulse.address, pulse.port, kKnockLimit) == KnockAnswer::Accepted) m_pulses[std::size_t(rank)] = pulse;
+      }
       checked[std::size_t(rank)] = true;
     }
     if (missing.empty()) return;
@@ -298,6 +307,29 @@ void Rendezvous::waitForPeers(const nlohmann::json& mine) {
     }
     std::this_thread::sleep_for(50ms);
   }
+}
+
+void Rendezvous::openPulse(nlohmann::json& hello) {
+  m_pulses.assign(std::size_t(m_options.worldSize), Endpoint{});
+  try {
+    const std::string address = localAddressTowards(m_options.masterAddr);
+    m_pulse = std::make_unique<PulsePort>(address);
+    hello["pulse"] = {{"address", address}, {"port", m_pulse->port()}};
+  } catch (const Error&) {
+    // A liveness aid only: without it a killed peer Gloo missed is found at --timeout.
+  }
+}
+
+std::string Rendezvous::gonePeer() const {
+  for (int rank = 0; rank < m_options.worldSize; ++rank) {
+    const Endpoint& pulse = m_pulses[std::size_t(rank)];
+    if (rank == m_options.rank || pulse.port == 0) continue;
+    if (knock(pulse.address, pulse.port, kKnockLimit) == KnockAnswer::Refused) {
+      return "rank " + std::to_string(rank) + " is gone: nothing listens any more at " + pulse.address + ":" +
+             std::to_string(pulse.port) + ", where its process answered while it lived";
+    }
+  }
+  return {};
 }
 
 std::string Rendezvous::diagnose(const std::string& error) {

@@ -4,15 +4,18 @@
 // every process claims its rank, says who it is (world size, replicas, the run's config),
 // and waits for the others, so a missing, duplicated or mismatched process is named
 // before any training starts. Afterwards each process keeps a heartbeat in the store, so
-// that when a collective fails the survivors can say which rank is gone.
+// that when a collective fails the survivors can say which rank is gone, and a pulse port
+// (PulsePort.h), so that a waiting collective can tell that a peer's process has ended.
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/comm/Heartbeat.h"
 #include "core/comm/ProcessGroupOptions.h"
+#include "core/comm/PulsePort.h"
 
 namespace ensemble {
 
@@ -37,6 +40,11 @@ class Rendezvous final {
   /// (a few seconds). The sentence is left in the store for the other survivors.
   std::string diagnose(const std::string& error);
 
+  /// While a collective waits: empty, or a sentence naming a peer whose process is gone (its
+  /// pulse port refused a knock; PulsePort.h). Touches no store, so it cannot hang on a cut
+  /// link; bounded by a fraction of a second per peer.
+  std::string gonePeer() const;
+
   /// Leaves `message` in the store for the other ranks (best effort).
   void announceFailure(const std::string& message);
 
@@ -45,6 +53,8 @@ class Rendezvous final {
   void finish();
 
  private:
+  /// Opens this rank's pulse port and names it in `hello`; sizes m_pulses.
+  void openPulse(nlohmann::json& hello);
   void waitForPeers(const nlohmann::json& hello);
   void checkPeer(int rank, const nlohmann::json& mine, const nlohmann::json& theirs);
   /// Rank 0 opens the run with a nonce; every rank answers it (core/comm/RunToken.h).
@@ -67,6 +77,12 @@ class Rendezvous final {
   c10::intrusive_ptr<c10d::Store> m_store;
   c10::intrusive_ptr<c10d::Store> m_heartbeatStore;  ///< own connection: never blocked by a collective
   std::unique_ptr<Heartbeat> m_heartbeat;
+  std::unique_ptr<PulsePort> m_pulse;  ///< null where no socket could listen: then nobody knocks
+  struct Endpoint {
+    std::string address;
+    int port = 0;  ///< 0: that rank has no pulse port
+  };
+  std::vector<Endpoint> m_pulses;  ///< per rank, from the hellos
   std::string m_token;  ///< this run's token, empty when this rank was given none
   std::string m_nonce;
   bool m_storeLost = false;  ///< a diagnosis found rank 0's store unreachable

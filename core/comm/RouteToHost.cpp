@@ -2,9 +2,7 @@
 #include "core/comm/RouteToHost.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netdb.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -12,6 +10,7 @@
 #include <cstring>
 
 #include "core/comm/AddressLookup.h"
+#include "core/comm/PulsePort.h"
 #include "core/common/Error.h"
 
 namespace ensemble {
@@ -59,22 +58,7 @@ std::string localAddressTowards(const std::string& host) {
 }
 
 bool acceptsConnections(const std::string& host, int port, std::chrono::milliseconds within) {
-  const ResolvedAddresses addresses = resolveAddresses(host, std::to_string(port), SOCK_STREAM);
-  for (const addrinfo* candidate = addresses.first(); candidate; candidate = candidate->ai_next) {
-    const int fd = ::socket(candidate->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) continue;
-    bool connected = ::connect(fd, candidate->ai_addr, candidate->ai_addrlen) == 0;
-    if (!connected && errno == EINPROGRESS) {
-      pollfd waiting{fd, POLLOUT, 0};
-      int error = 0;
-      socklen_t length = sizeof error;
-      connected = ::poll(&waiting, 1, int(within.count())) == 1 &&
-                  ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0;
-    }
-    ::close(fd);
-    if (connected) return true;
-  }
-  return false;
+  return knock(host, port, within) == KnockAnswer::Accepted;
 }
 
 }  // namespace ensemble
