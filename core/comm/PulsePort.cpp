@@ -63,8 +63,7 @@ PulsePort::PulsePort(const std::string& address) {
     }
   }
   if (m_socket < 0) {
-    throw DistributedError("cannot listen on " + address + " for the other ranks' liveness checks (" + lastError +
-                           "); set GLOO_SOCKET_IFNAME to the interface that reaches rank 0");
+    throw DistributedError("cannot listen on " + address + " for the other ranks' liveness checks (" + lastError + ")");
   }
   m_port = boundPort(m_socket);
   m_acceptor = std::thread([socket = m_socket] {

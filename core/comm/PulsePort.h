@@ -18,7 +18,8 @@ namespace ensemble {
 /// knocks a thread of its own accepts and closes, so they never fill the queue.
 class PulsePort final {
  public:
-  /// Throws DistributedError when no socket can listen on `address`.
+  /// Throws DistributedError when no socket can listen on `address` (Rendezvous then does
+  /// without a pulse: a peer Gloo misses is found at --timeout, as before).
   explicit PulsePort(const std::string& address);
   ~PulsePort();
   PulsePort(const PulsePort&) = delete;
