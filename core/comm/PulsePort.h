@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Tells a killed rank from a hung one while a collective waits for it. Gloo does not always
-// notice a peer that dies: a send it posted just before the peer was killed waits out the
-// whole --timeout (seen in TestDistributed under torchrun, whose 30 s grace then killed
-// rank 0 before it could write its failed summary). A heartbeat cannot tell the two apart:
-// both stop beating. So each rank listens on a port of its own for as long as it lives.
+// notice a peer that dies: a send whose write failed with ECONNRESET or EPIPE waits in the
+// connection's queue, which the connection's error does not wake (Pair::signalException in
+// gloo/transport/tcp/pair.cc), so it waits out the whole --timeout. TestDistributed saw it
+// under torchrun, whose 30 s grace then killed rank 0 before it wrote its failed summary
+// (docs/RELIABILITY.md). A heartbeat cannot tell the two apart: both stop beating. So each rank listens on a port of its own for as long as it lives.
 // The kernel answers a knock on it even while the process is stopped or busy, and refuses
 // it once the process is gone. A host that vanished answers nothing, which proves nothing:
 // that case stays with --timeout. Torch-free.
