@@ -340,8 +340,8 @@ class TestDistributed final : public QObject {
     }
     const QString group = m_dir.filePath(QString("torchrun-%1-%2").arg(launch).arg(ranks));
     QStringList flags{"--standalone"};
-    // Two free ports: a LibTorch 1.x build serves its own store on the port above torchrun's.
-    if (launch == "static") flags = QStringList{"--master-addr", "127.0.0.1", "--master-port", QString::number(testing::freePort(2))};
+    // A LibTorch 1.x build serves its own store on a port derived from torchrun's (Rendezvous.cpp).
+    if (launch == "static") flags = QStringList{"--master-addr", "127.0.0.1", "--master-port", QString::number(testing::freePort())};
     qputenv("TORCH_DISABLE_SHARE_RDZV_TCP_STORE", launch == "unshared" ? "1" : "0");
     auto torchrun = startTorchrun(ranks, flags, kSmallRun + QStringList{"--out", group});
     qunsetenv("TORCH_DISABLE_SHARE_RDZV_TCP_STORE");

@@ -76,22 +76,26 @@ c10::intrusive_ptr<c10d::Store> connectStore(const ProcessGroupOptions& options,
   return c10::make_intrusive<c10d::TCPStore>(options.masterAddr, storeOptions);
 }
 
+/// The Debian build's own store port under torchrun: below Linux's ephemeral range
+/// (32768-60999), spread by a multiplier. The port above MASTER_PORT (which it was) is
+/// where the agent's next client connections tend to land, and such a connection's
+/// TIME_WAIT blocks a bind even with SO_REUSEADDR (2 of 13 TestDistributed runs here).
+#if TORCH_VERSION_MAJOR < 2
+int ownStorePort(int masterPort) { return 10000 + int((int64_t(masterPort) * 7919) % 22768); }
+#endif
+
 std::string key(const char* kind, int rank) { return std::string(kind) + "/" + std::to_string(rank); }
 
 /// Where this run's store is and who serves it. Under torchrun the agent serves one on
 /// MASTER_PORT and every rank joins it as a client. LibTorch 1.x's TCPStore client cannot
 /// speak the store protocol of torchrun 2.x (the agent drops the connection: "Invalid string
-/// size"), so a 1.x build keeps its own store beside the agent's: rank 0 serves it on
-/// MASTER_PORT + 1, which every rank derives the same way.
+/// size"), so a 1.x build keeps its own store beside the agent's, served by rank 0 on a port
+/// every rank derives from MASTER_PORT alone (ownStorePort).
 ProcessGroupOptions storeEndpoint(ProcessGroupOptions options) {
 #if TORCH_VERSION_MAJOR < 2
   if (options.agentServesStore) {
-    if (options.masterPort >= 65535) {
-      throw ConfigError("torchrun's MASTER_PORT is 65535, and this build serves its own store on the port above "
-                        "it; give torchrun a lower --master-port");
-    }
     options.agentServesStore = false;
-    options.masterPort += 1;
+    options.masterPort = ownStorePort(options.masterPort);
   }
 #endif
   return options;
