@@ -220,6 +220,25 @@ class TestCheckpointResume final : public QObject {
     }
   }
 
+  // Where the checkpoint before a damaged one is damaged too, the error says neither is
+  // whole and gives no advice to remove the newest, which would leave nothing to go on from.
+  void aDamagedCheckpointBeforeTheLatestIsNotRecommended() {
+    QTemporaryDir dir;
+    const std::string run = dir.filePath("run").toStdString();
+    std::filesystem::copy(m_reference.path().toStdString(), run, std::filesystem::copy_options::recursive);
+    QVERIFY(QFile::resize(dir.filePath("run/checkpoints/step-000000020/member-0.pt"), 100));
+    QVERIFY(QFile::resize(dir.filePath("run/checkpoints/step-000000018/member-1.pt"), 0));
+    try {
+      Trainer::open(run, testing::syntheticData());
+      QFAIL("a damaged checkpoint was accepted");
+    } catch (const CheckpointError& e) {
+      const QString message = e.what();
+      QVERIFY2(message.contains("step-000000018, cannot be used either") && message.contains("neither is whole") &&
+                   message.contains("member-1.pt is truncated") && !message.contains("remove the damaged"),
+               e.what());
+    }
+  }
+
   void onlyTheNewestCheckpointsAreKept() {
     const QStringList folders = QDir(m_reference.filePath("checkpoints")).entryList({"step-*"}, QDir::Dirs);
     QCOMPARE(folders, (QStringList{"step-000000018", "step-000000020"}));

@@ -321,6 +321,15 @@ CheckpointData readCheckpoint(const std::string& checkpointDir) {
   } catch (const DamagedCheckpoint& damaged) {
     const std::string before = checkpointBefore(checkpointDir);
     if (before.empty()) throw CheckpointError(damaged.what());
+    // Advice to delete the newest checkpoint is only safe where the one before it loads:
+    // it gets the same checks as a resume would give it, or the advice could lose both.
+    try {
+      readCheckpointFiles(before);
+    } catch (const std::exception& alsoBad) {
+      throw CheckpointError(std::string(damaged.what()) + ". The checkpoint before it, " + before +
+                            ", cannot be used either (" + alsoBad.what() +
+                            "): neither is whole, so keep both and start the run again");
+    }
     throw CheckpointError(std::string(damaged.what()) + ". The checkpoint before it, " + before +
                           ", is kept: to go on from there, remove the damaged " + checkpointDir);
   }
