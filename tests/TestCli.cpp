@@ -655,6 +655,10 @@ class TestCli final : public QObject {
     QTest::newRow("resume truncated checkpoint") << QStringList{"resume", "--run", "@truncated-run"} << "is truncated" << 1;
     QTest::newRow("unknown flag") << QStringList{"train", "--learning-rate", "0.1"} << "unknown flag --learning-rate" << 2;
     QTest::newRow("unknown command") << QStringList{"fly"} << "unknown command 'fly'" << 2;
+    // A flag given twice is refused by name rather than keeping only the last.
+    QTest::newRow("--shift twice") << QStringList{"eval", "--run", "@broken", "--shift", "rotate:5", "--shift", "noise:0.1"}
+                                   << "--shift is given twice" << 2;
+    QTest::newRow("--lr twice") << (QStringList{"train", "--lr", "0.1", "--lr=0.2"} + quick) << "--lr is given twice" << 2;
     // A required flag left out is a usage mistake, as an unknown one is.
     QTest::newRow("resume without --run") << QStringList{"resume"} << "resume needs --run DIR" << 2;
     QTest::newRow("eval without --run") << QStringList{"eval"} << "eval needs --run DIR" << 2;

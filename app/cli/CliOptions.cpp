@@ -202,7 +202,12 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
     if (!known->second.count(name)) {
       throw UsageError("unknown flag --" + name + " for " + options.command + " (see --help)");
     }
-    if (repeatable(name) && options.has(name)) {
+    if (options.has(name) && !repeatable(name)) {
+      // Keeping only the last would drop the others without a word (config.json refuses a
+      // repeated key for the same reason).
+      throw UsageError("--" + name + " is given twice; give it once (only --grid may repeat)");
+    }
+    if (options.has(name)) {
       options.flags[name] += kRepeatSeparator + value;
     } else {
       options.flags[name] = value;
