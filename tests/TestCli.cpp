@@ -658,6 +658,14 @@ class TestCli final : public QObject {
     // A flag given twice is refused by name rather than keeping only the last.
     QTest::newRow("--shift twice") << QStringList{"eval", "--run", "@broken", "--shift", "rotate:5", "--shift", "noise:0.1"}
                                    << "--shift is given twice" << 2;
+    // An empty value is refused, whatever the flag, rather than read as its default or as ".".
+    QTest::newRow("empty --devices") << (QStringList{"train", "--devices", ""} + quick) << "--devices needs a value, got an empty one" << 2;
+    QTest::newRow("empty --out=") << QStringList{"predict", "--run", "@broken", "--out="} << "--out needs a value, got an empty one" << 2;
+    QTest::newRow("empty --run") << QStringList{"eval", "--run", ""} << "--run needs a value, got an empty one" << 2;
+    QTest::newRow("empty --tensorboard") << QStringList{"export", "--run", "@broken", "--tensorboard", ""}
+                                         << "--tensorboard needs a value, got an empty one" << 2;
+    QTest::newRow("--tensorboard into the run folder") << QStringList{"export", "--run", "@truncated-run", "--tensorboard", "@truncated-run/"}
+                                                       << "is the run folder itself" << 1;
     QTest::newRow("--lr twice") << (QStringList{"train", "--lr", "0.1", "--lr=0.2"} + quick) << "--lr is given twice" << 2;
     // A required flag left out is a usage mistake, as an unknown one is.
     QTest::newRow("resume without --run") << QStringList{"resume"} << "resume needs --run DIR" << 2;

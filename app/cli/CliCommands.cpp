@@ -291,6 +291,12 @@ int commandExport(const CliOptions& options) {
   if (options.has("to")) refuseToOverwriteARunsFiles(options.value("to"), {options.value("run")}, "to");
   if (options.has("tensorboard")) {  // the log the run writes as it trains: export's would replace it
     refuseToOverwriteARunsFiles(options.value("tensorboard"), {options.value("run")}, "tensorboard");
+    std::error_code ec;
+    if (std::filesystem::equivalent(options.value("tensorboard"), options.value("run"), ec)) {
+      // Its event files would lie among the run's own files, where nothing looks for them.
+      throw ConfigError("--tensorboard " + options.value("tensorboard") + " is the run folder itself; name a folder of "
+                        "its own (e.g. " + options.value("run") + "/exported-tensorboard)");
+    }
   }
   if (options.has("to")) {
     exportRunMetrics(options.value("run"), options.value("to"));

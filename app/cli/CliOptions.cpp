@@ -202,6 +202,11 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
     if (!known->second.count(name)) {
       throw UsageError("unknown flag --" + name + " for " + options.command + " (see --help)");
     }
+    if (value.empty()) {
+      // No flag means anything by '': taken as given, --out '' wrote into the working folder
+      // and --devices '' became the default, both without a word.
+      throw UsageError("--" + name + " needs a value, got an empty one");
+    }
     if (options.has(name) && !repeatable(name)) {
       // Keeping only the last would drop the others without a word (config.json refuses a
       // repeated key for the same reason).
