@@ -666,6 +666,9 @@ class TestCli final : public QObject {
                                          << "--tensorboard needs a value, got an empty one" << 2;
     QTest::newRow("--tensorboard into the run folder") << QStringList{"export", "--run", "@truncated-run", "--tensorboard", "@truncated-run/"}
                                                        << "is the run folder itself" << 1;
+    QTest::newRow("--table and --curves one file")
+        << QStringList{"export", "--runs", "@truncated-run", "--table", "@broken/t.csv", "--curves", "@broken/./t.csv"}
+        << "--table and --curves name the same file" << 1;
     QTest::newRow("--lr twice") << (QStringList{"train", "--lr", "0.1", "--lr=0.2"} + quick) << "--lr is given twice" << 2;
     // A required flag left out is a usage mistake, as an unknown one is.
     QTest::newRow("resume without --run") << QStringList{"resume"} << "resume needs --run DIR" << 2;

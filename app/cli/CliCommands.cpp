@@ -273,6 +273,15 @@ int exportSeveralRuns(const CliOptions& options) {
   for (const char* what : {"table", "curves"}) {
     if (options.has(what)) refuseToOverwriteARunsFiles(options.value(what), runs, what);
   }
+  if (options.has("table") && options.has("curves")) {
+    std::error_code ec, ec2;
+    const auto table = std::filesystem::weakly_canonical(options.value("table"), ec);
+    const auto curves = std::filesystem::weakly_canonical(options.value("curves"), ec2);
+    if (!ec && !ec2 && table == curves) {  // the curves, written second, would replace the table
+      throw ConfigError("--table and --curves name the same file, " + options.value("curves") +
+                        "; give each a file of its own");
+    }
+  }
   for (const char* what : {"table", "curves"}) {
     if (!options.has(what)) continue;
     if (std::string(what) == "table") writeRunComparison(runs, options.value(what));
