@@ -149,6 +149,28 @@ class TestSweep final : public QObject {
     QVERIFY(!QFileInfo::exists(out));
   }
 
+  // Settings that are each valid but clash with the devices, or a file that is not there,
+  // are refused before the first job trains, naming the job: no sweep folder is written.
+  void aJobThatCannotStartIsRefusedBeforeAnyTrains_data() {
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("mode against devices") << QStringList{"--grid", "mode=ensemble,single", "--devices", "cpu*2"}
+                                          << "sweep job 002-mode=single: single mode trains one model on one device";
+    QTest::newRow("devices against mode") << QStringList{"--grid", "devices=cpu,cpu*2"}
+                                          << "sweep job 002-devices=cpu_2: single mode trains one model on one device";
+    QTest::newRow("a missing init_from file") << QStringList{"--grid", "init_from=" + m_dir.filePath("none.pt")}
+                                              << "none.pt: cannot open it";
+  }
+
+  void aJobThatCannotStartIsRefusedBeforeAnyTrains() {
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, expected);
+    const QString out = m_dir.filePath("clash-" + QString(QTest::currentDataTag()).replace(' ', '-'));
+    const Result r = runCli(QStringList{"sweep", "--out", out, "--epochs", "1"} + arguments + kTiny);
+    QVERIFY2(r.exitCode == 1 && r.err.contains(expected) && !r.err.contains("job 1 of"), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(out));
+  }
+
   void aFailedJobIsRecordedAndTheOthersTrain() {
     const QString out = m_dir.filePath("failing");
     // A batch larger than the 256 training samples fails when its job starts.

@@ -11,6 +11,7 @@
 #include "core/io/RemoveTree.h"
 #include "core/io/RunDirectory.h"
 #include "core/runs/Sweep.h"
+#include "core/train/NewRunCheck.h"
 #include "core/train/Trainer.h"
 
 namespace ensemble::cli {
@@ -22,7 +23,18 @@ constexpr int kExitInterrupted = 130;
 Sweep planFromOptions(const CliOptions& options) {
   std::vector<SweepAxis> grid;
   for (const std::string& axis : options.values("grid")) grid.push_back(parseSweepAxis(axis));
-  return planSweep(configFromOptions(options), grid);
+  Sweep sweep = planSweep(configFromOptions(options), grid);
+  // planSweep checks each job's settings alone; a clash of settings with the devices
+  // (mode single on cpu*2) or an init_from file that is not there would otherwise fail
+  // only when its job starts, after the jobs before it trained.
+  for (const SweepJob& job : sweep.jobs) {
+    try {
+      checkNewRunBeforeData(sweep.configOf(job));
+    } catch (const std::exception& e) {
+      throw ConfigError("sweep job " + job.name + ": " + e.what());
+    }
+  }
+  return sweep;
 }
 
 /// Whether `run` is a folder a job began (it wrote config.json), so it goes on from there.
