@@ -727,6 +727,14 @@ class TestCli final : public QObject {
     QVERIFY2(r.err.contains("became NaN") || r.err.contains("became infinite"), qPrintable(r.err));
     QVERIFY(testing::readLines(out + "/metrics.csv").size() > 1);
     QCOMPARE(readJson(out + "/summary.json")["status"].toString(), QString("failed"));
+    // Scores are read some steps late: summary.json counts the steps before the one that
+    // diverged, as the message names it, not those trained on after it.
+    const QString late = m_dir.filePath("nan-late");
+    const Result l = runCli({"train", "--dataset", "synthetic", "--mode", "single", "--lr", "1e9", "--log-every", "10",
+                             "--out", late});
+    const QRegularExpressionMatch step = QRegularExpression("at step (\\d+) ").match(l.err);
+    QVERIFY2(l.exitCode == 1 && step.hasMatch() && step.captured(1).toInt() < 9, qPrintable(l.err));
+    QCOMPARE(readJson(late + "/summary.json")["steps_completed"].toInt(), step.captured(1).toInt() - 1);
   }
 
   void sigintStopsCleanlyAndResumeFinishes() {

@@ -3,6 +3,7 @@
 // Typed errors of the engine. Every message says what is wrong, where (file, field or
 // device), and what the user can do about it. The CLI and the UI catch these at their
 // boundary and show the message; nothing in core/ aborts the process.
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -59,7 +60,14 @@ class IoError final : public Error {
 /// Training produced a non-finite loss; the run stops and keeps its last good checkpoint.
 class DivergenceError final : public Error {
  public:
-  using Error::Error;
+  DivergenceError(const std::string& message, int64_t lastFiniteStep)
+      : Error(message), m_lastFiniteStep(lastFiniteStep) {}
+  /// The last step whose loss was finite. Scores are read some steps late (ScoreLedger), so
+  /// the run may have gone on past it, on non-finite weights: those steps do not count.
+  int64_t lastFiniteStep() const { return m_lastFiniteStep; }
+
+ private:
+  int64_t m_lastFiniteStep;
 };
 
 /// A process of a multi-process run did not arrive, disagreed, or was lost mid-run.

@@ -84,7 +84,8 @@ void ScoreLedger::record(RunState& state, const std::vector<StepScore>& scores, 
         " became " + (std::isnan(scores[m].loss) ? "NaN" : "infinite") + " at step " +
         std::to_string(step.globalStep) + " (epoch " + std::to_string(step.epoch) + "); the learning rate " +
         lr.str() + " is probably too high, try a smaller " + mention::field("lr") +
-        ". The metrics so far and the last good checkpoint, if one was written, are kept in " + m_setup.runPath);
+        ". The metrics so far and the last good checkpoint, if one was written, are kept in " + m_setup.runPath,
+        step.globalStep - 1);
   }
   for (std::size_t m = 0; m < scores.size(); ++m) {
     state.window[m].add(scores[m].loss, scores[m].correct, scores[m].samples);

@@ -10,7 +10,9 @@
 //                   not Trainer, evaluates an opened run).
 #include "core/train/Trainer.h"
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
@@ -131,6 +133,7 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   RunFinishedEvent finished;
   finished.runDirectory = d.runPath;
   bool folderOpen = false;
+  std::optional<int64_t> lastFiniteStep;  // where the loss became non-finite
   try {
     d.recorder->open(d.resumed, d.state);
     folderOpen = true;
@@ -193,9 +196,21 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     finished.status = RunStatus::Failed;
     finished.message = describeCurrentException();
     d.communicator->announceFailure(finished.message);
+    try {
+      throw;
+    } catch (const DivergenceError& diverged) {
+      lastFiniteStep = diverged.lastFiniteStep();
+    } catch (...) {
+    }
   }
   if (finished.status == RunStatus::Failed && folderOpen) {
     finished.summary = d.recorder->summarize(finished.status, finished.message, d.state);
+    if (lastFiniteStep && *lastFiniteStep < finished.summary->stepsCompleted) {
+      // summary.json counts the steps that trained on finite numbers, as the message does.
+      finished.summary->stepsCompleted = *lastFiniteStep;
+      finished.summary->epochsCompleted =
+          std::min(finished.summary->epochsCompleted, *lastFiniteStep / d.sampler->stepsPerEpoch());
+    }
     try {
       d.recorder->writeSummary(*finished.summary);
     } catch (const Error&) {
