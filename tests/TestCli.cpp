@@ -669,6 +669,9 @@ class TestCli final : public QObject {
     QTest::newRow("--table and --curves one file")
         << QStringList{"export", "--runs", "@truncated-run", "--table", "@broken/t.csv", "--curves", "@broken/./t.csv"}
         << "--table and --curves name the same file" << 1;
+    QTest::newRow("resnet18 on 8x8 images") << QStringList{"train", "--dataset", "@broken/small", "--model", "resnet18",
+                                                           "--mode", "single", "--devices", "cpu", "--epochs", "1", "--batch-size", "10"}
+                                            << "the resnet18 model needs images of at least 16x16 pixels" << 1;
     QTest::newRow("--lr twice") << (QStringList{"train", "--lr", "0.1", "--lr=0.2"} + quick) << "--lr is given twice" << 2;
     // A required flag left out is a usage mistake, as an unknown one is.
     QTest::newRow("resume without --run") << QStringList{"resume"} << "resume needs --run DIR" << 2;
@@ -685,7 +688,7 @@ class TestCli final : public QObject {
     QFETCH(int, exitCode);
     QTemporaryDir dir;
     const QString broken = dir.filePath("broken");
-    for (const QString kind : {"magic", "truncated", "count", "label"}) {
+    for (const QString kind : {"magic", "truncated", "count", "label", "small"}) {
       QVERIFY(QDir().mkpath(broken + "/" + kind));
       testing::writeMnistFolder(broken + "/" + kind, 30, 10, 8, 8, kind == "truncated");
     }

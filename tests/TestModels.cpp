@@ -75,6 +75,15 @@ class TestModels final : public QObject {
     tiny.height = tiny.width = 3;
     QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("cnn", tiny));
     QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("lenet", tiny));
+    // resnet18 diverges below 16x16 at the default lr (ResNet18.cpp): refused, not a NaN later.
+    ModelInput eightByEight;
+    eightByEight.height = eightByEight.width = 8;
+    QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("resnet18", eightByEight));
+    ModelInput tall = eightByEight;
+    tall.height = 16;
+    QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("resnet18", tall));
+    eightByEight.height = eightByEight.width = 16;
+    QVERIFY(makeModel("resnet18", eightByEight) != nullptr);
     QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("no-such-model", ModelInput{}));
   }
 
