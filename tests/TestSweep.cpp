@@ -171,6 +171,20 @@ class TestSweep final : public QObject {
     QVERIFY(!QFileInfo::exists(out));
   }
 
+  // A completed job whose run folder was removed trains again on --resume, rather than
+  // being reported completed with no score.
+  void aCompletedJobWhoseFolderIsGoneTrainsAgain() {
+    const QString out = m_dir.filePath("removed");
+    QCOMPARE(runCli(QStringList{"sweep", "--grid", "seed=0,1", "--epochs", "1", "--out", out} + kTiny).exitCode, 0);
+    const QStringList names = jobNames(out);
+    QVERIFY(QDir(out + "/" + names[0]).removeRecursively());
+    const Result r = runCli({"sweep", "--resume", out});
+    QVERIFY2(r.exitCode == 0 && r.err.contains("its run folder is gone; training it again"), qPrintable(r.err));
+    QCOMPARE(statuses(out), (QStringList{"completed", "completed"}));
+    QVERIFY(QFileInfo::exists(out + "/" + names[0] + "/summary.json"));
+    QVERIFY2(r.err.contains("test accuracy"), qPrintable(r.err));
+  }
+
   void aFailedJobIsRecordedAndTheOthersTrain() {
     const QString out = m_dir.filePath("failing");
     // A batch larger than the 256 training samples fails when its job starts.

@@ -111,6 +111,13 @@ int commandSweep(const CliOptions& options) {
 
   for (std::size_t j = 0; j < sweep.jobs.size(); ++j) {
     SweepJob& job = sweep.jobs[j];
+    if (job.status == JobStatus::Completed && !begun(folder + "/" + job.name)) {
+      // Its folder was removed: the table would show it completed with no score, so it
+      // trains again (sweep.json has all it needs).
+      std::fprintf(stderr, "ensemble-lab-cli: job %s completed, but its run folder is gone; training it again\n",
+                   job.name.c_str());
+      job.status = JobStatus::Pending;
+    }
     if (job.status == JobStatus::Completed || job.status == JobStatus::Failed) continue;
     std::fprintf(stderr, "ensemble-lab-cli: job %zu of %zu: %s\n", j + 1, sweep.jobs.size(), job.name.c_str());
     job.status = JobStatus::Running;
