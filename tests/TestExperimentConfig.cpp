@@ -356,6 +356,9 @@ class TestExperimentConfig final : public QObject {
     QTest::newRow("unknown mode") << QByteArray("{\"mode\": \"swarm\"}") << "unknown mode 'swarm'";
     QTest::newRow("a key twice") << QByteArray("{\"lr\": 0.1, \"epochs\": 2, \"lr\": 0.5}")
                                  << "sets \"lr\" twice in one object; keep one of them";
+    // In plain words, not the JSON library's "[json.exception.out_of_range.406] ...".
+    QTest::newRow("a number too large") << QByteArray("{\"lr\": 1e999}")
+                                        << "(the number 1e999 is too large for a double); fix it";
   }
   void rejectsBadFiles() {
     QFETCH(QByteArray, contents);

@@ -110,6 +110,17 @@ class TestSweep final : public QObject {
     QVERIFY(testing::writeFile(edited.filePath("sweep.json"), QByteArray::fromStdString(twice)));
     QVERIFY2(refusal([&] { readSweep(edited.path().toStdString()); }).contains("sets \"jobs\" twice"),
              qPrintable(refusal([&] { readSweep(edited.path().toStdString()); })));
+    // A damaged sweep.json is named in plain words, with what to do; none of the JSON
+    // library's own text ("[json.exception.out_of_range.403] key 'base' not found").
+    const std::pair<const char*, const char*> damaged[] = {
+        {"{bad", "sweep.json: it is not valid JSON (at byte 2); fix it, or start a new sweep"},
+        {"{\"format\": 1, \"grid\": [], \"jobs\": []}", "(it has no \"base\"); fix it"},
+        {"{\"format\": 1, \"base\": {}, \"grid\": [], \"jobs\": \"x\"}", "(\"jobs\" is not a list)"}};
+    for (const auto& [text, expected] : damaged) {
+      QVERIFY(testing::writeFile(edited.filePath("sweep.json"), text));
+      const QString message = refusal([&] { readSweep(edited.path().toStdString()); });
+      QVERIFY2(message.contains(expected) && !message.contains("json.exception"), qPrintable(message));
+    }
     // A setting by its flag, a folder path as a value: a folder name without separators.
     const Sweep paths = planSweep(ExperimentConfig{}, {parseSweepAxis("batch-size=64"), parseSweepAxis("dataset=/data/a b")});
     QCOMPARE(paths.jobs[0].name, std::string("001-batch_size=64-dataset=_data_a_b"));

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/common/EnumNames.h"
+#include "core/common/JsonErrorText.h"
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/common/JsonDuplicateKeys.h"
@@ -159,7 +160,7 @@ ExperimentConfig ExperimentConfig::fromFile(const std::string& path) {
     throw ConfigError("config file " + path + " is not valid JSON (at byte " +
                       std::to_string(e.byte) + "); fix it, or write it again by starting a run (" + mention::startRun() + ")");
   } catch (const json::exception& e) {  // found by fuzzing: a number too large for a double
-    throw ConfigError("config file " + path + " holds a value JSON cannot represent (" + e.what() +
+    throw ConfigError("config file " + path + " holds a value JSON cannot represent (" + plainJsonError(e) +
                       "); fix it, or write it again by starting a run (" + mention::startRun() + ")");
   }
   return fromJson(object, path);

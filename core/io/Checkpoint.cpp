@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "core/common/Error.h"
+#include "core/common/JsonErrorText.h"
 #include "core/common/FieldMention.h"
 #include "core/common/JsonInteger.h"
 #include "core/io/AtomicFile.h"
@@ -308,7 +309,7 @@ CheckpointData readCheckpointFiles(const std::string& checkpointDir) {
       data.optimizer.push_back(load("member-" + std::to_string(i) + "-optimizer.pt"));
     }
   } catch (const nlohmann::json::exception& e) {
-    throw DamagedCheckpoint(manifestPath + " is malformed (" + e.what() + ")");
+    throw DamagedCheckpoint(manifestPath + " is malformed (" + plainJsonError(e) + ")");
   }
   return data;
 }

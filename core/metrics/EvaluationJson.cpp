@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/common/Error.h"
+#include "core/common/JsonErrorText.h"
 #include "core/common/JsonInteger.h"
 
 namespace ensemble {
@@ -117,7 +118,7 @@ EvaluationResult evaluationFromJson(const nlohmann::json& json, const std::strin
     result.samples = integerOrThrow<int64_t, ConfigError>(json.at("test_samples"), origin + ": test_samples");
     return result;
   } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(origin + ": malformed evaluation record (" + e.what() + ")");
+    throw ConfigError(origin + ": malformed evaluation record (" + plainJsonError(e) + ")");
   }
 }
 

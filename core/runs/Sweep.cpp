@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/common/EnumNames.h"
+#include "core/common/JsonErrorText.h"
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/common/JsonDuplicateKeys.h"
@@ -91,7 +92,8 @@ nlohmann::json Sweep::toJson() const {
 
 Sweep Sweep::fromJson(const nlohmann::json& json, const std::string& origin) {
   const auto bad = [&](const std::string& why) {
-    return ConfigError(origin + " is not a sweep EnsembleLab wrote (" + why + ")");
+    return ConfigError(origin + " is not a sweep EnsembleLab wrote (" + why + "); fix it, or start a new sweep with " +
+                       mention::startSweep());
   };
   try {
     if (!json.is_object() || json.value("format", 0) != kFormat) throw bad("no format " + std::to_string(kFormat));
@@ -99,6 +101,10 @@ Sweep Sweep::fromJson(const nlohmann::json& json, const std::string& origin) {
     sweep.base = json.at("base");
     for (const auto& axis : json.at("grid")) {
       sweep.grid.push_back({axis.at("key").get<std::string>(), axis.at("values").get<std::vector<nlohmann::json>>()});
+    }
+    // Lists by their names: at() on a text would say only "cannot use at() with string".
+    for (const char* list : {"grid", "jobs"}) {
+      if (!json.at(list).is_array()) throw bad("\"" + std::string(list) + "\" is not a list");
     }
     for (const auto& item : json.at("jobs")) {
       SweepJob job;
@@ -116,7 +122,7 @@ Sweep Sweep::fromJson(const nlohmann::json& json, const std::string& origin) {
     }
     return sweep;
   } catch (const nlohmann::json::exception& e) {
-    throw bad(e.what());
+    throw bad(plainJsonError(e));
   }
 }
 
@@ -206,7 +212,7 @@ Sweep readSweep(const std::string& folder) {
   try {
     json = parseRefusingDuplicateKeys(text.str(), path);
   } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(path + " is not valid JSON (" + std::string(e.what()) + ")");
+    throw ConfigError(path + ": " + plainJsonError(e) + "; fix it, or start a new sweep with " + mention::startSweep());
   }
   return Sweep::fromJson(json, path);
 }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/Error.h"
+#include "core/common/JsonErrorText.h"
 #include "core/common/JsonInteger.h"
 #include "core/metrics/EvaluationJson.h"
 
@@ -71,7 +72,7 @@ RunState RunState::fromJson(const nlohmann::json& json, const std::string& origi
     }
     return state;
   } catch (const nlohmann::json::exception& e) {
-    throw CheckpointError(origin + " holds a malformed run state (" + e.what() +
+    throw CheckpointError(origin + " holds a malformed run state (" + plainJsonError(e) +
                           "); the checkpoint is damaged");
   } catch (const ConfigError& e) {
     throw CheckpointError(e.what());
