@@ -129,6 +129,19 @@ class TestSweep final : public QObject {
     QCOMPARE(planSweep(ExperimentConfig{}, {parseSweepAxis("lr=1e9")}).jobs[0].name, std::string("001-lr=1e9"));
   }
 
+  // --seed and --grid seed= take config.json's whole range (a uint64); past it the
+  // message names the maximum.
+  void aSeedTakesTheWholeRangeConfigJsonTakes() {
+    const Sweep sweep = planSweep(testing::smallConfig("single", "cpu"),
+                                  {parseSweepAxis("seed=9223372036854775808,18446744073709551615")});
+    QCOMPARE(sweep.configOf(sweep.jobs[0]).seed, std::uint64_t(9223372036854775808ULL));
+    QCOMPARE(sweep.configOf(sweep.jobs[1]).seed, std::uint64_t(18446744073709551615ULL));
+    for (const char* text : {"18446744073709551616", "-1", "+1"}) {
+      const QString message = refusal([&] { parseSweepAxis(std::string("seed=") + text); });
+      QVERIFY2(message.contains("expects a non-negative integer, at most 18446744073709551615"), qPrintable(message));
+    }
+  }
+
   void aBadGridIsRefusedNamingIt_data() {
     QTest::addColumn<QStringList>("grid");
     QTest::addColumn<QString>("expected");

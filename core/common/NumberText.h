@@ -19,6 +19,17 @@ inline std::optional<int64_t> wholeInteger(const std::string& text) {
   return std::nullopt;
 }
 
+/// Digits only ("+1", "-1" or " 1" read nothing: stoull would take "-1" as 2^64 - 1), up
+/// to 2^64 - 1, the range config.json takes for the seed.
+inline std::optional<std::uint64_t> wholeUnsigned(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  try {
+    return std::uint64_t(std::stoull(text));
+  } catch (const std::exception&) {  // out of range
+  }
+  return std::nullopt;
+}
+
 inline std::optional<double> wholeNumber(const std::string& text) {
   try {
     std::size_t used = 0;

@@ -303,8 +303,9 @@ json ConfigField::parseText(const std::string& text) const {
                             "'",
                         key);
     case Kind::NonNegativeInteger:
-      if (const auto value = wholeInteger(text); value && *value >= 0) return std::uint64_t(*value);
-      throw ConfigError(named + " expects a non-negative integer, got '" + text + "'", key);
+      // The whole range config.json takes (a uint64), not only int64's half of it.
+      if (const auto value = wholeUnsigned(text)) return *value;
+      throw ConfigError(named + " expects a non-negative integer, at most 18446744073709551615, got '" + text + "'", key);
   }
   return text;
 }
