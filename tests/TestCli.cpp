@@ -672,6 +672,8 @@ class TestCli final : public QObject {
     QTest::newRow("resnet18 on 8x8 images") << QStringList{"train", "--dataset", "@broken/small", "--model", "resnet18",
                                                            "--mode", "single", "--devices", "cpu", "--epochs", "1", "--batch-size", "10"}
                                             << "the resnet18 model needs images of at least 16x16 pixels" << 1;
+    QTest::newRow("a flag where a value belongs") << (QStringList{"train", "--lr", "--epochs", "1"}) << "--lr needs a value" << 2;
+    QTest::newRow("an unknown flag at the end") << QStringList{"devices", "--bogus"} << "unknown flag --bogus for devices" << 2;
     QTest::newRow("--lr twice") << (QStringList{"train", "--lr", "0.1", "--lr=0.2"} + quick) << "--lr is given twice" << 2;
     // A required flag left out is a usage mistake, as an unknown one is.
     QTest::newRow("resume without --run") << QStringList{"resume"} << "resume needs --run DIR" << 2;

@@ -189,18 +189,21 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
     }
     std::string name = argument.substr(2), value;
     const std::size_t equals = name.find('=');
-    if (equals != std::string::npos) {
-      value = name.substr(equals + 1);
-      name = name.substr(0, equals);
-    } else if (takesNoValue(options.command, name)) {
-      value = "on";
-    } else if (i + 1 < arguments.size()) {
-      value = arguments[++i];
-    } else {
-      throw UsageError("--" + name + " needs a value");
-    }
+    if (equals != std::string::npos) name = name.substr(0, equals);
+    // Named before its value is looked for: `devices --bogus` is an unknown flag, not one
+    // that lacks a value.
     if (!known->second.count(name)) {
       throw UsageError("unknown flag --" + name + " for " + options.command + " (see --help)");
+    }
+    if (equals != std::string::npos) {
+      value = argument.substr(2 + equals + 1);
+    } else if (takesNoValue(options.command, name)) {
+      value = "on";
+    } else if (i + 1 < arguments.size() && arguments[i + 1].rfind("--", 0) != 0) {
+      value = arguments[++i];
+    } else {
+      // The end, or the next flag (`--lr --epochs 1`): no value of any flag starts with --.
+      throw UsageError("--" + name + " needs a value");
     }
     if (value.empty()) {
       // No flag means anything by '': taken as given, --out '' wrote into the working folder
