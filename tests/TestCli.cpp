@@ -674,6 +674,10 @@ class TestCli final : public QObject {
                                             << "the resnet18 model needs images of at least 16x16 pixels" << 1;
     QTest::newRow("a flag where a value belongs") << (QStringList{"train", "--lr", "--epochs", "1"}) << "--lr needs a value" << 2;
     QTest::newRow("an unknown flag at the end") << QStringList{"devices", "--bogus"} << "unknown flag --bogus for devices" << 2;
+    QTest::newRow("a file as the dataset folder") << QStringList{"train", "--dataset", "@broken/config.json"}
+                                                  << "dataset folder @broken/config.json is a file, not a folder" << 1;
+    QTest::newRow("a file as the run folder") << QStringList{"eval", "--run", "@broken/config.json"}
+                                              << "run folder @broken/config.json is a file, not a folder" << 1;
     QTest::newRow("--lr twice") << (QStringList{"train", "--lr", "0.1", "--lr=0.2"} + quick) << "--lr is given twice" << 2;
     // A required flag left out is a usage mistake, as an unknown one is.
     QTest::newRow("resume without --run") << QStringList{"resume"} << "resume needs --run DIR" << 2;
@@ -719,7 +723,7 @@ class TestCli final : public QObject {
 
     const Result r = runCli(resolved);
     QCOMPARE(r.exitCode, exitCode);
-    QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+    QVERIFY2(r.err.contains(QString(expected).replace("@broken", broken)), qPrintable(r.err));
     QCOMPARE(r.err.trimmed().count('\n'), 0);  // one line
     QVERIFY2(!QFileInfo::exists(out), "bad input must not leave a run folder behind");
   }

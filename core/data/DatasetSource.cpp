@@ -94,7 +94,8 @@ std::string datasetFolderOf(const std::string& spec) {
                            ? "Fashion-MNIST is not installed at " + folder +
                                  "; install it with `apt install dataset-fashion-mnist`, or pass " +
                                  mention::field("dataset") + " DIR for a folder of MNIST-format files"
-                           : "dataset folder " + folder + " does not exist; pass " + mention::field("dataset") +
+                           : "dataset folder " + folder + (fs::exists(folder, ec) ? " is a file, not a folder" : " does not exist") +
+                                 "; pass " + mention::field("dataset") +
                                  " fashion-mnist, synthetic, or a folder holding the four MNIST-format files",
                        "dataset");
   }

@@ -208,7 +208,8 @@ std::string latestCheckpoint(const std::string& checkpointsDir) {
   const fs::path pointer = fs::path(checkpointsDir) / kLatestName;
   std::error_code ec;
   if (const fs::path run = fs::path(checkpointsDir).parent_path(); !run.empty() && !fs::is_directory(run, ec)) {
-    throw CheckpointError("run folder " + run.string() + " does not exist; give the folder a run was written to "
+    throw CheckpointError("run folder " + run.string() + (fs::exists(run, ec) ? " is a file, not a folder" : " does not exist") +
+                          "; give the folder a run was written to "
                           "(it holds config.json and checkpoints/)");
   }
   if (!fs::exists(pointer, ec)) {
