@@ -48,6 +48,7 @@
 #include "ui/PlotPanel.h"
 #include "ui/RunColors.h"
 #include "ui/RunController.h"
+#include "ui/RunListView.h"
 #include "ui/RunsModel.h"
 #include "ui/ShiftView.h"
 #include "ui/UncertaintyView.h"
@@ -442,6 +443,53 @@ class TestMainWindow final : public QObject {
     QVERIFY(longForm.contains(",train_loss_epoch_mean,"));
     QVERIFY(longForm.contains(",train_loss,"));
     QVERIFY(!ExportActions::exportRuns({m_root.filePath("no-such-run")}, out.filePath("none.csv")).isEmpty());
+  }
+
+  // Each export is offered only for a run it can act on, and says why not: an unreadable
+  // run's exports had been enabled and failed after the file dialog with errno text.
+  void exportsAreOfferedOnlyForWhatTheRunHas() {
+    QTemporaryDir root;
+    const auto makeRun = [&](const QString& name, const QByteArray& config, bool metrics, bool checkpoints) {
+      QDir run(root.filePath(name));
+      run.mkpath(checkpoints ? "checkpoints" : ".");
+      QFile configFile(run.filePath("config.json"));
+      configFile.open(QIODevice::WriteOnly);
+      configFile.write(config);
+      if (metrics) QFile::copy(m_root.filePath("20260101-000000000-single-cnn/metrics.csv"), run.filePath("metrics.csv"));
+      return run.path();
+    };
+    const QByteArray good = fileBytes(m_root.filePath("20260101-000000000-single-cnn/config.json"));
+    const QString junk = makeRun("20260103-000000000-junk", "{bad", false, false);
+    const QString started = makeRun("20260102-000000000-started", good, true, false);
+    const QString whole = makeRun("20260101-000000000-whole", good, true, true);
+    MainWindow window(root.path());
+    auto* exporter = window.findChild<ExportActions*>();
+    auto* view = static_cast<RunListView*>(window.runsView());
+    const auto select = [&](const QStringList& runs) {
+      view->clearSelection();
+      for (const QString& run : runs) {
+        view->selectionModel()->select(window.runsModel()->index(window.runsModel()->rowOf(run), 0),
+                                       QItemSelectionModel::Select | QItemSelectionModel::Rows);
+      }
+    };
+    select({whole});
+    QVERIFY(exporter->metricsAction()->isEnabled() && exporter->checkpointAction()->isEnabled());
+    QVERIFY(exporter->runsAction()->isEnabled() && exporter->plotAction()->isEnabled());
+    select({started});
+    QVERIFY(exporter->metricsAction()->isEnabled());
+    QVERIFY(!exporter->checkpointAction()->isEnabled());
+    QVERIFY2(exporter->checkpointAction()->toolTip().contains("no checkpoint"), qPrintable(exporter->checkpointAction()->toolTip()));
+    select({junk});
+    QVERIFY(!exporter->metricsAction()->isEnabled() && !exporter->checkpointAction()->isEnabled());
+    QVERIFY(!exporter->runsAction()->isEnabled());
+    QVERIFY2(exporter->metricsAction()->toolTip().contains("no metrics.csv"), qPrintable(exporter->metricsAction()->toolTip()));
+    select({whole, junk});  // one unreadable run keeps the table from being written
+    QVERIFY(!exporter->runsAction()->isEnabled());
+    QVERIFY2(exporter->runsAction()->toolTip().contains("20260103-000000000-junk"), qPrintable(exporter->runsAction()->toolTip()));
+    select({whole, started});
+    QVERIFY(exporter->runsAction()->isEnabled());
+    QVERIFY2(exporter->metricsAction()->toolTip().contains("first selected run, 20260102-000000000-started"),
+             qPrintable(exporter->metricsAction()->toolTip()));
   }
 
   void screenshotOfTheWindow() {

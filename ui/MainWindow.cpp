@@ -215,10 +215,7 @@ void MainWindow::updateActions() {
   const RunRecord* firstRun = selected ? &m_runs->record(first) : nullptr;
   const bool resumable = firstRun && !firstRun->training && firstRun->summary &&
                          firstRun->summary->status != RunStatus::Completed;
-  for (QAction* action : {m_export->plotAction(), m_export->metricsAction(), m_export->checkpointAction(),
-                          m_export->runsAction()}) {
-    action->setEnabled(selected);
-  }
+  m_export->updateFor(m_runsView->selectedRows());
   for (QAction* action : {m_resumeSelected, m_runsView->resumeAction()}) action->setEnabled(resumable && !running);
   for (QAction* action : {m_evaluateSelected, m_runsView->evaluateAction()}) action->setEnabled(selected && !running);
   m_start->setEnabled(!running && m_form->isValid());
@@ -300,6 +297,7 @@ void MainWindow::onSteps(const QVector<StepEvent>& steps) {
 void MainWindow::onEpoch(const EpochEvent& event) {
   showEnsembleBreakdownIfSelected(m_runs->epochDone(event));
   m_plotPanel->markChanged();
+  updateActions();  // an epoch's end writes the first checkpoint: it can be exported now
 }
 
 void MainWindow::onRunFinished(const RunFinishedEvent& event) {

@@ -122,7 +122,7 @@ void MetricPlot::followData() {
 
 void MetricPlot::rebuild() {
   m_needsReplot = true;
-  m_plot->clearGraphs();
+  m_plot->clearPlottables();  // graphs, and a lone band point's error bars
   m_lines.clear();
   for (int r = 0; r < m_runs.size(); ++r) {
     const auto& run = m_runs[r];
@@ -207,6 +207,18 @@ void MetricPlot::addGroup(int index, const QColor& color) {
   graphs.lower->setData(keys, lower, true);
   graphs.upper->setData(keys, upper, true);
   graphs.mean->setData(keys, mean, true);
+  if (keys.size() == 1) {
+    // A fill between edges needs two keys (a group trained for one epoch has one test
+    // point): the spread is an error bar on the mean's point instead, and the legend's
+    // band entry names the bar.
+    graphs.bars = new QCPErrorBars(m_plot->xAxis, m_plot->yAxis);
+    graphs.bars->setDataPlottable(graphs.mean);
+    graphs.bars->setData(QVector<double>{mean[0] - lower[0]}, QVector<double>{upper[0] - mean[0]});
+    graphs.bars->setPen(QPen(color.darker(115), 1.5));
+    graphs.bars->setWhiskerWidth(10);
+    graphs.bars->setName(graphs.upper->name());
+    graphs.upper->removeFromLegend();
+  }
   m_groupGraphs.push_back(graphs);
 }
 
@@ -243,6 +255,13 @@ void MetricPlot::refresh() {
       }
     }
     line.shown->addData(keys, values, true);
+    if (isTrain(m_metric)) {
+      // A line needs two points: a run that logged once (a short run, a large --log-every)
+      // shows its point as a dot until the second arrives.
+      const bool lone = line.shown->dataCount() == 1;
+      line.shown->setScatterStyle(lone ? QCPScatterStyle(QCPScatterStyle::ssDisc, line.shown->pen().widthF() > 2 ? 7 : 4)
+                                       : QCPScatterStyle());
+    }
     line.appended = end;
     added = true;
   }

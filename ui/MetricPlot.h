@@ -14,6 +14,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPErrorBars;
 
 namespace ensemble::ui {
 
@@ -55,6 +56,7 @@ class MetricPlot final : public QWidget {
     QCPGraph* mean = nullptr;
     QCPGraph* lower = nullptr;
     QCPGraph* upper = nullptr;  ///< filled down to `lower`
+    QCPErrorBars* bars = nullptr;  ///< the band as an error bar, where it has one point only
   };
   GroupGraphs groupGraphs(int group) const { return m_groupGraphs.value(group); }
 
