@@ -15,6 +15,7 @@
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QScrollArea>
 #include <QSet>
 #include <QSettings>
 #include <QSlider>
@@ -346,6 +347,32 @@ class TestMainWindow final : public QObject {
                qPrintable(members->item(row, 0)->text() + " is clipped"));
     }
     window.tabs()->setCurrentIndex(0);
+    window.resize(1400, 900);
+  }
+
+  // A window 700 px tall cannot hold four plots at their minimum size above the tabs: they
+  // scroll, and each can be seen whole, axes included. (Their minimum had held the window at
+  // 823 px, and a window manager that made it smaller cut them off below their x axes.)
+  void atASmallWindowEveryPlotCanBeSeenWhole() {
+    MainWindow& window = *m_window;
+    window.resize(1024, 700);
+    window.runsView()->selectAll();
+    QTest::qWait(150);
+    QCOMPARE(window.height(), 700);  // the plots' minimum held it at 823 (a smaller one was cut)
+    auto* scroll = window.findChild<QScrollArea*>("plotScroll");
+    for (MetricPlot* plot : window.plots()) {
+      if (scroll) scroll->ensureWidgetVisible(plot, 0, 0);
+      QCoreApplication::processEvents();
+      // What of the plot its ancestors leave uncut (visibleRegion needs an exposed window).
+      QRect shown = plot->rect();
+      for (QWidget* widget = plot; widget->parentWidget(); widget = widget->parentWidget()) {
+        shown = shown.translated(widget->pos()) & widget->parentWidget()->rect();
+      }
+      QVERIFY2(shown.size() == plot->size(),
+               qPrintable(plot->title() + QString(": %1 of %2 px tall shown").arg(shown.height()).arg(plot->height())));
+      QVERIFY(plot->height() >= plot->minimumHeight());
+    }
+    QVERIFY(window.grab().save(QDir::current().filePath("window-1024x700.png")));
     window.resize(1400, 900);
   }
 

@@ -92,9 +92,17 @@ class TestMetricPlot final : public QObject {
     plot.setRuns({few});
     QCOMPARE(legendNames(plot), (QStringList{"ensemble", "member 0", "member 1", "member 2"}));
     plot.setRuns({few, many});
-    // Overlaid, each run's members share one entry: a comparison's legend stays short.
-    QCOMPARE(legendNames(plot), (QStringList{"few: ensemble", "few: members 0–2 (thin)", "many: ensemble",
-                                             "many: members 0–4 (thin)"}));
+    // Overlaid, each run's members share one entry, and its bold line is named by the run:
+    // a comparison's legend stays short.
+    QCOMPARE(legendNames(plot), (QStringList{"few", "members 0–2 (thin)", "many", "members 0–4 (thin)"}));
+    // Two runs' legends take two rows, each run's entries on its row, where the plot is as
+    // wide as the window's at 1400x900 (they took four, and squeezed the test plots flat).
+    plot.resize(480, 260);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.customPlot()->replot();
+    QCOMPARE(plot.customPlot()->legend->wrap(), 2);
+    QCOMPARE(plot.customPlot()->legend->rowCount(), 2);
   }
 
   void smoothingKeepsTheRawLineBeneath() {

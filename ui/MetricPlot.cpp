@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "ui/LegendRow.h"
 #include "ui/RunColors.h"
@@ -164,8 +165,11 @@ void MetricPlot::rebuild() {
         if (membersNamed) line.shown->removeFromLegend();
         membersNamed = true;
       }
-      // Overlaid runs (or seed groups): every entry names its run too.
-      line.shown->setName(overlaid && !run->label().isEmpty() ? run->label() + ": " + who : who);
+      // Overlaid runs (or seed groups): a run's bold line is named by the run, and its
+      // members' entry beside it, in its colour, by the members alone. (Both had named the
+      // run, and at 1400x900 two runs' legends took half of each plot's height.)
+      const bool named = overlaid && !run->label().isEmpty() && bold;
+      line.shown->setName(named ? run->label() : who);
       m_lines.push_back(line);
     }
   }
@@ -318,15 +322,24 @@ void MetricPlot::resizeEvent(QResizeEvent* event) {
 void MetricPlot::fitLegend() {
   QCPLegend* legend = m_plot->legend;
   const QFontMetrics metrics(legend->font());
-  int widest = 1;
-  for (int i = 0; i < legend->itemCount(); ++i) {
-    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) {
-      widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
-    }
-  }
   // An entry is its icon (32 px by default), the gap and the text, plus the column spacing.
-  const int entry = widest + legend->iconSize().width() + legend->iconTextPadding() + 16;
-  const int columns = std::clamp(width() / entry, 1, 3);  // the plot fills this widget
+  // Entries fill the rows across (entry i in column i % columns), so each column is as wide
+  // as its widest entry: the most columns (up to 3) whose widths fit the plot's. Overlaid
+  // runs keep two columns at most, so a run's members' entry stays on its run's row.
+  const int overhead = legend->iconSize().width() + legend->iconTextPadding() + 16;
+  const bool paired = m_runs.size() + m_groups.size() > 1;
+  int columns = 1;
+  for (int candidate = paired ? 2 : 3; candidate > 1 && columns == 1; --candidate) {
+    QVector<int> widths(candidate, 0);
+    int shown = 0;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+      if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) {
+        widths[shown % candidate] = std::max(widths[shown % candidate], metrics.horizontalAdvance(item->plottable()->name()) + overhead);
+        ++shown;
+      }
+    }
+    if (std::accumulate(widths.begin(), widths.end(), 0) <= width()) columns = candidate;  // the plot fills this widget
+  }
   if (legend->wrap() == columns) return;
   legend->setWrap(columns);
   legend->setFillOrder(QCPLegend::foColumnsFirst, true);  // the wrap reaches the entries already there only so
