@@ -34,7 +34,8 @@ struct RunRecord {
   /// Its seed group ("A", "B", ...) when other runs differ from it only in seed (and at
   /// least two seeds are among them); else empty.
   QString seedGroup;
-  /// A newer run of its group has the same seed: the group counts that seed once.
+  /// Another run of its group has the same seed and went further (or as far, and is newer):
+  /// the group counts that seed once, by that run.
   bool repeatsSeed = false;
   /// Replicas of the whole group, from the run's start (before its summary says so); 0 unknown.
   int replicas = 0;
