@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QTemporaryDir>
 #include <QFile>
+#include <QLabel>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
@@ -121,6 +122,9 @@ class TestSeedGroups final : public QObject {
     view->selectRow(group[1]);
     view->findChild<QAction*>("selectSeedGroupAction")->trigger();
     QCOMPARE(view->selectedRows(), group);
+    // The Ensemble tab compares two runs: the third selected is said to be left out.
+    auto* caption = window.findChild<QLabel*>("breakdownCaption");
+    QVERIFY2(caption->text().contains("1 more selected run(s) not shown"), qPrintable(caption->text()));
 
     // The test-accuracy plot: one band, its mean the mean of the three runs' curves.
     MetricPlot* plot = window.plots()[3];

@@ -29,6 +29,7 @@
 #include "ui/ExportActions.h"
 #include "ui/PlotPanel.h"
 #include "ui/ReliabilityDiagram.h"
+#include "ui/RunChoice.h"
 #include "ui/RunController.h"
 #include "ui/RunListView.h"
 #include "ui/RunStatusLine.h"
@@ -339,6 +340,7 @@ void MainWindow::showEnsembleBreakdown(int row) {
     const bool comparable = second && second->summary && second->summary->evaluation;
     const EvaluationResult* comparison = comparable ? &*second->summary->evaluation : nullptr;
     const QString comparisonLabel = comparable ? second->legendLabel() : QString();
+    m_breakdown->setUnshownRuns(std::max(0, int(selected.size()) - kComparedRuns));
     m_breakdown->showResult(*record.summary->evaluation, record.legendLabel());
     m_breakdown->showComparison(comparison, comparisonLabel);
     m_uncertainty->showResult(*record.summary->evaluation, record.legendLabel());
