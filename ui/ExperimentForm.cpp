@@ -177,7 +177,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_evalEvery->setToolTip(tr("Also score the test set every N training steps, for test curves between "
                              "epoch ends (each evaluation takes time)"));
   labelChoices(m_memberForm,
-               {{"auto", tr("auto (stacked on one GPU)")}, {"separate", tr("separate networks")}, {"stacked", tr("stacked into one network")}});
+               {{"auto", tr("auto (stacked on a GPU, separate on the CPU)")}, {"separate", tr("separate networks")}, {"stacked", tr("stacked into one network")}});
   m_memberForm->setToolTip(tr("How ensemble members that share a device train: each on its own "
                               "(side by side on the CPU cores), or as one network of stacked weights "
                               "(cnn only; for many members on one GPU). Auto stacks the members of one GPU "

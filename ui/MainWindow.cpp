@@ -99,6 +99,7 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
   connect(m_controller, &RunController::evaluationFinished, this, &MainWindow::onEvaluated);
   connect(m_controller, &RunController::pausedChanged, this, [this](bool paused) {
     m_status->setText(paused ? tr("Paused") : tr("Training…"));
+    m_runs->setPaused(paused);
     updateActions();
   });
 

@@ -42,7 +42,7 @@ QString limitsOf(const ExperimentConfig& c) {
 /// says "running", or that has none, was killed: it is interrupted (and resumable from
 /// its last checkpoint).
 QString statusOf(const RunRecord& run) {
-  if (run.training) return "running";
+  if (run.training) return run.paused ? "paused" : "running";
   if (!run.problem.isEmpty()) return "unreadable";  // the tooltip says why
   if (!run.summary || run.summary->status == RunStatus::Running) return "interrupted";
   return QString::fromStdString(runStatusName(run.summary->status));
@@ -272,6 +272,13 @@ std::shared_ptr<const RunCurves> RunsModel::liveCurves() const {
   return row >= 0 ? m_runs[row].curves : nullptr;
 }
 
+void RunsModel::setPaused(bool paused) {
+  const int row = liveRow();
+  if (row < 0) return;
+  m_runs[row].paused = paused;
+  rowChanged(row);
+}
+
 void RunsModel::markResuming(int row) {
   m_runs[row].training = true;
   rowChanged(row);
@@ -336,6 +343,7 @@ int RunsModel::runFinished(const RunFinishedEvent& event) {
   if (row < 0) return row;
   RunRecord& run = m_runs[row];
   run.training = false;
+  run.paused = false;
   if (event.summary) run.summary = event.summary;
   rowChanged(row);
   return row;
@@ -382,7 +390,8 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case Samples: return samplesOf(c, evaluation);
     case TestAccuracy: return evaluation ? number(evaluation->ensemble.accuracy, 4) : QString();
     case EnsembleNll: return evaluation ? number(evaluation->ensemble.nll, 4) : QString();
-    case SecondsPerEpoch: return s ? number(s->secondsPerEpoch, 1) : QString();
+    // A run stopped before its first epoch ended has no epoch time (it showed "0.0").
+    case SecondsPerEpoch: return s && s->epochsCompleted > 0 ? number(s->secondsPerEpoch, 1) : QString();
     case ImagesPerSecond: return s ? number(s->imagesPerSecond, 0) : QString();
     case SeedGroup:
       if (run.seedGroup.isEmpty()) return QString();
