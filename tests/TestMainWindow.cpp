@@ -507,6 +507,9 @@ class TestMainWindow final : public QObject {
     QVERIFY(!exporter->checkpointAction()->isEnabled());
     QVERIFY2(exporter->checkpointAction()->toolTip().contains("no checkpoint"), qPrintable(exporter->checkpointAction()->toolTip()));
     select({junk});
+    // The empty reliability diagram says why (it was blank).
+    QVERIFY2(window.reliabilityDiagram()->emptyHint().contains("Cannot read 20260103-000000000-junk"),
+             qPrintable(window.reliabilityDiagram()->emptyHint()));
     QVERIFY(!exporter->metricsAction()->isEnabled() && !exporter->checkpointAction()->isEnabled());
     QVERIFY(!exporter->runsAction()->isEnabled());
     QVERIFY2(exporter->metricsAction()->toolTip().contains("no metrics.csv"), qPrintable(exporter->metricsAction()->toolTip()));
@@ -515,8 +518,13 @@ class TestMainWindow final : public QObject {
     QVERIFY2(exporter->runsAction()->toolTip().contains("20260103-000000000-junk"), qPrintable(exporter->runsAction()->toolTip()));
     select({whole, started});
     QVERIFY(exporter->runsAction()->isEnabled());
+
     QVERIFY2(exporter->metricsAction()->toolTip().contains("first selected run, 20260102-000000000-started"),
              qPrintable(exporter->metricsAction()->toolTip()));
+    QVERIFY2(window.reliabilityDiagram()->emptyHint().contains("no test evaluation yet"),
+             qPrintable(window.reliabilityDiagram()->emptyHint()));
+    view->clearSelection();
+    QVERIFY(window.reliabilityDiagram()->emptyHint().startsWith("Select a run"));
   }
 
   void screenshotOfTheWindow() {

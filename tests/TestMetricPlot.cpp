@@ -335,6 +335,25 @@ class TestMetricPlot final : public QObject {
     QVERIFY(plot.groupGraphs(0).bars == nullptr);
   }
 
+  // An empty plot says why in its middle, and the hint goes with the first point.
+  void anEmptyPlotSaysWhy() {
+    MetricPlot test(Metric::TestAccuracy);
+    QVERIFY2(test.emptyHint().contains("select runs in the Runs tab"), qPrintable(test.emptyHint()));
+    auto run = std::make_shared<RunCurves>("run");
+    run->addStep(loggedStep(1, {1.0, 2.0}, 1.5), true);
+    test.setRuns({run});  // training, before its first evaluation
+    QVERIFY2(test.emptyHint().contains("No test point yet"), qPrintable(test.emptyHint()));
+    MetricPlot train(Metric::TrainLoss);
+    train.setRuns({run});
+    QCOMPARE(train.emptyHint(), QString());
+    EpochEvent epoch;
+    epoch.epoch = 1;
+    epoch.test.members = {{0.5, 0.8}, {0.6, 0.7}};
+    run->addEpoch(epoch, true);
+    test.refresh();
+    QCOMPARE(test.emptyHint(), QString());
+  }
+
   void comparesSeveralRuns() {
     auto single = std::make_shared<RunCurves>("single");
     auto ensembleRun = std::make_shared<RunCurves>("ensemble");

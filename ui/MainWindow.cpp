@@ -330,7 +330,7 @@ void MainWindow::showRunsOnPlots() {
 void MainWindow::showEnsembleBreakdown(int row) {
   if (row < 0 || row >= m_runs->rowCount()) {
     m_breakdown->clear(tr("Select a run in the Runs tab to see its members."));
-    m_uncertainty->clearResult();
+    m_uncertainty->clearResult(tr("Select a run in the Runs tab to see how well its confidence matches its accuracy"));
     return;
   }
   const RunRecord& record = m_runs->record(row);
@@ -348,10 +348,15 @@ void MainWindow::showEnsembleBreakdown(int row) {
     m_uncertainty->showComparison(comparison, comparisonLabel);
     return;
   }
-  m_breakdown->clear(record.problem.isEmpty()
+  const QString why = record.problem.isEmpty()
                          ? tr("%1 has no test evaluation yet: its first epoch has not ended.").arg(record.legendLabel())
-                         : tr("Cannot read %1: %2").arg(record.name(), record.problem));
-  m_uncertainty->clearResult();
+                         : tr("Cannot read %1: %2").arg(record.name(), record.problem);
+  m_breakdown->clear(why);
+  // In the middle of a plot: on two lines, the reason for an unreadable run left to its
+  // Status cell (it can be long).
+  m_uncertainty->clearResult(record.problem.isEmpty()
+                                 ? tr("%1 has no test evaluation yet:\nits first epoch has not ended.").arg(record.legendLabel())
+                                 : tr("Cannot read %1:\nthe Status cell in the Runs table says why.").arg(record.name()));
 }
 
 void MainWindow::showEnsembleBreakdownIfSelected(int row) {

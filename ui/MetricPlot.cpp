@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "ui/LegendRow.h"
+#include "ui/PlotHint.h"
 #include "ui/RunColors.h"
 
 namespace ensemble::ui {
@@ -34,6 +35,8 @@ MetricPlot::MetricPlot(Metric metric, QWidget* parent)
   m_plot->xAxis->setLabel(isTrain(metric) ? "step" : "epoch");
   m_plot->yAxis->setLabel(isLoss(metric) ? "loss (NLL)" : "accuracy");
   m_plot->legend->setVisible(false);  // shown once it has entries
+  m_hint = addPlotHint(m_plot);
+  showPlotHint(m_hint, whyEmpty());
   showEmptyRanges();
   m_plot->legend->setFont(QFont(font().family(), 8));
   // The legend under the axes, never over the data: entries two to a row, the plot's own
@@ -277,6 +280,7 @@ void MetricPlot::refresh() {
   for (const Line& line : m_lines) hasData = hasData || line.appended > 0;
   for (const GroupGraphs& group : m_groupGraphs) hasData = hasData || group.mean->dataCount() > 0;
   if (m_follow && !hasData) showEmptyRanges();  // not the previous run's ranges
+  showPlotHint(m_hint, hasData ? QString() : whyEmpty());
   if (m_follow && hasData) {
     m_plot->rescaleAxes();
     // Keep points off the frame: pad the value range (a lone point gets a fixed margin);
@@ -347,6 +351,14 @@ void MetricPlot::fitLegend() {
 }
 
 int MetricPlot::graphCount() const { return m_plot->graphCount(); }
+
+QString MetricPlot::whyEmpty() const {
+  if (m_runs.isEmpty() && m_groups.isEmpty()) return tr("No run shown: select runs in the Runs tab, or start one");
+  return isTrain(m_metric) ? tr("No logged step yet")
+                           : tr("No test point yet: a run is scored at each epoch's end\n(or every N steps: Evaluate every)");
+}
+
+QString MetricPlot::emptyHint() const { return m_hint->visible() ? m_hint->text() : QString(); }
 
 int MetricPlot::pointsOf(int runIndex, int member) const {
   for (const Line& line : m_lines) {

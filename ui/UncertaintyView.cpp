@@ -97,7 +97,7 @@ void UncertaintyView::showResult(const EvaluationResult& result, const QString& 
   m_reliability->showResult(result, runLabel);
 }
 
-void UncertaintyView::clearResult() { m_reliability->clear(); }
+void UncertaintyView::clearResult(const QString& why) { m_reliability->clear(why); }
 
 void UncertaintyView::showComparison(const EvaluationResult* result, const QString& runLabel) {
   m_reliability->setComparison(result, runLabel);
