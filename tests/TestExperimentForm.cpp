@@ -16,6 +16,7 @@
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QAction>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,7 @@
 #include "tests/IdxSplitFiles.h"
 #include "tests/SettingSamples.h"
 #include "ui/DialogFolders.h"
+#include "ui/ExperimentDock.h"
 #include "ui/ExperimentForm.h"
 
 using ensemble::ConfigField;
@@ -132,6 +134,15 @@ class TestExperimentForm final : public QObject {
     auto* label = form.findChild<QLabel*>("error-" + field);
     QVERIFY(label && !label->isHidden());
     QCOMPARE(label->text(), form.errors().value(field));
+    // A spin box is marked by a light red field and keeps its native style (a style sheet
+    // drew its arrows as two flat bars).
+    QWidget* box = field == "batch_size" ? static_cast<QWidget*>(form.batchSizeBox())
+                   : field == "epochs"   ? static_cast<QWidget*>(form.epochsBox())
+                                         : nullptr;
+    if (box) {
+      QVERIFY(box->styleSheet().isEmpty());
+      QVERIFY(box->palette().color(QPalette::Base) != QApplication::palette(box).color(QPalette::Base));
+    }
     // Fixing it clears the mark.
     if (field == "lr") form.learningRateEdit()->setText("0.05");
     if (field == "momentum") form.momentumEdit()->setText("0.5");
@@ -139,6 +150,7 @@ class TestExperimentForm final : public QObject {
     if (field == "epochs") form.epochsBox()->setValue(2);
     QVERIFY(form.isValid());
     QVERIFY(label->isHidden());
+    if (box) QCOMPARE(box->palette().color(QPalette::Base), QApplication::palette(box).color(QPalette::Base));
   }
 
   void devicesMustFitTheMode() {
@@ -229,6 +241,22 @@ class TestExperimentForm final : public QObject {
 
   // File dialogs open where the user last chose, per kind of file, and remember across
   // sessions (QSettings); the home folder before any choice.
+  // In a tall panel (a 2560x1440 screen) the spare height goes below the form, not into
+  // the dataset's description line (which had stood in 100 px of blank above and below).
+  void aTallPanelKeepsTheFormCompact() {
+    auto* form = new ExperimentForm;
+    QAction start("Start");
+    ensemble::ui::ExperimentDock dock(form, &start);
+    dock.resize(450, 1400);
+    dock.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dock));
+    auto* shape = form->findChild<QLabel*>("datasetShape");
+    QVERIFY(!shape->text().isEmpty());
+    const int lines = shape->heightForWidth(shape->width()) + 2;
+    QVERIFY2(shape->height() <= lines, qPrintable(QString("%1 px tall for %2 px of text").arg(shape->height()).arg(lines)));
+    QVERIFY2(form->height() <= form->sizeHint().height() + 2, qPrintable(QString::number(form->height())));
+  }
+
   void dialogsOpenWhereTheUserLastChose() {
     using namespace ensemble::ui::dialogs;
     QSettings().remove("dialogs");

@@ -15,6 +15,7 @@
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QScrollArea>
 #include <QSet>
 #include <QSettings>
 #include <QSlider>
@@ -48,6 +49,7 @@
 #include "ui/PlotPanel.h"
 #include "ui/RunColors.h"
 #include "ui/RunController.h"
+#include "ui/RunListView.h"
 #include "ui/RunsModel.h"
 #include "ui/ShiftView.h"
 #include "ui/UncertaintyView.h"
@@ -348,6 +350,32 @@ class TestMainWindow final : public QObject {
     window.resize(1400, 900);
   }
 
+  // A window 700 px tall cannot hold four plots at their minimum size above the tabs: they
+  // scroll, and each can be seen whole, axes included. (Their minimum had held the window at
+  // 823 px, and a window manager that made it smaller cut them off below their x axes.)
+  void atASmallWindowEveryPlotCanBeSeenWhole() {
+    MainWindow& window = *m_window;
+    window.resize(1024, 700);
+    window.runsView()->selectAll();
+    QTest::qWait(150);
+    QCOMPARE(window.height(), 700);  // the plots' minimum held it at 823 (a smaller one was cut)
+    auto* scroll = window.findChild<QScrollArea*>("plotScroll");
+    for (MetricPlot* plot : window.plots()) {
+      if (scroll) scroll->ensureWidgetVisible(plot, 0, 0);
+      QCoreApplication::processEvents();
+      // What of the plot its ancestors leave uncut (visibleRegion needs an exposed window).
+      QRect shown = plot->rect();
+      for (QWidget* widget = plot; widget->parentWidget(); widget = widget->parentWidget()) {
+        shown = shown.translated(widget->pos()) & widget->parentWidget()->rect();
+      }
+      QVERIFY2(shown.size() == plot->size(),
+               qPrintable(plot->title() + QString(": %1 of %2 px tall shown").arg(shown.height()).arg(plot->height())));
+      QVERIFY(plot->height() >= plot->minimumHeight());
+    }
+    QVERIFY(window.grab().save(QDir::current().filePath("window-1024x700.png")));
+    window.resize(1400, 900);
+  }
+
   void theSmoothingOutlivesTheWindow() {
     {
       PlotPanel first;
@@ -442,6 +470,61 @@ class TestMainWindow final : public QObject {
     QVERIFY(longForm.contains(",train_loss_epoch_mean,"));
     QVERIFY(longForm.contains(",train_loss,"));
     QVERIFY(!ExportActions::exportRuns({m_root.filePath("no-such-run")}, out.filePath("none.csv")).isEmpty());
+  }
+
+  // Each export is offered only for a run it can act on, and says why not: an unreadable
+  // run's exports had been enabled and failed after the file dialog with errno text.
+  void exportsAreOfferedOnlyForWhatTheRunHas() {
+    QTemporaryDir root;
+    const auto makeRun = [&](const QString& name, const QByteArray& config, bool metrics, bool checkpoints) {
+      QDir run(root.filePath(name));
+      run.mkpath(checkpoints ? "checkpoints" : ".");
+      QFile configFile(run.filePath("config.json"));
+      configFile.open(QIODevice::WriteOnly);
+      configFile.write(config);
+      if (metrics) QFile::copy(m_root.filePath("20260101-000000000-single-cnn/metrics.csv"), run.filePath("metrics.csv"));
+      return run.path();
+    };
+    const QByteArray good = fileBytes(m_root.filePath("20260101-000000000-single-cnn/config.json"));
+    const QString junk = makeRun("20260103-000000000-junk", "{bad", false, false);
+    const QString started = makeRun("20260102-000000000-started", good, true, false);
+    const QString whole = makeRun("20260101-000000000-whole", good, true, true);
+    MainWindow window(root.path());
+    auto* exporter = window.findChild<ExportActions*>();
+    auto* view = static_cast<RunListView*>(window.runsView());
+    const auto select = [&](const QStringList& runs) {
+      view->clearSelection();
+      for (const QString& run : runs) {
+        view->selectionModel()->select(window.runsModel()->index(window.runsModel()->rowOf(run), 0),
+                                       QItemSelectionModel::Select | QItemSelectionModel::Rows);
+      }
+    };
+    select({whole});
+    QVERIFY(exporter->metricsAction()->isEnabled() && exporter->checkpointAction()->isEnabled());
+    QVERIFY(exporter->runsAction()->isEnabled() && exporter->plotAction()->isEnabled());
+    select({started});
+    QVERIFY(exporter->metricsAction()->isEnabled());
+    QVERIFY(!exporter->checkpointAction()->isEnabled());
+    QVERIFY2(exporter->checkpointAction()->toolTip().contains("no checkpoint"), qPrintable(exporter->checkpointAction()->toolTip()));
+    select({junk});
+    // The empty reliability diagram says why (it was blank).
+    QVERIFY2(window.reliabilityDiagram()->emptyHint().contains("Cannot read 20260103-000000000-junk"),
+             qPrintable(window.reliabilityDiagram()->emptyHint()));
+    QVERIFY(!exporter->metricsAction()->isEnabled() && !exporter->checkpointAction()->isEnabled());
+    QVERIFY(!exporter->runsAction()->isEnabled());
+    QVERIFY2(exporter->metricsAction()->toolTip().contains("no metrics.csv"), qPrintable(exporter->metricsAction()->toolTip()));
+    select({whole, junk});  // one unreadable run keeps the table from being written
+    QVERIFY(!exporter->runsAction()->isEnabled());
+    QVERIFY2(exporter->runsAction()->toolTip().contains("20260103-000000000-junk"), qPrintable(exporter->runsAction()->toolTip()));
+    select({whole, started});
+    QVERIFY(exporter->runsAction()->isEnabled());
+
+    QVERIFY2(exporter->metricsAction()->toolTip().contains("first selected run, 20260102-000000000-started"),
+             qPrintable(exporter->metricsAction()->toolTip()));
+    QVERIFY2(window.reliabilityDiagram()->emptyHint().contains("no test evaluation yet"),
+             qPrintable(window.reliabilityDiagram()->emptyHint()));
+    view->clearSelection();
+    QVERIFY(window.reliabilityDiagram()->emptyHint().startsWith("Select a run"));
   }
 
   void screenshotOfTheWindow() {

@@ -9,6 +9,7 @@
 
 #include "ui/MetricPlot.h"
 #include "ui/RunCurves.h"
+#include "ui/SeedGroups.h"
 
 using namespace ensemble;
 using namespace ensemble::ui;
@@ -22,6 +23,26 @@ StepEvent loggedStep(int64_t step, std::vector<double> losses, double ensembleLo
   for (double loss : losses) event.members.push_back({loss, 0.5});
   event.ensemble = {ensembleLoss, 0.6};
   return event;
+}
+
+/// Pixels inside the plot's axes drawn in about `color` (what a person sees of a curve).
+int pixelsOf(MetricPlot& plot, const QColor& color) {
+  if (!plot.isVisible()) {
+    plot.show();
+    if (!QTest::qWaitForWindowExposed(&plot)) return -1;
+  }
+  plot.customPlot()->replot();
+  const QImage image = plot.customPlot()->toPixmap().toImage();
+  const QRect axes = plot.customPlot()->axisRect()->rect();
+  int count = 0;
+  for (int y = axes.top(); y <= axes.bottom(); ++y) {
+    for (int x = axes.left(); x <= axes.right(); ++x) {
+      const QColor pixel = image.pixelColor(x, y);
+      if (std::abs(pixel.red() - color.red()) + std::abs(pixel.green() - color.green()) +
+              std::abs(pixel.blue() - color.blue()) < 40) ++count;
+    }
+  }
+  return count;
 }
 
 }  // namespace
@@ -71,9 +92,17 @@ class TestMetricPlot final : public QObject {
     plot.setRuns({few});
     QCOMPARE(legendNames(plot), (QStringList{"ensemble", "member 0", "member 1", "member 2"}));
     plot.setRuns({few, many});
-    // Overlaid, each run's members share one entry: a comparison's legend stays short.
-    QCOMPARE(legendNames(plot), (QStringList{"few: ensemble", "few: members 0–2 (thin)", "many: ensemble",
-                                             "many: members 0–4 (thin)"}));
+    // Overlaid, each run's members share one entry, and its bold line is named by the run:
+    // a comparison's legend stays short.
+    QCOMPARE(legendNames(plot), (QStringList{"few", "members 0–2 (thin)", "many", "members 0–4 (thin)"}));
+    // Two runs' legends take two rows, each run's entries on its row, where the plot is as
+    // wide as the window's at 1400x900 (they took four, and squeezed the test plots flat).
+    plot.resize(480, 260);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.customPlot()->replot();
+    QCOMPARE(plot.customPlot()->legend->wrap(), 2);
+    QCOMPARE(plot.customPlot()->legend->rowCount(), 2);
   }
 
   void smoothingKeepsTheRawLineBeneath() {
@@ -239,6 +268,90 @@ class TestMetricPlot final : public QObject {
     plot.setEpochAxis(true);  // a setting redraws with no new point
     QCoreApplication::processEvents();
     QCOMPARE(redrawn.count(), 2);
+  }
+
+  // A run that logged once (1,000 images at batch 100) has one point per curve: a line
+  // through one point draws nothing, and the plots looked empty under their legend.
+  void aLoneTrainingPointIsDrawn() {
+    auto curves = std::make_shared<RunCurves>("run");
+    curves->addStep(loggedStep(10, {2.3, 2.2}, 2.25), true);
+    for (const double smoothing : {0.0, 0.6}) {
+      MetricPlot plot(Metric::TrainLoss);
+      plot.resize(600, 300);
+      plot.setSmoothing(smoothing);
+      plot.setRuns({curves});
+      QColor ensembleColor;
+      for (int g = 0; g < plot.customPlot()->graphCount(); ++g) {
+        if (plot.customPlot()->graph(g)->name() == "ensemble") ensembleColor = plot.customPlot()->graph(g)->pen().color();
+      }
+      QVERIFY2(pixelsOf(plot, ensembleColor) >= 20, qPrintable(QString::number(pixelsOf(plot, ensembleColor))));
+      // With a second point it is a line again, not a line of dots.
+      auto longer = std::make_shared<RunCurves>("run");
+      longer->addStep(loggedStep(10, {2.3, 2.2}, 2.25), true);
+      longer->addStep(loggedStep(20, {2.0, 1.9}, 1.95), true);
+      plot.setRuns({longer});
+      for (int g = 0; g < plot.customPlot()->graphCount(); ++g) {
+        QCOMPARE(plot.customPlot()->graph(g)->scatterStyle().shape(), QCPScatterStyle::ssNone);
+      }
+    }
+  }
+
+  // Seeds trained for one epoch: one test point each, so the band has a single key and a
+  // fill between its edges draws nothing; its spread shows as an error bar on the mean.
+  void aBandOfOnePointIsAnErrorBar() {
+    QVector<std::shared_ptr<const RunCurves>> seeds;
+    for (const double accuracy : {0.70, 0.80, 0.90}) {
+      auto run = std::make_shared<RunCurves>("seed");
+      EpochEvent epoch;
+      epoch.epoch = 1;
+      epoch.test.members = {{0.5, accuracy}};
+      run->addEpoch(epoch, false);
+      seeds.push_back(run);
+    }
+    MetricPlot plot(Metric::TestAccuracy);
+    plot.resize(600, 400);
+    plot.setGroups({std::make_shared<SeedGroupCurves>("group A", "group A (seeds 0,1,2)", seeds)});
+    plot.refresh();
+    const MetricPlot::GroupGraphs graphs = plot.groupGraphs(0);
+    QVERIFY(graphs.bars != nullptr);
+    QCOMPARE(graphs.bars->dataCount(), 1);
+    QVERIFY(std::abs(graphs.bars->data()->at(0).errorPlus - 0.1) < 1e-9);  // one std of 0.7, 0.8, 0.9
+    QVERIFY(std::abs(graphs.bars->data()->at(0).errorMinus - 0.1) < 1e-9);
+    // Drawn: the bar spans 0.1 above and below the mean, far more than the mean's dot.
+    const double pixelsPerUnit = plot.customPlot()->axisRect()->height() / plot.customPlot()->yAxis->range().size();
+    QVERIFY2(pixelsOf(plot, graphs.bars->pen().color()) > 0.15 * pixelsPerUnit,
+             qPrintable(QString::number(pixelsOf(plot, graphs.bars->pen().color()))));
+    // The legend names the bar as it named the band.
+    QVERIFY(graphs.bars->name().contains("± 1 std"));
+    QVERIFY(!graphs.upper->name().isEmpty() && plot.customPlot()->legend->itemWithPlottable(graphs.bars));
+    QVERIFY(!plot.customPlot()->legend->itemWithPlottable(graphs.upper));
+    // A band of two points is a fill again, with no bar.
+    auto two = std::make_shared<RunCurves>(*seeds[0]);
+    EpochEvent second;
+    second.epoch = 2;
+    second.test.members = {{0.4, 0.85}};
+    two->addEpoch(second, false);
+    plot.setGroups({std::make_shared<SeedGroupCurves>("group A", "group A", QVector<std::shared_ptr<const RunCurves>>{two, seeds[1]})});
+    QVERIFY(plot.groupGraphs(0).bars == nullptr);
+  }
+
+  // An empty plot says why in its middle, and the hint goes with the first point.
+  void anEmptyPlotSaysWhy() {
+    MetricPlot test(Metric::TestAccuracy);
+    QVERIFY2(test.emptyHint().contains("select runs in the Runs tab"), qPrintable(test.emptyHint()));
+    auto run = std::make_shared<RunCurves>("run");
+    run->addStep(loggedStep(1, {1.0, 2.0}, 1.5), true);
+    test.setRuns({run});  // training, before its first evaluation
+    QVERIFY2(test.emptyHint().contains("No test point yet"), qPrintable(test.emptyHint()));
+    MetricPlot train(Metric::TrainLoss);
+    train.setRuns({run});
+    QCOMPARE(train.emptyHint(), QString());
+    EpochEvent epoch;
+    epoch.epoch = 1;
+    epoch.test.members = {{0.5, 0.8}, {0.6, 0.7}};
+    run->addEpoch(epoch, true);
+    test.refresh();
+    QCOMPARE(test.emptyHint(), QString());
   }
 
   void comparesSeveralRuns() {

@@ -77,6 +77,10 @@ class TestRunsModel final : public QObject {
     QCOMPARE(model.runStarted(started), 0);
     QCOMPARE(model.liveRow(), 0);
     QCOMPARE(cell(model, 0, RunsModel::Status), QString("running"));
+    model.setPaused(true);  // Run > Pause: the table says so (it still said "running")
+    QCOMPARE(cell(model, 0, RunsModel::Status), QString("paused"));
+    model.setPaused(false);
+    QCOMPARE(cell(model, 0, RunsModel::Status), QString("running"));
     QCOMPARE(cell(model, 0, RunsModel::Lr), QString("0.05"));
     QCOMPARE(cell(model, 0, RunsModel::Epochs), QString("0/3"));
 
@@ -216,6 +220,23 @@ class TestRunsModel final : public QObject {
     QVERIFY2(record.ensureCurves(), qPrintable(record.problem));
     QCOMPARE(record.curves->series(Metric::TestAccuracy, 0).x, QVector<double>({0.25, 0.5}));
     QCOMPARE(record.curves->series(Metric::TrainLoss, 0).x, QVector<double>({10}));
+  }
+
+  // Stopped before its first epoch ended: no epoch time to show (it showed "0.0").
+  void aRunStoppedInItsFirstEpochShowsNoEpochTime() {
+    QTemporaryDir root;
+    for (const int epochs : {0, 1}) {
+      const QString run = root.filePath(QString("20260101-00000000%1-ensemble-cnn").arg(epochs));
+      QVERIFY(QDir().mkpath(run));
+      QVERIFY(writeText(run + "/config.json", QByteArray::fromStdString(ExperimentConfig{}.toJson().dump())));
+      RunSummary summary = summaryAfterEpoch(epochs, 0.5);
+      summary.status = RunStatus::Stopped;
+      QVERIFY(writeText(run + "/summary.json", QByteArray::fromStdString(summary.toJson().dump())));
+    }
+    RunsModel model;
+    model.scan(root.path());
+    QCOMPARE(cell(model, 0, RunsModel::SecondsPerEpoch), QString("2.5"));  // newest first: the one-epoch run
+    QCOMPARE(cell(model, 1, RunsModel::SecondsPerEpoch), QString());
   }
 
   void damagedSummaryShowsUnreadableAndWhy() {

@@ -8,6 +8,9 @@
 #include <QDir>
 #include <QTemporaryDir>
 #include <QFile>
+#include <QLabel>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 #include <qcustomplot.h>
@@ -119,6 +122,9 @@ class TestSeedGroups final : public QObject {
     view->selectRow(group[1]);
     view->findChild<QAction*>("selectSeedGroupAction")->trigger();
     QCOMPARE(view->selectedRows(), group);
+    // The Ensemble tab compares two runs: the third selected is said to be left out.
+    auto* caption = window.findChild<QLabel*>("breakdownCaption");
+    QVERIFY2(caption->text().contains("1 more selected run(s) not shown"), qPrintable(caption->text()));
 
     // The test-accuracy plot: one band, its mean the mean of the three runs' curves.
     MetricPlot* plot = window.plots()[3];
@@ -223,6 +229,31 @@ class TestSeedGroups final : public QObject {
     QCOMPARE(mean.size(), full.x.size());
     QVERIFY(std::abs(mean.front() - (full.y.front() + cut.y.front()) / 2) < 1e-12);
     QVERIFY(std::abs(mean.back() - full.y.back()) < 1e-12);
+    // A repeat's name says when it started: the two seed-0 runs had one legend label.
+    QVERIFY2(model.record(1).legendLabel().endsWith(" · started 00:00:00"), qPrintable(model.record(1).legendLabel()));
+    QVERIFY(!model.record(0).legendLabel().contains("started"));
+
+    // The newest seed-0 run stopped early: the whole one stands for the seed instead.
+    QFile summary(root.filePath("20260102-000000004-single-cnn/summary.json"));
+    QVERIFY(summary.open(QIODevice::ReadOnly));
+    QJsonObject stopped = QJsonDocument::fromJson(summary.readAll()).object();
+    summary.close();
+    stopped["status"] = "stopped";
+    stopped["steps_completed"] = 3;
+    QVERIFY(summary.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    summary.write(QJsonDocument(stopped).toJson());
+    summary.close();
+    model.scan(root.path());
+    QCOMPARE(cell(0), QString("A · seed 0 again"));
+    QCOMPARE(cell(1), QString("A · 2 seeds"));
+    view->selectRow(1);
+    view->findChild<QAction*>("selectSeedGroupAction")->trigger();
+    QTRY_VERIFY(trainLoss->groupGraphs(0).mean != nullptr);
+    QVERIFY2(trainLoss->groupGraphs(0).mean->name() == "group A (single, cnn, seeds 0,1; 1 of 2 runs after step 8): mean",
+             qPrintable(trainLoss->groupGraphs(0).mean->name()));
+    // The group's mean is the whole run's (and the cut one's), not the stopped run's.
+    const QVector<double> wholeMean = valuesOf(trainLoss->groupGraphs(0).mean);
+    QVERIFY(std::abs(wholeMean.back() - model.record(1).curves->series(Metric::TrainLoss, 0).y.back()) < 1e-12);
   }
 };
 

@@ -187,6 +187,14 @@ class TestUncertaintyView final : public QObject {
       if (label->isVisible() && label->text().contains("-3")) message = label;
     }
     QVERIFY2(message, "no message names the negative level");
+    // Marked as it is typed, before Compute, in the page's words (the picker names the kind).
+    shift->levelsEdit()->setText("0,abc");
+    QVERIFY(!shift->levelsEdit()->styleSheet().isEmpty());
+    QVERIFY2(message->isVisible() && message->text().contains("\"abc\" is not a number") &&
+                 !message->text().contains("rotate"),
+             qPrintable(message->text()));
+    shift->levelsEdit()->setText("0,15");
+    QVERIFY(shift->levelsEdit()->styleSheet().isEmpty() && !message->isVisible());
   }
 
   // Entropy histograms in and out, each summing to 1 (the sets differ in size), with the
@@ -255,6 +263,18 @@ class TestUncertaintyView final : public QObject {
     ood->datasetBox()->setCurrentText("fashion-mnist");
     QCOMPARE(ood->plot()->plottableCount(), 0);
     QVERIFY2(ood->memberScores()->text().contains("Compute to score single on fashion-mnist"), qPrintable(ood->memberScores()->text()));
+    // A name that is neither a set nor a folder is said as it is typed, in this page's words,
+    // and Compute starts nothing.
+    ood->datasetBox()->setCurrentText(m_root.filePath("no-such-folder"));
+    QVERIFY2(ood->description()->text().contains("neither a set in the list nor a folder") &&
+                 ood->description()->text().contains("inverted, uniform-noise"),
+             qPrintable(ood->description()->text()));
+    QVERIFY(!ood->memberScores()->text().contains("Compute to score"));
+    QSignalSpy busy(m_view->analysis(), &AnalysisController::busyChanged);
+    ood->compute();
+    QCOMPARE(busy.size(), 0);
+    QVERIFY(ood->memberScores()->text().contains("neither a set in the list nor a folder"));
+    ood->datasetBox()->setCurrentText("fashion-mnist");
     m_view->setRuns(bothRuns());
   }
 
@@ -287,6 +307,9 @@ class TestUncertaintyView final : public QObject {
   void confusionMatrixCellsFilterTheGallery() {
     MistakesView* mistakes = m_view->mistakes();
     m_view->pages()->setCurrentWidget(mistakes);
+    // Before any prediction there is nothing to save, and the button says what to do.
+    QVERIFY(!mistakes->contactSheetButton()->isEnabled());
+    QVERIFY(mistakes->contactSheetButton()->toolTip().contains("Predict the test set first"));
     QTest::mouseClick(mistakes->computeButton(), Qt::LeftButton);
     const auto [cancelled, error] = waitForJob(*m_view->analysis());
     QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -372,6 +395,7 @@ class TestUncertaintyView final : public QObject {
     mistakes->orderBox()->setCurrentIndex(mistakes->orderBox()->findData(int(GalleryOrder::Entropy)));
     mistakes->gallery()->setCell(std::nullopt);
     QCOMPARE(mistakes->gallery()->rowCount(), 300);
+    QVERIFY(mistakes->contactSheetButton()->isEnabled());
     const QString sheet = m_root.filePath("sheet.png");
     QVERIFY(mistakes->saveContactSheet(sheet).isEmpty());
     const QImage image(sheet);

@@ -76,9 +76,16 @@ void EnsembleBreakdownView::showComparison(const EvaluationResult* result, const
   if (m_first) redraw();
 }
 
+void EnsembleBreakdownView::setUnshownRuns(int count) {
+  m_unshown = count;
+  if (m_first) redraw();
+}
+
 void EnsembleBreakdownView::redraw() {
   const auto describe = [this](const Shown& run) { return tr("%1 · %2 test images").arg(run.label).arg(run.result.samples); };
-  m_caption->setText(m_second ? tr("%1   vs   %2").arg(describe(*m_first), describe(*m_second)) : describe(*m_first));
+  QString caption = m_second ? tr("%1   vs   %2").arg(describe(*m_first), describe(*m_second)) : describe(*m_first);
+  if (m_unshown > 0) caption += tr("   (%n more selected run(s) not shown: this tab compares two)", "", m_unshown);
+  m_caption->setText(caption);
   m_table->clearSpans();
   m_table->setRowCount(0);
   m_sizePlot->clearGraphs();

@@ -27,6 +27,9 @@ class EnsembleBreakdownView final : public QWidget {
   void showResult(const EvaluationResult& result, const QString& runLabel);
   /// The second selected run's evaluation, listed and drawn after the first's; null: none.
   void showComparison(const EvaluationResult* result, const QString& runLabel);
+  /// Selected runs beyond the two shown: the caption says they are left out (the tab
+  /// compares two).
+  void setUnshownRuns(int count);
   /// Empties the table and the plot and says `why` in their place.
   void clear(const QString& why);
   QString caption() const;
@@ -52,6 +55,7 @@ class EnsembleBreakdownView final : public QWidget {
   QCustomPlot* m_sizePlot;
   std::optional<Shown> m_first;
   std::optional<Shown> m_second;
+  int m_unshown = 0;
 };
 
 }  // namespace ensemble::ui

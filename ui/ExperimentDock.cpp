@@ -20,7 +20,7 @@ ExperimentDock::ExperimentDock(ExperimentForm* form, QAction* start, QWidget* pa
   connect(startButton, &QPushButton::clicked, start, &QAction::trigger);
   connect(start, &QAction::changed, startButton, [start, startButton] { startButton->setEnabled(start->isEnabled()); });
   setupLayout->addWidget(startButton);
-  setupLayout->addStretch();
+  setupLayout->addStretch(1);  // a tall panel's spare height goes below the form, not into its rows
   auto* scroll = new QScrollArea;
   scroll->setWidget(setupPanel);
   scroll->setWidgetResizable(true);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/ExperimentForm.h"
 
+#include <QAbstractSpinBox>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -10,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPalette>
 #include <QPushButton>
 #include <QSettings>
 #include <nlohmann/json.hpp>
@@ -143,6 +146,9 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   datasetCell->addLayout(datasetRow);
   m_datasetShape->setObjectName("datasetShape");
   m_datasetShape->setWordWrap(true);  // whole on two lines in a narrow panel, not elided
+  // No taller than its text: a wrapped label takes the spare height of a tall panel, which
+  // opened 100 px of blank around this line on a 2560x1440 screen.
+  m_datasetShape->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
   m_datasetShape->setStyleSheet("color: #757575; font-size: small;");
   datasetCell->addWidget(m_datasetShape);
 
@@ -177,7 +183,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_evalEvery->setToolTip(tr("Also score the test set every N training steps, for test curves between "
                              "epoch ends (each evaluation takes time)"));
   labelChoices(m_memberForm,
-               {{"auto", tr("auto (stacked on one GPU)")}, {"separate", tr("separate networks")}, {"stacked", tr("stacked into one network")}});
+               {{"auto", tr("auto (stacked on a GPU, separate on the CPU)")}, {"separate", tr("separate networks")}, {"stacked", tr("stacked into one network")}});
   m_memberForm->setToolTip(tr("How ensemble members that share a device train: each on its own "
                               "(side by side on the CPU cores), or as one network of stacked weights "
                               "(cnn only; for many members on one GPU). Auto stacks the members of one GPU "
@@ -341,7 +347,15 @@ void ExperimentForm::mark(const QString& field, QWidget* widget, const QString& 
   label->setText(error);
   label->setVisible(!error.isEmpty());
   if (widget) {
-    widget->setStyleSheet(error.isEmpty() ? QString() : QString("border: 1px solid #c62828;"));
+    if (qobject_cast<QAbstractSpinBox*>(widget)) {
+      // A style sheet on a spin box draws its arrows as two flat bars: a light red field
+      // (the palette, which the native style keeps) marks it instead.
+      QPalette palette = QApplication::palette(widget);
+      if (!error.isEmpty()) palette.setColor(QPalette::Base, QColor(0xfd, 0xe0, 0xdc));
+      widget->setPalette(palette);
+    } else {
+      widget->setStyleSheet(error.isEmpty() ? QString() : QString("border: 1px solid #c62828;"));
+    }
     widget->setToolTip(error);
   }
 }

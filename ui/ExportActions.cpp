@@ -40,6 +40,39 @@ ExportActions::ExportActions(QWidget* window, const PlotPanel& plots, const RunL
   connect(m_runsAction, &QAction::triggered, this, &ExportActions::exportRunsInteractive);
 }
 
+void ExportActions::updateFor(const QVector<int>& selectedRows) {
+  const auto offer = [](QAction* action, const QString& whyNot) {
+    action->setEnabled(whyNot.isEmpty());
+    action->setToolTip(whyNot.isEmpty() ? action->text().remove('&').remove(QChar(0x2026)) : whyNot);
+  };
+  const QString selectFirst = tr("Select a run in the Runs list first");
+  if (selectedRows.isEmpty()) {
+    for (QAction* action : {m_plot, m_metrics, m_checkpoint, m_runsAction}) offer(action, selectFirst);
+    return;
+  }
+  const RunRecord& first = m_runs.record(selectedRows.front());
+  const QString name = first.name();
+  offer(m_plot, {});
+  offer(m_metrics, QFileInfo(first.directory + "/metrics.csv").isFile()
+                       ? QString()
+                       : tr("%1 has no metrics.csv: it logged no step yet, or the file was removed").arg(name));
+  offer(m_checkpoint, QFileInfo(first.directory + "/checkpoints").isDir()
+                          ? QString()
+                          : tr("%1 has no checkpoint yet").arg(name));
+  if (selectedRows.size() > 1) {  // these two take one run: say which
+    for (QAction* action : {m_metrics, m_checkpoint}) {
+      if (action->isEnabled()) action->setToolTip(tr("%1 of the first selected run, %2").arg(action->toolTip(), name));
+    }
+  }
+  QString unreadable;
+  for (const int row : selectedRows) {
+    if (!m_runs.record(row).config) unreadable = m_runs.record(row).name();
+  }
+  offer(m_runsAction, unreadable.isEmpty() ? QString()
+                                           : tr("%1's config.json cannot be read (its Status cell says why): "
+                                                "select only readable runs").arg(unreadable));
+}
+
 QString ExportActions::exportMetrics(const QString& directory, const QString& path) {
   try {
     exportRunMetrics(directory.toStdString(), path.toStdString());

@@ -30,6 +30,10 @@ class ExportActions final : public QObject {
   QAction* runsAction() const { return m_runsAction; }
   /// Checkable: exported plots carry a caption with their runs' setup (remembered).
   QAction* captionAction() const { return m_captionAction; }
+  /// Enables each export for a selection it can act on (rows of the runs model, first
+  /// selected first): metrics need the first run's metrics.csv, a checkpoint its checkpoints
+  /// folder, the runs table every selected run's config.json. A disabled one says why.
+  void updateFor(const QVector<int>& selectedRows);
   /// The caption for `plot`: one line per run it shows.
   QString captionFor(const MetricPlot& plot) const;
 

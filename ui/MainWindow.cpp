@@ -29,6 +29,7 @@
 #include "ui/ExportActions.h"
 #include "ui/PlotPanel.h"
 #include "ui/ReliabilityDiagram.h"
+#include "ui/RunChoice.h"
 #include "ui/RunController.h"
 #include "ui/RunListView.h"
 #include "ui/RunStatusLine.h"
@@ -98,6 +99,7 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
   connect(m_controller, &RunController::evaluationFinished, this, &MainWindow::onEvaluated);
   connect(m_controller, &RunController::pausedChanged, this, [this](bool paused) {
     m_status->setText(paused ? tr("Paused") : tr("Training…"));
+    m_runs->setPaused(paused);
     updateActions();
   });
 
@@ -215,10 +217,7 @@ void MainWindow::updateActions() {
   const RunRecord* firstRun = selected ? &m_runs->record(first) : nullptr;
   const bool resumable = firstRun && !firstRun->training && firstRun->summary &&
                          firstRun->summary->status != RunStatus::Completed;
-  for (QAction* action : {m_export->plotAction(), m_export->metricsAction(), m_export->checkpointAction(),
-                          m_export->runsAction()}) {
-    action->setEnabled(selected);
-  }
+  m_export->updateFor(m_runsView->selectedRows());
   for (QAction* action : {m_resumeSelected, m_runsView->resumeAction()}) action->setEnabled(resumable && !running);
   for (QAction* action : {m_evaluateSelected, m_runsView->evaluateAction()}) action->setEnabled(selected && !running);
   m_start->setEnabled(!running && m_form->isValid());
@@ -300,6 +299,7 @@ void MainWindow::onSteps(const QVector<StepEvent>& steps) {
 void MainWindow::onEpoch(const EpochEvent& event) {
   showEnsembleBreakdownIfSelected(m_runs->epochDone(event));
   m_plotPanel->markChanged();
+  updateActions();  // an epoch's end writes the first checkpoint: it can be exported now
 }
 
 void MainWindow::onRunFinished(const RunFinishedEvent& event) {
@@ -330,7 +330,7 @@ void MainWindow::showRunsOnPlots() {
 void MainWindow::showEnsembleBreakdown(int row) {
   if (row < 0 || row >= m_runs->rowCount()) {
     m_breakdown->clear(tr("Select a run in the Runs tab to see its members."));
-    m_uncertainty->clearResult();
+    m_uncertainty->clearResult(tr("Select a run in the Runs tab to see how well its confidence matches its accuracy"));
     return;
   }
   const RunRecord& record = m_runs->record(row);
@@ -341,16 +341,22 @@ void MainWindow::showEnsembleBreakdown(int row) {
     const bool comparable = second && second->summary && second->summary->evaluation;
     const EvaluationResult* comparison = comparable ? &*second->summary->evaluation : nullptr;
     const QString comparisonLabel = comparable ? second->legendLabel() : QString();
+    m_breakdown->setUnshownRuns(std::max(0, int(selected.size()) - kComparedRuns));
     m_breakdown->showResult(*record.summary->evaluation, record.legendLabel());
     m_breakdown->showComparison(comparison, comparisonLabel);
     m_uncertainty->showResult(*record.summary->evaluation, record.legendLabel());
     m_uncertainty->showComparison(comparison, comparisonLabel);
     return;
   }
-  m_breakdown->clear(record.problem.isEmpty()
+  const QString why = record.problem.isEmpty()
                          ? tr("%1 has no test evaluation yet: its first epoch has not ended.").arg(record.legendLabel())
-                         : tr("Cannot read %1: %2").arg(record.name(), record.problem));
-  m_uncertainty->clearResult();
+                         : tr("Cannot read %1: %2").arg(record.name(), record.problem);
+  m_breakdown->clear(why);
+  // In the middle of a plot: on two lines, the reason for an unreadable run left to its
+  // Status cell (it can be long).
+  m_uncertainty->clearResult(record.problem.isEmpty()
+                                 ? tr("%1 has no test evaluation yet:\nits first epoch has not ended.").arg(record.legendLabel())
+                                 : tr("Cannot read %1:\nthe Status cell in the Runs table says why.").arg(record.name()));
 }
 
 void MainWindow::showEnsembleBreakdownIfSelected(int row) {

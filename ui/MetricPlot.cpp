@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "ui/LegendRow.h"
+#include "ui/PlotHint.h"
 #include "ui/RunColors.h"
 
 namespace ensemble::ui {
@@ -33,6 +35,8 @@ MetricPlot::MetricPlot(Metric metric, QWidget* parent)
   m_plot->xAxis->setLabel(isTrain(metric) ? "step" : "epoch");
   m_plot->yAxis->setLabel(isLoss(metric) ? "loss (NLL)" : "accuracy");
   m_plot->legend->setVisible(false);  // shown once it has entries
+  m_hint = addPlotHint(m_plot);
+  showPlotHint(m_hint, whyEmpty());
   showEmptyRanges();
   m_plot->legend->setFont(QFont(font().family(), 8));
   // The legend under the axes, never over the data: entries two to a row, the plot's own
@@ -122,7 +126,7 @@ void MetricPlot::followData() {
 
 void MetricPlot::rebuild() {
   m_needsReplot = true;
-  m_plot->clearGraphs();
+  m_plot->clearPlottables();  // graphs, and a lone band point's error bars
   m_lines.clear();
   for (int r = 0; r < m_runs.size(); ++r) {
     const auto& run = m_runs[r];
@@ -164,8 +168,11 @@ void MetricPlot::rebuild() {
         if (membersNamed) line.shown->removeFromLegend();
         membersNamed = true;
       }
-      // Overlaid runs (or seed groups): every entry names its run too.
-      line.shown->setName(overlaid && !run->label().isEmpty() ? run->label() + ": " + who : who);
+      // Overlaid runs (or seed groups): a run's bold line is named by the run, and its
+      // members' entry beside it, in its colour, by the members alone. (Both had named the
+      // run, and at 1400x900 two runs' legends took half of each plot's height.)
+      const bool named = overlaid && !run->label().isEmpty() && bold;
+      line.shown->setName(named ? run->label() : who);
       m_lines.push_back(line);
     }
   }
@@ -207,6 +214,18 @@ void MetricPlot::addGroup(int index, const QColor& color) {
   graphs.lower->setData(keys, lower, true);
   graphs.upper->setData(keys, upper, true);
   graphs.mean->setData(keys, mean, true);
+  if (keys.size() == 1) {
+    // A fill between edges needs two keys (a group trained for one epoch has one test
+    // point): the spread is an error bar on the mean's point instead, and the legend's
+    // band entry names the bar.
+    graphs.bars = new QCPErrorBars(m_plot->xAxis, m_plot->yAxis);
+    graphs.bars->setDataPlottable(graphs.mean);
+    graphs.bars->setData(QVector<double>{mean[0] - lower[0]}, QVector<double>{upper[0] - mean[0]});
+    graphs.bars->setPen(QPen(color.darker(115), 1.5));
+    graphs.bars->setWhiskerWidth(10);
+    graphs.bars->setName(graphs.upper->name());
+    graphs.upper->removeFromLegend();
+  }
   m_groupGraphs.push_back(graphs);
 }
 
@@ -243,6 +262,13 @@ void MetricPlot::refresh() {
       }
     }
     line.shown->addData(keys, values, true);
+    if (isTrain(m_metric)) {
+      // A line needs two points: a run that logged once (a short run, a large --log-every)
+      // shows its point as a dot until the second arrives.
+      const bool lone = line.shown->dataCount() == 1;
+      line.shown->setScatterStyle(lone ? QCPScatterStyle(QCPScatterStyle::ssDisc, line.shown->pen().widthF() > 2 ? 7 : 4)
+                                       : QCPScatterStyle());
+    }
     line.appended = end;
     added = true;
   }
@@ -254,6 +280,7 @@ void MetricPlot::refresh() {
   for (const Line& line : m_lines) hasData = hasData || line.appended > 0;
   for (const GroupGraphs& group : m_groupGraphs) hasData = hasData || group.mean->dataCount() > 0;
   if (m_follow && !hasData) showEmptyRanges();  // not the previous run's ranges
+  showPlotHint(m_hint, hasData ? QString() : whyEmpty());
   if (m_follow && hasData) {
     m_plot->rescaleAxes();
     // Keep points off the frame: pad the value range (a lone point gets a fixed margin);
@@ -299,15 +326,24 @@ void MetricPlot::resizeEvent(QResizeEvent* event) {
 void MetricPlot::fitLegend() {
   QCPLegend* legend = m_plot->legend;
   const QFontMetrics metrics(legend->font());
-  int widest = 1;
-  for (int i = 0; i < legend->itemCount(); ++i) {
-    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) {
-      widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
-    }
-  }
   // An entry is its icon (32 px by default), the gap and the text, plus the column spacing.
-  const int entry = widest + legend->iconSize().width() + legend->iconTextPadding() + 16;
-  const int columns = std::clamp(width() / entry, 1, 3);  // the plot fills this widget
+  // Entries fill the rows across (entry i in column i % columns), so each column is as wide
+  // as its widest entry: the most columns (up to 3) whose widths fit the plot's. Overlaid
+  // runs keep two columns at most, so a run's members' entry stays on its run's row.
+  const int overhead = legend->iconSize().width() + legend->iconTextPadding() + 16;
+  const bool paired = m_runs.size() + m_groups.size() > 1;
+  int columns = 1;
+  for (int candidate = paired ? 2 : 3; candidate > 1 && columns == 1; --candidate) {
+    QVector<int> widths(candidate, 0);
+    int shown = 0;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+      if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) {
+        widths[shown % candidate] = std::max(widths[shown % candidate], metrics.horizontalAdvance(item->plottable()->name()) + overhead);
+        ++shown;
+      }
+    }
+    if (std::accumulate(widths.begin(), widths.end(), 0) <= width()) columns = candidate;  // the plot fills this widget
+  }
   if (legend->wrap() == columns) return;
   legend->setWrap(columns);
   legend->setFillOrder(QCPLegend::foColumnsFirst, true);  // the wrap reaches the entries already there only so
@@ -315,6 +351,14 @@ void MetricPlot::fitLegend() {
 }
 
 int MetricPlot::graphCount() const { return m_plot->graphCount(); }
+
+QString MetricPlot::whyEmpty() const {
+  if (m_runs.isEmpty() && m_groups.isEmpty()) return tr("No run shown: select runs in the Runs tab, or start one");
+  return isTrain(m_metric) ? tr("No logged step yet")
+                           : tr("No test point yet: a run is scored at each epoch's end\n(or every N steps: Evaluate every)");
+}
+
+QString MetricPlot::emptyHint() const { return m_hint->visible() ? m_hint->text() : QString(); }
 
 int MetricPlot::pointsOf(int runIndex, int member) const {
   for (const Line& line : m_lines) {

@@ -14,6 +14,8 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPErrorBars;
+class QCPItemText;
 
 namespace ensemble::ui {
 
@@ -44,6 +46,8 @@ class MetricPlot final : public QWidget {
   const QVector<std::shared_ptr<const RunCurves>>& runs() const { return m_runs; }
   QString title() const;
   QCustomPlot* customPlot() const { return m_plot; }
+  /// What the plot says while it is empty ("" once it has points).
+  QString emptyHint() const;
   /// Graphs currently drawn (raw and smoothed lines).
   int graphCount() const;
   /// Points held by the smoothed (or only) line of `member` in run `runIndex`.
@@ -55,6 +59,7 @@ class MetricPlot final : public QWidget {
     QCPGraph* mean = nullptr;
     QCPGraph* lower = nullptr;
     QCPGraph* upper = nullptr;  ///< filled down to `lower`
+    QCPErrorBars* bars = nullptr;  ///< the band as an error bar, where it has one point only
   };
   GroupGraphs groupGraphs(int group) const { return m_groupGraphs.value(group); }
 
@@ -67,6 +72,8 @@ class MetricPlot final : public QWidget {
   void fitLegend();
   /// The ranges of a plot without data (what a new run starts from).
   void showEmptyRanges();
+  /// What an empty plot says: why it is empty, and what to do.
+  QString whyEmpty() const;
   struct Line {
     std::shared_ptr<const RunCurves> run;
     int runIndex = 0;
@@ -84,6 +91,7 @@ class MetricPlot final : public QWidget {
 
   Metric m_metric;
   QCustomPlot* m_plot;
+  QCPItemText* m_hint;  ///< why the plot is empty, while it is
   QVector<std::shared_ptr<const RunCurves>> m_runs;
   QVector<Line> m_lines;
   QVector<std::shared_ptr<const SeedGroupCurves>> m_groups;

@@ -74,9 +74,8 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
     for (ConfusionMatrixPlot* confusion : m_confusions) confusion->highlight(std::nullopt);
     updateCaption();
   });
-  auto* sheet = new QPushButton(tr("Contact sheet…"));
-  sheet->setToolTip(tr("Save the first %1 images in this order as one PNG").arg(kContactSheetTiles));
-  connect(sheet, &QPushButton::clicked, this, [this] {
+  m_sheet = new QPushButton(tr("Contact sheet…"));
+  connect(m_sheet, &QPushButton::clicked, this, [this] {
     const QString path = dialogs::saveFileName(this, tr("Save contact sheet"), "gallery.png", tr("PNG image (*.png)"));
     if (!path.isEmpty()) emit exported(saveContactSheet(path), path);
   });
@@ -87,7 +86,7 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
   controls->addWidget(m_order);
   controls->addWidget(m_showAll);
   controls->addWidget(m_caption, 1);
-  controls->addWidget(sheet);
+  controls->addWidget(m_sheet);
   controls->addWidget(makePlotExportButton(m_confusions[0]->plot(), "confusion-matrix", this,
                                            [this](const QString& error, const QString& path) { emit exported(error, path); }));
   auto* splitter = new QSplitter;
@@ -174,6 +173,13 @@ void MistakesView::showCell(const ConfusionCell& cell, int run) {
 void MistakesView::updateCaption() {
   const Inspection* inspection = m_gallery->inspection();
   m_showAll->setVisible(m_gallery->cell().has_value());
+  // Offered only with images to save (it had asked for a file name, then said the gallery
+  // was empty).
+  const bool hasImages = m_gallery->rowCount() > 0;
+  m_sheet->setEnabled(hasImages);
+  m_sheet->setToolTip(hasImages ? tr("Save the first %1 images in this order as one PNG").arg(kContactSheetTiles)
+                      : inspection ? tr("No image in this order: pick another order, or Show all")
+                                   : tr("Predict the test set first: the contact sheet saves the gallery's images"));
   if (!inspection) {
     m_caption->setText(tr("Predict the selected run's test set to see its confusion matrix and gallery."));
     return;

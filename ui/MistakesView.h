@@ -42,6 +42,7 @@ class MistakesView final : public QWidget {
   QString saveContactSheet(const QString& path) const;
 
   QPushButton* computeButton() const { return m_compute; }
+  QPushButton* contactSheetButton() const { return m_sheet; }
   QComboBox* orderBox() const { return m_order; }
   GalleryModel* gallery() const { return m_gallery; }
   QListView* galleryView() const { return m_view; }
@@ -63,6 +64,7 @@ class MistakesView final : public QWidget {
   QComboBox* m_order;
   QLabel* m_caption;
   QPushButton* m_showAll;
+  QPushButton* m_sheet;  ///< enabled while the gallery has images
   std::array<ConfusionMatrixPlot*, kComparedRuns> m_confusions{};
   GalleryModel* m_gallery;
   GalleryDelegate* m_delegate;

@@ -129,10 +129,31 @@ OodView::~OodView() {
 void OodView::describeChosenSet() {
   const QString chosen = m_dataset->currentText().trimmed();
   const std::string builtIn = describeOutOfDistributionSet(chosen.toStdString());
-  m_description->setText(!builtIn.empty()          ? tr("%1: %2").arg(chosen, QString::fromStdString(builtIn))
+  const QString problem = problemWithChosenSet();
+  m_description->setStyleSheet(problem.isEmpty() ? "color: #555;" : "color: #b00020;");
+  m_description->setText(!problem.isEmpty()        ? problem
+                         : !builtIn.empty()          ? tr("%1: %2").arg(chosen, QString::fromStdString(builtIn))
                          : chosen == "fashion-mnist" ? tr("fashion-mnist: Fashion-MNIST's test set, in distribution for a "
                                                           "Fashion-MNIST run (AUROC near 0.5: a baseline)")
+                         : chosen == "synthetic"     ? tr("synthetic: the generated 16x16 set")
                                                      : tr("%1: the test files of this MNIST-format folder").arg(chosen));
+}
+
+QString OodView::problemWithChosenSet() const {
+  // The picker is editable (a path may be typed or pasted): what is neither a set it knows
+  // nor a folder is said as it is typed, in this page's words, not when Compute is pressed.
+  const QString chosen = m_dataset->currentText().trimmed();
+  if (chosen.isEmpty()) return tr("Choose an out-of-distribution set from the list, or a folder with Folder…");
+  if (!describeOutOfDistributionSet(chosen.toStdString()).empty() || chosen == "fashion-mnist" || chosen == "synthetic" ||
+      QFileInfo(chosen).isDir()) {
+    return {};
+  }
+  QStringList sets;
+  for (const std::string& name : builtInOutOfDistributionSets()) sets << QString::fromStdString(name);
+  sets << "fashion-mnist";
+  return tr("%1 is neither a set in the list nor a folder: pick a set from the list (%2), or a folder of "
+            "MNIST-format files with Folder…")
+      .arg(chosen, sets.join(", "));
 }
 
 QString OodView::chosenSet() const { return m_dataset->currentText().trimmed(); }
@@ -173,6 +194,7 @@ void OodView::compute() {
     m_members->setText(tr("Select a run in the Runs tab first."));
     return;
   }
+  if (const QString problem = problemWithChosenSet(); !problem.isEmpty()) return m_members->setText(problem);
   QStringList directories;
   for (const RunChoice& run : m_runs) directories << run.directory;
   m_analysis.scoreOutOfDistribution(directories, chosenSet());
@@ -265,7 +287,7 @@ void OodView::redraw() {
   }
   if (m_runs.isEmpty()) {
     text = tr("Select a run in the Runs tab first.");
-  } else if (!missing.isEmpty()) {
+  } else if (!missing.isEmpty() && problemWithChosenSet().isEmpty()) {  // else the line above says what is wrong
     text += QString(text.isEmpty() ? "" : "\n") + tr("Compute to score %1 on %2.").arg(missing.join(tr(" and ")), set);
   }
   m_members->setText(text);

@@ -40,6 +40,8 @@ class OodView final : public QWidget {
 
   QComboBox* datasetBox() const { return m_dataset; }
   QPushButton* computeButton() const { return m_compute; }
+  /// What is wrong with the chosen set, in this page's words; empty when it can be scored.
+  QString problemWithChosenSet() const;
   QCustomPlot* plot() const { return m_plot; }
   QLabel* memberScores() const { return m_members; }
   /// One line on the chosen set.

@@ -8,6 +8,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QTimer>
@@ -35,6 +36,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   m_smoothing->setRange(0, 99);
   m_smoothing->setValue(60);
   m_smoothing->setMaximumWidth(220);
+  m_smoothing->setMinimumWidth(80);  // a narrow window had squeezed it to a checkbox's size
   m_smoothing->setToolTip(tr("Exponential moving average of the training curves; the raw line stays faded beneath"));
   m_logScale = new QCheckBox(tr("Log-scale loss"));
   m_epochAxis = new QCheckBox(tr("Training curves by epoch"));
@@ -60,9 +62,19 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   auto* hint = new ElidedLabel(tr("Drag to pan, wheel to zoom, double-click to follow the data"));
   hint->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
   controls->addWidget(hint, 1);
+  // The plots scroll where the window is too small for four at their minimum size (1024x700
+  // with the Experiment panel docked): squeezed, they had been cut off below their x axes.
+  auto* plots = new QWidget;
+  plots->setLayout(grid);
+  grid->setContentsMargins(0, 0, 0, 0);
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName("plotScroll");
+  scroll->setWidget(plots);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(controls);
-  layout->addLayout(grid, 1);
+  layout->addWidget(scroll, 1);
   m_smoothing->setValue(QSettings().value("plots/smoothing", m_smoothing->value()).toInt());
   connect(m_smoothing, &QSlider::valueChanged, this, [this](int value) {
     for (MetricPlot* plot : m_plots) plot->setSmoothing(value / 100.0);

@@ -12,9 +12,13 @@ namespace ensemble::ui {
 PlotSelection plotSelection(const QVector<const RunRecord*>& selected, bool groupSeeds) {
   PlotSelection shown;
   QMap<QString, QVector<const RunRecord*>> grouped;
-  for (const RunRecord* record : selected) {
-    // One run per seed joins its group's mean (the newest: rows run newest first); a run
-    // repeating a seed already in it is drawn as itself.
+  // The runs that stand for their seed first (RunRecord::repeatsSeed), so where both are
+  // selected the repeat is the one drawn as itself.
+  QVector<const RunRecord*> ordered = selected;
+  std::stable_partition(ordered.begin(), ordered.end(), [](const RunRecord* record) { return !record->repeatsSeed; });
+  for (const RunRecord* record : ordered) {
+    // One run per seed joins its group's mean; a run repeating a seed already in it is
+    // drawn as itself.
     const bool groupable = groupSeeds && !record->seedGroup.isEmpty() && !record->training;
     const QVector<const RunRecord*> group = groupable ? grouped.value(record->seedGroup) : QVector<const RunRecord*>();
     const bool seedTaken = std::any_of(group.begin(), group.end(),

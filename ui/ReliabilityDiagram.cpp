@@ -10,6 +10,7 @@
 
 #include "core/metrics/EvaluationResult.h"
 #include "ui/PlotExport.h"
+#include "ui/PlotHint.h"
 #include "ui/RunColors.h"
 
 namespace ensemble::ui {
@@ -27,7 +28,11 @@ double binCentre(std::size_t bin, std::size_t bins) { return (double(bin) + 0.5)
 }  // namespace
 
 ReliabilityDiagram::ReliabilityDiagram(QWidget* parent)
-    : QWidget(parent), m_plot(new QCustomPlot), m_members(new QCheckBox(tr("Show each member"))) {
+    : QWidget(parent),
+      m_plot(new QCustomPlot),
+      m_hint(addPlotHint(m_plot)),
+      m_emptyReason(tr("Select a run in the Runs tab to see how well its confidence matches its accuracy")),
+      m_members(new QCheckBox(tr("Show each member"))) {
   m_plot->plotLayout()->insertRow(0);
   m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Reliability (test set)"), QFont(font().family(), 10, QFont::Bold)));
   m_plot->xAxis->setLabel(tr("confidence (top probability)"));
@@ -67,12 +72,15 @@ void ReliabilityDiagram::showResult(const EvaluationResult& result, const QStrin
   redraw();
 }
 
-void ReliabilityDiagram::clear() {
+void ReliabilityDiagram::clear(const QString& why) {
+  m_emptyReason = why;
   m_result.reset();
   m_runLabel.clear();
   m_comparison.reset();
   redraw();
 }
+
+QString ReliabilityDiagram::emptyHint() const { return m_hint->visible() ? m_hint->text() : QString(); }
 
 void ReliabilityDiagram::setComparison(const EvaluationResult* result, const QString& runLabel) {
   m_comparison = result ? std::make_unique<EvaluationResult>(*result) : nullptr;
@@ -83,7 +91,12 @@ void ReliabilityDiagram::setComparison(const EvaluationResult* result, const QSt
 void ReliabilityDiagram::redraw() {
   m_plot->clearPlottables();
   m_plot->legend->setVisible(false);
-  if (!m_result || m_result->ensembleReliability.count.empty()) return m_plot->replot();  // older runs: no bins
+  const bool noBins = m_result && m_result->ensembleReliability.count.empty();  // a run from before the bins
+  showPlotHint(m_hint, !m_result ? m_emptyReason
+                       : noBins  ? tr("%1 was evaluated before reliability bins were recorded:\n"
+                                      "evaluate it again (Run > Evaluate selected run)").arg(m_runLabel)
+                                 : QString());
+  if (!m_result || noBins) return m_plot->replot();
   const Reliability& ensemble = m_result->ensembleReliability;
   const std::size_t bins = ensemble.count.size();
 

@@ -10,6 +10,7 @@
 
 class QCheckBox;
 class QCustomPlot;
+class QCPItemText;
 
 namespace ensemble {
 struct EvaluationResult;
@@ -28,8 +29,10 @@ class ReliabilityDiagram final : public QWidget {
   /// `result` is the evaluation of the run `runLabel` names; the legend says whose it is
   /// (also in an exported figure).
   void showResult(const EvaluationResult& result, const QString& runLabel);
-  /// No run: an empty diagram.
-  void clear();
+  /// No run to show: an empty diagram that says `why` (and what to do) in its middle.
+  void clear(const QString& why);
+  /// What the empty diagram says ("" while it shows a run).
+  QString emptyHint() const;
   /// A second selected run, drawn over the first as a line of its accuracy per bin (its
   /// ECE in the legend); none: the first run alone.
   void setComparison(const EvaluationResult* result, const QString& runLabel);
@@ -44,6 +47,8 @@ class ReliabilityDiagram final : public QWidget {
   void redraw();
 
   QCustomPlot* m_plot;
+  QCPItemText* m_hint;
+  QString m_emptyReason;
   QCheckBox* m_members;
   std::unique_ptr<EvaluationResult> m_result;
   QString m_runLabel;

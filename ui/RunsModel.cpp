@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <QBrush>
 #include <QMap>
@@ -41,7 +42,7 @@ QString limitsOf(const ExperimentConfig& c) {
 /// says "running", or that has none, was killed: it is interrupted (and resumable from
 /// its last checkpoint).
 QString statusOf(const RunRecord& run) {
-  if (run.training) return "running";
+  if (run.training) return run.paused ? "paused" : "running";
   if (!run.problem.isEmpty()) return "unreadable";  // the tooltip says why
   if (!run.summary || run.summary->status == RunStatus::Running) return "interrupted";
   return QString::fromStdString(runStatusName(run.summary->status));
@@ -103,6 +104,10 @@ QString RunRecord::displayName() const {
                         : QObject::tr("%1 imgs").arg(c.trainLimit));
   }
   if (c.seed != 0) parts << QObject::tr("seed %1").arg(c.seed);
+  if (repeatsSeed) {  // "20261129-054537898-…": started 05:45:37
+    const QString time = name().mid(9, 6);
+    parts << QObject::tr("started %1:%2:%3").arg(time.mid(0, 2), time.mid(2, 2), time.mid(4, 2));
+  }
   return parts.join(QStringLiteral(" · "));
 }
 
@@ -200,15 +205,26 @@ void RunsModel::updateSeedGroups() {
   }
   // Letters in the order the groups first appear in the list (newest run first).
   std::sort(groups.begin(), groups.end(), [](const QVector<int>& a, const QVector<int>& b) { return a[0] < b[0]; });
+  // The run that stands for a seed is the one that went furthest (completed, then the most
+  // steps), the newest among equals: a newer run stopped early had stood for the seed, and
+  // its whole repeats were marked as the repeats.
+  const auto progress = [this](int row) {
+    const auto& summary = m_runs[row].summary;
+    return std::make_tuple(summary && summary->status == RunStatus::Completed, summary ? summary->stepsCompleted : int64_t(0), -row);
+  };
   for (int g = 0; g < groups.size(); ++g) {
     const QString letter = g < 26 ? QString(QChar('A' + g)) : QString("G%1").arg(g + 1);
-    QSet<std::uint64_t> seen;
+    QMap<std::uint64_t, int> standing;  // seed -> the row that stands for it
     for (const int row : groups[g]) {
       m_runs[row].seedGroup = letter;
       const std::uint64_t seed = m_runs[row].config->seed;
-      m_runs[row].repeatsSeed = seen.contains(seed);  // a newer run (listed above) has this seed
-      seen.insert(seed);
+      if (!standing.contains(seed) || progress(row) > progress(standing[seed])) standing[seed] = row;
     }
+    for (const int row : groups[g]) m_runs[row].repeatsSeed = standing[m_runs[row].config->seed] != row;
+  }
+  // A repeat's name says when it started (two runs of one seed had the same legend label).
+  for (RunRecord& run : m_runs) {
+    if (run.curves) run.curves->setLabel(run.displayName());
   }
   if (!m_runs.isEmpty()) emit dataChanged(index(0, SeedGroup), index(int(m_runs.size()) - 1, SeedGroup));
 }
@@ -254,6 +270,13 @@ void RunsModel::rowChanged(int row) { emit dataChanged(index(row, 0), index(row,
 std::shared_ptr<const RunCurves> RunsModel::liveCurves() const {
   const int row = liveRow();
   return row >= 0 ? m_runs[row].curves : nullptr;
+}
+
+void RunsModel::setPaused(bool paused) {
+  const int row = liveRow();
+  if (row < 0) return;
+  m_runs[row].paused = paused;
+  rowChanged(row);
 }
 
 void RunsModel::markResuming(int row) {
@@ -320,6 +343,7 @@ int RunsModel::runFinished(const RunFinishedEvent& event) {
   if (row < 0) return row;
   RunRecord& run = m_runs[row];
   run.training = false;
+  run.paused = false;
   if (event.summary) run.summary = event.summary;
   rowChanged(row);
   return row;
@@ -366,7 +390,8 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case Samples: return samplesOf(c, evaluation);
     case TestAccuracy: return evaluation ? number(evaluation->ensemble.accuracy, 4) : QString();
     case EnsembleNll: return evaluation ? number(evaluation->ensemble.nll, 4) : QString();
-    case SecondsPerEpoch: return s ? number(s->secondsPerEpoch, 1) : QString();
+    // A run stopped before its first epoch ended has no epoch time (it showed "0.0").
+    case SecondsPerEpoch: return s && s->epochsCompleted > 0 ? number(s->secondsPerEpoch, 1) : QString();
     case ImagesPerSecond: return s ? number(s->imagesPerSecond, 0) : QString();
     case SeedGroup:
       if (run.seedGroup.isEmpty()) return QString();

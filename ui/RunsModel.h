@@ -31,10 +31,12 @@ struct RunRecord {
   QString problem;                         ///< why config.json or summary.json could not be read
   std::shared_ptr<RunCurves> curves;  ///< loaded on demand for past runs, live for the current
   bool training = false;              ///< true while this window trains it
+  bool paused = false;                ///< training, and paused (Run > Pause)
   /// Its seed group ("A", "B", ...) when other runs differ from it only in seed (and at
   /// least two seeds are among them); else empty.
   QString seedGroup;
-  /// A newer run of its group has the same seed: the group counts that seed once.
+  /// Another run of its group has the same seed and went further (or as far, and is newer):
+  /// the group counts that seed once, by that run.
   bool repeatsSeed = false;
   /// Replicas of the whole group, from the run's start (before its summary says so); 0 unknown.
   int replicas = 0;
@@ -92,6 +94,8 @@ class RunsModel final : public QAbstractTableModel {
   /// Marks a past run that the window is about to resume as training, before its
   /// checkpoint has loaded: from now on it cannot be renamed or deleted.
   void markResuming(int row);
+  /// The live run was paused or unpaused: its Status says so.
+  void setPaused(bool paused);
 
   // The live run, from the engine's events. Each returns the run's row.
   /// Adds the run, or marks a past one (being resumed) as training. A resumed run's

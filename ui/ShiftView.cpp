@@ -57,7 +57,6 @@ ShiftView::ShiftView(AnalysisController& analysis, QWidget* parent)
       m_plot(new QCustomPlot) {
   for (const KindChoice& choice : kKinds) m_kind->addItem(tr(choice.label), int(choice.kind));
   m_levels->setText(kKinds[0].levels);
-  m_levels->setToolTip(tr("Shift levels, comma-separated; 0 is the test set as it is"));
   m_compute->setToolTip(tr("Evaluate the selected run(s) at every level, in the background"));
   m_message->setWordWrap(true);
   m_plot->setObjectName("shiftPlot");
@@ -80,6 +79,7 @@ ShiftView::ShiftView(AnalysisController& analysis, QWidget* parent)
     m_levels->setText(kKinds[index].levels);
     redraw();
   });
+  connect(m_levels, &QLineEdit::textChanged, this, &ShiftView::checkLevels);
   connect(m_compute, &QPushButton::clicked, this, &ShiftView::compute);
   connect(&m_analysis, &AnalysisController::shiftCurveReady, this, &ShiftView::showCurve);
 
@@ -114,18 +114,33 @@ void ShiftView::compute() {
     m_message->setText(tr("Select one run in the Runs tab, or two to compare them (say a single model and an ensemble)."));
     return m_message->show();
   }
-  std::vector<DatasetShift> shifts;
-  try {
-    shifts = parseShifts(shiftKindName(kind()) + ":" + m_levels->text().remove(QChar(' ')).toStdString());
-  } catch (...) {
-    m_message->setText(inLabels(describeCurrentException()));
-    return m_message->show();
-  }
+  if (!checkLevels()) return;
   std::vector<double> levels;
-  for (const DatasetShift& shift : shifts) levels.push_back(shift.level);
+  for (const DatasetShift& shift : parseShifts(shiftSpec())) levels.push_back(shift.level);
   QStringList directories;
   for (const RunChoice& run : m_runs) directories << run.directory;
   m_analysis.sweepShift(directories, kind(), levels);
+}
+
+std::string ShiftView::shiftSpec() const {
+  return shiftKindName(kind()) + ":" + m_levels->text().remove(QChar(' ')).toStdString();
+}
+
+bool ShiftView::checkLevels() {
+  QString problem;
+  try {
+    parseShifts(shiftSpec());
+  } catch (...) {
+    // The engine's words name the kind as the CLI spells it ("of rotate"); the picker beside
+    // the field already says which kind, in its own words.
+    problem = inLabels(describeCurrentException()).replace(" of " + QString::fromStdString(shiftKindName(kind())), "");
+  }
+  // Marked as it is typed, as the Experiment form marks its fields (not only on Compute).
+  m_levels->setStyleSheet(problem.isEmpty() ? QString() : "QLineEdit { border: 2px solid #d32f2f; }");
+  m_levels->setToolTip(problem.isEmpty() ? tr("Shift levels, comma-separated; 0 is the test set as it is") : problem);
+  m_message->setText(problem);
+  m_message->setVisible(!problem.isEmpty());
+  return problem.isEmpty();
 }
 
 void ShiftView::showCurve(const ShiftCurve& curve) {

@@ -7,6 +7,8 @@
 #include <QMap>
 #include <QWidget>
 
+#include <string>
+
 #include "ui/AnalysisResults.h"
 #include "ui/RunChoice.h"
 
@@ -41,6 +43,10 @@ class ShiftView final : public QWidget {
   void exported(const QString& error, const QString& path);
 
  private:
+  /// "rotate:0,15,30": the kind and the levels field, as parseShifts reads them.
+  std::string shiftSpec() const;
+  /// Marks the levels field and shows why when it does not parse; true when it does.
+  bool checkLevels();
   void showCurve(const ShiftCurve& curve);
   void redraw();
   ShiftKind kind() const;

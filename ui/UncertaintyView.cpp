@@ -82,8 +82,12 @@ QString UncertaintyView::statusText() const { return m_status->text(); }
 void UncertaintyView::setRuns(const RunChoices& runs) {
   QStringList labels;
   for (const RunChoice& run : runs.mid(0, kComparedRuns)) labels << run.label.toHtmlEscaped();
-  m_runLabel->setText(runs.isEmpty() ? tr("<i>Select a run (or two to compare) in the Runs tab.</i>")
-                                     : tr("<b>%1</b>").arg(labels.join(tr(" vs "))));
+  QString shown = runs.isEmpty() ? tr("<i>Select a run (or two to compare) in the Runs tab.</i>")
+                                 : tr("<b>%1</b>").arg(labels.join(tr(" vs ")));
+  if (runs.size() > kComparedRuns) {
+    shown += tr(" <i>(%n more selected run(s) not shown: these pages compare two)</i>", "", int(runs.size()) - kComparedRuns);
+  }
+  m_runLabel->setText(shown);
   m_shift->setRuns(runs);
   m_ood->setRuns(runs);
   m_mistakes->setRuns(runs);
@@ -93,7 +97,7 @@ void UncertaintyView::showResult(const EvaluationResult& result, const QString& 
   m_reliability->showResult(result, runLabel);
 }
 
-void UncertaintyView::clearResult() { m_reliability->clear(); }
+void UncertaintyView::clearResult(const QString& why) { m_reliability->clear(why); }
 
 void UncertaintyView::showComparison(const EvaluationResult* result, const QString& runLabel) {
   m_reliability->setComparison(result, runLabel);
