@@ -20,12 +20,13 @@ out="${2:-$(mktemp -d /tmp/golden.XXXXXX)}"
 rm -rf "$out" && mkdir -p "$out"
 cd "$out"
 
-common=(--dataset fashion-mnist --train-limit 1024 --test-limit 256 --batch-size 64 --epochs 2 --seed 7)
+# The epochs per run, not in common: a flag given twice is a usage error.
+common=(--dataset fashion-mnist --train-limit 1024 --test-limit 256 --batch-size 64 --seed 7)
 train() { "$cli" train "${common[@]}" "$@" >/dev/null; }
-train --mode single --devices cpu --out single
-train --mode ensemble --devices 'cpu*3' --member-form separate --out ensemble
-train --mode data-parallel --devices 'cpu*2' --out data-parallel
-train --mode ensemble --devices 'cpu*2' --member-form stacked --out stacked
+train --mode single --devices cpu --epochs 2 --out single
+train --mode ensemble --devices 'cpu*3' --member-form separate --epochs 2 --out ensemble
+train --mode data-parallel --devices 'cpu*2' --epochs 2 --out data-parallel
+train --mode ensemble --devices 'cpu*2' --member-form stacked --epochs 2 --out stacked
 train --mode single --model lenet --devices cpu --eval-every 5 --checkpoint-every 6 --epochs 1 --out lenet
 "$cli" train --config lenet/config.json --epochs 2 --out lenet-config-check >/dev/null  # config.json reads back
 "$cli" resume --run lenet >/dev/null 2>&1 || true  # a finished run: nothing to resume, says so

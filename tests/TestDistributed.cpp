@@ -532,7 +532,7 @@ class TestDistributed final : public QObject {
   void aRankThatNeverArrivesIsNamed() {
     const QString out = m_dir.filePath("never");
     Rank rank0;
-    rank0.start(kSmallRun + QStringList{"--timeout", "3", "--out", out} + groupFlags(2, 0, testing::freePort()));
+    rank0.start(testing::withFlag(kSmallRun, "--timeout", "3") + QStringList{"--out", out} + groupFlags(2, 0, testing::freePort()));
     EXPECT_EXIT(rank0, 1, 30000);
     const QString errors = rank0.errors();
     QVERIFY2(errors.contains("rank 1 of 2 did not join"), qPrintable(errors));
@@ -649,7 +649,7 @@ class TestDistributed final : public QObject {
   void theStoreListensOnTheMasterAddressOnly() {
     const int port = testing::freePort();
     Rank rank0;
-    rank0.start(kSmallRun + QStringList{"--timeout", "20", "--out", m_dir.filePath("bound")} + groupFlags(2, 0, port));
+    rank0.start(testing::withFlag(kSmallRun, "--timeout", "20") + QStringList{"--out", m_dir.filePath("bound")} + groupFlags(2, 0, port));
     QElapsedTimer clock;
     clock.start();
     while (!connects("127.0.0.1", port) && clock.elapsed() < 20000) QTest::qSleep(100);

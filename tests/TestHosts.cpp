@@ -143,7 +143,7 @@ class TestHosts final : public QObject {
   void glooSocketIfnameStillChooses() {
     QProcessEnvironment environment = plainEnvironment();
     environment.insert("GLOO_SOCKET_IFNAME", "eth7");
-    auto hosts = startGroup(2, kRun + QStringList{"--epochs", "1", "--timeout", "5"}, m_dir.filePath("ifname"), environment);
+    auto hosts = startGroup(2, testing::withFlag(kRun + QStringList{"--epochs", "1"}, "--timeout", "5"), m_dir.filePath("ifname"), environment);
     // Rank 0 meets the missing interface first; rank 1 meets it too, or rank 0 gone.
     for (auto& host : hosts) QCOMPARE(host->finish(), 1);
     const QString errors = hosts[0]->errors();
@@ -190,7 +190,7 @@ class TestHosts final : public QObject {
   // A slow, lossy link changes how long a run takes, not what it computes.
   void aSlowLinkKeepsTheResults() {
     const QString alone = m_dir.filePath("slow-alone");
-    const QStringList run = kRun + QStringList{"--epochs", "2", "--timeout", "60"};
+    const QStringList run = testing::withFlag(kRun + QStringList{"--epochs", "2"}, "--timeout", "60");
     QVERIFY(runAlone(run, "cpu*2", alone));
     const auto timedGroup = [&](const QString& group) {
       QElapsedTimer clock;

@@ -53,6 +53,15 @@ void writeMnistFolder(const QString& dir, int train, int test, int rows, int col
 /// asking (a run may listen on the ports after MASTER_PORT too).
 int freePort(int count = 1);
 
+/// CLI arguments with `flag` set to `value`: its value replaced where `arguments` has it,
+/// else appended (the CLI refuses a flag given twice).
+inline QStringList withFlag(QStringList arguments, const QString& flag, const QString& value) {
+  const int at = int(arguments.indexOf(flag));
+  if (at >= 0 && at + 1 < arguments.size()) arguments[at + 1] = value;
+  else arguments << flag << value;
+  return arguments;
+}
+
 /// The lines of a text file.
 QStringList readLines(const QString& path);
 

@@ -148,6 +148,10 @@ ExperimentConfig ExperimentConfig::fromJson(const nlohmann::json& object, const 
   return config;
 }
 
+/// What to do about a damaged config file. (It had said to write it again by starting a
+/// run, which makes a new run folder and never rewrites this file.)
+const char* const kFixConfig = "fix it in a text editor: any run folder's config.json shows the format";
+
 ExperimentConfig ExperimentConfig::fromFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError("cannot open config file " + path + ": " + std::strerror(errno));
@@ -158,10 +162,10 @@ ExperimentConfig ExperimentConfig::fromFile(const std::string& path) {
     object = parseRefusingDuplicateKeys(text.str(), "config file " + path);
   } catch (const json::parse_error& e) {
     throw ConfigError("config file " + path + " is not valid JSON (at byte " +
-                      std::to_string(e.byte) + "); fix it, or write it again by starting a run (" + mention::startRun() + ")");
+                      std::to_string(e.byte) + "); " + kFixConfig);
   } catch (const json::exception& e) {  // found by fuzzing: a number too large for a double
     throw ConfigError("config file " + path + " holds a value JSON cannot represent (" + plainJsonError(e) +
-                      "); fix it, or write it again by starting a run (" + mention::startRun() + ")");
+                      "); " + kFixConfig);
   }
   return fromJson(object, path);
 }

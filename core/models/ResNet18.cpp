@@ -30,11 +30,13 @@ torch::Tensor ResidualImpl::forward(torch::Tensor x) {
 
 ResNet18Impl::ResNet18Impl(const ModelInput& input) {
   // Below 16x16 the three stride-2 stages leave maps of one pixel or two, whose BatchNorm
-  // statistics come from a handful of values: measured (Fashion-MNIST scaled down, and
-  // random images), the default lr 0.1 sent 1x1, 2x2 and 4x4 to NaN within three steps
-  // and 8x8 by step 12 (three seeds of three), with gradients at initialisation of about
-  // 1e8 at 4x4 and 115 at 8x8 against under 1 at 16x16, where every run stayed finite.
-  // Refused here, the message names the size instead of blaming the learning rate.
+  // statistics come from a handful of values. Measured at the default lr 0.1, three seeds:
+  // random images went to NaN within three steps at 1x1, 2x2 and 4x4, and by step 12 at
+  // 8x8; at 16x16 every run stayed finite. Gradients at initialisation are about 1e8 at
+  // 4x4, 115 at 8x8 and under 1 at 16x16. (Fashion-MNIST scaled down is kinder: 4x4 to
+  // 12x12 trained at batch 128, 1x1 and 2x2 reached 12-16% or NaN.) The bound is the size
+  // where nothing we tried diverged; refused here, the message names the size instead of
+  // blaming the learning rate after a NaN.
   if (input.height < 16 || input.width < 16) {
     throw ConfigError("the resnet18 model needs images of at least 16x16 pixels (smaller ones make its "
                       "training diverge); this dataset has " +
