@@ -351,7 +351,7 @@ class TestExperimentConfig final : public QObject {
     QTest::addColumn<QString>("expected");
     // What to do that works: starting a run makes a new folder and never rewrites this file.
     QTest::newRow("not JSON") << QByteArray("{\"lr\": 0.1,")
-                              << "is not valid JSON (at byte 11); fix it in a text editor: any run folder's config.json";
+                              << "is not valid JSON (at byte 12); fix it in a text editor: any run folder's config.json";
     QTest::newRow("not an object") << QByteArray("[1, 2]") << "must hold a JSON object";
     QTest::newRow("unknown key") << QByteArray("{\"learning_rate\": 0.1}") << "unknown key \"learning_rate\"";
     QTest::newRow("wrong type") << QByteArray("{\"batch_size\": \"big\"}") << "\"batch_size\" must be an integer";
