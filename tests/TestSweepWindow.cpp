@@ -97,6 +97,11 @@ class TestSweepWindow final : public QObject {
     dialog.gridEdit()->setPlainText("mode = single, ensemble");
     QVERIFY2(dialog.verdict().contains("each mode's default"), qPrintable(dialog.verdict()));
     QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[1]).devices, std::string());
+    // Each job is checked as train would check it before its data: a job whose settings
+    // clash is named, and nothing can start.
+    dialog.gridEdit()->setPlainText("devices = cpu, cpu*2");
+    QVERIFY2(dialog.verdict().contains("devices=cpu*2") && dialog.verdict().contains("single") && !ok->isEnabled(),
+             qPrintable(dialog.verdict()));
   }
 
   void theQueueTrainsEveryJobAndGoesOnAfterAFailure() {
