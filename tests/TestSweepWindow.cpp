@@ -100,7 +100,7 @@ class TestSweepWindow final : public QObject {
     // Each job is checked as train would check it before its data: a job whose settings
     // clash is named, and nothing can start.
     dialog.gridEdit()->setPlainText("devices = cpu, cpu*2");
-    QVERIFY2(dialog.verdict().contains("devices=cpu*2") && dialog.verdict().contains("single") && !ok->isEnabled(),
+    QVERIFY2(dialog.verdict().contains("job 002-devices=cpu_2: single mode trains one model") && !ok->isEnabled(),
              qPrintable(dialog.verdict()));
   }
 
