@@ -330,7 +330,7 @@ void MainWindow::showRunsOnPlots() {
 void MainWindow::showEnsembleBreakdown(int row) {
   if (row < 0 || row >= m_runs->rowCount()) {
     m_breakdown->clear(tr("Select a run in the Runs tab to see its members."));
-    m_uncertainty->clearResult(tr("Select a run in the Runs tab to see how well its confidence matches its accuracy"));
+    m_uncertainty->clearResult();
     return;
   }
   const RunRecord& record = m_runs->record(row);

@@ -31,7 +31,7 @@ ReliabilityDiagram::ReliabilityDiagram(QWidget* parent)
     : QWidget(parent),
       m_plot(new QCustomPlot),
       m_hint(addPlotHint(m_plot)),
-      m_emptyReason(tr("Select a run in the Runs tab to see how well its confidence matches its accuracy")),
+      m_emptyReason(noRunReason()),
       m_members(new QCheckBox(tr("Show each member"))) {
   m_plot->plotLayout()->insertRow(0);
   m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Reliability (test set)"), QFont(font().family(), 10, QFont::Bold)));
@@ -72,8 +72,12 @@ void ReliabilityDiagram::showResult(const EvaluationResult& result, const QStrin
   redraw();
 }
 
+QString ReliabilityDiagram::noRunReason() {
+  return tr("Select a run in the Runs tab to see how well its confidence matches its accuracy");
+}
+
 void ReliabilityDiagram::clear(const QString& why) {
-  m_emptyReason = why;
+  m_emptyReason = why.isEmpty() ? noRunReason() : why;
   m_result.reset();
   m_runLabel.clear();
   m_comparison.reset();

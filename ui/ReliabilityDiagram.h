@@ -29,8 +29,9 @@ class ReliabilityDiagram final : public QWidget {
   /// `result` is the evaluation of the run `runLabel` names; the legend says whose it is
   /// (also in an exported figure).
   void showResult(const EvaluationResult& result, const QString& runLabel);
-  /// No run to show: an empty diagram that says `why` (and what to do) in its middle.
-  void clear(const QString& why);
+  /// No run to show: an empty diagram that says `why` (and what to do) in its middle; no
+  /// reason given, that no run is selected.
+  void clear(const QString& why = {});
   /// What the empty diagram says ("" while it shows a run).
   QString emptyHint() const;
   /// A second selected run, drawn over the first as a line of its accuracy per bin (its
@@ -44,6 +45,7 @@ class ReliabilityDiagram final : public QWidget {
   void exported(const QString& error, const QString& path);
 
  private:
+  static QString noRunReason();
   void redraw();
 
   QCustomPlot* m_plot;

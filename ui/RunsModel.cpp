@@ -78,8 +78,9 @@ QString RunRecord::describe() const {
 QString RunRecord::displayName() const {
   // The engine names a new run's folder "YYYYMMDD-HHMMSSmmm-mode-model"; a folder the user
   // renamed names the run as they chose.
-  static const QRegularExpression generated("^\\d{8}-\\d{9}-");
-  if (!config || !generated.match(name()).hasMatch()) return name();
+  static const QRegularExpression generated("^\\d{8}-(\\d{2})(\\d{2})(\\d{2})\\d{3}-");  // ...-HHMMSSmmm-
+  const QRegularExpressionMatch folder = generated.match(name());
+  if (!config || !folder.hasMatch()) return name();
   const ExperimentConfig& c = *config;
   const std::size_t models = summary && summary->evaluation ? summary->evaluation->members.size() : 0;
   const int replicas = summary ? int(summary->replicas) : this->replicas;
@@ -104,10 +105,7 @@ QString RunRecord::displayName() const {
                         : QObject::tr("%1 imgs").arg(c.trainLimit));
   }
   if (c.seed != 0) parts << QObject::tr("seed %1").arg(c.seed);
-  if (repeatsSeed) {  // "20261129-054537898-…": started 05:45:37
-    const QString time = name().mid(9, 6);
-    parts << QObject::tr("started %1:%2:%3").arg(time.mid(0, 2), time.mid(2, 2), time.mid(4, 2));
-  }
+  if (repeatsSeed) parts << QObject::tr("started %1:%2:%3").arg(folder.captured(1), folder.captured(2), folder.captured(3));
   return parts.join(QStringLiteral(" · "));
 }
 

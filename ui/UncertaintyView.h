@@ -40,7 +40,7 @@ class UncertaintyView final : public QWidget {
   /// naming it.
   void showResult(const EvaluationResult& result, const QString& runLabel);
   /// The first selected run has no evaluation (yet), or no run is selected.
-  void clearResult(const QString& why);
+  void clearResult(const QString& why = {});
   /// The second selected run's evaluation, drawn beside the first's where a page compares
   /// (the reliability diagram); null: none.
   void showComparison(const EvaluationResult* result, const QString& runLabel);

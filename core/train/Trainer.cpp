@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <optional>
 
 #include "core/common/Error.h"
@@ -127,6 +128,21 @@ std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory, std::sha
   return std::unique_ptr<Trainer>(new Trainer(openRunSession(runDirectory, {}, std::move(data), group)));
 }
 
+namespace {
+
+/// Where a failure is a divergence, the last step whose loss was finite.
+std::optional<int64_t> lastFiniteStepOf(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const DivergenceError& diverged) {
+    return diverged.lastFiniteStep();
+  } catch (...) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   RunSession& d = *m_session;
   const RunSession::ComputeScope scope(d);
@@ -196,12 +212,7 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     finished.status = RunStatus::Failed;
     finished.message = describeCurrentException();
     d.communicator->announceFailure(finished.message);
-    try {
-      throw;
-    } catch (const DivergenceError& diverged) {
-      lastFiniteStep = diverged.lastFiniteStep();
-    } catch (...) {
-    }
+    lastFiniteStep = lastFiniteStepOf(std::current_exception());
   }
   if (finished.status == RunStatus::Failed && folderOpen) {
     finished.summary = d.recorder->summarize(finished.status, finished.message, d.state);
