@@ -425,6 +425,9 @@ class TestCudaKernelsOnCpu final : public QObject {
         << 3 << 3 << 5 << 70 << 9 << 7;
     QTest::newRow("1x1 images: every tap but the centre is padding") << 5 << 2 << 8 << 16 << 1 << 1;
     QTest::newRow("one group, 2x3") << 2 << 1 << 3 << 4 << 2 << 3;
+    // The weight gradient carries each thread's pixel 16 on per stage (PixelStepper): rows wider
+    // than that wrap once or not at all, and the second chunk starts inside an image.
+    QTest::newRow("23 images 5x19: rows wider than a stage, 2 chunks") << 23 << 1 << 3 << 4 << 5 << 19;
   }
   void groupedConvMatchesLibTorch() {
     const GroupedCase shape = fetchGroupedCase();
@@ -453,6 +456,8 @@ class TestCudaKernelsOnCpu final : public QObject {
           << bfloat16 << 4 << 3 << 32 << 40 << 5 << 7;
       QTest::addRow("%s: 1x1 images, 2 groups", type) << bfloat16 << 5 << 2 << 8 << 16 << 1 << 1;
       QTest::addRow("%s: one group, 2x3", type) << bfloat16 << 2 << 1 << 3 << 4 << 2 << 3;
+      QTest::addRow("%s: 2 images 3x19, rows of 19 pixels against stages of 16 (tf32) or 32 (bf16)", type)
+          << bfloat16 << 2 << 1 << 3 << 4 << 3 << 19;
     }
   }
   // The reference convolves the operands as a tensor core takes them (rounded to TF32 or
@@ -504,6 +509,7 @@ class TestCudaKernelsOnCpu final : public QObject {
         << 4 << 1 << 48 << 24 << 5 << 7;
     QTest::newRow("1x1 images: every tap but the centre is padding") << 5 << 2 << 8 << 16 << 1 << 1;
     QTest::newRow("one group, 2x3") << 2 << 1 << 3 << 4 << 2 << 3;
+    QTest::newRow("rows wider than a stage's 16 pixels: 2 images 3x19") << 2 << 1 << 3 << 4 << 3 << 19;
   }
   // Three products of split operands against LibTorch in double on the float operands: fp32's
   // accuracy, where one TF32 product is an order of magnitude further off (the check that the

@@ -107,6 +107,37 @@ __device__ __forceinline__ PixelPlace<Index> placeOf(Index pixel, bool inside, I
   return place;
 }
 
+/// A pixel's place carried forward by a fixed step, where placeOf(pixel + step) would divide
+/// twice by runtime values. The weight gradients' threads each copy one pixel a stage, `step`
+/// past the last; on sm_90 the divisions were about 40 instructions of each stage's loop
+/// (`bench/kernel_sass.py`: the fp32 weight gradient's 693, the mma.sync one's 417), in every
+/// stage of every block. The step splits once into whole rows and columns; a stage then adds
+/// both and carries at most one column wrap and, for planes smaller than the step, a few
+/// image wraps. Any step and image size give placeOf's place.
+template <typename Index>
+struct PixelStepper {
+  Index step, rows, columns;  // step = rows * width + columns, columns < width
+
+  __device__ __forceinline__ PixelStepper(Index pixels, Index width)
+      : step(pixels), rows(pixels / width), columns(pixels - (pixels / width) * width) {}
+
+  /// place becomes placeOf(pixel + step) of the pixel it was placeOf.
+  __device__ __forceinline__ void advance(PixelPlace<Index>& place, Index plane, Index height, Index width) const {
+    place.inPlane += step;
+    place.row += rows;
+    place.column += columns;
+    if (place.column >= width) {
+      place.column -= width;
+      ++place.row;
+    }
+    while (place.row >= height) {
+      place.row -= height;
+      place.inPlane -= plane;
+      ++place.image;
+    }
+  }
+};
+
 /// Bit p set where kernel position p of the pixel at (row, column) lies inside the image.
 template <typename Index>
 __device__ __forceinline__ unsigned insidePositions(Index row, Index column, Index height, Index width) {
@@ -341,12 +372,16 @@ __global__ void __launch_bounds__(kThreads)
   for (int r = 0; r < kTapLoads; ++r) {
     tapPlaces[r] = tapPlaceOf(block.firstDepth + row16 + 16 * r, inChannels, plane, width);
   }
+  // Stages are loaded in order: each stage's pixel is kStagePixels past the last one's.
+  const PixelStepper<Index> stepper(Index(kStagePixels), width);
+  PixelPlace<Index> at = placeOf(block.chunkStart + stagePixel, true, plane, width);
   const auto loadStage = [&](Index stageStart) {
     const bool inside = stageStart + stagePixel < block.chunkPixels;
-    const PixelPlace<Index> at = placeOf(block.chunkStart + stageStart + stagePixel, inside, plane, width);
-    const float* pixel = in + (at.image * groups + block.group) * inChannels * plane + at.inPlane;
-    const float* grads = gradOut + (at.image * groups + block.group) * outChannels * plane + at.inPlane;
+    const Index imageGroup = inside ? at.image * groups + block.group : Index(0), inPlane = inside ? at.inPlane : Index(0);
+    const float* pixel = in + imageGroup * inChannels * plane + inPlane;
+    const float* grads = gradOut + imageGroup * outChannels * plane + inPlane;
     const unsigned insideMask = inside ? insidePositions(at.row, at.column, height, width) : 0u;
+    stepper.advance(at, plane, height, width);
 #pragma unroll
     for (int r = 0; r < kGradLoads; ++r) {
       const Index channel = block.firstChannel + row16 + 16 * r;

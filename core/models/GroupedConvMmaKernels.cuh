@@ -288,12 +288,16 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
     tapPlaces[r] = grouped_conv::tapPlaceOf(block.firstDepth + stageRow + kRowsPerPass * r, inChannels, plane, width);
   }
   Element stagedGrads[kGradLoads], stagedTaps[kTapLoads];
+  // Stages are loaded in order: each stage's pixel is kStage past the last one's.
+  const grouped_conv::PixelStepper<Index> stepper(Index(kStage), width);
+  auto at = grouped_conv::placeOf(block.chunkStart + stagePixel, true, plane, width);
   const auto loadStage = [&](Index stageStart) {
     const bool inside = stageStart + stagePixel < block.chunkPixels;
-    const auto at = grouped_conv::placeOf(block.chunkStart + stageStart + stagePixel, inside, plane, width);
-    const Element* image = in + (at.image * groups + block.group) * inChannels * plane + at.inPlane;
-    const Element* grads = gradOut + (at.image * groups + block.group) * outChannels * plane + at.inPlane;
+    const Index imageGroup = inside ? at.image * groups + block.group : Index(0), inPlane = inside ? at.inPlane : Index(0);
+    const Element* image = in + imageGroup * inChannels * plane + inPlane;
+    const Element* grads = gradOut + imageGroup * outChannels * plane + inPlane;
     const unsigned insideMask = inside ? grouped_conv::insidePositions(at.row, at.column, height, width) : 0u;
+    stepper.advance(at, plane, height, width);
 #pragma unroll
     for (int r = 0; r < kGradLoads; ++r) {
       const Index channel = block.firstChannel + stageRow + kRowsPerPass * r;

@@ -334,15 +334,18 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   for (int r = 0; r < kTapCopies; ++r) {
     tapPlaces[r] = grouped_conv::tapPlaceOf(block.firstDepth + stageRow + kRowsPerPass * r, inChannels, plane, width);
   }
+  // Stages are copied in order: each stage's pixel is kStage past the last one's.
+  const grouped_conv::PixelStepper<Index> stepper(Index(kStage), width);
+  auto at = grouped_conv::placeOf(block.chunkStart + stagePixel, true, plane, width);
   const auto copyStage = [&](Index stage) {
     float* gradStage = shared + int(stage % kBuffers) * kBufferFloats;
     float* tapStage = gradStage + kGradFloats;
-    const Index pixel = stage * kStage + stagePixel;
-    const bool inside = pixel < block.chunkPixels;
-    const auto at = grouped_conv::placeOf(block.chunkStart + pixel, inside, plane, width);
-    const float* image = in + (at.image * groups + block.group) * inChannels * plane + at.inPlane;
-    const float* grads = gradOut + (at.image * groups + block.group) * outChannels * plane + at.inPlane;
+    const bool inside = stage * kStage + stagePixel < block.chunkPixels;
+    const Index imageGroup = inside ? at.image * groups + block.group : Index(0), inPlane = inside ? at.inPlane : Index(0);
+    const float* image = in + imageGroup * inChannels * plane + inPlane;
+    const float* grads = gradOut + imageGroup * outChannels * plane + inPlane;
     const unsigned insideMask = inside ? grouped_conv::insidePositions(at.row, at.column, height, width) : 0u;
+    stepper.advance(at, plane, height, width);
 #pragma unroll
     for (int r = 0; r < kGradCopies; ++r) {
       const int channel = stageRow + kRowsPerPass * r;
