@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The IDX reader and dataset loader on valid files of any size and on each kind of
 // broken file: every broken one must be rejected with a message naming the file.
+#include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -79,6 +81,121 @@ class TestIdxFile final : public QObject {
     QCOMPARE(limited.train.classes, int64_t(10));
   }
 
+  // Downloads name the four files in more ways than MNIST's own: some MNIST mirrors with a dot
+  // (train-images.idx3-ubyte), EMNIST behind a prefix (emnist-letters-train-images-idx3-ubyte.gz).
+  // Each folder here holds a second, smaller set under another name where the row says so: the
+  // sample counts tell which set was loaded.
+  void findsTheFourFilesUnderTheNamesDownloadsUse_data() {
+    QTest::addColumn<QString>("prefix");
+    QTest::addColumn<QString>("separator");
+    QTest::addColumn<bool>("gz");
+    QTest::addColumn<QString>("besideIt");  // a smaller set's prefix and separator, or empty
+    QTest::newRow("dotted, as MNIST mirrors ship it") << ""
+                                                      << "." << false << "";
+    QTest::newRow("EMNIST's prefix, gzip") << "emnist-letters-"
+                                           << "-" << true << "";
+    QTest::newRow("MNIST's names beside a prefixed copy: MNIST's win") << ""
+                                                                       << "-" << false << "copy-|-";
+    QTest::newRow("MNIST's spelling beside the dotted one: MNIST's wins") << ""
+                                                                          << "-" << false << "|.";
+    QTest::newRow("the dotted set beside a prefixed one: the unprefixed wins")
+        << ""
+        << "." << true << "old-|-";
+  }
+  void findsTheFourFilesUnderTheNamesDownloadsUse() {
+    QFETCH(QString, prefix);
+    QFETCH(QString, separator);
+    QFETCH(bool, gz);
+    QFETCH(QString, besideIt);
+    QTemporaryDir dir;
+    const auto writeSet = [&](const QString& setPrefix, const QString& setSeparator, int train,
+                              int test) {
+      QTemporaryDir scratch;
+      testing::writeMnistFolder(scratch.path(), train, test, 6, 5, gz);
+      for (const QString& name : QDir(scratch.path()).entryList(QDir::Files)) {
+        QString renamed = setPrefix + name;
+        renamed.replace("-idx", setSeparator + "idx");
+        QVERIFY(QFile::copy(scratch.filePath(name), dir.filePath(renamed)));
+      }
+    };
+    writeSet(prefix, separator, 23, 11);
+    if (!besideIt.isEmpty())
+      writeSet(besideIt.section('|', 0, 0), besideIt.section('|', 1, 1), 7, 3);
+    const std::string folder = dir.path().toStdString();
+    DatasetPair pair;
+    try {
+      pair = loadDataset(folder);
+    } catch (const DatasetError& e) {
+      QFAIL(e.what());
+    }
+    QCOMPARE(pair.train.size(), int64_t(23));
+    QCOMPARE(pair.test.size(), int64_t(11));
+    QCOMPARE(pair.train.width(), int64_t(5));
+    // The window's form reads the same files' headers as the dataset is picked.
+    QCOMPARE(trainingSampleCount(folder), int64_t(23));
+    QCOMPARE(datasetShape(folder).testSamples, int64_t(11));
+    QCOMPARE(testImageSize(folder).height, int64_t(6));
+  }
+
+  void refusesAFolderWithoutOneWholeDataset_data() {
+    QTest::addColumn<QString>("layout");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("EMNIST's download: several prefixed sets")
+        << "two sets"
+        << "holds 2 datasets (emnist-digits-train-images-idx3-ubyte, "
+           "emnist-letters-train-images-idx3-ubyte";
+    QTest::newRow("a prefixed set without its test labels")
+        << "partial"
+        << "has no emnist-letters-t10k-labels-idx1-ubyte (or "
+           "emnist-letters-t10k-labels-idx1-ubyte.gz)";
+    QTest::newRow("torchvision's MNIST folder, whose raw/ holds the files")
+        << "torchvision"
+        << "/MNIST/raw holds one";
+    QTest::newRow("a folder of other files") << "other"
+                                             << "has no train-images-idx3-ubyte";
+  }
+  void refusesAFolderWithoutOneWholeDataset() {
+    QFETCH(QString, layout);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    QString folder = dir.path();
+    const auto prefixAll = [&](const QString& prefix) {
+      for (const QString& name : QDir(dir.path()).entryList({"t*-ubyte"}, QDir::Files)) {
+        QVERIFY(QFile::rename(dir.filePath(name), dir.filePath(prefix + name)));
+      }
+    };
+    if (layout == "two sets") {
+      testing::writeMnistFolder(dir.path(), 20, 10, 8, 8, false);
+      prefixAll("emnist-letters-");
+      testing::writeMnistFolder(dir.path(), 20, 10, 8, 8, false);
+      prefixAll("emnist-digits-");
+    } else if (layout == "partial") {
+      testing::writeMnistFolder(dir.path(), 20, 10, 8, 8, false);
+      prefixAll("emnist-letters-");
+      QVERIFY(QFile::remove(dir.filePath("emnist-letters-t10k-labels-idx1-ubyte")));
+    } else if (layout == "torchvision") {
+      QVERIFY(QDir(dir.path()).mkpath("MNIST/raw") && QDir(dir.path()).mkpath("MNIST/processed"));
+      testing::writeMnistFolder(dir.filePath("MNIST/raw"), 20, 10, 8, 8, false);
+      folder = dir.filePath("MNIST");
+    } else {
+      writeFile(dir.filePath("notes.txt"), "not a dataset");
+      writeFile(dir.filePath("train-images-idx1-ubyte"),
+                idxBytes({4}, QByteArray(4, 1)));  // images are idx3
+    }
+    try {
+      loadDataset(folder.toStdString());
+      QFAIL("a folder without one whole dataset was accepted");
+    } catch (const DatasetError& e) {
+      QVERIFY2(QString::fromStdString(e.what()).contains(expected), e.what());
+    }
+    try {
+      trainingSampleCount(folder.toStdString());
+      QFAIL("the form's count was given for a folder without one whole dataset");
+    } catch (const DatasetError& e) {
+      QVERIFY2(QString::fromStdString(e.what()).contains(expected), e.what());
+    }
+  }
+
   void loadsTheRealFashionMnist() {
     const DatasetPair pair = loadDataset("fashion-mnist");
     QCOMPARE(pair.train.size(), int64_t(60000));
@@ -102,7 +219,8 @@ class TestIdxFile final : public QObject {
     for (int i = 0; i < 5; ++i) someLetters[i] = char(1 + i);
     for (int i = 0; i < 256; ++i) all[i] = char(i);
     QTest::newRow("EMNIST letters: 1-26") << letters << someLetters << 27;
-    QTest::newRow("a class only in the test split") << QByteArray("\0\1\2\3\4", 5) << QByteArray("\5\6\0", 3) << 7;
+    QTest::newRow("a class only in the test split")
+        << QByteArray("\0\1\2\3\4", 5) << QByteArray("\5\6\0", 3) << 7;
     QTest::newRow("256 classes") << all << all.left(9) << 256;
   }
   void takesAnyNumberOfClasses() {
@@ -112,7 +230,8 @@ class TestIdxFile final : public QObject {
     QTemporaryDir dir;
     const auto split = [&](const QString& prefix, const QByteArray& labels) {
       const auto count = std::uint32_t(labels.size());
-      writeFile(dir.filePath(prefix + "-images-idx3-ubyte"), idxBytes({count, 4, 4}, pattern(labels.size() * 16)));
+      writeFile(dir.filePath(prefix + "-images-idx3-ubyte"),
+                idxBytes({count, 4, 4}, pattern(labels.size() * 16)));
       writeFile(dir.filePath(prefix + "-labels-idx1-ubyte"), idxBytes({count}, labels));
     };
     split("train", trainLabels);
@@ -121,7 +240,8 @@ class TestIdxFile final : public QObject {
     QCOMPARE(pair.train.classes, int64_t(classes));
     QCOMPARE(pair.test.classes, int64_t(classes));
     for (int i = 0; i < trainLabels.size(); ++i) {
-      QCOMPARE(pair.train.labels[i].item<int64_t>(), int64_t(uint8_t(trainLabels[i])));  // labels kept as they are
+      QCOMPARE(pair.train.labels[i].item<int64_t>(),
+               int64_t(uint8_t(trainLabels[i])));  // labels kept as they are
     }
   }
 
@@ -134,8 +254,9 @@ class TestIdxFile final : public QObject {
     wrongMagic[1] = char(0x00);
     QTest::newRow("wrong magic") << wrongMagic << "wrong IDX magic number";
     QTest::newRow("float elements") << idxBytes({4}, pattern(16), 0x0D) << "type float";
-    QTest::newRow("truncated payload") << good.left(good.size() - 3)
-                                       << "truncated: its header declares 3 dimensions, 4 x 2 x 2, so 16 bytes";
+    QTest::newRow("truncated payload")
+        << good.left(good.size() - 3)
+        << "truncated: its header declares 3 dimensions, 4 x 2 x 2, so 16 bytes";
     QTest::newRow("truncated header") << good.left(9) << "truncated inside its header";
     QTest::newRow("trailing bytes") << good + QByteArray(5, 'x') << "after the data";
     QTest::newRow("empty file") << QByteArray() << "not an IDX file";
@@ -169,13 +290,20 @@ class TestIdxFile final : public QObject {
   void rejectsInconsistentFolders_data() {
     QTest::addColumn<QString>("breakWhat");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("missing folder") << "folder" << "does not exist";
-    QTest::newRow("missing file") << "file" << "has no t10k-labels-idx1-ubyte";
-    QTest::newRow("count mismatch") << "count" << "labels; the two files must come from the same split";
+    QTest::newRow("missing folder") << "folder"
+                                    << "does not exist";
+    QTest::newRow("missing file") << "file"
+                                  << "has no t10k-labels-idx1-ubyte";
+    QTest::newRow("count mismatch") << "count"
+                                    << "labels; the two files must come from the same split";
     // One stray byte (200 in a 10-class folder): 201 classes of which 11 occur.
-    QTest::newRow("a stray label") << "label" << "(at index 17), so classes 0-200, but only 11 of those 201 numbers occur";
-    QTest::newRow("one class") << "one class" << "has one class";
-    QTest::newRow("mixed image sizes") << "size" << "mixes image sizes";
+    QTest::newRow("a stray label")
+        << "label"
+        << "(at index 17), so classes 0-200, but only 11 of those 201 numbers occur";
+    QTest::newRow("one class") << "one class"
+                               << "has one class";
+    QTest::newRow("mixed image sizes") << "size"
+                                       << "mixes image sizes";
   }
   void rejectsInconsistentFolders() {
     QFETCH(QString, breakWhat);
@@ -185,7 +313,8 @@ class TestIdxFile final : public QObject {
     QString folder = dir.path();
     if (breakWhat == "folder") folder += "/nope";
     if (breakWhat == "file") QVERIFY(QFile::remove(dir.filePath("t10k-labels-idx1-ubyte")));
-    if (breakWhat == "count") writeFile(dir.filePath("train-labels-idx1-ubyte"), idxBytes({19}, QByteArray(19, 1)));
+    if (breakWhat == "count")
+      writeFile(dir.filePath("train-labels-idx1-ubyte"), idxBytes({19}, QByteArray(19, 1)));
     if (breakWhat == "label") {
       QByteArray labels(20, 2);
       labels[17] = char(200);
@@ -195,7 +324,8 @@ class TestIdxFile final : public QObject {
       writeFile(dir.filePath("train-labels-idx1-ubyte"), idxBytes({20}, QByteArray(20, 0)));
       writeFile(dir.filePath("t10k-labels-idx1-ubyte"), idxBytes({10}, QByteArray(10, 0)));
     }
-    if (breakWhat == "size") writeFile(dir.filePath("t10k-images-idx3-ubyte"), idxBytes({10, 9, 8}, pattern(720)));
+    if (breakWhat == "size")
+      writeFile(dir.filePath("t10k-images-idx3-ubyte"), idxBytes({10, 9, 8}, pattern(720)));
     try {
       loadDataset(folder.toStdString());
       QFAIL("an inconsistent dataset was accepted");

@@ -2,7 +2,10 @@
 #include "core/data/DatasetSource.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
+#include <map>
+#include <regex>
 #include <vector>
 
 #include <zlib.h>
@@ -18,23 +21,141 @@ namespace {
 
 constexpr const char* kFileNames[] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
                                       "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
+constexpr std::size_t kTrainImages = 0, kTrainLabels = 1, kTestImages = 2, kTestLabels = 3;
 
-/// The file `name` or `name.gz` in `folder`; raw wins when both exist.
-std::string findSplitFile(const fs::path& folder, const std::string& name) {
-  for (const std::string candidate : {name, name + ".gz"}) {
-    std::error_code ec;
-    if (fs::is_regular_file(folder / candidate, ec)) return (folder / candidate).string();
+/// The four IDX files of one dataset in a folder, in kFileNames' order, as paths.
+using SplitFiles = std::array<std::string, 4>;
+
+/// The sets of a dataset's four IDX files that a folder holds, by the prefix their names share:
+/// MNIST's own names, each raw or .gz, also spelt with a dot before "idx"
+/// (train-images.idx3-ubyte, as some MNIST mirrors ship it) and behind a prefix (EMNIST's
+/// emnist-letters-train-images-idx3-ubyte.gz). Those are the names real downloads have: a user
+/// should not have to rename files for a folder to load. Where a folder holds one file in
+/// several spellings, MNIST's raw one wins, then its .gz, then the dotted raw and .gz.
+std::map<std::string, SplitFiles> fileSetsIn(const fs::path& folder) {
+  static const std::regex idxName(
+      R"(^(.*)(train-images|train-labels|t10k-images|t10k-labels)([-.])(idx[13])-ubyte(\.gz)?$)");
+  std::map<std::string, std::array<std::pair<int, std::string>, 4>>
+      ranked;  // (spelling's rank, path)
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    std::smatch match;
+    const std::string file = it->path().filename().string();
+    std::error_code fileEc;
+    if (!std::regex_match(file, match, idxName) || !fs::is_regular_file(it->path(), fileEc))
+      continue;
+    const std::string role = match[2].str() + "-" + match[4].str() + "-ubyte";  // as in kFileNames
+    const auto known = std::find(std::begin(kFileNames), std::end(kFileNames), role);
+    if (known == std::end(kFileNames))
+      continue;  // train-images-idx1-ubyte names no file of MNIST's
+    const int rank = (match[3].str() == "." ? 2 : 0) + (match[5].matched ? 1 : 0);
+    auto& slot = ranked[match[1].str()][std::size_t(known - std::begin(kFileNames))];
+    if (slot.second.empty() || rank < slot.first) slot = {rank, it->path().string()};
   }
-  throw DatasetError("dataset folder " + folder.string() + " has no " + name + " (or " + name +
-                     ".gz); an MNIST-format folder holds " + kFileNames[0] + ", " +
-                     kFileNames[1] + ", " + kFileNames[2] + " and " + kFileNames[3]);
+  std::map<std::string, SplitFiles> sets;
+  for (const auto& [prefix, slots] : ranked) {
+    for (std::size_t role = 0; role < slots.size(); ++role) sets[prefix][role] = slots[role].second;
+  }
+  return sets;
 }
 
-Dataset loadSplit(const fs::path& folder, const char* imagesName, const char* labelsName) {
-  const std::string imagesPath = findSplitFile(folder, imagesName);
-  const std::string labelsPath = findSplitFile(folder, labelsName);
-  return datasetFromIdx(readIdxFile(imagesPath), readIdxFile(labelsPath), imagesPath,
-                        labelsPath);
+bool complete(const SplitFiles& files) {
+  return std::all_of(files.begin(), files.end(), [](const std::string& f) { return !f.empty(); });
+}
+
+std::string missingFileMessage(const fs::path& folder, const std::string& prefix,
+                               std::size_t role) {
+  const std::string name = prefix + kFileNames[role];
+  return "dataset folder " + folder.string() + " has no " + name + " (or " + name +
+         ".gz); an MNIST-format folder holds " + kFileNames[0] + ", " + kFileNames[1] + ", " +
+         kFileNames[2] + " and " + kFileNames[3] +
+         ", each raw or .gz (also spelt train-images.idx3-ubyte, or behind a prefix "
+         "the four share, as EMNIST's emnist-letters-train-images-idx3-ubyte.gz)";
+}
+
+/// A subfolder of `folder` that holds one whole dataset, as torchvision's MNIST/raw does: a
+/// user who names the dataset's top folder is told which one to name instead.
+std::string subfolderWithADataset(const fs::path& folder) {
+  std::error_code ec;
+  std::vector<std::string> found;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code dirEc;
+    if (!fs::is_directory(it->path(), dirEc)) continue;
+    const std::map<std::string, SplitFiles> sets = fileSetsIn(it->path());
+    if (std::any_of(sets.begin(), sets.end(),
+                    [](const auto& set) { return complete(set.second); })) {
+      found.push_back(it->path().string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found.empty() ? std::string() : found.front();
+}
+
+/// The four files of the dataset in `folder`. Its MNIST-named set wins where the folder holds
+/// others beside it (a copy under a prefix); otherwise the one whole set, and a folder with
+/// several (EMNIST's download holds six) is refused, naming them.
+SplitFiles splitFilesIn(const fs::path& folder) {
+  SplitFiles plain;
+  for (std::size_t role = 0; role < plain.size(); ++role) {
+    for (const std::string candidate :
+         {std::string(kFileNames[role]), std::string(kFileNames[role]) + ".gz"}) {
+      std::error_code ec;
+      if (plain[role].empty() && fs::is_regular_file(folder / candidate, ec))
+        plain[role] = (folder / candidate).string();
+    }
+  }
+  if (complete(plain)) return plain;  // the usual folder: four lookups, no listing
+
+  const std::map<std::string, SplitFiles> sets = fileSetsIn(folder);
+  // An unprefixed set wins over prefixed copies beside it in any spelling, as MNIST's own does.
+  if (const auto unprefixed = sets.find("");
+      unprefixed != sets.end() && complete(unprefixed->second)) {
+    return unprefixed->second;
+  }
+  std::vector<std::string> whole;
+  for (const auto& [prefix, files] : sets) {
+    if (complete(files)) whole.push_back(prefix);
+  }
+  if (whole.size() == 1) return sets.at(whole.front());
+  if (whole.size() > 1) {
+    std::string names;
+    for (const std::string& prefix : whole)
+      names += (names.empty() ? "" : ", ") + prefix + kFileNames[0];
+    throw DatasetError(
+        "dataset folder " + folder.string() + " holds " + std::to_string(whole.size()) +
+        " datasets (" + names +
+        ", each with its three other files); a dataset folder holds one: "
+        "copy or link the four files of the one to train on into a folder of its own");
+  }
+  // No whole set: name the first file missing from the fullest one (MNIST's names on a tie).
+  const auto found = [](const SplitFiles& files) {
+    return std::count_if(files.begin(), files.end(),
+                         [](const std::string& f) { return !f.empty(); });
+  };
+  const SplitFiles* fullest = &plain;
+  std::string prefix;
+  for (const auto& [candidatePrefix, files] : sets) {
+    if (found(files) > found(*fullest)) {
+      fullest = &files;
+      prefix = candidatePrefix;
+    }
+  }
+  const std::size_t missing =
+      std::size_t(std::find_if(fullest->begin(), fullest->end(),
+                               [](const std::string& f) { return f.empty(); }) -
+                  fullest->begin());
+  std::string message = missingFileMessage(folder, prefix, missing);
+  if (found(*fullest) == 0) {
+    const std::string inside = subfolderWithADataset(folder);
+    if (!inside.empty())
+      message += "; its subfolder " + inside + " holds one: pass " + mention::field("dataset") +
+                 " " + inside;
+  }
+  throw DatasetError(message);
+}
+
+Dataset loadSplit(const std::string& imagesPath, const std::string& labelsPath) {
+  return datasetFromIdx(readIdxFile(imagesPath), readIdxFile(labelsPath), imagesPath, labelsPath);
 }
 
 /// The classes of a folder's two splits: the largest label + 1 over both (either may lack a
@@ -79,8 +200,9 @@ void checkOneImageSize(const std::string& folder, ImageSize train, ImageSize tes
 DatasetPair loadFolder(const std::string& folder, const std::string& name) {
   DatasetPair pair;
   pair.name = name;
-  pair.train = loadSplit(folder, kFileNames[0], kFileNames[1]);
-  pair.test = loadSplit(folder, kFileNames[2], kFileNames[3]);
+  const SplitFiles files = splitFilesIn(folder);
+  pair.train = loadSplit(files[kTrainImages], files[kTrainLabels]);
+  pair.test = loadSplit(files[kTestImages], files[kTestLabels]);
   checkOneImageSize(folder, {pair.train.height(), pair.train.width()}, {pair.test.height(), pair.test.width()});
   agreeOnClasses(pair, folder);
   return pair;
@@ -131,23 +253,19 @@ std::vector<int64_t> imageDimensions(const std::string& path) {
   return dims;
 }
 
-/// The folder `spec` names, checked to hold all four files, as loading needs them.
-fs::path checkedFolderOf(const std::string& spec) {
-  const fs::path folder = datasetFolderOf(spec);
-  for (const char* name : kFileNames) findSplitFile(folder, name);
-  return folder;
-}
+/// The four files of the dataset folder `spec` names, as loading finds them.
+SplitFiles checkedFilesOf(const std::string& spec) { return splitFilesIn(datasetFolderOf(spec)); }
 
 }  // namespace
 
 int64_t trainingSampleCount(const std::string& spec) {
   if (spec == "synthetic") return SyntheticOptions{}.trainSize;
-  return idxDimensions(findSplitFile(checkedFolderOf(spec), kFileNames[0])).front();
+  return idxDimensions(checkedFilesOf(spec)[kTrainImages]).front();
 }
 
 ImageSize testImageSize(const std::string& spec) {
   if (spec == "synthetic") return {SyntheticOptions{}.side, SyntheticOptions{}.side};
-  const std::vector<int64_t> dims = imageDimensions(findSplitFile(checkedFolderOf(spec), kFileNames[2]));
+  const std::vector<int64_t> dims = imageDimensions(checkedFilesOf(spec)[kTestImages]);
   return {dims[1], dims[2]};
 }
 
@@ -156,13 +274,14 @@ DatasetShape datasetShape(const std::string& spec) {
     const SyntheticOptions synthetic;
     return {synthetic.trainSize, synthetic.testSize, {synthetic.side, synthetic.side}, kSyntheticClasses};
   }
-  const fs::path folder = checkedFolderOf(spec);
-  const std::vector<int64_t> train = imageDimensions(findSplitFile(folder, kFileNames[0]));
-  const std::vector<int64_t> test = imageDimensions(findSplitFile(folder, kFileNames[2]));
-  checkOneImageSize(folder.string(), {train[1], train[2]}, {test[1], test[2]});
+  const std::string folder = datasetFolderOf(spec);
+  const SplitFiles files = splitFilesIn(folder);
+  const std::vector<int64_t> train = imageDimensions(files[kTrainImages]);
+  const std::vector<int64_t> test = imageDimensions(files[kTestImages]);
+  checkOneImageSize(folder, {train[1], train[2]}, {test[1], test[2]});
   int64_t classes = 0;
-  for (const char* labelsName : {kFileNames[1], kFileNames[3]}) {
-    classes = std::max(classes, classesOfLabels(readIdxFile(findSplitFile(folder, labelsName))));
+  for (const std::size_t labels : {kTrainLabels, kTestLabels}) {
+    classes = std::max(classes, classesOfLabels(readIdxFile(files[labels])));
   }
   return {train[0], test[0], {train[1], train[2]}, classes};
 }
