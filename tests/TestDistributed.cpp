@@ -341,12 +341,27 @@ class TestDistributed final : public QObject {
     const QString group = m_dir.filePath(QString("torchrun-%1-%2").arg(launch).arg(ranks));
     QStringList flags{"--standalone"};
     // A LibTorch 1.x build serves its own store on a port derived from torchrun's (Rendezvous.cpp).
-    if (launch == "static") flags = QStringList{"--master-addr", "127.0.0.1", "--master-port", QString::number(testing::freePort())};
+    const int masterPort = testing::freePort();
+    if (launch == "static") flags = QStringList{"--master-addr", "127.0.0.1", "--master-port", QString::number(masterPort)};
     qputenv("TORCH_DISABLE_SHARE_RDZV_TCP_STORE", launch == "unshared" ? "1" : "0");
     auto torchrun = startTorchrun(ranks, flags, kSmallRun + QStringList{"--out", group});
     qunsetenv("TORCH_DISABLE_SHARE_RDZV_TCP_STORE");
     const QString printed = finishTorchrun(*torchrun);
     QVERIFY2(torchrun->exitStatus() == QProcess::NormalExit && torchrun->exitCode() == 0, qPrintable(printed));
+    // Rank 0 of a 1.x build names the port of its own store, the one a firewall must pass that no
+    // flag names: README's 10000 + MASTER_PORT * 7919 mod 22768. A 2.x build joins the agent's.
+    const QRegularExpressionMatch served =
+        QRegularExpression("rank 0: serving this run's own store on port (\\d+), derived from MASTER_PORT (\\d+)")
+            .match(printed);
+    if (TORCH_VERSION_MAJOR < 2 && launch != "unshared") {
+      QVERIFY2(served.hasMatch(), qPrintable(printed));
+      const int derivedFrom = served.captured(2).toInt();
+      if (launch == "static") QCOMPARE(derivedFrom, masterPort);
+      QCOMPARE(served.captured(1).toInt(), 10000 + int(int64_t(derivedFrom) * 7919 % 22768));
+      QCOMPARE(printed.count("serving this run's own store"), 1);  // rank 0 alone
+    } else {
+      QVERIFY2(!served.hasMatch(), qPrintable(printed));
+    }
     QCOMPARE(readJson(group + "/summary.json")["processes"].toInt(), ranks);
     QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
                                testing::latestWeights(group.toStdString())));

@@ -107,6 +107,12 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
     : m_options(storeEndpoint(requested)) {
   ignoreBrokenPipes();  // a rank that dies must not take this one down silently (BrokenPipes.h)
   const ProcessGroupOptions& options = m_options;
+  if (requested.agentServesStore && !options.agentServesStore && options.rank == 0) {
+    // The one port of the run a firewall between hosts must let through that no flag names.
+    std::cerr << "rank 0: serving this run's own store on port " << options.masterPort << ", derived from MASTER_PORT "
+              << requested.masterPort << " (this build's LibTorch " << TORCH_VERSION_MAJOR << "." << TORCH_VERSION_MINOR
+              << " cannot join the store torchrun's agent serves); ranks on other hosts connect to it there" << std::endl;
+  }
   const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
   try {
     m_store = connectStore(options, options.rank == 0 && !options.agentServesStore, timeout);
