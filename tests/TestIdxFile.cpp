@@ -150,7 +150,8 @@ class TestIdxFile final : public QObject {
            "emnist-letters-t10k-labels-idx1-ubyte.gz)";
     QTest::newRow("torchvision's MNIST folder, whose raw/ holds the files")
         << "torchvision"
-        << "/MNIST/raw holds one";
+        << "holds no MNIST-format files, but its subfolder DIR/MNIST/raw does: name that "
+           "subfolder in";
     QTest::newRow("a folder of other files") << "other"
                                              << "has no train-images-idx3-ubyte";
   }
@@ -158,6 +159,7 @@ class TestIdxFile final : public QObject {
     QFETCH(QString, layout);
     QFETCH(QString, expected);
     QTemporaryDir dir;
+    expected.replace("DIR", dir.path());
     QString folder = dir.path();
     const auto prefixAll = [&](const QString& prefix) {
       for (const QString& name : QDir(dir.path()).entryList({"t*-ubyte"}, QDir::Files)) {

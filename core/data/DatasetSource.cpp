@@ -144,14 +144,15 @@ SplitFiles splitFilesIn(const fs::path& folder) {
       std::size_t(std::find_if(fullest->begin(), fullest->end(),
                                [](const std::string& f) { return f.empty(); }) -
                   fullest->begin());
-  std::string message = missingFileMessage(folder, prefix, missing);
   if (found(*fullest) == 0) {
     const std::string inside = subfolderWithADataset(folder);
-    if (!inside.empty())
-      message += "; its subfolder " + inside + " holds one: pass " + mention::field("dataset") +
-                 " " + inside;
+    if (!inside.empty()) {
+      throw DatasetError("dataset folder " + folder.string() +
+                         " holds no MNIST-format files, but its subfolder " + inside +
+                         " does: name that subfolder in " + mention::field("dataset"));
+    }
   }
-  throw DatasetError(message);
+  throw DatasetError(missingFileMessage(folder, prefix, missing));
 }
 
 Dataset loadSplit(const std::string& imagesPath, const std::string& labelsPath) {
