@@ -59,9 +59,12 @@ std::map<std::string, SplitFiles> fileSetsIn(const fs::path& folder) {
   return sets;
 }
 
-bool complete(const SplitFiles& files) {
-  return std::all_of(files.begin(), files.end(), [](const std::string& f) { return !f.empty(); });
+std::size_t filesFound(const SplitFiles& files) {
+  return std::size_t(
+      std::count_if(files.begin(), files.end(), [](const std::string& f) { return !f.empty(); }));
 }
+
+bool complete(const SplitFiles& files) { return filesFound(files) == files.size(); }
 
 std::string missingFileMessage(const fs::path& folder, const std::string& prefix,
                                std::size_t role) {
@@ -127,15 +130,13 @@ SplitFiles splitFilesIn(const fs::path& folder) {
         ", each with its three other files); a dataset folder holds one: "
         "copy or link the four files of the one to train on into a folder of its own");
   }
-  // No whole set: name the first file missing from the fullest one (MNIST's names on a tie).
-  const auto found = [](const SplitFiles& files) {
-    return std::count_if(files.begin(), files.end(),
-                         [](const std::string& f) { return !f.empty(); });
-  };
-  const SplitFiles* fullest = &plain;
+  // No whole set: name the first file missing from the fullest one (the unprefixed on a tie:
+  // the map orders "" first).
+  const SplitFiles none;
+  const SplitFiles* fullest = &none;
   std::string prefix;
   for (const auto& [candidatePrefix, files] : sets) {
-    if (found(files) > found(*fullest)) {
+    if (filesFound(files) > filesFound(*fullest)) {
       fullest = &files;
       prefix = candidatePrefix;
     }
@@ -144,7 +145,7 @@ SplitFiles splitFilesIn(const fs::path& folder) {
       std::size_t(std::find_if(fullest->begin(), fullest->end(),
                                [](const std::string& f) { return f.empty(); }) -
                   fullest->begin());
-  if (found(*fullest) == 0) {
+  if (filesFound(*fullest) == 0) {
     const std::string inside = subfolderWithADataset(folder);
     if (!inside.empty()) {
       throw DatasetError("dataset folder " + folder.string() +
