@@ -58,6 +58,14 @@ QString singleRunFolder(const QTemporaryDir& root, int batchSize = 64) {
   return made ? run : QString();
 }
 
+/// A past run's folder `name` under `root` holding `config` as its config.json; empty when it
+/// could not be written.
+QString runFolder(const QTemporaryDir& root, const QString& name, const ExperimentConfig& config) {
+  const QString run = root.filePath(name);
+  const bool made = QDir().mkpath(run) && writeText(run + "/config.json", QByteArray::fromStdString(config.toJson().dump()));
+  return made ? run : QString();
+}
+
 }  // namespace
 
 class TestRunsModel final : public QObject {
@@ -253,6 +261,58 @@ class TestRunsModel final : public QObject {
     const QString why = cell(model, 0, RunsModel::Status, Qt::ToolTipRole);
     QVERIFY2(why.contains("summary.json") && why.contains("epochs_completed"), qPrintable(why));
     QCOMPARE(cell(model, 0, RunsModel::Mode), QString("ensemble"));  // the readable config still shows
+  }
+
+  // Runs whose names from their settings are the same get the settings that differ among them
+  // (seeds aside, which the name says), and lose them once nothing needs telling apart.
+  void runsThatDifferInAnySettingHaveDistinctNames() {
+    QTemporaryDir root;
+    const auto single = [](double momentum, int64_t batch, std::uint64_t seed) {
+      ExperimentConfig config;
+      config.mode = TrainingMode::Single;
+      config.momentum = momentum;
+      config.batchSize = batch;
+      config.seed = seed;
+      return config;
+    };
+    ExperimentConfig otherData = single(0.9, 128, 0);
+    otherData.dataset = "/data/kmnist/";
+    QVERIFY(!runFolder(root, "20260101-000000001-single-cnn", single(0.9, 128, 0)).isEmpty());
+    QVERIFY(!runFolder(root, "20260101-000000002-single-cnn", single(0.5, 128, 0)).isEmpty());
+    QVERIFY(!runFolder(root, "20260101-000000003-single-cnn", single(0.5, 128, 1)).isEmpty());
+    QVERIFY(!runFolder(root, "20260101-000000004-single-cnn", single(0.9, 64, 0)).isEmpty());
+    QVERIFY(!runFolder(root, "20260101-000000005-single-cnn", otherData).isEmpty());
+    QVERIFY(!runFolder(root, "my run", single(0.2, 128, 0)).isEmpty());  // renamed: named by its folder
+    RunsModel model;
+    model.scan(root.path());
+    QCOMPARE(model.rowCount(), 6);
+    QStringList names;
+    for (int row = 0; row < model.rowCount(); ++row) names << model.record(row).displayName();
+    // Newest first; "my run" sorts first.
+    const QStringList expected{
+        "my run",
+        "single · lr 0.1 · dataset kmnist · momentum 0.9 · batch size 128",
+        "single · lr 0.1 · dataset fashion-mnist · momentum 0.9 · batch size 64",
+        "single · lr 0.1 · seed 1 · dataset fashion-mnist · momentum 0.5 · batch size 128",
+        "single · lr 0.1 · dataset fashion-mnist · momentum 0.5 · batch size 128",
+        "single · lr 0.1 · dataset fashion-mnist · momentum 0.9 · batch size 128",
+    };
+    QCOMPARE(names, expected);
+
+    // Renamed, the batch-64 run and the other dataset's are named by their folders: the batch
+    // size and dataset no longer tell anything apart.
+    model.setDirectory(2, root.filePath("batch 64"));
+    model.setDirectory(1, root.filePath("kmnist"));
+    QCOMPARE(model.record(5).displayName(), QString("single · lr 0.1 · momentum 0.9"));
+    QCOMPARE(model.record(4).displayName(), QString("single · lr 0.1 · momentum 0.5"));
+
+    // Seeds of one setup need no distinctions: the seed tells them apart.
+    QTemporaryDir seeds;
+    QVERIFY(!runFolder(seeds, "20260101-000000001-single-cnn", single(0.9, 128, 0)).isEmpty());
+    QVERIFY(!runFolder(seeds, "20260101-000000002-single-cnn", single(0.9, 128, 3)).isEmpty());
+    model.scan(seeds.path());
+    QCOMPARE(model.record(0).displayName(), QString("single · lr 0.1 · seed 3"));
+    QCOMPARE(model.record(1).displayName(), QString("single · lr 0.1"));
   }
 };
 

@@ -17,6 +17,7 @@
 #include "core/io/RunDirectory.h"
 #include "core/train/Determinism.h"
 #include "ui/EngineMessage.h"
+#include "ui/RunDistinctions.h"
 #include "ui/SeedGroups.h"
 
 namespace ensemble::ui {
@@ -48,6 +49,13 @@ QString statusOf(const RunRecord& run) {
   return QString::fromStdString(runStatusName(run.summary->status));
 }
 
+/// The engine names a new run's folder "YYYYMMDD-HHMMSSmmm-mode-model" (captures: the hour,
+/// minute and second); a folder the user renamed names the run as they chose.
+QRegularExpressionMatch generatedFolderName(const QString& name) {
+  static const QRegularExpression generated("^\\d{8}-(\\d{2})(\\d{2})(\\d{2})\\d{3}-");
+  return generated.match(name);
+}
+
 }  // namespace
 
 QString numericsOf(const ExperimentConfig& config) {
@@ -76,11 +84,16 @@ QString RunRecord::describe() const {
 }
 
 QString RunRecord::displayName() const {
-  // The engine names a new run's folder "YYYYMMDD-HHMMSSmmm-mode-model"; a folder the user
-  // renamed names the run as they chose.
-  static const QRegularExpression generated("^\\d{8}-(\\d{2})(\\d{2})(\\d{2})\\d{3}-");  // ...-HHMMSSmmm-
-  const QRegularExpressionMatch folder = generated.match(name());
-  if (!config || !folder.hasMatch()) return name();
+  const QStringList parts = settingsNameParts();
+  if (parts.isEmpty()) return name();
+  QStringList named = parts + distinctions;
+  const QRegularExpressionMatch folder = generatedFolderName(name());
+  if (repeatsSeed) named << QObject::tr("started %1:%2:%3").arg(folder.captured(1), folder.captured(2), folder.captured(3));
+  return named.join(QStringLiteral(" · "));
+}
+
+QStringList RunRecord::settingsNameParts(bool withSeed) const {
+  if (!config || !generatedFolderName(name()).hasMatch()) return {};
   const ExperimentConfig& c = *config;
   const std::size_t models = summary && summary->evaluation ? summary->evaluation->members.size() : 0;
   const int replicas = summary ? int(summary->replicas) : this->replicas;
@@ -104,9 +117,8 @@ QString RunRecord::displayName() const {
     parts << (thousands ? QObject::tr("%1k imgs").arg(std::lround(double(c.trainLimit) / 1000.0))
                         : QObject::tr("%1 imgs").arg(c.trainLimit));
   }
-  if (c.seed != 0) parts << QObject::tr("seed %1").arg(c.seed);
-  if (repeatsSeed) parts << QObject::tr("started %1:%2:%3").arg(folder.captured(1), folder.captured(2), folder.captured(3));
-  return parts.join(QStringLiteral(" · "));
+  if (withSeed && c.seed != 0) parts << QObject::tr("seed %1").arg(c.seed);
+  return parts;
 }
 
 QString RunRecord::legendLabel() const { return displayName(); }
@@ -220,11 +232,29 @@ void RunsModel::updateSeedGroups() {
     }
     for (const int row : groups[g]) m_runs[row].repeatsSeed = standing[m_runs[row].config->seed] != row;
   }
+  updateDistinctions();
   // A repeat's name says when it started (two runs of one seed had the same legend label).
   for (RunRecord& run : m_runs) {
     if (run.curves) run.curves->setLabel(run.displayName());
   }
-  if (!m_runs.isEmpty()) emit dataChanged(index(0, SeedGroup), index(int(m_runs.size()) - 1, SeedGroup));
+  if (!m_runs.isEmpty()) emit dataChanged(index(0, 0), index(int(m_runs.size()) - 1, ColumnCount - 1));
+}
+
+void RunsModel::updateDistinctions() {
+  QMap<QString, QVector<int>> bySettingsName;
+  for (int row = 0; row < m_runs.size(); ++row) {
+    m_runs[row].distinctions.clear();
+    // Seeds aside: "lr 0.1 · seed 1" at momentum 0.5 must not read as the seed of "lr 0.1" at 0.9.
+    const QStringList parts = m_runs[row].settingsNameParts(/*withSeed=*/false);
+    if (!parts.isEmpty()) bySettingsName[parts.join(QStringLiteral(" · "))].push_back(row);
+  }
+  for (const QVector<int>& rows : bySettingsName) {
+    if (rows.size() < 2) continue;
+    QVector<const ExperimentConfig*> configs;
+    for (const int row : rows) configs.push_back(&*m_runs[row].config);
+    const QVector<QStringList> phrases = distinctionsAmong(configs);
+    for (int i = 0; i < rows.size(); ++i) m_runs[rows[i]].distinctions = phrases[i];
+  }
 }
 
 int RunsModel::seedCount(const QString& group) const {
@@ -259,8 +289,7 @@ void RunsModel::remove(int row) {
 void RunsModel::setDirectory(int row, const QString& directory) {
   if (row == liveRow()) m_liveDirectory = directory;
   m_runs[row].directory = directory;
-  if (m_runs[row].curves) m_runs[row].curves->setLabel(m_runs[row].displayName());
-  rowChanged(row);
+  updateSeedGroups();  // a renamed run is named by its folder now: the others' distinctions may go
 }
 
 void RunsModel::rowChanged(int row) { emit dataChanged(index(row, 0), index(row, ColumnCount - 1)); }

@@ -8,6 +8,7 @@
 // config, EpochEvent and RunFinishedEvent the summary.json the engine just wrote), so
 // the table, the plots and the ensemble breakdown all show one record.
 #include <QAbstractTableModel>
+#include <QStringList>
 #include <QVector>
 #include <memory>
 #include <optional>
@@ -40,14 +41,21 @@ struct RunRecord {
   bool repeatsSeed = false;
   /// Replicas of the whole group, from the run's start (before its summary says so); 0 unknown.
   int replicas = 0;
+  /// The settings that tell it from runs whose names from their settings are the same as its
+  /// own ("momentum 0.5", "batch size 64": ui/RunDistinctions.h); they end its display name.
+  QStringList distinctions;
 
   QString name() const;
   /// What it trains, in brief: "ensemble of 4, cnn", "single, lenet" (the name alone when
   /// config.json is unreadable).
   QString describe() const;
   /// The run's short name: from its settings, "ensemble ×4 · lr 0.05 · 3k imgs" (model
-  /// when not the cnn, seed when not 0), or the folder's name once the user renamed it.
+  /// when not the cnn, seed when not 0), then its distinctions and, for a run that repeats
+  /// a seed, when it started; or the folder's name once the user renamed it.
   QString displayName() const;
+  /// That name's parts from the settings alone ("ensemble ×4", "lr 0.05", "3k imgs", "seed 2"
+  /// unless `withSeed` is false); none where the name is the folder's.
+  QStringList settingsNameParts(bool withSeed = true) const;
   /// How legends, captions and the tabs name the run: its display name.
   QString legendLabel() const;
   /// A caption line for exported plots: "DISPLAY NAME (FOLDER): dataset · model · mode ·
@@ -116,8 +124,11 @@ class RunsModel final : public QAbstractTableModel {
 
  private:
   void rowChanged(int row);
-  /// Gives every run that shares its settings but for the seed with another a group letter.
+  /// Gives every run that shares its settings but for the seed with another a group letter,
+  /// and every run its distinctions; then relabels the loaded curves.
   void updateSeedGroups();
+  /// Sets each run's distinctions from the runs whose settings' names equal its own.
+  void updateDistinctions();
 
   QVector<RunRecord> m_runs;
   QString m_liveDirectory;
