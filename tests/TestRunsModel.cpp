@@ -264,7 +264,8 @@ class TestRunsModel final : public QObject {
   }
 
   // Runs whose names from their settings are the same get the settings that differ among them
-  // (seeds aside, which the name says), and lose them once nothing needs telling apart.
+  // where they hold no default (seeds aside, which the name says), and lose them once nothing
+  // needs telling apart.
   void runsThatDifferInAnySettingHaveDistinctNames() {
     QTemporaryDir root;
     const auto single = [](double momentum, int64_t batch, std::uint64_t seed) {
@@ -291,20 +292,22 @@ class TestRunsModel final : public QObject {
     // Newest first; "my run" sorts first.
     const QStringList expected{
         "my run",
-        "single · lr 0.1 · dataset kmnist · momentum 0.9 · batch size 128",
-        "single · lr 0.1 · dataset fashion-mnist · momentum 0.9 · batch size 64",
-        "single · lr 0.1 · seed 1 · dataset fashion-mnist · momentum 0.5 · batch size 128",
-        "single · lr 0.1 · dataset fashion-mnist · momentum 0.5 · batch size 128",
-        "single · lr 0.1 · dataset fashion-mnist · momentum 0.9 · batch size 128",
+        "single · lr 0.1 · dataset kmnist",
+        "single · lr 0.1 · batch size 64",
+        "single · lr 0.1 · seed 1 · momentum 0.5",
+        "single · lr 0.1 · momentum 0.5",
+        "single · lr 0.1",  // every setting at its default: nothing added
     };
     QCOMPARE(names, expected);
 
-    // Renamed, the batch-64 run and the other dataset's are named by their folders: the batch
-    // size and dataset no longer tell anything apart.
-    model.setDirectory(2, root.filePath("batch 64"));
+    // Renamed, the other dataset's, the batch-64 and the default run are named by their
+    // folders: the two momentum-0.5 runs left are seeds of one setup, which nothing added
+    // tells apart.
     model.setDirectory(1, root.filePath("kmnist"));
-    QCOMPARE(model.record(5).displayName(), QString("single · lr 0.1 · momentum 0.9"));
-    QCOMPARE(model.record(4).displayName(), QString("single · lr 0.1 · momentum 0.5"));
+    model.setDirectory(2, root.filePath("batch 64"));
+    model.setDirectory(5, root.filePath("default"));
+    QCOMPARE(model.record(3).displayName(), QString("single · lr 0.1 · seed 1"));
+    QCOMPARE(model.record(4).displayName(), QString("single · lr 0.1"));
 
     // Seeds of one setup need no distinctions: the seed tells them apart.
     QTemporaryDir seeds;

@@ -15,9 +15,9 @@ const char* zeroWord(const std::string& key) {
   static const struct {
     const char* key;
     const char* word;
-  } words[] = {{"train_limit", "all"},           {"test_limit", "all"},           {"checkpoint_every", "epoch ends"},
-               {"eval_every", "epoch ends"},     {"memory_budget_mb", "none"},    {"eval_batch_size", "auto"},
-               {"init_from", "seeded"},          {"devices", "default"}};
+  } words[] = {{"train_limit", "all"},      {"test_limit", "all"},        {"checkpoint_every", "epoch ends"},
+               {"eval_every", "epoch ends"}, {"memory_budget_mb", "none"}, {"eval_batch_size", "auto"},
+               {"init_from", "seeded"},      {"devices", "default"}};
   for (const auto& w : words) {
     if (key == w.key) return w.word;
   }
@@ -35,9 +35,10 @@ QString valueText(const ConfigField& field, const nlohmann::json& value) {
     // A dataset folder or weights file by its name: the full path would fill a legend.
     const bool path = std::strcmp(field.key, "dataset") == 0 || std::strcmp(field.key, "init_from") == 0;
     if (!path) return text;
+    static const QRegularExpression trailingSlashes("/+$");
     QStringList names;
     for (const QString& file : text.split(',')) {
-      const QString name = QFileInfo(QString(file).remove(QRegularExpression("/+$"))).fileName();
+      const QString name = QFileInfo(QString(file).remove(trailingSlashes)).fileName();
       names << (name.isEmpty() ? file : name);
     }
     return names.join(',');
@@ -63,7 +64,12 @@ QVector<QStringList> distinctionsAmong(const QVector<const ExperimentConfig*>& c
     bool differs = false;
     for (const nlohmann::json& v : values) differs = differs || v.at(field.key) != values.front().at(field.key);
     if (!differs) continue;
-    for (int i = 0; i < values.size(); ++i) phrases[i] << settingPhrase(field, values[i].at(field.key));
+    // Said where it is not the default, as the name says the model and seed: runs that differ
+    // in it differ in a phrase, and the names stay as short as they can (issue 30's legends).
+    const nlohmann::json fallback = field.defaultValue();
+    for (int i = 0; i < values.size(); ++i) {
+      if (values[i].at(field.key) != fallback) phrases[i] << settingPhrase(field, values[i].at(field.key));
+    }
   }
   return phrases;
 }

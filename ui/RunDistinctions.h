@@ -3,7 +3,8 @@
 // What tells runs apart whose short names (RunRecord::displayName: mode, model, learning rate,
 // train samples, seed) are the same: two ensembles at lr 0.1 that differ in momentum, batch size
 // or precision were both "ensemble ×4 · lr 0.1" in every legend. The settings whose values
-// differ among such runs are added to each one's name ("momentum 0.5", "batch size 64"), so
+// differ among such runs are added to the name of each run that does not hold the default
+// ("momentum 0.5", "batch size 64"), so
 // runs that do not repeat one setup never share a name, and names stay short where nothing
 // needs telling apart.
 #include <QString>
@@ -23,8 +24,9 @@ namespace ensemble::ui {
 QString settingPhrase(const ConfigField& field, const nlohmann::json& value);
 
 /// For each of `configs`, the phrases of the settings (in the help's order, the seed and
-/// version aside) whose values are not the same in all of them; every list is empty when they
-/// hold one setup.
+/// version aside) whose values are not the same in all of them, where its value is not the
+/// default; every list is empty when they hold one setup. Two configs that differ get
+/// different lists.
 QVector<QStringList> distinctionsAmong(const QVector<const ExperimentConfig*>& configs);
 
 }  // namespace ensemble::ui
