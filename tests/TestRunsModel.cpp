@@ -7,6 +7,7 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "ui/PlotSelection.h"
 #include "ui/RunsModel.h"
 
 using namespace ensemble;
@@ -316,6 +317,43 @@ class TestRunsModel final : public QObject {
     model.scan(seeds.path());
     QCOMPARE(model.record(0).displayName(), QString("single · lr 0.1 · seed 3"));
     QCOMPARE(model.record(1).displayName(), QString("single · lr 0.1"));
+  }
+
+  // Two seed groups that differ in momentum: each group's legend label says its setup as
+  // its runs' names do, so the two labels differ where the setups do.
+  void seedGroupsAreNamedByTheSetupTheyShare() {
+    QTemporaryDir root;
+    const auto seeded = [](double momentum, std::uint64_t seed) {
+      ExperimentConfig config;
+      config.mode = TrainingMode::Single;
+      config.momentum = momentum;
+      config.seed = seed;
+      return config;
+    };
+    QVERIFY(!runFolder(root, "20260101-000000001-single-cnn", seeded(0.9, 0)).isEmpty());
+    QVERIFY(!runFolder(root, "20260101-000000002-single-cnn", seeded(0.9, 1)).isEmpty());
+    QVERIFY(!runFolder(root, "20260101-000000003-single-cnn", seeded(0.5, 0)).isEmpty());
+    QVERIFY(!runFolder(root, "20260101-000000004-single-cnn", seeded(0.5, 1)).isEmpty());
+    RunsModel model;
+    model.scan(root.path());
+    QCOMPARE(model.rowCount(), 4);
+    QVector<RunRecord> records;  // as the window hands them over: with curves (none logged here)
+    for (int row = 0; row < model.rowCount(); ++row) {
+      records.push_back(model.record(row));
+      records.back().curves = std::make_shared<RunCurves>(records.back().displayName());
+    }
+    QVector<const RunRecord*> selected;
+    for (const RunRecord& record : records) selected.push_back(&record);
+    const PlotSelection shown = plotSelection(selected, /*groupSeeds=*/true);
+    QCOMPARE(shown.groups.size(), 2);
+    QCOMPARE(shown.runs.size(), 0);
+    QStringList setups;
+    for (const auto& group : shown.groups) {
+      QVERIFY2(group->label().startsWith(group->name() + " ("), qPrintable(group->label()));
+      setups << group->label().mid(group->name().size());
+    }
+    setups.sort();
+    QCOMPARE(setups, (QStringList{" (single · lr 0.1 · momentum 0.5, seeds 0,1)", " (single · lr 0.1, seeds 0,1)"}));
   }
 };
 

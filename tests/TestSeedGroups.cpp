@@ -148,7 +148,7 @@ class TestSeedGroups final : public QObject {
     }
     QCOMPARE(graphs.upper->channelFillGraph(), graphs.lower);  // the band is filled between its edges
     QVERIFY(graphs.upper->brush().style() != Qt::NoBrush);
-    QVERIFY2(graphs.mean->name() == "group A (single, cnn, seeds 0,1,2): mean" && graphs.upper->name() == "group A: ± 1 std",
+    QVERIFY2(graphs.mean->name() == "group A (single · lr 0.05 · 512 imgs, seeds 0,1,2): mean" && graphs.upper->name() == "group A: ± 1 std",
              qPrintable(graphs.mean->name()));
     QCOMPARE(plot->graphCount(), 3);  // the band's two edges and the mean; no run line
     QTest::qWait(200);
@@ -218,7 +218,7 @@ class TestSeedGroups final : public QObject {
     MetricPlot* trainLoss = window.plots()[0];
     QTRY_VERIFY(trainLoss->groupGraphs(0).mean != nullptr);
     const MetricPlot::GroupGraphs graphs = trainLoss->groupGraphs(0);
-    QVERIFY2(graphs.mean->name() == "group A (single, cnn, seeds 0,1; 1 of 2 runs after step 8): mean",
+    QVERIFY2(graphs.mean->name() == "group A (single · lr 0.05 · 512 imgs, seeds 0,1; 1 of 2 runs after step 8): mean",
              qPrintable(graphs.mean->name()));
     QCOMPARE(trainLoss->graphCount(), 3 + 1);  // the band's edges and mean, and the repeat's own line
     // The mean runs to the longer run's end; up to step 8 it is the two runs', then the one's.
@@ -249,7 +249,7 @@ class TestSeedGroups final : public QObject {
     view->selectRow(1);
     view->findChild<QAction*>("selectSeedGroupAction")->trigger();
     QTRY_VERIFY(trainLoss->groupGraphs(0).mean != nullptr);
-    QVERIFY2(trainLoss->groupGraphs(0).mean->name() == "group A (single, cnn, seeds 0,1; 1 of 2 runs after step 8): mean",
+    QVERIFY2(trainLoss->groupGraphs(0).mean->name() == "group A (single · lr 0.05 · 512 imgs, seeds 0,1; 1 of 2 runs after step 8): mean",
              qPrintable(trainLoss->groupGraphs(0).mean->name()));
     // The group's mean is the whole run's (and the cut one's), not the stopped run's.
     const QVector<double> wholeMean = valuesOf(trainLoss->groupGraphs(0).mean);

@@ -21,6 +21,7 @@ EnsembleBreakdownView::EnsembleBreakdownView(QWidget* parent)
     : QWidget(parent), m_caption(new QLabel), m_table(new QTableWidget(0, 5)), m_sizePlot(new QCustomPlot) {
   m_caption->setObjectName("breakdownCaption");
   m_caption->setTextFormat(Qt::PlainText);
+  m_caption->setWordWrap(true);  // on one line, two long run names set the window's minimum width past 1400 px
   m_table->setHorizontalHeaderLabels({tr("Model"), tr("Accuracy"), tr("NLL"), tr("Brier"), tr("ECE")});
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->verticalHeader()->hide();

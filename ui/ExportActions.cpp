@@ -112,7 +112,7 @@ void ExportActions::exportPlotInteractive() {
   MetricPlot* plot = m_plots.activePlot();
   const QString path = dialogs::saveFileName(m_window, tr("Export plot"), plot->title() + ".png", plotExportFilter());
   const QString caption = m_captionAction->isChecked() ? captionFor(*plot) : QString();
-  if (!path.isEmpty()) report(exportPlot(plot->customPlot(), path, caption), tr("Saved %1").arg(path));
+  if (!path.isEmpty()) report(plot->exportTo(path, caption), tr("Saved %1").arg(path));
 }
 
 QString ExportActions::captionFor(const MetricPlot& plot) const {

@@ -3,6 +3,7 @@
 
 #include <qcustomplot.h>
 
+#include <QHash>
 #include <QResizeEvent>
 #include <QVBoxLayout>
 
@@ -11,6 +12,7 @@
 #include <numeric>
 
 #include "ui/LegendRow.h"
+#include "ui/PlotExport.h"
 #include "ui/PlotHint.h"
 #include "ui/RunColors.h"
 
@@ -27,7 +29,9 @@ MetricPlot::MetricPlot(Metric metric, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot);
-  setMinimumSize(280, 200);
+  // 160 px tall at least: in the window the legend is the panel's, so all of it is axes
+  // (200 had been the floor with a legend inside; five compared runs then needed a scroll).
+  setMinimumSize(280, 160);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_plot->setNoAntialiasingOnDrag(true);
   m_plot->plotLayout()->insertRow(0);
@@ -179,6 +183,7 @@ void MetricPlot::rebuild() {
   m_groupGraphs.clear();
   for (int g = 0; g < m_groups.size(); ++g) addGroup(g, runColor(int(m_runs.size()) + g));
   m_follow = true;
+  emit legendChanged();
 }
 
 void MetricPlot::addGroup(int index, const QColor& color) {
@@ -308,9 +313,55 @@ void MetricPlot::refresh() {
       m_plot->xAxis->setRange(0, last > 0 ? last : 1.0);
     }
   }
-  placeLegendRow(m_plot, m_plot->legend, 2);
-  fitLegend();
+  placeLegend(m_ownLegend);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MetricPlot::placeLegend(bool shown) {
+  placeLegendRow(m_plot, m_plot->legend, 2, 0, shown);
+  if (shown) fitLegend(width());
+}
+
+void MetricPlot::setOwnLegend(bool shown) {
+  if (shown == m_ownLegend) return;
+  m_ownLegend = shown;
+  placeLegend(shown);
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QVector<LegendEntry> MetricPlot::legendEntries() const {
+  const bool overlaid = m_runs.size() + m_groups.size() > 1;
+  QHash<const QCPAbstractPlottable*, int> blockOf;  // a line's run, a band's group after the runs
+  for (const Line& line : m_lines) blockOf[line.shown] = line.runIndex;
+  for (int g = 0; g < m_groupGraphs.size(); ++g) {
+    for (const QCPAbstractPlottable* part : {static_cast<QCPAbstractPlottable*>(m_groupGraphs[g].mean),
+                                             static_cast<QCPAbstractPlottable*>(m_groupGraphs[g].upper),
+                                             static_cast<QCPAbstractPlottable*>(m_groupGraphs[g].bars)}) {
+      blockOf[part] = int(m_runs.size()) + g;
+    }
+  }
+  QVector<LegendEntry> entries;
+  for (int i = 0; i < m_plot->legend->itemCount(); ++i) {
+    auto* item = qobject_cast<QCPPlottableLegendItem*>(m_plot->legend->item(i));
+    if (!item) continue;
+    const QCPAbstractPlottable* plottable = item->plottable();
+    LegendEntry entry{plottable->name(), plottable->pen(), plottable->brush()};
+    entry.block = overlaid ? blockOf.value(plottable, -1) : int(entries.size());
+    if (qobject_cast<const QCPErrorBars*>(plottable)) entry.kind = LegendEntry::Kind::ErrorBar;
+    else if (plottable->brush().style() != Qt::NoBrush) entry.kind = LegendEntry::Kind::Band;
+    entries.push_back(entry);
+  }
+  return entries;
+}
+
+QString MetricPlot::exportTo(const QString& path, const QString& caption) {
+  // The image is at least 640 px wide (exportPlot): the legend's columns fit that width.
+  placeLegendRow(m_plot, m_plot->legend, 2, 0, true);
+  fitLegend(std::max(width(), 640));
+  const QString error = exportPlot(m_plot, path, caption);
+  placeLegend(m_ownLegend);
+  m_plot->replot();
+  return error;
 }
 
 void MetricPlot::showEmptyRanges() {
@@ -320,10 +371,10 @@ void MetricPlot::showEmptyRanges() {
 
 void MetricPlot::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  fitLegend();
+  if (m_ownLegend) fitLegend(width());
 }
 
-void MetricPlot::fitLegend() {
+void MetricPlot::fitLegend(int width) {
   QCPLegend* legend = m_plot->legend;
   const QFontMetrics metrics(legend->font());
   // An entry is its icon (32 px by default), the gap and the text, plus the column spacing.
@@ -342,7 +393,7 @@ void MetricPlot::fitLegend() {
         ++shown;
       }
     }
-    if (std::accumulate(widths.begin(), widths.end(), 0) <= width()) columns = candidate;  // the plot fills this widget
+    if (std::accumulate(widths.begin(), widths.end(), 0) <= width) columns = candidate;
   }
   if (legend->wrap() == columns) return;
   legend->setWrap(columns);

@@ -9,6 +9,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "ui/PlotLegend.h"
 #include "ui/RunCurves.h"
 #include "ui/SeedGroups.h"
 
@@ -41,6 +42,15 @@ class MetricPlot final : public QWidget {
   void refresh();
   /// Forgets manual zoom/pan and follows the data again.
   void followData();
+  /// Whether the plot draws its legend under its axes (on by default). The window's panel
+  /// turns it off and shows one legend for its four plots (PlotLegend.h).
+  void setOwnLegend(bool shown);
+  /// What the legend lists, in order. Where runs are overlaid, a run's entries (its bold
+  /// line, its members') or a group's (mean, band) are one block; else each entry is its own.
+  QVector<LegendEntry> legendEntries() const;
+  /// Saves the plot as exportPlot does (PlotExport.h), with its own legend under the axes
+  /// whether or not it shows one on screen: a figure names its lines.
+  QString exportTo(const QString& path, const QString& caption = {});
 
   Metric metric() const { return m_metric; }
   const QVector<std::shared_ptr<const RunCurves>>& runs() const { return m_runs; }
@@ -63,13 +73,19 @@ class MetricPlot final : public QWidget {
   };
   GroupGraphs groupGraphs(int group) const { return m_groupGraphs.value(group); }
 
+ signals:
+  /// The lines, their names or their pens changed (a new run, a live run's members, the band's kind).
+  void legendChanged();
+
  protected:
   void resizeEvent(QResizeEvent* event) override;
 
  private:
-  /// As many legend columns as the widest entry leaves room for (1 to 3): the legend sits
-  /// under the axes, and no entry is cut.
-  void fitLegend();
+  /// As many legend columns as the widest entry leaves room for in `width` (1 to 3): the
+  /// legend sits under the axes, and no entry is cut.
+  void fitLegend(int width);
+  /// Puts the legend under the axes while it has entries and `shown`, else takes it out.
+  void placeLegend(bool shown);
   /// The ranges of a plot without data (what a new run starts from).
   void showEmptyRanges();
   /// What an empty plot says: why it is empty, and what to do.
@@ -101,6 +117,7 @@ class MetricPlot final : public QWidget {
   bool m_logScale = false;
   bool m_epochAxis = false;
   bool m_follow = true;
+  bool m_ownLegend = true;
   /// Set by what changes the drawing other than new points (rebuild, axis settings): the
   /// next refresh replots even with no new points.
   bool m_needsReplot = true;

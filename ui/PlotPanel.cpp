@@ -16,22 +16,29 @@
 
 #include "ui/ElidedLabel.h"
 #include "ui/MetricPlot.h"
+#include "ui/PlotLegend.h"
 #include "ui/RunCurves.h"
 #include "ui/SeedGroups.h"
 
 namespace ensemble::ui {
 
-PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
+PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), m_legend(new PlotLegend) {
   auto* grid = new QGridLayout;
   const Metric metrics[] = {Metric::TrainLoss, Metric::TrainAccuracy, Metric::TestLoss, Metric::TestAccuracy};
   for (int i = 0; i < 4; ++i) {
     auto* plot = new MetricPlot(metrics[i]);
     plot->setObjectName(QString("plot%1").arg(i));
+    plot->setOwnLegend(false);  // the panel's legend names the lines of all four
     m_plots.push_back(plot);
     grid->addWidget(plot, i / 2, i % 2);
     connect(plot->customPlot(), &QCustomPlot::mousePress, this, [this, plot] { m_activePlot = plot; });
   }
   m_activePlot = m_plots.back();
+  // The four plots draw the same lines in the same pens (the test plots mark their points
+  // too): the first one's entries are the legend's.
+  m_legend->setObjectName("plotLegend");
+  connect(m_plots.front(), &MetricPlot::legendChanged, this,
+          [this] { m_legend->setEntries(m_plots.front()->legendEntries()); });
   m_smoothing = new QSlider(Qt::Horizontal);
   m_smoothing->setRange(0, 99);
   m_smoothing->setValue(60);
@@ -74,6 +81,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   scroll->setFrameShape(QFrame::NoFrame);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(controls);
+  layout->addWidget(m_legend);
   layout->addWidget(scroll, 1);
   m_smoothing->setValue(QSettings().value("plots/smoothing", m_smoothing->value()).toInt());
   connect(m_smoothing, &QSlider::valueChanged, this, [this](int value) {

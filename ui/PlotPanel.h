@@ -16,6 +16,7 @@ class QTimer;
 namespace ensemble::ui {
 
 class MetricPlot;
+class PlotLegend;
 class RunCurves;
 class SeedGroupCurves;
 
@@ -40,6 +41,8 @@ class PlotPanel final : public QWidget {
   const QVector<MetricPlot*>& plots() const { return m_plots; }
   /// The plot last clicked (what File > Export plot writes).
   MetricPlot* activePlot() const { return m_activePlot; }
+  /// The one legend of the four plots, above them (theirs are off; an export draws its own).
+  PlotLegend* legend() const { return m_legend; }
   QSlider* smoothingSlider() const { return m_smoothing; }
   QCheckBox* epochAxisBox() const { return m_epochAxis; }
   QCheckBox* groupSeedsBox() const { return m_groupSeeds; }
@@ -52,6 +55,7 @@ class PlotPanel final : public QWidget {
  private:
   QVector<MetricPlot*> m_plots;
   MetricPlot* m_activePlot = nullptr;
+  PlotLegend* m_legend = nullptr;
   QSlider* m_smoothing = nullptr;
   QCheckBox* m_logScale = nullptr;
   QCheckBox* m_epochAxis = nullptr;

@@ -44,7 +44,9 @@ PlotSelection plotSelection(const QVector<const RunRecord*>& selected, bool grou
     QStringList seeds;
     for (const std::uint64_t seed : seedValues) seeds << QString::number(seed);
     const QString name = QObject::tr("group %1").arg(it.key());
-    const QString label = QObject::tr("%1 (%2, seeds %3)").arg(name, it.value().front()->describe(), seeds.join(','));
+    // Named by the setup its seeds share, as a run is: two groups' labels differ where their
+    // setups do ("group A (single, cnn)" and "group B (single, cnn)" had said nothing of how).
+    const QString label = QObject::tr("%1 (%2, seeds %3)").arg(name, it.value().front()->groupDescription(), seeds.join(','));
     shown.groups.push_back(std::make_shared<SeedGroupCurves>(name, label, members));
   }
   return shown;

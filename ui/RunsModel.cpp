@@ -92,6 +92,11 @@ QString RunRecord::displayName() const {
   return named.join(QStringLiteral(" · "));
 }
 
+QString RunRecord::groupDescription() const {
+  const QStringList parts = settingsNameParts(/*withSeed=*/false);
+  return parts.isEmpty() ? describe() : (parts + distinctions).join(QStringLiteral(" · "));
+}
+
 QStringList RunRecord::settingsNameParts(bool withSeed) const {
   if (!config || !generatedFolderName(name()).hasMatch()) return {};
   const ExperimentConfig& c = *config;

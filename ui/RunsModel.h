@@ -56,6 +56,10 @@ struct RunRecord {
   /// That name's parts from the settings alone ("ensemble ×4", "lr 0.05", "3k imgs", "seed 2"
   /// unless `withSeed` is false); none where the name is the folder's.
   QStringList settingsNameParts(bool withSeed = true) const;
+  /// The setup a seed group of this run shares, for the group's legend: its name's settings
+  /// but the seed, and its distinctions ("single · lr 0.1 · momentum 0.5"); describe() where
+  /// the name is the folder's.
+  QString groupDescription() const;
   /// How legends, captions and the tabs name the run: its display name.
   QString legendLabel() const;
   /// A caption line for exported plots: "DISPLAY NAME (FOLDER): dataset · model · mode ·

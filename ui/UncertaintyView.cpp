@@ -40,6 +40,9 @@ UncertaintyView::UncertaintyView(QWidget* parent)
   m_cancel->setToolTip(tr("Stop the computation at its next step"));
   m_cancel->hide();
   m_status->setWordWrap(true);
+  // Two long run names and the note on the runs left out wrap: on one line they had made
+  // the window's minimum width more than 1400 px (five runs selected).
+  m_runLabel->setWordWrap(true);
 
   connect(m_cancel, &QPushButton::clicked, m_analysis, &AnalysisController::cancel);
   connect(m_analysis, &AnalysisController::busyChanged, this, &UncertaintyView::setBusy);
