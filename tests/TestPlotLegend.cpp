@@ -129,14 +129,14 @@ class TestPlotLegend final : public QObject {
     entries = plot.legendEntries();
     QStringList names;
     for (const LegendEntry& entry : entries) names << entry.name;
-    QCOMPARE(names, (QStringList{"few", "members 0–2 (thin)", "many", "members 0–4 (thin)", "group A: ± 1 std",
-                                 "group A (seeds 0,1): mean"}));
+    QCOMPARE(names, (QStringList{"few", "members 0–2 (thin)", "many", "members 0–4 (thin)", "group A (seeds 0,1): mean",
+                                 "group A: ± 1 std"}));
     QCOMPARE((QVector<int>{entries[0].block, entries[1].block, entries[2].block, entries[3].block, entries[4].block,
                            entries[5].block}),
              (QVector<int>{0, 0, 1, 1, 2, 2}));
-    QCOMPARE(entries[4].kind, LegendEntry::Kind::Band);
-    QCOMPARE(entries[4].brush.color(), plot.groupGraphs(0).upper->brush().color());
-    QCOMPARE(entries[5].kind, LegendEntry::Kind::Line);
+    QCOMPARE(entries[4].kind, LegendEntry::Kind::Line);
+    QCOMPARE(entries[5].kind, LegendEntry::Kind::Band);
+    QCOMPARE(entries[5].brush.color(), plot.groupGraphs(0).upper->brush().color());
     for (int g = 0; g < plot.customPlot()->graphCount(); ++g) {
       if (plot.customPlot()->graph(g)->name() == "few") QCOMPARE(entries[0].pen, plot.customPlot()->graph(g)->pen());
     }

@@ -216,6 +216,8 @@ void MetricPlot::addGroup(int index, const QColor& color) {
   if (!isTrain(m_metric)) graphs.mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
   graphs.mean->setName(tr("%1: mean").arg(group.label()));
   graphs.upper->setName(deviation ? tr("%1: ± 1 std").arg(group.name()) : tr("%1: min–max").arg(group.name()));
+  graphs.upper->removeFromLegend();  // the legend lists the mean, then its band
+  graphs.upper->addToLegend();
   graphs.lower->setData(keys, lower, true);
   graphs.upper->setData(keys, upper, true);
   graphs.mean->setData(keys, mean, true);
