@@ -238,6 +238,31 @@ class TestMainWindow final : public QObject {
     QVERIFY(table->columnWidth(last) <= std::max(static_cast<QAbstractItemView*>(table)->sizeHintForColumn(last), table->horizontalHeader()->sectionSizeHint(last)) + 2);
     // The Uncertainty view compares the first two selected runs.
     QCOMPARE(window.uncertaintyView()->shift()->computeButton()->text(), QString("Compute for both runs"));
+    // Each shown run's Run cell has a swatch of its plot colour: its bold line's, a shade darker.
+    RunsModel& runs = *window.runsModel();
+    QSet<QRgb> swatches;
+    for (int row = 0; row < runs.rowCount(); ++row) {
+      QVERIFY2(runs.data(runs.index(row, RunsModel::Name), Qt::DecorationRole).canConvert<QIcon>(),
+               qPrintable(runs.record(row).name()));
+      const QColor swatch = runs.plotColor(row);
+      QVERIFY(swatch.isValid());
+      swatches.insert(swatch.rgb());
+      bool drawn = false;
+      for (int g = 0; g < window.plots()[3]->customPlot()->graphCount(); ++g) {
+        const QCPGraph* graph = window.plots()[3]->customPlot()->graph(g);
+        if (graph->name() != runs.record(row).legendLabel()) continue;
+        QCOMPARE(graph->pen().color(), swatch.darker(115));
+        drawn = true;
+      }
+      QVERIFY2(drawn, qPrintable(runs.record(row).legendLabel()));
+    }
+    QCOMPARE(swatches.size(), runs.rowCount());  // one colour a run
+    // A run no longer shown loses its swatch.
+    window.runsView()->selectRow(0);
+    QTRY_VERIFY(!runs.data(runs.index(1, RunsModel::Name), Qt::DecorationRole).isValid());
+    QVERIFY(!runs.plotColor(1).isValid());
+    QVERIFY(runs.data(runs.index(0, RunsModel::Name), Qt::DecorationRole).isValid());
+    window.runsView()->selectAll();
   }
 
   // One selection drives everything: the plots draw exactly the selected runs (the live one

@@ -151,6 +151,11 @@ class TestSeedGroups final : public QObject {
     QVERIFY2(graphs.mean->name() == "group A (single · lr 0.05 · 512 imgs, seeds 0,1,2): mean" && graphs.upper->name() == "group A: ± 1 std",
              qPrintable(graphs.mean->name()));
     QCOMPARE(plot->graphCount(), 3);  // the band's two edges and the mean; no run line
+    // The group's runs share its colour in the Run column's swatch.
+    for (const int row : group) {
+      QVERIFY(runs.data(runs.index(row, RunsModel::Name), Qt::DecorationRole).isValid());
+      QCOMPARE(runs.plotColor(row).darker(115), graphs.mean->pen().color());
+    }
     QTest::qWait(200);
     QVERIFY(window.grab().save(m_root.filePath("seed-group.png")));
 

@@ -30,6 +30,7 @@
 #include "ui/PlotPanel.h"
 #include "ui/ReliabilityDiagram.h"
 #include "ui/RunChoice.h"
+#include "ui/RunColors.h"
 #include "ui/RunController.h"
 #include "ui/RunListView.h"
 #include "ui/RunStatusLine.h"
@@ -322,6 +323,9 @@ void MainWindow::showRunsOnPlots() {
   }
   const PlotSelection shown = plotSelection(selected, m_plotPanel->groupSeeds());
   m_plotPanel->setRuns(shown.runs, shown.groups);
+  QHash<QString, QColor> colors;
+  for (auto it = shown.colorIndex.begin(); it != shown.colorIndex.end(); ++it) colors[it.key()->directory] = runColor(it.value());
+  m_runs->setPlotColors(colors);
   // Past runs no longer shown give their curves back (a long session compares many runs;
   // selecting one again reloads its metrics.csv).
   m_runs->releaseCurvesExcept(m_runsView->selectedRows());

@@ -26,14 +26,18 @@ PlotSelection plotSelection(const QVector<const RunRecord*>& selected, bool grou
     if (groupable && !seedTaken) {
       grouped[record->seedGroup].push_back(record);
     } else {
+      shown.colorIndex[record] = int(shown.runs.size());
       shown.runs.push_back(record->curves);
     }
   }
+  QVector<QVector<const RunRecord*>> groupRuns;  // coloured once every run line is counted
   for (auto it = grouped.begin(); it != grouped.end(); ++it) {
     if (it.value().size() < 2) {  // one run of a group: shown as itself
+      shown.colorIndex[it.value().front()] = int(shown.runs.size());
       shown.runs.push_back(it.value().front()->curves);
       continue;
     }
+    groupRuns.push_back(it.value());
     QVector<std::shared_ptr<const RunCurves>> members;
     QVector<std::uint64_t> seedValues;
     for (const RunRecord* record : it.value()) {
@@ -48,6 +52,9 @@ PlotSelection plotSelection(const QVector<const RunRecord*>& selected, bool grou
     // setups do ("group A (single, cnn)" and "group B (single, cnn)" had said nothing of how).
     const QString label = QObject::tr("%1 (%2, seeds %3)").arg(name, it.value().front()->groupDescription(), seeds.join(','));
     shown.groups.push_back(std::make_shared<SeedGroupCurves>(name, label, members));
+  }
+  for (int g = 0; g < groupRuns.size(); ++g) {
+    for (const RunRecord* record : groupRuns[g]) shown.colorIndex[record] = int(shown.runs.size()) + g;
   }
   return shown;
 }

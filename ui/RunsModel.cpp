@@ -9,6 +9,9 @@
 #include <QMap>
 #include <QDir>
 #include <QFileInfo>
+#include <QIcon>
+#include <QPainter>
+#include <QPixmap>
 #include <QRegularExpression>
 #include <QSet>
 
@@ -22,6 +25,20 @@
 
 namespace ensemble::ui {
 namespace {
+
+/// A run's plot colour as the Run cell shows it: its bold line's shade in a light frame, which
+/// keeps the first colour (blue) visible on a selected row's blue; the same when selected
+/// (the style's selected tint had turned the red swatch blue-grey).
+QIcon swatch(const QColor& color) {
+  QPixmap square(14, 14);
+  square.fill(QColor(250, 250, 250));
+  QPainter painter(&square);
+  painter.fillRect(square.rect().adjusted(2, 2, -2, -2), color.darker(115));
+  painter.end();
+  QIcon icon(square);
+  icon.addPixmap(square, QIcon::Selected);
+  return icon;
+}
 
 QString number(double value, int decimals) { return QString::number(value, 'f', decimals); }
 
@@ -381,6 +398,14 @@ int RunsModel::runFinished(const RunFinishedEvent& event) {
   return row;
 }
 
+QColor RunsModel::plotColor(int row) const { return m_plotColors.value(m_runs[row].directory); }
+
+void RunsModel::setPlotColors(const QHash<QString, QColor>& byDirectory) {
+  if (byDirectory == m_plotColors) return;
+  m_plotColors = byDirectory;
+  if (!m_runs.isEmpty()) emit dataChanged(index(0, Name), index(int(m_runs.size()) - 1, Name), {Qt::DecorationRole});
+}
+
 int RunsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_runs.size()); }
 int RunsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
@@ -390,6 +415,10 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   const QString status = statusOf(run);
   if (role == Qt::ForegroundRole && index.column() == Status && (status == "failed" || status == "unreadable")) {
     return QBrush(QColor(198, 40, 40));
+  }
+  if (role == Qt::DecorationRole && index.column() == Name) {
+    const auto color = m_plotColors.constFind(run.directory);
+    return color != m_plotColors.constEnd() ? QVariant(swatch(*color)) : QVariant();
   }
   if (role == Qt::ToolTipRole) {
     if (!run.problem.isEmpty()) return run.problem;

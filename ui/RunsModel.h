@@ -8,6 +8,8 @@
 // config, EpochEvent and RunFinishedEvent the summary.json the engine just wrote), so
 // the table, the plots and the ensemble breakdown all show one record.
 #include <QAbstractTableModel>
+#include <QColor>
+#include <QHash>
 #include <QStringList>
 #include <QVector>
 #include <memory>
@@ -102,6 +104,11 @@ class RunsModel final : public QAbstractTableModel {
   std::shared_ptr<const RunCurves> liveCurves() const;
   /// Drops the loaded curves of every past run but `shown` (and the live run's).
   void releaseCurvesExcept(const QVector<int>& shown);
+  /// The colour each shown run is drawn in, by folder: its Run cell shows it as a swatch,
+  /// so a legend's line can be found in the table. Runs not in it show none.
+  void setPlotColors(const QHash<QString, QColor>& byDirectory);
+  /// The colour row `row`'s run is drawn in; invalid when it is not shown.
+  QColor plotColor(int row) const;
 
   /// Marks a past run that the window is about to resume as training, before its
   /// checkpoint has loaded: from now on it cannot be renamed or deleted.
@@ -135,6 +142,7 @@ class RunsModel final : public QAbstractTableModel {
   void updateDistinctions();
 
   QVector<RunRecord> m_runs;
+  QHash<QString, QColor> m_plotColors;
   QString m_liveDirectory;
 };
 
