@@ -55,7 +55,7 @@ PlotLegend::Layout PlotLegend::arrange(const QVector<int>& blockStarts, int colu
   const auto blockEnd = [&](int b) { return b + 1 < blocks ? blockStarts[b + 1] : int(m_entries.size()); };
   int places = 0;
   for (int b = 0; b < blocks; ++b) places = std::max(places, blockEnd(b) - blockStarts[b]);
-  // Each slot of a column of blocks is as wide as its widest entry.
+  // Each place in a column of blocks (a run's first entry, its second) is as wide as its widest entry.
   QVector<QVector<int>> widths(columns, QVector<int>(places, 0));
   for (int b = 0; b < blocks; ++b) {
     for (int i = blockStarts[b]; i < blockEnd(b); ++i) {
