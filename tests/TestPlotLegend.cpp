@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The one legend above the four live plots: a run's entries stay on one row, no name is
-// cut where there is room, twenty runs scroll instead of taking the plots' height, and a
-// plot's export still names its lines (its own legend drawn for the file only).
+// cut where there is room, twenty runs scroll instead of taking the plots' height, a click
+// hides a run's lines on every plot, and a plot's export still names its lines (its own
+// legend drawn for the file only).
 #include <qcustomplot.h>
 
 #include <QFile>
 #include <QScrollBar>
+#include <QSlider>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <memory>
 
 #include "ui/MetricPlot.h"
 #include "ui/PlotLegend.h"
+#include "ui/PlotPanel.h"
 #include "ui/RunCurves.h"
 #include "ui/SeedGroups.h"
 
@@ -47,6 +51,8 @@ class TestPlotLegend final : public QObject {
   Q_OBJECT
 
  private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }  // the panel keeps its smoothing in QSettings
+
   // At every width from a narrow window's to a wide screen's: each run's entries share a
   // row, entries neither overlap nor leave the legend, and with two or more runs to a row
   // every name is whole (only a single column, narrower than a name, cuts it).
@@ -175,6 +181,64 @@ class TestPlotLegend final : public QObject {
     plot.customPlot()->replot();
     QVERIFY(plot.customPlot()->legend->visible());
     QVERIFY(plot.customPlot()->axisRect()->outerRect().height() < axes.height());
+  }
+
+  // Two runs far apart in loss: a click on the first's entry hides its lines on all four
+  // plots and the axes follow the other; the export leaves it out too; a second click, or
+  // another selection, shows it again. Alone, a run's entries hide one line each.
+  void clickingAnEntryHidesItsLinesOnEveryPlot() {
+    auto low = std::make_shared<RunCurves>("low run");
+    auto high = std::make_shared<RunCurves>("high run");
+    for (int s = 1; s <= 4; ++s) {
+      low->addStep(loggedStep(s * 10, {1.0, 1.2}), true);
+      high->addStep(loggedStep(s * 10, {10.0, 12.0}), true);
+    }
+    PlotPanel panel;
+    panel.smoothingSlider()->setValue(60);  // faded raw lines under the smoothed ones
+    panel.resize(1200, 800);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setRuns({low, high});
+    PlotLegend* legend = panel.legend();
+    MetricPlot* trainLoss = panel.plots()[0];
+    QCOMPARE(legend->entries()[0].name, QString("low run"));
+    QVERIFY(trainLoss->customPlot()->yAxis->range().lower < 1.0);
+    QTest::mouseClick(legend, Qt::LeftButton, {}, legend->entryRect(0).center());
+    QCOMPARE(legend->hiddenBlocks(), (QSet<int>{0}));
+    for (MetricPlot* plot : panel.plots()) {
+      QVERIFY2(!plot->blockShown(0) && plot->blockShown(1), qPrintable(plot->title()));
+    }
+    QVERIFY2(trainLoss->customPlot()->yAxis->range().lower > 5.0,
+             qPrintable(QString::number(trainLoss->customPlot()->yAxis->range().lower)));
+    QTemporaryDir out;
+    QVERIFY(trainLoss->exportTo(out.filePath("plot.svg")).isEmpty());
+    QFile svg(out.filePath("plot.svg"));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(svg.readAll());
+    QVERIFY(text.contains("high run") && !text.contains("low run"));
+    QStringList names;
+    for (const LegendEntry& entry : trainLoss->legendEntries()) names << entry.name;
+    QCOMPARE(names, (QStringList{"low run", "members 0–1 (thin)", "high run", "members 0–1 (thin)"}));  // order kept
+    QTest::mouseClick(legend, Qt::LeftButton, {}, legend->entryRect(1).center());  // the members' entry: the same run
+    QVERIFY(legend->hiddenBlocks().isEmpty());
+    for (MetricPlot* plot : panel.plots()) QVERIFY(plot->blockShown(0));
+    QVERIFY(trainLoss->customPlot()->yAxis->range().lower < 1.0);
+    QTest::mouseClick(legend, Qt::LeftButton, {}, legend->entryRect(2).center());
+    QVERIFY(!trainLoss->blockShown(1));
+    panel.setRuns({low, high});  // selected anew: all shown
+    QVERIFY(legend->hiddenBlocks().isEmpty() && trainLoss->blockShown(1));
+
+    auto alone = std::make_shared<RunCurves>("alone");
+    for (int s = 1; s <= 4; ++s) alone->addStep(loggedStep(s * 10, {1.0, 2.0, 3.0}), true);
+    panel.setRuns({alone});
+    names.clear();
+    for (const LegendEntry& entry : legend->entries()) names << entry.name;
+    QCOMPARE(names, (QStringList{"ensemble", "member 0", "member 1", "member 2"}));
+    QTest::mouseClick(legend, Qt::LeftButton, {}, legend->entryRect(2).center());
+    QVERIFY(trainLoss->blockShown(0) && trainLoss->blockShown(1) && !trainLoss->blockShown(2) && trainLoss->blockShown(3));
+    int drawn = 0;  // member 1's smoothed and faded raw lines are both hidden
+    for (int g = 0; g < trainLoss->customPlot()->graphCount(); ++g) drawn += trainLoss->customPlot()->graph(g)->visible();
+    QCOMPARE(drawn, trainLoss->customPlot()->graphCount() - 2);
   }
 };
 

@@ -80,12 +80,14 @@ bool MetricPlot::smoothed() const { return isTrain(m_metric) && m_smoothing > 0;
 
 void MetricPlot::setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs) {
   m_runs = runs;
+  m_hidden.clear();
   rebuild();
   refresh();
 }
 
 void MetricPlot::setGroups(const QVector<std::shared_ptr<const SeedGroupCurves>>& groups) {
   m_groups = groups;
+  m_hidden.clear();
   rebuild();
   refresh();
 }
@@ -132,6 +134,10 @@ void MetricPlot::rebuild() {
   m_needsReplot = true;
   m_plot->clearPlottables();  // graphs, and a lone band point's error bars
   m_lines.clear();
+  m_blockOf.clear();
+  // Overlaid, a run (or group) is one legend block; alone, each of its entries is one.
+  const bool overlaid = m_runs.size() + m_groups.size() > 1;
+  int nextBlock = 0;
   for (int r = 0; r < m_runs.size(); ++r) {
     const auto& run = m_runs[r];
     const QColor base = runColor(r);
@@ -141,9 +147,9 @@ void MetricPlot::rebuild() {
     // Up to three members get a legend entry each; more, or the members of overlaid runs,
     // share one ("members 0-7"), drawn by the first member's line, so no line on the plot
     // goes unnamed and a comparison's legend stays short.
-    const bool overlaid = m_runs.size() + m_groups.size() > 1;
     const bool oneEntryForMembers = hasEnsemble && (memberCount > 3 || overlaid);
     bool membersNamed = false;
+    int membersBlock = -1;
     for (const int member : members) {
       // The ensemble (or the only model) is bold; members are thin and lighter.
       const bool bold = member == RunCurves::kEnsemble || (!hasEnsemble && member == 0);
@@ -167,11 +173,18 @@ void MetricPlot::rebuild() {
       QString who = member == RunCurves::kEnsemble ? tr("ensemble")
                     : hasEnsemble || members.size() > 1 ? tr("member %1").arg(member)
                                                         : tr("model");
+      int block = overlaid ? r : -1;
       if (oneEntryForMembers && member != RunCurves::kEnsemble) {
         who = tr("members 0–%1 (thin)").arg(memberCount - 1);
         if (membersNamed) line.shown->removeFromLegend();
         membersNamed = true;
+        if (!overlaid && membersBlock < 0) membersBlock = nextBlock++;
+        if (!overlaid) block = membersBlock;
+      } else if (!overlaid) {
+        block = nextBlock++;
       }
+      m_blockOf[line.shown] = block;
+      if (line.raw) m_blockOf[line.raw] = block;
       // Overlaid runs (or seed groups): a run's bold line is named by the run, and its
       // members' entry beside it, in its colour, by the members alone. (Both had named the
       // run, and at 1400x900 two runs' legends took half of each plot's height.)
@@ -181,8 +194,21 @@ void MetricPlot::rebuild() {
     }
   }
   m_groupGraphs.clear();
-  for (int g = 0; g < m_groups.size(); ++g) addGroup(g, runColor(int(m_runs.size()) + g));
+  for (int g = 0; g < m_groups.size(); ++g) {
+    addGroup(g, runColor(int(m_runs.size()) + g));
+    const GroupGraphs& graphs = m_groupGraphs.back();
+    // Alone, a group's mean is one block and its band (edges and bar) the next.
+    const int mean = overlaid ? int(m_runs.size()) + g : nextBlock++;
+    const int band = overlaid ? mean : nextBlock++;
+    m_blockOf[graphs.mean] = mean;
+    for (QCPAbstractPlottable* part : {static_cast<QCPAbstractPlottable*>(graphs.lower),
+                                             static_cast<QCPAbstractPlottable*>(graphs.upper),
+                                             static_cast<QCPAbstractPlottable*>(graphs.bars)}) {
+      if (part) m_blockOf[part] = band;
+    }
+  }
   m_follow = true;
+  applyHidden();
   emit legendChanged();
 }
 
@@ -288,8 +314,10 @@ void MetricPlot::refresh() {
   for (const GroupGraphs& group : m_groupGraphs) hasData = hasData || group.mean->dataCount() > 0;
   if (m_follow && !hasData) showEmptyRanges();  // not the previous run's ranges
   showPlotHint(m_hint, hasData ? QString() : whyEmpty());
-  if (m_follow && hasData) {
-    m_plot->rescaleAxes();
+  bool shownData = false;  // every line hidden from the legend: the axes stay as they are
+  for (int g = 0; g < m_plot->graphCount(); ++g) shownData = shownData || (m_plot->graph(g)->visible() && m_plot->graph(g)->dataCount() > 0);
+  if (m_follow && hasData && shownData) {
+    m_plot->rescaleAxes(/*onlyVisiblePlottables=*/true);  // a line hidden from the legend leaves the axes too
     // Keep points off the frame: pad the value range (a lone point gets a fixed margin);
     // accuracy stays within [0, 1]; epochs get half an epoch on each side (from 0 when an
     // evaluation between epoch ends comes before the first epoch's).
@@ -301,7 +329,8 @@ void MetricPlot::refresh() {
     if (!isTrain(m_metric)) {
       double first = 1;  // the earliest evaluation drawn (a lone point's rescaled range is not its key)
       for (int g = 0; g < m_plot->graphCount(); ++g) {
-        if (!m_plot->graph(g)->data()->isEmpty()) first = std::min(first, m_plot->graph(g)->data()->constBegin()->key);
+        const QCPGraph* graph = m_plot->graph(g);
+        if (graph->visible() && !graph->data()->isEmpty()) first = std::min(first, graph->data()->constBegin()->key);
       }
       m_plot->xAxis->setRange(std::max(0.0, std::min(0.5, first - 0.25)),
                               std::max(1.5, m_plot->xAxis->range().upper + 0.5));
@@ -310,7 +339,8 @@ void MetricPlot::refresh() {
       // which showed an empty axis from -40 to 60.
       double last = 0;
       for (int g = 0; g < m_plot->graphCount(); ++g) {
-        if (!m_plot->graph(g)->data()->isEmpty()) last = std::max(last, (m_plot->graph(g)->data()->constEnd() - 1)->key);
+        const QCPGraph* graph = m_plot->graph(g);
+        if (graph->visible() && !graph->data()->isEmpty()) last = std::max(last, (graph->data()->constEnd() - 1)->key);
       }
       m_plot->xAxis->setRange(0, last > 0 ? last : 1.0);
     }
@@ -332,23 +362,13 @@ void MetricPlot::setOwnLegend(bool shown) {
 }
 
 QVector<LegendEntry> MetricPlot::legendEntries() const {
-  const bool overlaid = m_runs.size() + m_groups.size() > 1;
-  QHash<const QCPAbstractPlottable*, int> blockOf;  // a line's run, a band's group after the runs
-  for (const Line& line : m_lines) blockOf[line.shown] = line.runIndex;
-  for (int g = 0; g < m_groupGraphs.size(); ++g) {
-    for (const QCPAbstractPlottable* part : {static_cast<QCPAbstractPlottable*>(m_groupGraphs[g].mean),
-                                             static_cast<QCPAbstractPlottable*>(m_groupGraphs[g].upper),
-                                             static_cast<QCPAbstractPlottable*>(m_groupGraphs[g].bars)}) {
-      blockOf[part] = int(m_runs.size()) + g;
-    }
-  }
   QVector<LegendEntry> entries;
   for (int i = 0; i < m_plot->legend->itemCount(); ++i) {
     auto* item = qobject_cast<QCPPlottableLegendItem*>(m_plot->legend->item(i));
     if (!item) continue;
-    const QCPAbstractPlottable* plottable = item->plottable();
+    QCPAbstractPlottable* plottable = item->plottable();
     LegendEntry entry{plottable->name(), plottable->pen(), plottable->brush()};
-    entry.block = overlaid ? blockOf.value(plottable, -1) : int(entries.size());
+    entry.block = m_blockOf.value(plottable, -1);
     if (qobject_cast<const QCPErrorBars*>(plottable)) entry.kind = LegendEntry::Kind::ErrorBar;
     else if (plottable->brush().style() != Qt::NoBrush) entry.kind = LegendEntry::Kind::Band;
     entries.push_back(entry);
@@ -356,11 +376,45 @@ QVector<LegendEntry> MetricPlot::legendEntries() const {
   return entries;
 }
 
+void MetricPlot::setHiddenBlocks(const QSet<int>& blocks) {
+  if (blocks == m_hidden) return;
+  m_hidden = blocks;
+  applyHidden();
+  followData();
+}
+
+void MetricPlot::applyHidden() {
+  for (auto it = m_blockOf.begin(); it != m_blockOf.end(); ++it) {
+    it.key()->setVisible(!m_hidden.contains(it.value()));
+  }
+  m_needsReplot = true;
+}
+
+bool MetricPlot::blockShown(int block) const {
+  for (auto it = m_blockOf.begin(); it != m_blockOf.end(); ++it) {
+    if (it.value() == block && it.key()->visible()) return true;
+  }
+  return false;
+}
+
 QString MetricPlot::exportTo(const QString& path, const QString& caption) {
+  // A file shows what the screen does: hidden lines leave its legend too, for the export.
+  QVector<QCPAbstractPlottable*> order;  // the legend's, to restore
+  for (int i = 0; i < m_plot->legend->itemCount(); ++i) {
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(m_plot->legend->item(i))) order.push_back(item->plottable());
+  }
+  bool unnamed = false;
+  for (QCPAbstractPlottable* plottable : order) {
+    if (m_hidden.contains(m_blockOf.value(plottable, -1))) unnamed = plottable->removeFromLegend() || unnamed;
+  }
   // The image is at least 640 px wide (exportPlot): the legend's columns fit that width.
   placeLegendRow(m_plot, m_plot->legend, 2, 0, true);
   fitLegend(std::max(width(), 640));
   const QString error = exportPlot(m_plot, path, caption);
+  if (unnamed) {  // back in their places: the legend only appends
+    for (QCPAbstractPlottable* plottable : order) plottable->removeFromLegend();
+    for (QCPAbstractPlottable* plottable : order) plottable->addToLegend();
+  }
   placeLegend(m_ownLegend);
   m_plot->replot();
   return error;

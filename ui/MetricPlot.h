@@ -5,6 +5,8 @@
 // kept faded beneath; log-scale loss; zoom and pan. New points are appended incrementally
 // and the owner calls refresh() from a timer, so repaints stay bounded however fast the
 // points arrive (QCustomPlot's realtime-demo pattern).
+#include <QHash>
+#include <QSet>
 #include <QVector>
 #include <QWidget>
 #include <memory>
@@ -17,6 +19,7 @@ class QCustomPlot;
 class QCPGraph;
 class QCPErrorBars;
 class QCPItemText;
+class QCPAbstractPlottable;
 
 namespace ensemble::ui {
 
@@ -48,6 +51,11 @@ class MetricPlot final : public QWidget {
   /// What the legend lists, in order. Where runs are overlaid, a run's entries (its bold
   /// line, its members') or a group's (mean, band) are one block; else each entry is its own.
   QVector<LegendEntry> legendEntries() const;
+  /// Hides the lines of these legend blocks (LegendEntry::block), shows the others; the axes
+  /// follow the lines shown. Kept until the runs shown change (setRuns, setGroups).
+  void setHiddenBlocks(const QSet<int>& blocks);
+  /// Whether any line of legend block `block` is drawn.
+  bool blockShown(int block) const;
   /// Saves the plot as exportPlot does (PlotExport.h), with its own legend under the axes
   /// whether or not it shows one on screen: a figure names its lines.
   QString exportTo(const QString& path, const QString& caption = {});
@@ -118,6 +126,11 @@ class MetricPlot final : public QWidget {
   bool m_epochAxis = false;
   bool m_follow = true;
   bool m_ownLegend = true;
+  /// Every plottable's legend block, those without an entry of their own included (a faded
+  /// raw line, members named together, a band's lower edge): hiding a block hides them all.
+  QHash<QCPAbstractPlottable*, int> m_blockOf;
+  QSet<int> m_hidden;
+  void applyHidden();
   /// Set by what changes the drawing other than new points (rebuild, axis settings): the
   /// next refresh replots even with no new points.
   bool m_needsReplot = true;

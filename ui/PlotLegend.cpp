@@ -3,6 +3,7 @@
 
 #include <QCoreApplication>
 #include <QHelpEvent>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
 #include <QStyle>
@@ -28,11 +29,13 @@ PlotLegend::PlotLegend(QWidget* parent) : QWidget(parent), m_scroll(new QScrollB
   setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
   m_scroll->hide();
   connect(m_scroll, &QScrollBar::valueChanged, this, qOverload<>(&QWidget::update));
+  setCursor(Qt::PointingHandCursor);
   setVisible(false);
 }
 
 void PlotLegend::setEntries(const QVector<LegendEntry>& entries) {
   m_entries = entries;
+  measure();
   m_blockStarts.clear();
   for (int i = 0; i < m_entries.size(); ++i) {
     if (i == 0 || m_entries[i].block != m_entries[i - 1].block) m_blockStarts.push_back(i);
@@ -43,9 +46,21 @@ void PlotLegend::setEntries(const QVector<LegendEntry>& entries) {
   update();
 }
 
-int PlotLegend::entryWidth(int index) const {
+int PlotLegend::entryWidth(int index) const { return m_widths[index]; }
+
+void PlotLegend::measure() {
+  m_widths.resize(m_entries.size());
   // Two pixels over the text's advance: elidedText cut names given exactly their advance.
-  return kSwatchWidth + kTextGap + fontMetrics().horizontalAdvance(m_entries[index].name) + 2;
+  for (int i = 0; i < m_entries.size(); ++i) {
+    m_widths[i] = kSwatchWidth + kTextGap + fontMetrics().horizontalAdvance(m_entries[i].name) + 2;
+  }
+}
+
+void PlotLegend::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() != QEvent::FontChange) return;
+  measure();
+  updateGeometry();
 }
 
 int PlotLegend::rowHeight() const { return std::max(fontMetrics().height(), kSwatchHeight) + 4; }
@@ -133,6 +148,24 @@ void PlotLegend::updateScrollBar() {
   m_scroll->setPageStep(kMostRows * rowHeight());
 }
 
+void PlotLegend::setHiddenBlocks(const QSet<int>& blocks) {
+  m_hidden = blocks;
+  update();
+}
+
+int PlotLegend::entryAt(const QPoint& position) const {
+  for (int i = 0; i < m_entries.size(); ++i) {
+    if (entryRect(i).contains(position)) return i;
+  }
+  return -1;
+}
+
+void PlotLegend::mouseReleaseEvent(QMouseEvent* event) {
+  const int entry = event->button() == Qt::LeftButton ? entryAt(event->position().toPoint()) : -1;
+  if (entry < 0 || m_entries[entry].block < 0) return QWidget::mouseReleaseEvent(event);
+  emit blockClicked(m_entries[entry].block);
+}
+
 void PlotLegend::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   updateScrollBar();
@@ -173,10 +206,12 @@ void PlotLegend::paintEvent(QPaintEvent*) {
   for (int i = 0; i < m_entries.size(); ++i) {
     const QRect entry = layout.rects[i].translated(0, -m_scroll->value());
     if (!entry.intersects(rect())) continue;
+    const bool hidden = m_hidden.contains(m_entries[i].block);
+    painter.setOpacity(hidden ? 0.45 : 1.0);  // a hidden block's entries fade
     drawSwatch(painter, QRect(entry.left(), entry.center().y() - kSwatchHeight / 2, kSwatchWidth, kSwatchHeight), m_entries[i]);
     const QRect text = entry.adjusted(kSwatchWidth + kTextGap, 0, 0, 0);
     const bool whole = entry.width() >= entryWidth(i);
-    painter.setPen(palette().color(QPalette::WindowText));
+    painter.setPen(palette().color(hidden ? QPalette::Disabled : QPalette::Active, QPalette::WindowText));
     painter.drawText(whole ? text.adjusted(0, 0, kSpacing / 2, 0) : text, Qt::AlignLeft | Qt::AlignVCenter,
                      whole ? m_entries[i].name : fontMetrics().elidedText(m_entries[i].name, Qt::ElideRight, text.width()));
   }
@@ -185,15 +220,18 @@ void PlotLegend::paintEvent(QPaintEvent*) {
 bool PlotLegend::event(QEvent* event) {
   if (event->type() != QEvent::ToolTip) return QWidget::event(event);
   const auto* help = static_cast<QHelpEvent*>(event);
-  for (int i = 0; i < m_entries.size(); ++i) {
-    const QRect rect = entryRect(i);
-    if (rect.contains(help->pos()) && rect.width() < entryWidth(i)) {
-      QToolTip::showText(help->globalPos(), m_entries[i].name, this);
-      return true;
-    }
+  const int entry = entryAt(help->pos());
+  if (entry < 0) {
+    QToolTip::hideText();
+    event->ignore();
+    return true;
   }
-  QToolTip::hideText();
-  event->ignore();
+  // The whole name where it is cut, and what a click does.
+  const QString name = entryRect(entry).width() < entryWidth(entry) ? m_entries[entry].name + "\n" : QString();
+  QToolTip::showText(help->globalPos(),
+                     name + (m_hidden.contains(m_entries[entry].block) ? tr("Click to show these lines again")
+                                                                       : tr("Click to hide these lines on every plot")),
+                     this);
   return true;
 }
 

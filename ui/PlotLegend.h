@@ -3,10 +3,12 @@
 // One legend for the four live plots, in a row above them. The plots draw the same runs in
 // the same colours, and each of them had carried its own copy of a comparison's legend
 // under its axes: at 1400x900, three selected runs left the loss plots' tick labels
-// overlapping, and five took about two thirds of every plot's height.
+// overlapping, and five took about two thirds of every plot's height. Clicking an entry
+// hides (or shows again) its block's lines on every plot.
 #include <QBrush>
 #include <QPen>
 #include <QRect>
+#include <QSet>
 #include <QString>
 #include <QVector>
 #include <QWidget>
@@ -49,7 +51,15 @@ class PlotLegend final : public QWidget {
   /// The width entry `index` needs to show its whole name.
   int entryWidth(int index) const;
   QScrollBar* scrollBar() const { return m_scroll; }
+  /// Blocks whose lines are hidden: their entries are drawn faded.
+  void setHiddenBlocks(const QSet<int>& blocks);
+  const QSet<int>& hiddenBlocks() const { return m_hidden; }
 
+ signals:
+  /// An entry of `block` was clicked: its lines should be hidden, or shown again.
+  void blockClicked(int block);
+
+ public:
   bool hasHeightForWidth() const override { return true; }
   int heightForWidth(int width) const override;
   QSize sizeHint() const override;
@@ -59,7 +69,9 @@ class PlotLegend final : public QWidget {
   void paintEvent(QPaintEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
-  bool event(QEvent* event) override;  // a cut name's whole text as its tooltip
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  bool event(QEvent* event) override;  // a tooltip: a cut name's whole text, what a click does
+  void changeEvent(QEvent* event) override;
 
  private:
   struct Layout {
@@ -79,6 +91,13 @@ class PlotLegend final : public QWidget {
 
   QVector<LegendEntry> m_entries;
   QVector<int> m_blockStarts;  ///< each block's first entry
+  QSet<int> m_hidden;
+  /// entryWidth's, measured once per entries or font: layouts ask heightForWidth often, and
+  /// each asks for every entry's width up to 16 times.
+  QVector<int> m_widths;
+  void measure();
+  /// The entry under `position`, or -1.
+  int entryAt(const QPoint& position) const;
   QScrollBar* m_scroll;
 };
 

@@ -39,6 +39,12 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), m_legend(new PlotLegend
   m_legend->setObjectName("plotLegend");
   connect(m_plots.front(), &MetricPlot::legendChanged, this,
           [this] { m_legend->setEntries(m_plots.front()->legendEntries()); });
+  connect(m_legend, &PlotLegend::blockClicked, this, [this](int block) {
+    QSet<int> hidden = m_legend->hiddenBlocks();
+    if (!hidden.remove(block)) hidden.insert(block);
+    m_legend->setHiddenBlocks(hidden);
+    for (MetricPlot* plot : m_plots) plot->setHiddenBlocks(hidden);
+  });
   m_smoothing = new QSlider(Qt::Horizontal);
   m_smoothing->setRange(0, 99);
   m_smoothing->setValue(60);
@@ -115,6 +121,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), m_legend(new PlotLegend
 
 void PlotPanel::setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs,
                         const QVector<std::shared_ptr<const SeedGroupCurves>>& groups) {
+  m_legend->setHiddenBlocks({});  // other runs: every line shown (the plots forget theirs too)
   for (MetricPlot* plot : m_plots) {
     plot->setGroups(groups);
     plot->setRuns(runs);
