@@ -136,7 +136,7 @@ void MetricPlot::rebuild() {
   m_lines.clear();
   m_blockOf.clear();
   // Overlaid, a run (or group) is one legend block; alone, each of its entries is one.
-  const bool overlaid = m_runs.size() + m_groups.size() > 1;
+  const bool overlaid = this->overlaid();
   int nextBlock = 0;
   for (int r = 0; r < m_runs.size(); ++r) {
     const auto& run = m_runs[r];
@@ -438,7 +438,7 @@ void MetricPlot::fitLegend(int width) {
   // as its widest entry: the most columns (up to 3) whose widths fit the plot's. Overlaid
   // runs keep two columns at most, so a run's members' entry stays on its run's row.
   const int overhead = legend->iconSize().width() + legend->iconTextPadding() + 16;
-  const bool paired = m_runs.size() + m_groups.size() > 1;
+  const bool paired = overlaid();
   int columns = 1;
   for (int candidate = paired ? 2 : 3; candidate > 1 && columns == 1; --candidate) {
     QVector<int> widths(candidate, 0);

@@ -111,6 +111,8 @@ class MetricPlot final : public QWidget {
   void rebuild();
   void addGroup(int index, const QColor& color);
   bool structureChanged() const;
+  /// Several runs or groups drawn: each is one legend block, named by its run.
+  bool overlaid() const { return m_runs.size() + m_groups.size() > 1; }
   bool smoothed() const;
 
   Metric m_metric;
