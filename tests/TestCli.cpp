@@ -311,8 +311,8 @@ class TestCli final : public QObject {
     // config.json (in two runs: stacked members need the cnn in ensemble mode).
     const QStringList tiny{"--epochs", "1", "--train-limit", "256", "--test-limit", "100"};
     Result r = runCli(QStringList{"train", "--dataset", "synthetic", "--model", "lenet", "--mode", "data-parallel",
-                                  "--devices", "cpu*2", "--lr", "0.03", "--momentum", "0.5", "--batch-size", "32",
-                                  "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-every", "5",
+                                  "--devices", "cpu*2", "--lr", "0.03", "--momentum", "0.5", "--weight-decay", "0.0005",
+                                  "--batch-size", "32", "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-every", "5",
                                   "--eval-batch-size", "50", "--memory-budget", "4096", "--precision", "bf16",
                                   "--deterministic", "off", "--out", root + "/a"} +
                       tiny);
@@ -320,7 +320,7 @@ class TestCli final : public QObject {
     const QJsonObject a = readJson(root + "/a/config.json");
     const QMap<QString, QJsonValue> expectedA{
         {"dataset", "synthetic"}, {"model", "lenet"}, {"mode", "data-parallel"}, {"devices", "cpu*2"},
-        {"lr", 0.03}, {"momentum", 0.5}, {"batch_size", 32}, {"seed", 5}, {"checkpoint_every", 3},
+        {"lr", 0.03}, {"momentum", 0.5}, {"weight_decay", 0.0005}, {"batch_size", 32}, {"seed", 5}, {"checkpoint_every", 3},
         {"log_every", 2}, {"eval_every", 5}, {"eval_batch_size", 50}, {"memory_budget_mb", 4096}, {"precision", "bf16"},
         {"deterministic", false},
         {"epochs", 1}, {"train_limit", 256}, {"test_limit", 100}};
@@ -328,7 +328,7 @@ class TestCli final : public QObject {
       QVERIFY2(a[it.key()] == it.value(), qPrintable(it.key() + " in config.json: " + a[it.key()].toVariant().toString()));
     }
     QCOMPARE(readJson(root + "/a/summary.json")["test_samples"].toInt(), 100);  // the limit was applied
-    saw("train", {"--dataset", "--model", "--mode", "--devices", "--lr", "--momentum", "--batch-size", "--seed",
+    saw("train", {"--dataset", "--model", "--mode", "--devices", "--lr", "--momentum", "--weight-decay", "--batch-size", "--seed",
                   "--checkpoint-every", "--log-every", "--eval-every", "--eval-batch-size", "--memory-budget",
                   "--precision", "--deterministic",
                   "--epochs", "--train-limit", "--test-limit", "--out"});
@@ -354,7 +354,8 @@ class TestCli final : public QObject {
     // sweep takes train's settings for every job (the same flags as run a, lr as a grid of
     // one), --config and --member-form, --init-from, and --resume (TestSweep runs real grids).
     r = runCli(QStringList{"sweep", "--dataset", "synthetic", "--model", "lenet", "--mode", "data-parallel",
-                           "--devices", "cpu*2", "--grid", "lr=0.03", "--momentum", "0.5", "--batch-size", "32",
+                           "--devices", "cpu*2", "--grid", "lr=0.03", "--momentum", "0.5", "--weight-decay", "0.0005",
+                           "--batch-size", "32",
                            "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-every", "5",
                            "--eval-batch-size", "50",
                            "--memory-budget", "4096", "--precision", "bf16", "--deterministic", "off", "--out",
@@ -365,7 +366,8 @@ class TestCli final : public QObject {
     for (auto it = expectedA.begin(); it != expectedA.end(); ++it) {
       QVERIFY2(sa[it.key()] == it.value(), qPrintable("sweep: " + it.key()));
     }
-    saw("sweep", {"--dataset", "--model", "--mode", "--devices", "--grid", "--momentum", "--batch-size", "--seed",
+    saw("sweep", {"--dataset", "--model", "--mode", "--devices", "--grid", "--momentum", "--weight-decay", "--batch-size",
+                  "--seed",
                   "--checkpoint-every", "--log-every", "--eval-every", "--eval-batch-size", "--memory-budget",
                   "--precision", "--deterministic",
                   "--epochs", "--train-limit", "--test-limit", "--out"});
@@ -500,9 +502,9 @@ class TestCli final : public QObject {
     const QStringList table = testing::readLines(root + "/table.csv");
     QCOMPARE(table.size(), 3);
     QVERIFY(table[0].startsWith("run,status,mode,model,"));
-    QVERIFY2(table[1].startsWith("a,completed,data-parallel,lenet,synthetic,cpu*2,2,5,0.03,0.5,32,1,1,"), qPrintable(table[1]));
+    QVERIFY2(table[1].startsWith("a,completed,data-parallel,lenet,synthetic,cpu*2,2,5,0.03,0.5,0.0005,32,1,1,"), qPrintable(table[1]));
     const double accuracyB = readJson(root + "/b/summary.json")["ensemble"].toObject()["test_accuracy"].toDouble();
-    QVERIFY(std::abs(table[2].section(',', 13, 13).toDouble() - accuracyB) < 1e-9);
+    QVERIFY(std::abs(table[2].section(',', 14, 14).toDouble() - accuracyB) < 1e-9);
     int values = 0;
     for (const QString run : {"a", "b"}) {
       for (const QString& line : testing::readLines(root + "/" + run + "/metrics.csv").mid(1)) {

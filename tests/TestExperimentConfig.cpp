@@ -324,6 +324,9 @@ class TestExperimentConfig final : public QObject {
     QTest::newRow("lr infinite") << "lr" << HUGE_VAL << "learning rate (lr) must be a positive";
     QTest::newRow("momentum 1") << "momentum" << 1.0 << "momentum must be in [0, 1)";
     QTest::newRow("momentum negative") << "momentum" << -0.1 << "momentum must be in [0, 1)";
+    QTest::newRow("weight decay negative") << "weight_decay" << -1e-4 << "weight decay (weight_decay) must be 0 (none)";
+    QTest::newRow("weight decay NaN") << "weight_decay" << std::nan("") << "weight decay (weight_decay) must be 0 (none)";
+    QTest::newRow("weight decay infinite") << "weight_decay" << HUGE_VAL << "a positive finite number, got inf";
     QTest::newRow("batch 0") << "batch" << 0.0 << "batch size (batch_size) must be at least 1";
     QTest::newRow("epochs 0") << "epochs" << 0.0 << "epochs must be at least 1";
     QTest::newRow("negative limit") << "train_limit" << -5.0 << "train_limit must be 0";
@@ -335,6 +338,7 @@ class TestExperimentConfig final : public QObject {
     ExperimentConfig config;
     if (field == "lr") config.learningRate = value;
     if (field == "momentum") config.momentum = value;
+    if (field == "weight_decay") config.weightDecay = value;
     if (field == "batch") config.batchSize = int64_t(value);
     if (field == "epochs") config.epochs = int64_t(value);
     if (field == "train_limit") config.trainLimit = int64_t(value);

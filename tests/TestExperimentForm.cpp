@@ -114,6 +114,8 @@ class TestExperimentForm final : public QObject {
     QTest::newRow("lr not a number") << "lr" << "fast" << "not a number";
     QTest::newRow("lr nan") << "lr" << "nan" << "must be a positive finite";
     QTest::newRow("momentum 1") << "momentum" << "1" << "momentum must be in [0, 1)";
+    QTest::newRow("negative weight decay") << "weight_decay" << "-0.001" << "weight decay (weight_decay) must be 0";
+    QTest::newRow("weight decay not a number") << "weight_decay" << "lots" << "not a number; the default is 0";
     QTest::newRow("batch 0") << "batch_size" << "0" << "must be at least 1";
     QTest::newRow("epochs 0") << "epochs" << "0" << "epochs must be at least 1";
   }
@@ -125,6 +127,7 @@ class TestExperimentForm final : public QObject {
     QSignalSpy validity(&form, &ExperimentForm::validityChanged);
     if (field == "lr") form.learningRateEdit()->setText(text);
     if (field == "momentum") form.momentumEdit()->setText(text);
+    if (field == "weight_decay") form.weightDecayEdit()->setText(text);
     if (field == "batch_size") form.batchSizeBox()->setValue(text.toInt());
     if (field == "epochs") form.epochsBox()->setValue(text.toInt());
     QVERIFY(!form.isValid());
@@ -146,6 +149,7 @@ class TestExperimentForm final : public QObject {
     // Fixing it clears the mark.
     if (field == "lr") form.learningRateEdit()->setText("0.05");
     if (field == "momentum") form.momentumEdit()->setText("0.5");
+    if (field == "weight_decay") form.weightDecayEdit()->setText("0.0005");
     if (field == "batch_size") form.batchSizeBox()->setValue(64);
     if (field == "epochs") form.epochsBox()->setValue(2);
     QVERIFY(form.isValid());
@@ -312,7 +316,7 @@ class TestExperimentForm final : public QObject {
       QVERIFY2(!sample.holds(form.config()), sample.key);
       ++walked;
     }
-    QCOMPARE(walked, 13);  // every setting of the form but the devices
+    QCOMPARE(walked, 14);  // every setting of the form but the devices
   }
 
   void setupSurvivesARestart() {

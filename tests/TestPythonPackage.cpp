@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // python/ensemble_lab against real runs on Fashion-MNIST: each model's checkpoint loads
 // strictly into its torch.nn twin, PyTorch's SGD continues the run to our next step's
-// weights (1e-6), and the Ensemble module scores as the run did; with the wheel's PyTorch
+// weights (1e-6; with weight decay too), and the Ensemble module scores as the run did; with the wheel's PyTorch
 // and with Debian's 1.13 where it is installed. And the package installs with pip.
 #include <QDir>
 #include <QProcess>
@@ -48,14 +48,20 @@ class TestPythonPackage final : public QObject {
   void initTestCase() {
     if (!QFileInfo::exists("/usr/share/datasets/fashion-mnist")) QSKIP("Fashion-MNIST is not installed");
     // One batch per step (the whole training subset), two epochs: checkpoints at steps 1 and 2.
+    // The second step starts from the first's momentum, so weight decay's place before it
+    // (torch.optim.SGD's) is checked too: 0.01 moves step 2's weights by about 1e-3 of
+    // themselves, far above the check's 1e-6.
     const struct {
+      const char* name;
       const char* model;
       TrainingMode mode;
       const char* devices;
       int64_t batch;
-    } runs[] = {{"cnn", TrainingMode::Ensemble, "cpu*2", 64},
-                {"lenet", TrainingMode::Single, "cpu", 64},
-                {"resnet18", TrainingMode::Single, "cpu", 16}};
+      double weightDecay;
+    } runs[] = {{"cnn", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0},
+                {"cnn-weight-decay", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.01},
+                {"lenet", "lenet", TrainingMode::Single, "cpu", 64, 0.0},
+                {"resnet18", "resnet18", TrainingMode::Single, "cpu", 16, 0.0}};
     for (const auto& run : runs) {
       ExperimentConfig config;
       config.dataset = "fashion-mnist";
@@ -66,7 +72,8 @@ class TestPythonPackage final : public QObject {
       config.batchSize = run.batch;
       config.trainLimit = run.batch;
       config.testLimit = 500;
-      REQUIRE_COMPLETED(Trainer::create(config, m_dir.filePath(run.model).toStdString())->run(nullptr, nullptr));
+      config.weightDecay = run.weightDecay;
+      REQUIRE_COMPLETED(Trainer::create(config, m_dir.filePath(run.name).toStdString())->run(nullptr, nullptr));
     }
   }
 
@@ -74,7 +81,7 @@ class TestPythonPackage final : public QObject {
     QTest::addColumn<QString>("python");
     QTest::addColumn<QString>("model");
     for (const QString python : {QString(ENSEMBLELAB_TEST_PYTHON), QString("/usr/bin/python3")}) {
-      for (const QString model : {"cnn", "lenet", "resnet18"}) {
+      for (const QString model : {"cnn", "cnn-weight-decay", "lenet", "resnet18"}) {
         QTest::newRow(qPrintable(python + " " + model)) << python << model;
       }
     }

@@ -112,10 +112,18 @@ class TestStackedCnn final : public QObject {
     }
   }
 
+  void stackedRunMatchesSeparateRun_data() {
+    QTest::addColumn<double>("weightDecay");
+    QTest::newRow("no weight decay") << 0.0;
+    QTest::newRow("weight decay") << 0.05;  // the stacked step's own optimizer decays too
+  }
+
   void stackedRunMatchesSeparateRun() {
+    QFETCH(double, weightDecay);
     QTemporaryDir separateDir, stackedDir;
     ExperimentConfig config = stackedConfig();
     config.epochs = 1;
+    config.weightDecay = weightDecay;
     REQUIRE_COMPLETED(
         Trainer::create(config, stackedDir.path().toStdString(), testing::syntheticData())
             ->run(nullptr, nullptr));

@@ -44,7 +44,7 @@ def started_from(files, after):
         model = ensemble_lab.model_for_state(config["model"], state)
         model.load_state_dict(state)
         start.members.append(model)
-        start.optimizers.append(torch.optim.SGD(model.parameters(), lr=config["lr"], momentum=config["momentum"]))
+        start.optimizers.append(ensemble_lab.sgd_for(model, config))
     return start
 
 

@@ -124,6 +124,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
       m_cpuReplicas(new QSpinBox),
       m_learningRate(fieldWidget<QLineEdit>("lr")),
       m_momentum(fieldWidget<QLineEdit>("momentum")),
+      m_weightDecay(fieldWidget<QLineEdit>("weight_decay")),
       m_batchSize(fieldWidget<QSpinBox>("batch_size")),
       m_epochs(fieldWidget<QSpinBox>("epochs")),
       m_seed(fieldWidget<QSpinBox>("seed")),
@@ -214,7 +215,8 @@ ExperimentForm::ExperimentForm(QWidget* parent)
     form->addRow(fieldLabel(name), cell);
   };
   m_fieldWidgets = {{"dataset", m_dataset},     {"model", m_model},           {"mode", m_mode},
-                    {"lr", m_learningRate},     {"momentum", m_momentum},     {"batch_size", m_batchSize},
+                    {"lr", m_learningRate},     {"momentum", m_momentum},     {"weight_decay", m_weightDecay},
+                    {"batch_size", m_batchSize},
                     {"epochs", m_epochs},       {"seed", m_seed},             {"train_limit", m_trainLimit},
                     {"eval_every", m_evalEvery}, {"member_form", m_memberForm}, {"precision", m_precision},
                     {"deterministic", m_deterministic}};
@@ -257,7 +259,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   });
   connect(m_devices, &QListWidget::itemChanged, this, &ExperimentForm::revalidate);
   connect(m_deterministic, &QCheckBox::toggled, this, &ExperimentForm::revalidate);
-  for (QLineEdit* edit : {m_learningRate, m_momentum}) {
+  for (QLineEdit* edit : {m_learningRate, m_momentum, m_weightDecay}) {
     connect(edit, &QLineEdit::textChanged, this, &ExperimentForm::revalidate);
   }
   for (QSpinBox* box : {m_cpuReplicas, m_batchSize, m_epochs, m_seed, m_trainLimit, m_evalEvery}) {
@@ -372,6 +374,7 @@ void ExperimentForm::revalidate() {
   };
   mark("lr", m_learningRate, numberError("lr", m_learningRate));
   mark("momentum", m_momentum, numberError("momentum", m_momentum));
+  mark("weight_decay", m_weightDecay, numberError("weight_decay", m_weightDecay));
   peekDataset(current.dataset);
   mark("dataset", m_dataset, m_datasetError);
   QString batchError = inLabels(configFieldByKey("batch_size")->check(current));

@@ -48,6 +48,7 @@ class ExperimentForm final : public QWidget {
   QSpinBox* cpuReplicasBox() const { return m_cpuReplicas; }
   QLineEdit* learningRateEdit() const { return m_learningRate; }
   QLineEdit* momentumEdit() const { return m_momentum; }
+  QLineEdit* weightDecayEdit() const { return m_weightDecay; }
   QSpinBox* batchSizeBox() const { return m_batchSize; }
   QSpinBox* epochsBox() const { return m_epochs; }
   QSpinBox* seedBox() const { return m_seed; }
@@ -79,6 +80,7 @@ class ExperimentForm final : public QWidget {
   QSpinBox* m_cpuReplicas;
   QLineEdit* m_learningRate;
   QLineEdit* m_momentum;
+  QLineEdit* m_weightDecay;
   QSpinBox* m_batchSize;
   QSpinBox* m_epochs;
   QSpinBox* m_seed;

@@ -193,6 +193,16 @@ std::vector<ConfigField> makeFields() {
                                       : "momentum must be in [0, 1), got " + numberText(m) + "; the default is " +
                                             numberText(fallback);
                          })));
+  fields.push_back(echoed(plain("weight_decay", "weight-decay", "Weight decay", "X",
+                         "L2 weight decay: X times each weight added to its gradient\nbefore momentum, as torch.optim.SGD's "
+                         "weight_decay\n(default {default}: none)",
+                         Kind::Number, true, &ExperimentConfig::weightDecay, [](const ExperimentConfig& config) {
+                           const double decay = config.weightDecay;
+                           return std::isfinite(decay) && decay >= 0
+                                      ? std::string()
+                                      : "weight decay (weight_decay) must be 0 (none) or a positive finite number, got " +
+                                            numberText(decay) + "; 1e-4 to 5e-4 is usual";
+                         })));
   fields.push_back(echoed(plain("batch_size", "batch-size", "Batch size", "N",
                          "per-member batch; the global batch in data-parallel ({default})", Kind::Integer, true,
                          &ExperimentConfig::batchSize,

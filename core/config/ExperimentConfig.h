@@ -73,6 +73,9 @@ struct ExperimentConfig {
   std::string devices;
   double learningRate = 0.1;
   double momentum = 0.9;
+  /// L2 weight decay, torch.optim.SGD's weight_decay: each step adds weightDecay * weight to
+  /// the gradient before momentum. 0 = none (the references' recipe).
+  double weightDecay = 0.0;
   int64_t batchSize = 128;
   int64_t epochs = 10;
   std::uint64_t seed = 0;

@@ -37,7 +37,7 @@ std::string curveModelName(const std::string& member) { return member == "ensemb
 
 std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
   std::ostringstream out;
-  out << "run,status,mode,model,dataset,devices,replicas,seed,lr,momentum,batch_size,epochs,epochs_completed,"
+  out << "run,status,mode,model,dataset,devices,replicas,seed,lr,momentum,weight_decay,batch_size,epochs,epochs_completed,"
          "test_accuracy,test_nll,test_brier,test_ece,mean_member_accuracy,disagreement,seconds_per_epoch,"
          "images_per_second,train_limit,test_limit\n";
   for (const std::string& directory : runDirectories) {
@@ -46,6 +46,7 @@ std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
     out << csvField(RunDirectory::nameOf(directory)) << ',' << runStatusName(s.status) << ',' << modeName(setup.mode)
         << ',' << modelName(setup.model) << ',' << csvField(setup.dataset) << ',' << csvField(s.devices) << ','
         << s.replicas << ',' << setup.seed << ',' << number(setup.learningRate) << ',' << number(setup.momentum) << ','
+        << number(setup.weightDecay) << ','
         << setup.batchSize << ',' << setup.epochs << ',' << s.epochsCompleted << ',';
     if (s.evaluation) {
       const EvaluationResult& e = *s.evaluation;

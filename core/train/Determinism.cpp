@@ -87,7 +87,8 @@ void checkDeterministicKernels(const ExperimentConfig& config, const ModelInput&
   const Tf32Scope tf32(config.precision);
   for (const DeviceRef& device : kinds) {
     try {
-      Replica probe = makeReplica(modelName(config.model), input, device, /*seed=*/0, config.learningRate, config.momentum);
+      Replica probe = makeReplica(modelName(config.model), input, device, /*seed=*/0, config.learningRate, config.momentum,
+                                  config.weightDecay);
       const AutocastScope autocast(config.precision, device.isCuda());
       const auto options = torch::TensorOptions().device(probe.device);
       const torch::Tensor images = torch::rand({2, input.channels, input.height, input.width}, options);

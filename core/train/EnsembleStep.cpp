@@ -140,7 +140,7 @@ class EnsembleStep final : public TrainingStep {
     }
     m_stacked = StackedCnn(models);
     m_stackedOptimizer = std::make_unique<SgdMomentum>(m_stacked->parameters(), m_parts.config.learningRate,
-                                                       m_parts.config.momentum);
+                                                       m_parts.config.momentum, m_parts.config.weightDecay);
     SgdMomentum::shareStackedBuffers(*m_stackedOptimizer, optimizers);
   }
 

@@ -87,7 +87,7 @@ void Replica::initialiseFrom(const TensorDict& stateDict, const std::string& ori
 
 Replica makeReplica(const std::string& modelName, const ModelInput& input,
                     const DeviceRef& device, std::uint64_t seed, double learningRate,
-                    double momentum) {
+                    double momentum, double weightDecay) {
   static std::mutex globalGeneratorMutex;
   Replica replica;
   replica.deviceRef = device;
@@ -100,7 +100,7 @@ Replica makeReplica(const std::string& modelName, const ModelInput& input,
   }
   replica.model->to(replica.device);
   replica.optimizer =
-      std::make_unique<SgdMomentum>(replica.model->parameters(), learningRate, momentum);
+      std::make_unique<SgdMomentum>(replica.model->parameters(), learningRate, momentum, weightDecay);
   return replica;
 }
 

@@ -8,9 +8,9 @@
 
 namespace ensemble {
 
-SgdMomentum::SgdMomentum(std::vector<torch::Tensor> parameters, double learningRate,
-                         double momentum)
-    : m_parameters(std::move(parameters)), m_learningRate(learningRate), m_momentum(momentum) {
+SgdMomentum::SgdMomentum(std::vector<torch::Tensor> parameters, double learningRate, double momentum,
+                         double weightDecay)
+    : m_parameters(std::move(parameters)), m_learningRate(learningRate), m_momentum(momentum), m_weightDecay(weightDecay) {
   m_buffers.reserve(m_parameters.size());
   for (const auto& p : m_parameters) m_buffers.push_back(torch::zeros_like(p).detach());
 }
@@ -41,6 +41,7 @@ void SgdMomentum::step() {
   torch::NoGradGuard noGrad;
   std::vector<torch::Tensor> parameters, buffers, grads;
   const auto momentum = float(m_momentum), negativeLearningRate = float(-m_learningRate);
+  const auto weightDecay = float(m_weightDecay);
   for (std::size_t i = 0; i < m_parameters.size(); ++i) {
     torch::Tensor& parameter = m_parameters[i];
     const torch::Tensor& grad = parameter.grad();
@@ -51,7 +52,8 @@ void SgdMomentum::step() {
       float* b = buffer.data_ptr<float>();
       const float* g = grad.data_ptr<float>();
       at::parallel_for(0, parameter.numel(), at::internal::GRAIN_SIZE, [&](int64_t first, int64_t last) {
-        sgd_loop::step(first, last, p, b, g, momentum, negativeLearningRate);
+        if (weightDecay == 0.f) sgd_loop::step(first, last, p, b, g, momentum, negativeLearningRate);
+        else sgd_loop::stepWithDecay(first, last, p, b, g, momentum, negativeLearningRate, weightDecay);
       });
       // Written through their pointers: tell autograd, as an in-place op would.
       parameter.unsafeGetTensorImpl()->bump_version();
@@ -63,6 +65,9 @@ void SgdMomentum::step() {
     grads.push_back(grad);
   }
   if (parameters.empty()) return;
+  // PyTorch's order (torch.optim.SGD's foreach path): the decayed gradient first, out of
+  // place, so autograd's gradients stay what backward made them.
+  if (m_weightDecay != 0) grads = torch::_foreach_add(grads, parameters, m_weightDecay);
   torch::_foreach_mul_(buffers, m_momentum);
   torch::_foreach_add_(buffers, grads);
   torch::_foreach_add_(parameters, buffers, -m_learningRate);

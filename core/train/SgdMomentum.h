@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// SGD with heavy-ball momentum, PyTorch's and optax's rule (dampening 0, no Nesterov):
-//   buffer = momentum * buffer + grad;  param -= lr * buffer
+// SGD with heavy-ball momentum and L2 weight decay, PyTorch's rule (dampening 0, no Nesterov),
+// optax's sgd after add_decayed_weights:
+//   grad += weightDecay * param;  buffer = momentum * buffer + grad;  param -= lr * buffer
 // Ours rather than torch::optim::SGD so the momentum buffers are plain named tensors that
 // a checkpoint saves and restores exactly. Buffers start at zero, which gives the same
 // first step as PyTorch's "buffer = grad". On the CPU each product and sum is rounded on its
@@ -15,7 +16,10 @@ namespace ensemble {
 
 class SgdMomentum final {
  public:
-  SgdMomentum(std::vector<torch::Tensor> parameters, double learningRate, double momentum);
+  /// `weightDecay` is torch.optim.SGD's weight_decay: 0 (the default) leaves the gradient as
+  /// it is, exactly (not "plus 0 times the weight", which would turn an infinite weight's
+  /// update into NaN and a gradient's -0 into +0).
+  SgdMomentum(std::vector<torch::Tensor> parameters, double learningRate, double momentum, double weightDecay = 0.0);
 
   /// Drops every gradient (set to none), so the next backward hands its gradients over.
   void clearGradients();
@@ -35,6 +39,7 @@ class SgdMomentum final {
   std::vector<torch::Tensor> m_buffers;
   double m_learningRate;
   double m_momentum;
+  double m_weightDecay;
 };
 
 }  // namespace ensemble

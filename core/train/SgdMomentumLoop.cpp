@@ -20,4 +20,15 @@ void step(int64_t first, int64_t last, float* __restrict parameter, float* __res
   }
 }
 
+ENSEMBLELAB_CPU_CLONES("avx2", "default")
+void stepWithDecay(int64_t first, int64_t last, float* __restrict parameter, float* __restrict buffer,
+                   const float* __restrict grad, float momentum, float negativeLearningRate, float weightDecay) {
+  for (int64_t i = first; i < last; ++i) {
+    const float decayed = grad[i] + weightDecay * parameter[i];
+    const float velocity = momentum * buffer[i] + decayed;
+    buffer[i] = velocity;
+    parameter[i] = parameter[i] + negativeLearningRate * velocity;
+  }
+}
+
 }  // namespace ensemble::sgd_loop

@@ -14,4 +14,9 @@ namespace ensemble::sgd_loop {
 void step(int64_t first, int64_t last, float* parameter, float* buffer, const float* grad, float momentum,
           float negativeLearningRate);
 
+/// As step, with torch.optim.SGD's weight decay first: grad' = grad + weightDecay * parameter,
+/// rounded on its own, then buffer = momentum * buffer + grad'.
+void stepWithDecay(int64_t first, int64_t last, float* parameter, float* buffer, const float* grad, float momentum,
+                   float negativeLearningRate, float weightDecay);
+
 }  // namespace ensemble::sgd_loop

@@ -4,7 +4,8 @@
 A checkpoint (RUN/checkpoints/step-<N>/) holds per model member-<i>.pt (its state_dict) and
 member-<i>-optimizer.pt (its SGD momentum buffers, keyed by parameter name). load_run puts
 the buffers into torch.optim.SGD's own layout (pytorch_optimizer_state), so PyTorch takes
-the next step exactly as EnsembleLab would: buf = momentum * buf + grad; p -= lr * buf.
+the next step exactly as EnsembleLab would: grad += weight_decay * p; buf = momentum * buf + grad;
+p -= lr * buf.
 """
 import json
 import os
@@ -51,7 +52,14 @@ def model_for_state(name, state):
     return model
 
 
-def pytorch_optimizer_state(model, momentum_buffers, lr, momentum):
+def sgd_for(model, config):
+    """torch.optim.SGD with a run's settings: its lr, momentum and weight decay (0 in runs made
+    before weight_decay was a setting)."""
+    return torch.optim.SGD(model.parameters(), lr=config["lr"], momentum=config["momentum"],
+                           weight_decay=config.get("weight_decay", 0.0))
+
+
+def pytorch_optimizer_state(model, momentum_buffers, lr, momentum, weight_decay=0.0):
     """EnsembleLab's momentum buffers ({parameter name: tensor}) as torch.optim.SGD's
     state_dict() ({"state": {index: {"momentum_buffer": ...}}, "param_groups": [...]}),
     indices in model.parameters() order."""
@@ -59,7 +67,7 @@ def pytorch_optimizer_state(model, momentum_buffers, lr, momentum):
     missing = [name for name in names if name not in momentum_buffers]
     if missing:
         raise KeyError(f"no momentum buffer for parameter '{missing[0]}'")
-    template = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum).state_dict()
+    template = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay).state_dict()
     template["state"] = {i: {"momentum_buffer": momentum_buffers[name].clone()} for i, name in enumerate(names)}
     return template
 
@@ -99,9 +107,10 @@ def load_run(path, step=None, map_location="cpu"):
         state = _load(os.path.join(folder, f"member-{index}.pt"), map_location)
         model = model_for_state(config["model"], state).to(map_location)
         model.load_state_dict(state)  # strict: every key and shape must match
-        optimizer = torch.optim.SGD(model.parameters(), lr=config["lr"], momentum=config["momentum"])
+        optimizer = sgd_for(model, config)
         buffers = _load(os.path.join(folder, f"member-{index}-optimizer.pt"), map_location)
-        optimizer.load_state_dict(pytorch_optimizer_state(model, buffers, config["lr"], config["momentum"]))
+        optimizer.load_state_dict(pytorch_optimizer_state(model, buffers, config["lr"], config["momentum"],
+                                                          config.get("weight_decay", 0.0)))
         run.members.append(model)
         run.optimizers.append(optimizer)
         index += 1
