@@ -82,6 +82,7 @@ class TestRunsModel final : public QObject {
     RunStartedEvent started;
     started.runDirectory = root.filePath("20260101-000000000-ensemble-cnn").toStdString();
     started.config.learningRate = 0.05;
+    started.config.weightDecay = 5e-4;
     started.config.epochs = 3;
     QCOMPARE(model.runStarted(started), 0);
     QCOMPARE(model.liveRow(), 0);
@@ -91,6 +92,7 @@ class TestRunsModel final : public QObject {
     model.setPaused(false);
     QCOMPARE(cell(model, 0, RunsModel::Status), QString("running"));
     QCOMPARE(cell(model, 0, RunsModel::Lr), QString("0.05"));
+    QCOMPARE(model.data(model.index(0, RunsModel::WeightDecay), Qt::DisplayRole).toDouble(), 5e-4);  // a number: it sorts as one
     QCOMPARE(cell(model, 0, RunsModel::Epochs), QString("0/3"));
 
     model.stepsDone({loggedStep(4), loggedStep(8)});

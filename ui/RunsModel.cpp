@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <tuple>
 
 #include <QBrush>
@@ -449,6 +450,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case Numerics: return numericsOf(c);
     case Lr: return c.learningRate;
     case Momentum: return c.momentum;
+    case WeightDecay: return c.weightDecay;
     case Batch: return qlonglong(c.batchSize);
     case Epochs: return QString("%1/%2").arg(s ? s->epochsCompleted : 0).arg(c.epochs);
     case Samples: return samplesOf(c, evaluation);
@@ -472,9 +474,11 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
               "of the model for a single or data-parallel run");
   }
   if (role != Qt::DisplayRole) return {};
-  static const char* const names[] = {"Run", "Status", "Mode", "Model", "Devices", "Numerics", "LR", "Momentum", "Batch",
-                                      "Epochs", "Train / test imgs", "Test acc.", "Test NLL", "s/epoch", "img/s",
-                                      "Seed group"};
+  static const char* const names[] = {"Run",       "Status",   "Mode",         "Model", "Devices",
+                                      "Numerics",  "LR",       "Momentum",     "Weight decay", "Batch",
+                                      "Epochs",    "Train / test imgs", "Test acc.", "Test NLL", "s/epoch",
+                                      "img/s",     "Seed group"};
+  static_assert(std::size(names) == ColumnCount, "a header for every column");
   return tr(names[section]);
 }
 

@@ -81,7 +81,7 @@ class RunsModel final : public QAbstractTableModel {
   Q_DISABLE_COPY_MOVE(RunsModel)
 
  public:
-  enum Column { Name, Status, Mode, Model, Devices, Numerics, Lr, Momentum, Batch, Epochs, Samples, TestAccuracy, EnsembleNll, SecondsPerEpoch, ImagesPerSecond, SeedGroup, ColumnCount };
+  enum Column { Name, Status, Mode, Model, Devices, Numerics, Lr, Momentum, WeightDecay, Batch, Epochs, Samples, TestAccuracy, EnsembleNll, SecondsPerEpoch, ImagesPerSecond, SeedGroup, ColumnCount };
 
   explicit RunsModel(QObject* parent = nullptr);
 
