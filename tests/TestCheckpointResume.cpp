@@ -112,6 +112,26 @@ class TestCheckpointResume final : public QObject {
     QCOMPARE(ensembleOf(dir.path()).dump(), ensembleOf(m_reference.path()).dump());
   }
 
+  // A cosine schedule's rate is a function of the global step, so a run stopped mid-epoch and
+  // resumed takes every later step at the uninterrupted run's rate: the same weights, byte
+  // for byte. And the schedule is used: the weights are not the constant rate's.
+  void aCosineScheduleResumesExactly() {
+    ExperimentConfig config = resumableConfig();
+    config.lrSchedule = LrSchedule::Cosine;
+    QTemporaryDir uninterrupted, stopped;
+    REQUIRE_COMPLETED(Trainer::create(config, uninterrupted.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr));
+    {
+      RunControl control;
+      testing::StopAtStep stopper(control, 7);
+      EXPECT_STATUS(Trainer::create(config, stopped.path().toStdString(), testing::syntheticData())->run(&stopper, &control),
+                    RunStatus::Stopped);
+    }
+    REQUIRE_COMPLETED(Trainer::open(stopped.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr));
+    QVERIFY(testing::sameLatestWeights(stopped.path().toStdString(), uninterrupted.path().toStdString()));
+    QCOMPARE(fileBytes(stopped.filePath("metrics.csv")), fileBytes(uninterrupted.filePath("metrics.csv")));
+    QVERIFY(!testing::sameLatestWeights(uninterrupted.path().toStdString(), m_reference.path().toStdString()));
+  }
+
   // config.json deleted by hand: the resume writes it back as it was, from the checkpoint.
   void aRemovedConfigJsonComesBackOnResume() {
     QTemporaryDir dir;

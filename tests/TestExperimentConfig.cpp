@@ -13,6 +13,7 @@
 #include "core/config/ExperimentConfig.h"
 #include "core/config/RunMode.h"
 #include "core/runs/RunSummary.h"
+#include "core/train/LearningRateSchedule.h"
 #include "core/train/RunSetup.h"
 #include "tests/SettingSamples.h"
 
@@ -168,6 +169,26 @@ class TestExperimentConfig final : public QObject {
     QCOMPARE(memberFormName(MemberForm::Auto), std::string("auto"));
   }
 
+  // Constant keeps lr; cosine starts at lr, is at lr/2 halfway, falls every step and ends
+  // just above 0, as CosineAnnealingLR(T_max = the run's steps) stepped every step does.
+  void cosineScheduleFallsFromLrToZero() {
+    ExperimentConfig config;
+    config.learningRate = 0.2;
+    const int64_t total = 40;
+    for (const int64_t done : {int64_t(0), int64_t(17), int64_t(39)}) QCOMPARE(learningRateAt(config, done, total), 0.2);
+    config.lrSchedule = LrSchedule::Cosine;
+    QCOMPARE(learningRateAt(config, 0, total), 0.2);
+    QVERIFY(std::abs(learningRateAt(config, 20, total) - 0.1) < 1e-15);
+    QVERIFY(std::abs(learningRateAt(config, 10, total) - 0.1 * (1 + std::sqrt(0.5))) < 1e-15);
+    double previous = 0.2;
+    for (int64_t done = 1; done < total; ++done) {
+      const double lr = learningRateAt(config, done, total);
+      QVERIFY2(lr < previous && lr > 0, qPrintable(QString("step %1: %2").arg(done).arg(lr)));
+      previous = lr;
+    }
+    QVERIFY(previous < 0.2 * 0.01);  // the last step's
+  }
+
   // "auto" captures steps in CUDA graphs only where a GPU run showed the graph equal to the
   // eager step: the cnn's stacked members or single model, one GPU, one process, a CUDA build.
   void autoCudaGraphsCaptureStackedMembersAndSingleModelsOnOneGpu() {
@@ -194,6 +215,9 @@ class TestExperimentConfig final : public QObject {
     ExperimentConfig dataParallel;
     dataParallel.mode = TrainingMode::DataParallel;
     QCOMPARE(resolveCudaGraphs(dataParallel, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
+    ExperimentConfig cosine = stacked;  // a captured step keeps its learning rate
+    cosine.lrSchedule = LrSchedule::Cosine;
+    QCOMPARE(resolveCudaGraphs(cosine, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
     ExperimentConfig off = stacked;  // an explicit choice is kept, on or off
     off.cudaGraphs = CudaGraphs::Off;
     QCOMPARE(resolveCudaGraphs(off, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);

@@ -50,7 +50,8 @@ class TestPythonPackage final : public QObject {
     // One batch per step (the whole training subset), two epochs: checkpoints at steps 1 and 2.
     // The second step starts from the first's momentum, so weight decay's place before it
     // (torch.optim.SGD's) is checked too: 0.01 moves step 2's weights by about 1e-3 of
-    // themselves, far above the check's 1e-6.
+    // themselves, far above the check's 1e-6. With the cosine schedule step 2 takes lr / 2
+    // (load_run's learning_rate_at), step 1 lr.
     const struct {
       const char* name;
       const char* model;
@@ -58,10 +59,12 @@ class TestPythonPackage final : public QObject {
       const char* devices;
       int64_t batch;
       double weightDecay;
-    } runs[] = {{"cnn", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0},
-                {"cnn-weight-decay", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.01},
-                {"lenet", "lenet", TrainingMode::Single, "cpu", 64, 0.0},
-                {"resnet18", "resnet18", TrainingMode::Single, "cpu", 16, 0.0}};
+      LrSchedule schedule;
+    } runs[] = {{"cnn", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Constant},
+                {"cnn-weight-decay", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.01, LrSchedule::Constant},
+                {"cnn-cosine", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Cosine},
+                {"lenet", "lenet", TrainingMode::Single, "cpu", 64, 0.0, LrSchedule::Constant},
+                {"resnet18", "resnet18", TrainingMode::Single, "cpu", 16, 0.0, LrSchedule::Constant}};
     for (const auto& run : runs) {
       ExperimentConfig config;
       config.dataset = "fashion-mnist";
@@ -73,6 +76,7 @@ class TestPythonPackage final : public QObject {
       config.trainLimit = run.batch;
       config.testLimit = 500;
       config.weightDecay = run.weightDecay;
+      config.lrSchedule = run.schedule;
       REQUIRE_COMPLETED(Trainer::create(config, m_dir.filePath(run.name).toStdString())->run(nullptr, nullptr));
     }
   }
@@ -81,7 +85,7 @@ class TestPythonPackage final : public QObject {
     QTest::addColumn<QString>("python");
     QTest::addColumn<QString>("model");
     for (const QString python : {QString(ENSEMBLELAB_TEST_PYTHON), QString("/usr/bin/python3")}) {
-      for (const QString model : {"cnn", "cnn-weight-decay", "lenet", "resnet18"}) {
+      for (const QString model : {"cnn", "cnn-weight-decay", "cnn-cosine", "lenet", "resnet18"}) {
         QTest::newRow(qPrintable(python + " " + model)) << python << model;
       }
     }

@@ -125,6 +125,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
       m_learningRate(fieldWidget<QLineEdit>("lr")),
       m_momentum(fieldWidget<QLineEdit>("momentum")),
       m_weightDecay(fieldWidget<QLineEdit>("weight_decay")),
+      m_lrSchedule(fieldWidget<QComboBox>("lr_schedule")),
       m_batchSize(fieldWidget<QSpinBox>("batch_size")),
       m_epochs(fieldWidget<QSpinBox>("epochs")),
       m_seed(fieldWidget<QSpinBox>("seed")),
@@ -183,6 +184,10 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_evalEvery->setSuffix(tr(" steps"));
   m_evalEvery->setToolTip(tr("Also score the test set every N training steps, for test curves between "
                              "epoch ends (each evaluation takes time)"));
+  labelChoices(m_lrSchedule, {{"constant", tr("constant")}, {"cosine", tr("cosine (lr to 0 over the run)")}});
+  m_lrSchedule->setToolTip(tr("Constant: every step at the learning rate. Cosine: from the learning rate at the "
+                              "first step down to 0 at the last, along a half cosine (PyTorch's "
+                              "CosineAnnealingLR, stepped every step)"));
   labelChoices(m_memberForm,
                {{"auto", tr("auto (stacked on a GPU, separate on the CPU)")}, {"separate", tr("separate networks")}, {"stacked", tr("stacked into one network")}});
   m_memberForm->setToolTip(tr("How ensemble members that share a device train: each on its own "
@@ -216,6 +221,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   };
   m_fieldWidgets = {{"dataset", m_dataset},     {"model", m_model},           {"mode", m_mode},
                     {"lr", m_learningRate},     {"momentum", m_momentum},     {"weight_decay", m_weightDecay},
+                    {"lr_schedule", m_lrSchedule},
                     {"batch_size", m_batchSize},
                     {"epochs", m_epochs},       {"seed", m_seed},             {"train_limit", m_trainLimit},
                     {"eval_every", m_evalEvery}, {"member_form", m_memberForm}, {"precision", m_precision},
@@ -250,7 +256,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   showConfig(ExperimentConfig{});  // every default from the one place it is declared
 
   connect(openFolder, &QPushButton::clicked, this, &ExperimentForm::chooseFolder);
-  for (QComboBox* box : {m_dataset, m_model, m_mode, m_memberForm, m_precision}) {
+  for (QComboBox* box : {m_dataset, m_model, m_mode, m_lrSchedule, m_memberForm, m_precision}) {
     connect(box, &QComboBox::currentIndexChanged, this, &ExperimentForm::revalidate);
   }
   // Single mode trains one model: its replica count is 1 (more is an error, not a choice).

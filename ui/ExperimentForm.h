@@ -49,6 +49,7 @@ class ExperimentForm final : public QWidget {
   QLineEdit* learningRateEdit() const { return m_learningRate; }
   QLineEdit* momentumEdit() const { return m_momentum; }
   QLineEdit* weightDecayEdit() const { return m_weightDecay; }
+  QComboBox* lrScheduleBox() const { return m_lrSchedule; }
   QSpinBox* batchSizeBox() const { return m_batchSize; }
   QSpinBox* epochsBox() const { return m_epochs; }
   QSpinBox* seedBox() const { return m_seed; }
@@ -81,6 +82,7 @@ class ExperimentForm final : public QWidget {
   QLineEdit* m_learningRate;
   QLineEdit* m_momentum;
   QLineEdit* m_weightDecay;
+  QComboBox* m_lrSchedule;
   QSpinBox* m_batchSize;
   QSpinBox* m_epochs;
   QSpinBox* m_seed;

@@ -150,10 +150,13 @@ QString RunRecord::captionLine() const {
   if (!config) return name();
   // Weight decay only where a run has it: none is the references' recipe and most runs'.
   const QString decay = config->weightDecay != 0 ? QObject::tr(" · weight decay %1").arg(config->weightDecay) : QString();
+  // The schedule beside the rate it starts from, where it is not constant.
+  QString lr = QString("%1").arg(config->learningRate);
+  if (config->lrSchedule != LrSchedule::Constant) lr += " (" + QString::fromStdString(lrScheduleName(config->lrSchedule)) + ")";
   return QObject::tr("%1 (%2): %3 · %4 · %5 · %6 · %7 · lr %8 · momentum %9%10 · batch %11%12")
       .arg(displayName(), name(), QString::fromStdString(config->dataset), QString::fromStdString(modelName(config->model)),
            QString::fromStdString(modeName(config->mode)), QString::fromStdString(config->devices), numericsOf(*config))
-      .arg(config->learningRate)
+      .arg(lr)
       .arg(config->momentum)
       .arg(decay)
       .arg(config->batchSize)

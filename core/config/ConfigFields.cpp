@@ -184,6 +184,10 @@ std::vector<ConfigField> makeFields() {
                                       : "learning rate (lr) must be a positive finite number, got " + numberText(lr) +
                                             "; the default is " + numberText(fallback);
                          })));
+  fields.push_back(echoed(choice("lr_schedule", "lr-schedule", "LR schedule", "NAME",
+                                 "{choices}: the learning rate stays lr, or falls\nfrom lr to 0 along a half cosine over "
+                                 "the run's steps\n(PyTorch's CosineAnnealingLR, stepped every step)",
+                                 true, &ExperimentConfig::lrSchedule, lrScheduleName, parseLrSchedule, lrScheduleNames())));
   fields.push_back(echoed(plain("momentum", "momentum", "Momentum", "X", "SGD momentum in [0, 1) (default {default})",
                          Kind::Number, true, &ExperimentConfig::momentum,
                          [fallback = defaults.momentum](const ExperimentConfig& config) {

@@ -40,6 +40,7 @@ constexpr EnumName<MemberForm> kMemberFormNames[] = {
     {MemberForm::Auto, "auto"}, {MemberForm::Separate, "separate"}, {MemberForm::Stacked, "stacked"}};
 constexpr EnumName<CudaGraphs> kCudaGraphsNames[] = {
     {CudaGraphs::Auto, "auto"}, {CudaGraphs::On, "on"}, {CudaGraphs::Off, "off"}};
+constexpr EnumName<LrSchedule> kLrScheduleNames[] = {{LrSchedule::Constant, "constant"}, {LrSchedule::Cosine, "cosine"}};
 constexpr EnumName<Precision> kPrecisionNames[] = {
     {Precision::Fp32, "fp32"}, {Precision::Tf32, "tf32"}, {Precision::Bf16, "bf16"}};
 
@@ -50,6 +51,14 @@ std::vector<std::string> precisionNames() { return namesOf(kPrecisionNames); }
 std::vector<std::string> cudaGraphsNames() { return namesOf(kCudaGraphsNames); }
 
 std::string cudaGraphsName(CudaGraphs graphs) { return nameOf(kCudaGraphsNames, graphs); }
+std::string lrScheduleName(LrSchedule schedule) { return nameOf(kLrScheduleNames, schedule); }
+std::vector<std::string> lrScheduleNames() { return namesOf(kLrScheduleNames); }
+
+LrSchedule parseLrSchedule(const std::string& name) {
+  if (const auto schedule = valueNamed(kLrScheduleNames, name)) return *schedule;
+  throw ConfigError("unknown " + mention::field("lr_schedule") + " '" + name + "'; choose " + choicesOf(kLrScheduleNames),
+                    "lr_schedule");
+}
 
 CudaGraphs parseCudaGraphs(const std::string& name) {
   if (const auto graphs = valueNamed(kCudaGraphsNames, name)) return *graphs;

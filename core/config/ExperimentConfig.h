@@ -40,6 +40,16 @@ std::string cudaGraphsName(CudaGraphs graphs);
 /// is what config.json held before auto. Throws ConfigError naming the choices.
 CudaGraphs parseCudaGraphs(const std::string& name);
 
+/// How the learning rate moves over a run (core/train/LearningRateSchedule.h): constant, or
+/// cosine, from lr at the first step down towards 0 at the last (PyTorch's CosineAnnealingLR
+/// stepped once a training step, with T_max the run's steps and eta_min 0).
+enum class LrSchedule { Constant, Cosine };
+/// "constant" or "cosine".
+std::string lrScheduleName(LrSchedule schedule);
+/// Inverse of lrScheduleName; throws ConfigError naming the choices.
+LrSchedule parseLrSchedule(const std::string& name);
+std::vector<std::string> lrScheduleNames();
+
 /// The arithmetic of a run: core/train/Precision.h says what each does.
 enum class Precision { Fp32, Tf32, Bf16 };
 /// "fp32", "tf32" or "bf16".
@@ -76,6 +86,7 @@ struct ExperimentConfig {
   /// L2 weight decay, torch.optim.SGD's weight_decay: each step adds weightDecay * weight to
   /// the gradient before momentum. 0 = none (the references' recipe).
   double weightDecay = 0.0;
+  LrSchedule lrSchedule = LrSchedule::Constant;
   int64_t batchSize = 128;
   int64_t epochs = 10;
   std::uint64_t seed = 0;

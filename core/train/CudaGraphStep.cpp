@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include <stdexcept>
+
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/train/EpochOrder.h"
@@ -44,6 +46,13 @@ class CudaGraphStep final : public TrainingStep {
         m_stream(c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index())),
         m_positions(torch::empty({batchSize}, torch::TensorOptions().dtype(torch::kInt64).device(device))),
         m_order(EpochOrder::inBuffer(m_positions)) {}
+
+  // A captured step replays the rate it was captured with: a schedule turns cuda_graphs auto
+  // off, and on is refused with it (RunSetup.cpp), so no rate changes once a graph is made.
+  void setLearningRate(double learningRate) override {
+    if (m_graph) throw std::logic_error("a CUDA graph's captured step cannot change its learning rate");
+    m_eager->setLearningRate(learningRate);
+  }
 
   torch::Tensor train(const EpochOrder& order, int64_t begin) override {
     const c10::cuda::CUDAGuard onDevice(m_device.index());

@@ -23,6 +23,8 @@ class DataParallelStep final : public TrainingStep {
  public:
   explicit DataParallelStep(const TrainingStepParts& parts) : m_parts(parts) {}
 
+  void setLearningRate(double learningRate) override { ensemble::setLearningRate(m_parts.replicas, learningRate); }
+
   torch::Tensor train(const EpochOrder& order, int64_t begin) override {
     std::vector<Replica>& replicas = m_parts.replicas;
     Communicator& communicator = m_parts.communicator;

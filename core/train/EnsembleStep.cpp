@@ -40,6 +40,11 @@ class EnsembleStep final : public TrainingStep {
     if (parts.config.memberForm == MemberForm::Stacked) stackMembers();
   }
 
+  void setLearningRate(double learningRate) override {
+    ensemble::setLearningRate(m_parts.replicas, learningRate);
+    if (m_stackedOptimizer) m_stackedOptimizer->setLearningRate(learningRate);
+  }
+
   torch::Tensor train(const EpochOrder& order, int64_t begin) override {
     std::vector<Replica>& replicas = m_parts.replicas;
     std::map<std::string, Batch> batches;

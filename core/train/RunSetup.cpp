@@ -56,6 +56,13 @@ void checkCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef
                      const ProcessGroupOptions& group) {
   if (config.cudaGraphs != CudaGraphs::On) return;
   const std::string off = "; or use " + mention::field("cuda_graphs") + " off";
+  // First: a conflict of settings, whatever the machine.
+  if (config.lrSchedule != LrSchedule::Constant) {
+    throw ConfigError(mention::field("cuda_graphs") + " on replays each step with the learning rate it was captured "
+                      "with, and " + mention::field("lr_schedule") + " " + lrScheduleName(config.lrSchedule) +
+                      " changes it every step; use " + mention::field("lr_schedule") + " constant" + off,
+                      "cuda_graphs");
+  }
   if (!cudaGraphsBuilt()) {
     throw ConfigError(mention::field("cuda_graphs") + " on captures training steps on a GPU, and this build's LibTorch "
                       "has no CUDA; use the CUDA build (scripts/build-cuda.sh, docs/GPU.md)" + off, "cuda_graphs");
@@ -168,6 +175,8 @@ CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<D
   const bool shown = config.model == ModelKind::Cnn &&
                      (config.mode == TrainingMode::Single ||
                       (config.mode == TrainingMode::Ensemble && config.memberForm == MemberForm::Stacked));
+  // A captured step keeps its learning rate (checkCudaGraphs): a schedule runs eagerly.
+  if (config.lrSchedule != LrSchedule::Constant) return CudaGraphs::Off;
   return cudaBuild && !distributed && allOnOneGpu(devices) && shown ? CudaGraphs::On : CudaGraphs::Off;
 }
 

@@ -25,6 +25,10 @@ class SgdMomentum final {
   void clearGradients();
   void step();
 
+  /// The rate of the next steps (a schedule's, core/train/LearningRateSchedule.h).
+  void setLearningRate(double learningRate) { m_learningRate = learningRate; }
+  double learningRate() const { return m_learningRate; }
+
   /// One buffer per parameter, in parameter order.
   std::vector<torch::Tensor>& momentumBuffers() { return m_buffers; }
   const std::vector<torch::Tensor>& momentumBuffers() const { return m_buffers; }

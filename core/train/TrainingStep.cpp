@@ -7,6 +7,7 @@
 #include "core/config/RunMode.h"
 #include "core/train/CudaGraphStep.h"
 #include "core/train/Replica.h"
+#include "core/train/SgdMomentum.h"
 
 namespace ensemble {
 
@@ -19,6 +20,10 @@ std::unique_ptr<TrainingStep> makeTrainingStep(const TrainingStepParts& parts) {
     step = replayFromCudaGraph(std::move(step), parts.replicas.front().device, parts.config.batchSize);
   }
   return step;
+}
+
+void setLearningRate(std::vector<Replica>& replicas, double learningRate) {
+  for (Replica& replica : replicas) replica.optimizer->setLearningRate(learningRate);
 }
 
 torch::Tensor scoreRow(const torch::Tensor& loss, const torch::Tensor& correct, int64_t samples) {

@@ -32,7 +32,15 @@ class TrainingStep {
   /// device: one row per local replica, then, for an ensemble of several members, the
   /// ensemble's row.
   virtual torch::Tensor train(const EpochOrder& order, int64_t begin) = 0;
+
+  /// The learning rate of the next steps, for every optimizer the step updates (the
+  /// replicas', and the stacked network's). Called before each step where lr_schedule is
+  /// not constant.
+  virtual void setLearningRate(double learningRate) = 0;
 };
+
+/// Sets `learningRate` on every replica's optimizer.
+void setLearningRate(std::vector<Replica>& replicas, double learningRate);
 
 /// What a step works on; all of it outlives the step.
 struct TrainingStepParts {

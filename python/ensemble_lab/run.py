@@ -8,6 +8,7 @@ the next step exactly as EnsembleLab would: grad += weight_decay * p; buf = mome
 p -= lr * buf.
 """
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from typing import List
@@ -50,6 +51,20 @@ def model_for_state(name, state):
         if layer.in_features != features:
             setattr(model, flattened, nn.Linear(features, layer.out_features))
     return model
+
+
+def learning_rate_at(config, steps_done, steps_per_epoch):
+    """The learning rate of the step a run takes after `steps_done` steps (EnsembleLab's
+    core/train/LearningRateSchedule.h): config's lr, or for lr_schedule cosine
+    lr * (1 + cos(pi * steps_done / total)) / 2 with total = epochs * steps_per_epoch,
+    torch.optim.lr_scheduler.CosineAnnealingLR(T_max=total) stepped every step."""
+    lr = config["lr"]
+    if config.get("lr_schedule", "constant") == "constant":
+        return lr
+    total = config["epochs"] * steps_per_epoch
+    if total <= 0:
+        return lr
+    return lr * 0.5 * (1.0 + math.cos(math.pi * min(max(steps_done, 0), total) / total))
 
 
 def sgd_for(model, config):
@@ -102,6 +117,12 @@ def load_run(path, step=None, map_location="cpu"):
     with open(os.path.join(folder, "manifest.json")) as f:
         manifest = json.load(f)
     run = Run(config=config, checkpoint=folder, step=int(manifest.get("state", {}).get("global_step", -1)))
+    # The rate of the run's next step, where a schedule moves it (steps per epoch from summary.json).
+    steps_per_epoch = 0
+    if os.path.exists(os.path.join(path, "summary.json")):
+        with open(os.path.join(path, "summary.json")) as f:
+            steps_per_epoch = int(json.load(f).get("steps_per_epoch", 0))
+    next_lr = learning_rate_at(config, max(run.step, 0), steps_per_epoch)
     index = 0
     while os.path.exists(os.path.join(folder, f"member-{index}.pt")):
         state = _load(os.path.join(folder, f"member-{index}.pt"), map_location)
@@ -109,7 +130,7 @@ def load_run(path, step=None, map_location="cpu"):
         model.load_state_dict(state)  # strict: every key and shape must match
         optimizer = sgd_for(model, config)
         buffers = _load(os.path.join(folder, f"member-{index}-optimizer.pt"), map_location)
-        optimizer.load_state_dict(pytorch_optimizer_state(model, buffers, config["lr"], config["momentum"],
+        optimizer.load_state_dict(pytorch_optimizer_state(model, buffers, next_lr, config["momentum"],
                                                           config.get("weight_decay", 0.0)))
         run.members.append(model)
         run.optimizers.append(optimizer)
