@@ -114,12 +114,17 @@ class TestStackedCnn final : public QObject {
 
   void stackedRunMatchesSeparateRun_data() {
     QTest::addColumn<double>("weightDecay");
-    QTest::newRow("no weight decay") << 0.0;
-    QTest::newRow("weight decay") << 0.05;  // the stacked step's own optimizer decays too
+    QTest::addColumn<double>("tolerance");
+    QTest::newRow("no weight decay") << 0.0 << 1e-4;
+    // The stacked step's own optimizer decays too. The two forms' rounding drifts further
+    // apart with decay: 1.24e-4 with the wheel's LibTorch 2.15 (CI's CUDA build), while a
+    // stacked optimizer without the decay is 0.034 away.
+    QTest::newRow("weight decay") << 0.05 << 1e-3;
   }
 
   void stackedRunMatchesSeparateRun() {
     QFETCH(double, weightDecay);
+    QFETCH(double, tolerance);
     QTemporaryDir separateDir, stackedDir;
     ExperimentConfig config = stackedConfig();
     config.epochs = 1;
@@ -135,7 +140,7 @@ class TestStackedCnn final : public QObject {
     const auto separateWeights = testing::latestWeights(separateDir.path().toStdString());
     QCOMPARE(int(stackedWeights.size()), kMembers);
     const double difference = testing::maxDifference(stackedWeights, separateWeights);
-    QVERIFY2(difference < 1e-4, qPrintable(QString::number(difference)));
+    QVERIFY2(difference < tolerance, qPrintable(QString::number(difference)));
     QVERIFY(!testing::identical({stackedWeights[0]}, {stackedWeights[1]}));
     const auto accuracy = [](const QTemporaryDir& dir) {
       return RunDirectory::readJson(RunDirectory(dir.path().toStdString()).summaryPath())
