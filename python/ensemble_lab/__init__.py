@@ -15,6 +15,6 @@ from ensemble_lab.models import Cnn, Ensemble, LeNet, ResNet18, make_model
 from ensemble_lab.data import load_split
 from ensemble_lab.run import Run, learning_rate_at, load_run, model_for_state, pytorch_optimizer_state, sgd_for
 
-__all__ = ["Cnn", "Ensemble", "LeNet", "ResNet18", "Run", "learning_rate_at", "load_run", "load_split", "make_model", "model_for_state",
-           "pytorch_optimizer_state", "sgd_for"]
+__all__ = ["Cnn", "Ensemble", "LeNet", "ResNet18", "Run", "learning_rate_at", "load_run", "load_split", "make_model",
+           "model_for_state", "pytorch_optimizer_state", "sgd_for"]
 __version__ = "0.1.0"
