@@ -3,10 +3,17 @@
 // random moments and the instant a checkpoint is being written — and resumed each time.
 // After every kill each checkpoint on disk must load; at the end the weights and
 // metrics.csv must equal an uninterrupted run's, bit for bit and row for row.
-// ENSEMBLELAB_KILLS (default 6) sets how many kills; the random seed is printed. Two more
+// ENSEMBLELAB_KILLS (default 6) sets how many kills (a longer run for more); the random seed
+// is printed. A kill aimed at a checkpoint write waits for it with inotify, and every kill
+// first freezes the process (SIGSTOP), so the test knows what the SIGKILL interrupts. Two more
 // cases stop the process at the crash seam (ENSEMBLELAB_CRASH_AT) inside windows a kill
 // from outside rarely hits: halfway through deleting or replacing a checkpoint.
+#include <poll.h>
 #include <signal.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -20,8 +27,12 @@
 
 namespace {
 
-const QStringList kRun{"--dataset", "synthetic", "--devices", "cpu*3", "--epochs", "3", "--seed", "7",
-                       "--checkpoint-every", "2", "--log-every", "1", "--eval-every", "3", "--train-limit", "1024"};
+/// The run every case kills: `epochs` of 16 steps, a checkpoint every 2.
+QStringList runOptions(int epochs) {
+  return {"--dataset", "synthetic", "--devices", "cpu*3", "--epochs", QString::number(epochs), "--seed", "7",
+          "--checkpoint-every", "2", "--log-every", "1", "--eval-every", "3", "--train-limit", "2048"};
+}
+const QStringList kRun = runOptions(3);
 
 /// Every step-* folder (complete checkpoints) must read back whole.
 void expectEveryCheckpointLoads(const QString& run) {
@@ -38,6 +49,61 @@ void expectEveryCheckpointLoads(const QString& run) {
 
 bool checkpointBeingWritten(const QString& run) {
   return !QDir(run + "/checkpoints").entryList({".incomplete-*"}, QDir::Dirs | QDir::Hidden).isEmpty();
+}
+
+/// Whether `cli` has not exited yet: QProcess learns of an exit only when asked.
+bool stillRunning(QProcess& cli) { return cli.state() == QProcess::Running && !cli.waitForFinished(0); }
+
+/// Blocks until `cli` begins a checkpoint write of its own (a new .incomplete-* folder), or
+/// `timeoutMs` passes, or it exits. inotify wakes us the moment the folder is made: a write
+/// on a fast disk lasts a few milliseconds, which sleeping polls under a loaded CI machine
+/// missed three times in a row.
+void waitForCheckpointWrite(QProcess& cli, const QString& run, int timeoutMs) {
+  QElapsedTimer clock;
+  clock.start();
+  const auto goingOn = [&] { return stillRunning(cli) && clock.elapsed() < timeoutMs; };
+  // A resumed run first clears what an earlier kill left mid-write; a fresh one makes the folder.
+  while (goingOn() && (checkpointBeingWritten(run) || !QFileInfo(run + "/checkpoints").isDir())) QThread::usleep(500);
+  const int watch = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  QVERIFY(watch >= 0);
+  QVERIFY(inotify_add_watch(watch, QFile::encodeName(run + "/checkpoints").constData(), IN_CREATE) >= 0);
+  bool begun = checkpointBeingWritten(run);  // it may have begun before the watch did
+  alignas(inotify_event) char events[4096];
+  while (!begun && goingOn()) {
+    pollfd ready{watch, POLLIN, 0};
+    if (::poll(&ready, 1, 50) <= 0) continue;
+    const ssize_t length = ::read(watch, events, sizeof events);
+    for (ssize_t at = 0; at < length;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(events + at);
+      begun = begun || (event->len > 0 && QByteArray(event->name).startsWith(".incomplete-"));
+      at += ssize_t(sizeof(inotify_event) + event->len);
+    }
+  }
+  ::close(watch);
+}
+
+/// SIGSTOPs `pid` and waits until every thread of it is stopped, so that what the test sees
+/// on disk next is exactly what the SIGKILL after it leaves. False when it had exited.
+bool freeze(pid_t pid) {
+  ::kill(pid, SIGSTOP);
+  const QDir tasks(QString("/proc/%1/task").arg(pid));
+  QElapsedTimer clock;
+  clock.start();
+  while (clock.elapsed() < 5000) {
+    bool allStopped = true;
+    for (const QString& task : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+      QFile stat(tasks.filePath(task + "/stat"));
+      if (!stat.open(QIODevice::ReadOnly)) continue;  // a thread that just ended
+      const QByteArray line = stat.readAll();
+      const int at = line.lastIndexOf(')') + 2;  // "tid (name) S ..."
+      const char state = at >= 2 && at < line.size() ? line[at] : '?';
+      if (state == 'Z' || state == 'X') return false;  // it exited before the signal
+      allStopped = allStopped && (state == 'T' || state == 't');
+    }
+    if (allStopped) return true;
+    QThread::usleep(200);
+  }
+  return true;
 }
 
 /// The hidden folders a kill left: staging (.incomplete-*) and half-deleted (.removing-*).
@@ -62,13 +128,25 @@ class TestKillAnywhere final : public QObject {
   Q_OBJECT
 
   QTemporaryDir m_referenceDir;
-  QString m_reference;  ///< the same run, never interrupted
+  QString m_reference;  ///< kRun, never interrupted
+  qint64 m_referenceMs = 0;  ///< how long it took, start-up included
 
-  /// The finished `run` equals the uninterrupted one: weights bit for bit, metrics row for row.
-  void expectSameAsUninterrupted(const QString& run) {
-    QVERIFY(testing::sameLatestWeights(m_reference.toStdString(), run.toStdString()));
+  /// Trains `options` uninterrupted into `out`; returns how long it took in ms.
+  static qint64 trainUninterrupted(const QStringList& options, const QString& out) {
+    QProcess uninterrupted;
+    QElapsedTimer clock;
+    clock.start();
+    uninterrupted.start(ENSEMBLELAB_CLI_PATH, QStringList{"train"} + options + QStringList{"--out", out});
+    const bool finished = uninterrupted.waitForFinished(600000);
+    return finished && uninterrupted.exitCode() == 0 ? clock.elapsed() : -1;
+  }
+
+  /// The finished `run` equals the uninterrupted `reference`: weights bit for bit, metrics
+  /// row for row.
+  void expectSameAsUninterrupted(const QString& run, const QString& reference) {
+    QVERIFY(testing::sameLatestWeights(reference.toStdString(), run.toStdString()));
     const QStringList rows = testing::readLines(run + "/metrics.csv");
-    QCOMPARE(rows, testing::readLines(m_reference + "/metrics.csv"));
+    QCOMPARE(rows, testing::readLines(reference + "/metrics.csv"));
     QCOMPARE(QSet<QString>(rows.begin(), rows.end()).size(), rows.size());  // no row twice
   }
 
@@ -82,10 +160,8 @@ class TestKillAnywhere final : public QObject {
  private slots:
   void initTestCase() {
     m_reference = m_referenceDir.filePath("reference");
-    QProcess uninterrupted;
-    uninterrupted.start(ENSEMBLELAB_CLI_PATH, QStringList{"train"} + kRun + QStringList{"--out", m_reference});
-    QVERIFY(uninterrupted.waitForFinished(300000));
-    QCOMPARE(uninterrupted.exitCode(), 0);
+    m_referenceMs = trainUninterrupted(kRun, m_reference);
+    QVERIFY(m_referenceMs > 0);
   }
 
   void killedWhileDeletingAnOldCheckpointLosesNothing() {
@@ -98,7 +174,7 @@ class TestKillAnywhere final : public QObject {
     QCOMPARE(leftovers(run), QStringList{".removing-step-000000002"});  // it died mid-delete
     resumeToTheEnd(run);
     QVERIFY2(leftovers(run).isEmpty(), qPrintable(leftovers(run).join(", ")));
-    expectSameAsUninterrupted(run);
+    expectSameAsUninterrupted(run, m_reference);
   }
 
   void killedWhileReplacingACheckpointLosesNothing() {
@@ -115,7 +191,7 @@ class TestKillAnywhere final : public QObject {
     QVERIFY(!leftovers(run).isEmpty());  // it died mid-delete
     resumeToTheEnd(run);
     QVERIFY2(leftovers(run).isEmpty(), qPrintable(leftovers(run).join(", ")));
-    expectSameAsUninterrupted(run);
+    expectSameAsUninterrupted(run, m_reference);
   }
 
   void resumesBitForBitAfterEveryKill() {
@@ -123,55 +199,64 @@ class TestKillAnywhere final : public QObject {
     const QString run = dir.filePath("killed");
 
     const int kills = qEnvironmentVariableIsSet("ENSEMBLELAB_KILLS") ? qEnvironmentVariableIntValue("ENSEMBLELAB_KILLS") : 6;
+    // A longer campaign trains longer (3 epochs per 6 kills), so its kills all land before the end.
+    const int epochs = 3 * std::max(1, kills / 6);
+    const QStringList options = runOptions(epochs);
+    QString reference = m_reference;
+    qint64 referenceMs = m_referenceMs;
+    if (epochs != 3) {
+      reference = dir.filePath("reference");
+      referenceMs = trainUninterrupted(options, reference);
+      QVERIFY(referenceMs > 0);
+    }
     const quint32 seed = QRandomGenerator::system()->generate();
-    qInfo("kill-anywhere: %d kills, seed %u", kills, seed);
+    qInfo("kill-anywhere: %d kills, seed %u, an uninterrupted run of %d epochs %lld ms", kills, seed, epochs, referenceMs);
     QRandomGenerator random(seed);
-    int killed = 0, killedInCheckpoint = 0, finishedRuns = 0;
+    int killed = 0, killedInCheckpoint = 0, triedInCheckpoint = 0, finishedRuns = 0;
+    // Until one kill has landed inside a checkpoint write, up to ten more are tried for it.
+    const auto wantsAKill = [&] { return killed < kills || (killedInCheckpoint == 0 && killed < kills + 10); };
     for (int round = 0; round < 1000 && finishedRuns == 0; ++round) {
       QProcess cli;
       // Killed before it wrote config.json, a run is not there yet: start it again.
       const bool fresh = !QFile::exists(run + "/config.json");
       cli.start(ENSEMBLELAB_CLI_PATH,
-                fresh ? QStringList{"train"} + kRun + QStringList{"--out", run} : QStringList{"resume", "--run", run});
+                fresh ? QStringList{"train"} + options + QStringList{"--out", run} : QStringList{"resume", "--run", run});
       QVERIFY(cli.waitForStarted());
-      if (killed < kills) {
-        // Odd kills wait for a checkpoint write to be under way; even ones pick a moment.
-        const bool inCheckpoint = killed % 2 == 1;
-        const int delayMs = 300 + int(random.bounded(1500));
-        QElapsedTimer clock;
-        clock.start();
+      if (wantsAKill()) {
+        // Odd kills (and the extra ones) wait for a checkpoint write; even ones pick a moment
+        // between a tenth and a half of what 3 epochs take uninterrupted.
+        const bool inCheckpoint = killed % 2 == 1 || killed >= kills;
         if (inCheckpoint) {
-          // A resumed run first clears what an earlier kill left mid-write; then wait for
-          // its own next checkpoint write to begin.
-          while (cli.state() == QProcess::Running && checkpointBeingWritten(run) && clock.elapsed() < 20000) {
-            QThread::usleep(500);
-          }
-          while (cli.state() == QProcess::Running && !checkpointBeingWritten(run) && clock.elapsed() < 20000) {
-            QThread::usleep(100);
-          }
+          waitForCheckpointWrite(cli, run, 20000);
         } else {
-          while (cli.state() == QProcess::Running && clock.elapsed() < delayMs) QThread::msleep(5);
+          const qint64 span = referenceMs * 3 / epochs;
+          const int delayMs = int(span / 10 + random.bounded(quint32(span * 2 / 5 + 1)));
+          QElapsedTimer clock;
+          clock.start();
+          while (stillRunning(cli) && clock.elapsed() < delayMs) QThread::msleep(2);
         }
-        if (cli.state() == QProcess::Running) {
+        if (stillRunning(cli) && freeze(pid_t(cli.processId()))) {
           const bool duringWrite = checkpointBeingWritten(run);
           ::kill(pid_t(cli.processId()), SIGKILL);
           QVERIFY(cli.waitForFinished(10000));
           ++killed;
+          triedInCheckpoint += inCheckpoint ? 1 : 0;
           killedInCheckpoint += duringWrite && inCheckpoint ? 1 : 0;
           expectEveryCheckpointLoads(run);
           continue;
         }
       }
-      QVERIFY(cli.waitForFinished(300000));
+      QVERIFY(!stillRunning(cli) || cli.waitForFinished(300000));  // stillRunning may have seen it end
       QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
       ++finishedRuns;
     }
-    qInfo("kill-anywhere: %d kills, %d during a checkpoint write", killed, killedInCheckpoint);
+    qInfo("kill-anywhere: %d kills, %d of %d aimed at a checkpoint write landed in one", killed, killedInCheckpoint,
+          triedInCheckpoint);
     QVERIFY(killed >= kills / 2);
     QVERIFY(killedInCheckpoint >= 1);
     // The finished run holds only whole checkpoints.
     QVERIFY2(leftovers(run).isEmpty(), qPrintable(leftovers(run).join(", ")));
-    expectSameAsUninterrupted(run);
+    expectSameAsUninterrupted(run, reference);
   }
 };
 
