@@ -13,7 +13,7 @@
 #include "core/config/ExperimentConfig.h"
 #include "core/config/RunMode.h"
 #include "core/runs/RunSummary.h"
-#include "core/train/LearningRateSchedule.h"
+#include "core/config/LearningRateSchedule.h"
 #include "core/train/RunSetup.h"
 #include "tests/SettingSamples.h"
 

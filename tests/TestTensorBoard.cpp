@@ -71,6 +71,7 @@ class TestTensorBoard final : public QObject {
     ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
     config.epochs = 2;
     config.logEvery = 3;
+    config.lrSchedule = LrSchedule::Cosine;  // train/learning_rate moves at every step
     REQUIRE_COMPLETED(Trainer::create(config, m_run.toStdString(), testing::syntheticData())->run(nullptr, nullptr));
   }
 
@@ -119,6 +120,14 @@ class TestTensorBoard final : public QObject {
       const QStringList scores = points.filter(QRegularExpression(QString("^ensemble test/%1 ").arg(tag)));
       QCOMPARE(scores.size(), 2);  // one per epoch
       QCOMPARE(scores.last().section(' ', 3).toFloat(), float(ensemble.at(key).get<double>()));
+    }
+    // Each member's rate at its logged steps: below lr from the first step on, falling.
+    const QStringList rates = points.filter(QRegularExpression("^member-1 train/learning_rate "));
+    QCOMPARE(rates.size(), points.filter(QRegularExpression("^member-1 train/loss ")).size());
+    float previous = float(testing::smallConfig("ensemble", "cpu*2").learningRate);
+    for (const QString& rate : rates) {
+      QVERIFY2(rate.section(' ', 3).toFloat() < previous, qPrintable(rate));
+      previous = rate.section(' ', 3).toFloat();
     }
     checkWithTensorBoard(m_run, log, true);
   }

@@ -7,8 +7,10 @@
 - Every value of metrics.csv is found, tag for tag and step for step, by EventAccumulator
   (size_guidance 0: every point kept): a logged step's row as train/loss and
   train/accuracy, an epoch's row as train/epoch_loss, train/epoch_accuracy, test/loss,
-  test/accuracy (and test/nll for the ensemble); the ensemble's test/brier, test/ece and
-  test/disagreement may come on top. Nothing else, and no point twice.
+  test/accuracy (and test/nll for the ensemble), and each member's logged step also as
+  train/learning_rate, the rate ensemble_lab.learning_rate_at gives that step from
+  config.json and summary.json (metrics.csv has no column for it); the ensemble's
+  test/brier, test/ece and test/disagreement may come on top. Nothing else, and no point twice.
 - Every record is the bytes TensorBoard's own writer gives: each raw record (read with its
   CRCs checked) re-encoded by tensorboard's RecordWriter, and each Event re-serialized by
   protobuf, equals the file byte for byte.
@@ -17,9 +19,12 @@ Exit 0 when all holds; 1 with the first difference on stderr; 77 when tensorboar
 """
 import csv
 import io
+import json
 import os
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
 try:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -30,6 +35,7 @@ except ImportError as error:
     print(f"tensorboard is not installed for {sys.executable}: {error}", file=sys.stderr)
     sys.exit(77)
 import numpy as np
+from ensemble_lab.run import learning_rate_at
 
 EXTRAS = {"test/brier", "test/ece", "test/disagreement"}
 
@@ -42,22 +48,33 @@ def fail(message):
 def expected_points(run_dir):
     """{(model, tag, step): value} from metrics.csv, as float32 like TensorBoard keeps them."""
     points = {}
+    with open(os.path.join(run_dir, "config.json")) as f:
+        config = json.load(f)
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        steps_per_epoch = json.load(f).get("steps_per_epoch", 0)
     with open(os.path.join(run_dir, "metrics.csv"), newline="") as f:
-        for row in csv.DictReader(f):
-            model = "ensemble" if row["member"] == "ensemble" else "member-" + row["member"]
-            step = int(row["step"])
-            epoch_row = row["test_loss"] != "" or row["test_accuracy"] != ""
-            columns = {"train_loss": "train/epoch_loss" if epoch_row else "train/loss",
-                       "train_accuracy": "train/epoch_accuracy" if epoch_row else "train/accuracy",
-                       "test_loss": "test/loss", "test_accuracy": "test/accuracy"}
-            if epoch_row and model == "ensemble":
-                points[(model, "test/nll", step)] = np.float32(float(row["test_loss"]))
-            for column, tag in columns.items():
-                if row[column] != "":
-                    key = (model, tag, step)
-                    if key in points:
-                        fail(f"metrics.csv has {key} twice")
-                    points[key] = np.float32(float(row[column]))
+        rows = list(csv.DictReader(f))
+    if steps_per_epoch == 0:  # a run from before summary.json kept it: an epoch row's step over its epoch
+        epoch_rows = [r for r in rows if r["train_loss"] != "" and r["test_loss"] != ""]
+        steps_per_epoch = round(int(epoch_rows[0]["step"]) / int(epoch_rows[0]["epoch"])) if epoch_rows else 0
+    for row in rows:
+        model = "ensemble" if row["member"] == "ensemble" else "member-" + row["member"]
+        step = int(row["step"])
+        epoch_row = row["test_loss"] != "" or row["test_accuracy"] != ""
+        columns = {"train_loss": "train/epoch_loss" if epoch_row else "train/loss",
+                   "train_accuracy": "train/epoch_accuracy" if epoch_row else "train/accuracy",
+                   "test_loss": "test/loss", "test_accuracy": "test/accuracy"}
+        if epoch_row and model == "ensemble":
+            points[(model, "test/nll", step)] = np.float32(float(row["test_loss"]))
+        if not epoch_row and model != "ensemble":  # the rate this step was taken with
+            points[(model, "train/learning_rate", step)] = np.float32(
+                learning_rate_at(config, step - 1, steps_per_epoch))
+        for column, tag in columns.items():
+            if row[column] != "":
+                key = (model, tag, step)
+                if key in points:
+                    fail(f"metrics.csv has {key} twice")
+                points[key] = np.float32(float(row[column]))
     return points
 
 
@@ -108,12 +125,14 @@ def main():
         if key not in found:
             fail(f"{key} of metrics.csv is not in the log")
         if np.float32(found[key]) != value:
-            fail(f"{key}: the log says {found[key]}, metrics.csv {value}")
+            source = "learning_rate_at" if key[1] == "train/learning_rate" else "metrics.csv"
+            fail(f"{key}: the log says {found[key]}, {source} {value}")
     extra = {key for key in found if key not in expected}
     unexpected = {key for key in extra if key[0] != "ensemble" or key[1] not in EXTRAS}
     if unexpected:
         fail(f"points that metrics.csv does not have: {sorted(unexpected)[:5]}")
-    print(f"tensorboard_check: {len(expected)} values of metrics.csv found, {len(extra)} ensemble scores beside them")
+    print(f"tensorboard_check: {len(expected)} values of metrics.csv and learning rates found, "
+          f"{len(extra)} ensemble scores beside them")
 
 
 if __name__ == "__main__":

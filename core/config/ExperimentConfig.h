@@ -40,7 +40,7 @@ std::string cudaGraphsName(CudaGraphs graphs);
 /// is what config.json held before auto. Throws ConfigError naming the choices.
 CudaGraphs parseCudaGraphs(const std::string& name);
 
-/// How the learning rate moves over a run (core/train/LearningRateSchedule.h): constant, or
+/// How the learning rate moves over a run (core/config/LearningRateSchedule.h): constant, or
 /// cosine, from lr at the first step down towards 0 at the last (PyTorch's CosineAnnealingLR
 /// stepped once a training step, with T_max the run's steps and eta_min 0).
 enum class LrSchedule { Constant, Cosine };

@@ -74,6 +74,12 @@ std::vector<ScalarEvent> tensorBoardScalars(const MetricsRow& row, double wallTi
   return scalars;
 }
 
+std::optional<ScalarEvent> learningRateScalar(const MetricsRow& row, double wallTime, double rate) {
+  const bool loggedStep = row.trainLoss && !row.testLoss && !row.testAccuracy;
+  if (!loggedStep || row.member == "ensemble") return std::nullopt;
+  return ScalarEvent{wallTime, row.step, "train/learning_rate", float(rate)};
+}
+
 std::vector<ScalarEvent> ensembleEvaluationScalars(int64_t step, double wallTime, double brier, double ece,
                                                    double disagreement) {
   std::vector<ScalarEvent> scalars;

@@ -9,6 +9,8 @@
 //   an epoch's row:        train/epoch_loss, train/epoch_accuracy (the epoch's means),
 //                          test/loss, test/accuracy, and for the ensemble test/nll
 //   the ensemble, live:    test/brier, test/ece, test/disagreement at each evaluation
+//   a member's logged step: train/learning_rate, the rate that step was taken with (from
+//                          config.json's lr and lr_schedule; metrics.csv has no column)
 // Steps are the global step. Live, wall times are real; a resumed run rewrites each
 // model's file with the points its checkpoint had seen (steps up to its step), so nothing
 // is duplicated and nothing stale past the checkpoint is left, and a file torn by a crash
@@ -33,6 +35,9 @@ std::vector<ScalarEvent> tensorBoardScalars(const MetricsRow& row, double wallTi
 /// test/disagreement), unknown (non-finite) ones left out.
 std::vector<ScalarEvent> ensembleEvaluationScalars(int64_t step, double wallTime, double brier, double ece,
                                                    double disagreement);
+/// A member's train/learning_rate on a logged step's row: `rate`, the rate of the step the
+/// row is at. None for other rows and for the ensemble (which has no optimizer of its own).
+std::optional<ScalarEvent> learningRateScalar(const MetricsRow& row, double wallTime, double rate);
 /// Now, in seconds since 1970: a live point's wall time.
 double wallClockSeconds();
 

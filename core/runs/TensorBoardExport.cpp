@@ -2,10 +2,13 @@
 #include "core/runs/TensorBoardExport.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
 #include "core/common/Error.h"
+#include "core/config/ExperimentConfig.h"
+#include "core/config/LearningRateSchedule.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
@@ -21,6 +24,9 @@ void exportTensorBoard(const std::string& runDirectory, const std::string& folde
   const RunDirectory run(runDirectory);
   const RunSummary summary = RunSummary::read(run.summaryPath());
   const std::vector<MetricsRow> rows = readMetricsCsv(run.metricsPath());
+  const ExperimentConfig config = ExperimentConfig::fromFile(run.configPath());
+  // Runs from before summary.json kept it: the first epoch row's step over its epoch.
+  const auto stepsPerEpoch = int64_t(std::llround(stepsPerEpochOf(rows, summary.stepsPerEpoch)));
   const double secondsPerStep =
       summary.stepsCompleted > 0 ? summary.trainSeconds / double(summary.stepsCompleted) : 0.0;
   const auto wallTime = [&](int64_t step) { return secondsPerStep * double(step); };
@@ -30,6 +36,10 @@ void exportTensorBoard(const std::string& runDirectory, const std::string& folde
   for (const MetricsRow& row : rows) {
     std::vector<ScalarEvent>& model = byModel[tensorBoardModelName(row.member)];
     for (ScalarEvent& scalar : tensorBoardScalars(row, wallTime(row.step))) model.push_back(std::move(scalar));
+    const double rate = learningRateOfStep(config, row.step, stepsPerEpoch);
+    if (std::optional<ScalarEvent> scalar = learningRateScalar(row, wallTime(row.step), rate)) {
+      model.push_back(std::move(*scalar));
+    }
     // An epoch's row (train means too): summary.json's evaluation is the last epoch's, not
     // a later one between epoch ends (eval_every).
     if (isEpochRow(row)) lastEpochStep = std::max(lastEpochStep, row.step);

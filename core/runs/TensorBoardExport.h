@@ -8,7 +8,8 @@
 namespace ensemble {
 
 /// Writes the log of the run in `runDirectory` into `folder` (one folder per model inside):
-/// every value of metrics.csv, and the ensemble's test/brier, test/ece and
+/// every value of metrics.csv, each member's learning rate at its logged steps (from
+/// config.json and summary.json's steps_per_epoch), and the ensemble's test/brier, test/ece and
 /// test/disagreement of its last evaluation from summary.json (metrics.csv has no column
 /// for them; the live log has them at every evaluation). Wall times are not in metrics.csv:
 /// a point is dated by the training time the run had spent by its step (summary.json's

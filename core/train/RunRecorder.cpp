@@ -15,6 +15,7 @@
 #include "core/config/ConfigFields.h"
 #include "core/train/Determinism.h"
 #include "core/config/ExperimentConfig.h"
+#include "core/config/LearningRateSchedule.h"
 #include "core/train/Replica.h"
 #include "core/train/RunState.h"
 
@@ -90,7 +91,10 @@ void RunRecorder::open(bool resumed, RunState& state) {
 void RunRecorder::record(const MetricsRow& row) {
   m_metrics->write(row);
   const std::string model = tensorBoardModelName(row.member);
-  for (const ScalarEvent& scalar : tensorBoardScalars(row, wallClockSeconds())) m_tensorboard->add(model, scalar);
+  const double now = wallClockSeconds();
+  for (const ScalarEvent& scalar : tensorBoardScalars(row, now)) m_tensorboard->add(model, scalar);
+  const double rate = learningRateOfStep(m_config, row.step, m_stepsPerEpoch);
+  if (const std::optional<ScalarEvent> scalar = learningRateScalar(row, now, rate)) m_tensorboard->add(model, *scalar);
 }
 
 void RunRecorder::flush(RunState& state) {

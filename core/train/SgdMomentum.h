@@ -25,7 +25,7 @@ class SgdMomentum final {
   void clearGradients();
   void step();
 
-  /// The rate of the next steps (a schedule's, core/train/LearningRateSchedule.h).
+  /// The rate of the next steps (a schedule's, core/config/LearningRateSchedule.h).
   void setLearningRate(double learningRate) { m_learningRate = learningRate; }
   double learningRate() const { return m_learningRate; }
 

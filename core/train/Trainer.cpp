@@ -19,7 +19,7 @@
 #include "core/common/ErrorMessage.h"
 #include "core/common/FieldMention.h"
 #include "core/io/Checkpoint.h"
-#include "core/train/LearningRateSchedule.h"
+#include "core/config/LearningRateSchedule.h"
 #include "core/train/Precision.h"
 #include "core/train/RunControl.h"
 #include "core/train/RunSetup.h"
@@ -34,7 +34,7 @@ void RunSession::trainStep(const EpochOrder& order) {
   // The schedule's rate from the steps done, so a resumed run continues it exactly. A
   // constant rate is the optimizers' own from the start.
   if (config.lrSchedule != LrSchedule::Constant) {
-    step->setLearningRate(learningRateAt(config, state.globalStep, config.epochs * sampler->stepsPerEpoch()));
+    step->setLearningRate(learningRateOfStep(config, state.globalStep + 1, sampler->stepsPerEpoch()));
   }
   ledger->add(step->train(order, state.stepInEpoch * config.batchSize), state.globalStep + 1, state.epoch + 1);
 }

@@ -55,7 +55,7 @@ def model_for_state(name, state):
 
 def learning_rate_at(config, steps_done, steps_per_epoch):
     """The learning rate of the step a run takes after `steps_done` steps (EnsembleLab's
-    core/train/LearningRateSchedule.h): config's lr, or for lr_schedule cosine
+    core/config/LearningRateSchedule.h): config's lr, or for lr_schedule cosine
     lr * (1 + cos(pi * steps_done / total)) / 2 with total = epochs * steps_per_epoch,
     torch.optim.lr_scheduler.CosineAnnealingLR(T_max=total) stepped every step."""
     lr = config["lr"]
@@ -64,7 +64,8 @@ def learning_rate_at(config, steps_done, steps_per_epoch):
     total = config["epochs"] * steps_per_epoch
     if total <= 0:
         return lr
-    return lr * 0.5 * (1.0 + math.cos(math.pi * min(max(steps_done, 0), total) / total))
+    progress = min(max(steps_done, 0), total) / total  # in the order C++ computes it, to the last bit
+    return lr * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
 def sgd_for(model, config):

@@ -14,5 +14,8 @@ namespace ensemble {
 /// PyTorch's CosineAnnealingLR with T_max = totalSteps and eta_min = 0, so the first step
 /// takes lr and the last a little above 0.
 double learningRateAt(const ExperimentConfig& config, int64_t stepsDone, int64_t totalSteps);
+/// The rate of step number `step` (1-based, as metrics.csv counts), in a run of
+/// `stepsPerEpoch` steps an epoch: the TensorBoard log's train/learning_rate.
+double learningRateOfStep(const ExperimentConfig& config, int64_t step, int64_t stepsPerEpoch);
 
 }  // namespace ensemble

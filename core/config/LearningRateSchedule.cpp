@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/train/LearningRateSchedule.h"
+#include "core/config/LearningRateSchedule.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +16,10 @@ double learningRateAt(const ExperimentConfig& config, int64_t stepsDone, int64_t
     }
   }
   return config.learningRate;
+}
+
+double learningRateOfStep(const ExperimentConfig& config, int64_t step, int64_t stepsPerEpoch) {
+  return learningRateAt(config, step - 1, config.epochs * stepsPerEpoch);
 }
 
 }  // namespace ensemble
