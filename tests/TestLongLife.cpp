@@ -58,11 +58,15 @@ class TestLongLife final : public QObject {
     QVERIFY2(late.rssKiB <= early.rssKiB * 105 / 100, "resident memory grew by more than 5%");
 #endif
     QCOMPARE(late.threads, early.threads);
-    QCOMPARE(late.fds, early.fds);
+    QVERIFY2(late.fds == early.fds, qPrintable(late.openFiles.join(", ") + " against " + early.openFiles.join(", ")));
     for (const auto& [epoch, usage] : byEpoch) {
       if (epoch < 5) continue;
       QVERIFY2(usage.threads == early.threads && usage.fds == early.fds,
-               qPrintable(QString("epoch %1: %2 threads, %3 fds").arg(epoch).arg(usage.threads).arg(usage.fds)));
+               qPrintable(QString("epoch %1: %2 threads, %3 fds (%4); epoch 5: %5")
+                              .arg(epoch)
+                              .arg(usage.threads)
+                              .arg(usage.fds)
+                              .arg(usage.openFiles.join(", "), early.openFiles.join(", "))));
     }
   }
 };
