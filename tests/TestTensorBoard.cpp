@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
+#include "core/common/Error.h"
 #include "core/io/RunDirectory.h"
 #include "core/io/TensorBoardEvents.h"
 #include "core/io/WriteFaults.h"
@@ -155,6 +156,31 @@ class TestTensorBoard final : public QObject {
     QCOMPARE(logFiles(out).keys(), expected.keys());
     for (const QString& file : expected.keys()) QVERIFY2(logFiles(out)[file] == expected[file], qPrintable(file));
     checkWithTensorBoard(golden, out, false);
+  }
+
+  // A run folder copied without its config.json exports all the same, less the learning
+  // rates only config.json can give; a damaged config.json still fails by name.
+  void aRunWithoutConfigJsonExportsAllButTheLearningRates() {
+    const QString golden = ENSEMBLELAB_SOURCE_DIR "/tests/golden/tensorboard-run";
+    const QString run = m_dir.filePath("without-config");
+    QVERIFY(QDir().mkpath(run));
+    for (const QString& name : {"metrics.csv", "summary.json"}) QVERIFY(QFile::copy(golden + "/" + name, run + "/" + name));
+    const QString out = m_dir.filePath("without-config-export");
+    QVERIFY(!exportTensorBoard(run.toStdString(), out.toStdString()).learningRates);
+    QStringList expected = testing::tensorBoardPoints(golden + "/expected");
+    const qsizetype all = expected.size();
+    expected.removeIf([](const QString& point) { return point.contains(" train/learning_rate "); });
+    QVERIFY(expected.size() < all);
+    QCOMPARE(testing::tensorBoardPoints(out), expected);
+
+    QVERIFY(QFile::copy(golden + "/config.json", run + "/config.json"));
+    QVERIFY(exportTensorBoard(run.toStdString(), out.toStdString()).learningRates);
+    QCOMPARE(testing::tensorBoardPoints(out).size(), all);
+
+    QFile damaged(run + "/config.json");
+    QVERIFY(damaged.open(QIODevice::WriteOnly | QIODevice::Truncate) && damaged.write("{\"lr\": ") > 0);
+    damaged.close();
+    QVERIFY_THROWS_EXCEPTION(ConfigError, exportTensorBoard(run.toStdString(), out.toStdString()));
   }
 
   // A disk that fills while the log is written fails the run, naming the file; the

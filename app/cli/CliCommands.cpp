@@ -312,9 +312,13 @@ int commandExport(const CliOptions& options) {
     std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("to").c_str());
   }
   if (options.has("tensorboard")) {
-    exportTensorBoard(options.value("run"), options.value("tensorboard"));
+    const TensorBoardExported exported = exportTensorBoard(options.value("run"), options.value("tensorboard"));
     std::fprintf(stderr, "ensemble-lab-cli: wrote the TensorBoard log to %s (tensorboard --logdir %s)\n",
                  options.value("tensorboard").c_str(), options.value("tensorboard").c_str());
+    if (!exported.learningRates) {
+      std::fprintf(stderr, "ensemble-lab-cli: note: %s has no config.json, so the log has no train/learning_rate "
+                   "(put the run's config.json back and export again to add it)\n", options.value("run").c_str());
+    }
   }
   return 0;
 }

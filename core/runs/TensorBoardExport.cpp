@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "core/common/Error.h"
 #include "core/config/ExperimentConfig.h"
@@ -20,11 +21,14 @@ namespace {
 constexpr const char* kExportedEventFile = "events.out.tfevents.0.ensemble-lab";
 }  // namespace
 
-void exportTensorBoard(const std::string& runDirectory, const std::string& folder) {
+TensorBoardExported exportTensorBoard(const std::string& runDirectory, const std::string& folder) {
   const RunDirectory run(runDirectory);
   const RunSummary summary = RunSummary::read(run.summaryPath());
   const std::vector<MetricsRow> rows = readMetricsCsv(run.metricsPath());
-  const ExperimentConfig config = ExperimentConfig::fromFile(run.configPath());
+  // Only config.json says how the rate moved; a run copied without it keeps the rest. A
+  // damaged one still throws: its message says what is wrong with it.
+  std::optional<ExperimentConfig> config;
+  if (std::filesystem::exists(run.configPath())) config = ExperimentConfig::fromFile(run.configPath());
   // Runs from before summary.json kept it: the first epoch row's step over its epoch.
   const auto stepsPerEpoch = int64_t(std::llround(stepsPerEpochOf(rows, summary.stepsPerEpoch)));
   const double secondsPerStep =
@@ -36,9 +40,11 @@ void exportTensorBoard(const std::string& runDirectory, const std::string& folde
   for (const MetricsRow& row : rows) {
     std::vector<ScalarEvent>& model = byModel[tensorBoardModelName(row.member)];
     for (ScalarEvent& scalar : tensorBoardScalars(row, wallTime(row.step))) model.push_back(std::move(scalar));
-    const double rate = learningRateOfStep(config, row.step, stepsPerEpoch);
-    if (std::optional<ScalarEvent> scalar = learningRateScalar(row, wallTime(row.step), rate)) {
-      model.push_back(std::move(*scalar));
+    if (config) {
+      const double rate = learningRateOfStep(*config, row.step, stepsPerEpoch);
+      if (std::optional<ScalarEvent> scalar = learningRateScalar(row, wallTime(row.step), rate)) {
+        model.push_back(std::move(*scalar));
+      }
     }
     // An epoch's row (train means too): summary.json's evaluation is the last epoch's, not
     // a later one between epoch ends (eval_every).
@@ -89,6 +95,7 @@ void exportTensorBoard(const std::string& runDirectory, const std::string& folde
       if (name.find("tfevents") != std::string::npos && name != kExportedEventFile) fs::remove(entry.path(), error);
     }
   }
+  return TensorBoardExported{config.has_value()};
 }
 
 }  // namespace ensemble

@@ -16,7 +16,11 @@ namespace ensemble {
 /// train_seconds spread evenly over its steps) counted from 1970, so TensorBoard's
 /// "relative" axis reads as training time and the same run gives the same bytes. Files
 /// already in the model folders are replaced. Throws IoError or ConfigError naming a
-/// missing or damaged file.
-void exportTensorBoard(const std::string& runDirectory, const std::string& folder);
+/// missing or damaged file; a run folder without config.json is exported all the same,
+/// less the learning rates (which only it holds).
+struct TensorBoardExported {
+  bool learningRates = false;  ///< whether train/learning_rate is in it (config.json was there)
+};
+TensorBoardExported exportTensorBoard(const std::string& runDirectory, const std::string& folder);
 
 }  // namespace ensemble
