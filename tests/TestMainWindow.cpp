@@ -39,6 +39,7 @@
 #include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
 #include "tests/FormSetup.h"
+#include "tests/OwnTimeTimer.h"
 #include "tests/RunStatusCheck.h"
 #include "ui/EnsembleBreakdownView.h"
 #include "ui/ExperimentForm.h"
@@ -70,7 +71,9 @@ void quickSetup(ExperimentForm* form) { testing::setUpForm(form); }
 
 #if defined(ENSEMBLELAB_SANITIZED)
 // Sanitized code runs several times slower and CI runs two tests at once; the 100 ms bound
-// is the normal build's (measured there: 13-17 ms, also with both cores busy elsewhere).
+// is the normal build's. Measured there (gap less waits for a core): 15-17 ms idle, 15-28 ms
+// with three busy loops on the two cores (21-42 ms by the wall clock); a 150 ms busy wait
+// added to MainWindow::onSteps gave 173 ms.
 constexpr qint64 kMaxTickGapMs = 250;
 #else
 constexpr qint64 kMaxTickGapMs = 100;
@@ -84,7 +87,8 @@ class TestMainWindow final : public QObject {
   QTemporaryDir m_root;
   std::unique_ptr<MainWindow> m_window;  ///< the window that trained the live run
   RunFinishedEvent m_liveRun;
-  qint64 m_worstGap = 0;
+  qint64 m_worstGap = 0;      ///< the longest gap between ticks, less the waits for a core
+  qint64 m_worstWallGap = 0;  ///< the longest gap as a clock sees it
 
  private slots:
   void initTestCase() {
@@ -130,7 +134,9 @@ class TestMainWindow final : public QObject {
   }
 
   // The live run the next slots look at: trained once, in a shown window, as a person would
-  // start it, while a 10 ms timer measures the longest gap in the GUI thread.
+  // start it, while a 10 ms timer measures the longest gap in the GUI thread: the time
+  // between two ticks less the time the thread waited for a core (working or blocked in our
+  // code counts; a machine busy elsewhere does not).
   void trainLiveRun() {
     m_window = std::make_unique<MainWindow>(m_root.path());
     MainWindow& window = *m_window;
@@ -138,12 +144,15 @@ class TestMainWindow final : public QObject {
     QCOMPARE(window.runsModel()->rowCount(), 1);  // the past run, reloaded
     quickSetup(window.form());
     window.smoothingSlider()->setValue(0);  // the plots then hold the engine's values as they are
-    QElapsedTimer sinceTick;
+    testing::OwnTimeTimer sinceTick;
     QTimer ticker;
     ticker.setInterval(10);
     connect(&ticker, &QTimer::timeout, [&] {
-      if (sinceTick.isValid()) m_worstGap = std::max(m_worstGap, sinceTick.elapsed());
-      sinceTick.restart();
+      if (sinceTick.isValid()) {
+        m_worstGap = std::max(m_worstGap, sinceTick.elapsedMs());
+        m_worstWallGap = std::max(m_worstWallGap, sinceTick.wallMs());
+      }
+      sinceTick.start();
     });
     QSignalSpy finished(window.controller(), &RunController::runFinished);
     QSignalSpy steps(window.controller(), &RunController::stepsReady);
@@ -160,7 +169,8 @@ class TestMainWindow final : public QObject {
 
   void theWindowAnswersWhileTraining() {
     QVERIFY(m_window);
-    qInfo("longest gap between 10 ms ticks while training: %lld ms", m_worstGap);
+    qInfo("longest gap between 10 ms ticks while training: %lld ms, not counting waits for a core (%lld ms counting "
+          "them)", m_worstGap, m_worstWallGap);
     QVERIFY2(m_worstGap < kMaxTickGapMs, qPrintable(QString("event loop stalled for %1 ms").arg(m_worstGap)));
   }
 

@@ -17,6 +17,7 @@
 
 #include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
+#include "tests/OwnTimeTimer.h"
 #include "tests/RunStatusCheck.h"
 #include "ui/MainWindow.h"
 #include "ui/MetricPlot.h"
@@ -114,16 +115,17 @@ class TestManyRuns final : public QObject {
     }
     QCOMPARE(unreadable, 2);
 
-    // Scrolling: each step down the list repaints within a frame budget.
+    // Scrolling: each step down the list repaints within a frame budget (the GUI thread's own
+    // time: its waits for a core on a busy machine are not ours).
     QTableView* table = window.runsView();
     QScrollBar* bar = table->verticalScrollBar();
     qint64 slowestScroll = 0;
     for (int step = 0; step <= 40; ++step) {
-      QElapsedTimer frame;
+      testing::OwnTimeTimer frame;
       frame.start();
       bar->setValue(bar->maximum() * step / 40);
       table->viewport()->repaint();
-      slowestScroll = std::max(slowestScroll, frame.elapsed());
+      slowestScroll = std::max(slowestScroll, frame.elapsedMs());
     }
     QVERIFY2(!kTimed || slowestScroll < 50, qPrintable(QString("a scroll step took %1 ms").arg(slowestScroll)));
 
@@ -141,10 +143,10 @@ class TestManyRuns final : public QObject {
       auto* canvas = plot->findChild<QCustomPlot*>();
       QVERIFY(canvas);
       for (int repeat = 0; repeat < 5; ++repeat) {
-        QElapsedTimer frame;
+        testing::OwnTimeTimer frame;
         frame.start();
         canvas->replot(QCustomPlot::rpImmediateRefresh);
-        slowestReplot = std::max(slowestReplot, frame.elapsed());
+        slowestReplot = std::max(slowestReplot, frame.elapsedMs());
       }
     }
     QVERIFY2(!kTimed || slowestReplot < 100, qPrintable(QString("a plot of 20 runs took %1 ms to repaint").arg(slowestReplot)));
