@@ -34,6 +34,7 @@ inline std::vector<SettingSample> settingSamples() {
       {"lr", "lr", "0.05", 0.05, [](C c) { return c.learningRate == 0.05; }, true},
       {"momentum", "momentum", "0.8", 0.8, [](C c) { return c.momentum == 0.8; }, true},
       {"lr_schedule", "lr-schedule", "cosine", "cosine", [](C c) { return c.lrSchedule == LrSchedule::Cosine; }, true},
+      {"lr_warmup_steps", "lr-warmup-steps", "3", 3, [](C c) { return c.lrWarmupSteps == 3; }, true},
       {"weight_decay", "weight-decay", "0.0005", 0.0005, [](C c) { return c.weightDecay == 0.0005; }, true},
       {"batch_size", "batch-size", "32", 32, [](C c) { return c.batchSize == 32; }, true},
       {"epochs", "epochs", "1", 1, [](C c) { return c.epochs == 1; }, true},

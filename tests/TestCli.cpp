@@ -312,7 +312,7 @@ class TestCli final : public QObject {
     const QStringList tiny{"--epochs", "1", "--train-limit", "256", "--test-limit", "100"};
     Result r = runCli(QStringList{"train", "--dataset", "synthetic", "--model", "lenet", "--mode", "data-parallel",
                                   "--devices", "cpu*2", "--lr", "0.03", "--momentum", "0.5", "--weight-decay", "0.0005",
-                                  "--lr-schedule", "cosine", "--batch-size", "32", "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-every", "5",
+                                  "--lr-schedule", "cosine", "--lr-warmup-steps", "3", "--batch-size", "32", "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-every", "5",
                                   "--eval-batch-size", "50", "--memory-budget", "4096", "--precision", "bf16",
                                   "--deterministic", "off", "--out", root + "/a"} +
                       tiny);
@@ -320,7 +320,7 @@ class TestCli final : public QObject {
     const QJsonObject a = readJson(root + "/a/config.json");
     const QMap<QString, QJsonValue> expectedA{
         {"dataset", "synthetic"}, {"model", "lenet"}, {"mode", "data-parallel"}, {"devices", "cpu*2"},
-        {"lr", 0.03}, {"momentum", 0.5}, {"weight_decay", 0.0005}, {"lr_schedule", "cosine"}, {"batch_size", 32}, {"seed", 5}, {"checkpoint_every", 3},
+        {"lr", 0.03}, {"momentum", 0.5}, {"weight_decay", 0.0005}, {"lr_schedule", "cosine"}, {"lr_warmup_steps", 3}, {"batch_size", 32}, {"seed", 5}, {"checkpoint_every", 3},
         {"log_every", 2}, {"eval_every", 5}, {"eval_batch_size", 50}, {"memory_budget_mb", 4096}, {"precision", "bf16"},
         {"deterministic", false},
         {"epochs", 1}, {"train_limit", 256}, {"test_limit", 100}};
@@ -328,7 +328,7 @@ class TestCli final : public QObject {
       QVERIFY2(a[it.key()] == it.value(), qPrintable(it.key() + " in config.json: " + a[it.key()].toVariant().toString()));
     }
     QCOMPARE(readJson(root + "/a/summary.json")["test_samples"].toInt(), 100);  // the limit was applied
-    saw("train", {"--dataset", "--model", "--mode", "--devices", "--lr", "--momentum", "--weight-decay", "--lr-schedule", "--batch-size", "--seed",
+    saw("train", {"--dataset", "--model", "--mode", "--devices", "--lr", "--momentum", "--weight-decay", "--lr-schedule", "--lr-warmup-steps", "--batch-size", "--seed",
                   "--checkpoint-every", "--log-every", "--eval-every", "--eval-batch-size", "--memory-budget",
                   "--precision", "--deterministic",
                   "--epochs", "--train-limit", "--test-limit", "--out"});
@@ -352,13 +352,16 @@ class TestCli final : public QObject {
     // ... and with a schedule, on any machine: a captured step keeps its learning rate.
     r = runCli({"train", "--dataset", "synthetic", "--cuda-graphs", "on", "--lr-schedule", "cosine", "--out", root + "/g"});
     QVERIFY2(r.exitCode == 1 && r.err.contains("--lr-schedule cosine changes it every step"), qPrintable(r.err));
+    r = runCli({"train", "--dataset", "synthetic", "--cuda-graphs", "on", "--lr-warmup-steps", "20", "--out", root + "/g"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("--lr-warmup-steps 20 changes it every step; use --lr-warmup-steps 0"),
+             qPrintable(r.err));
     saw("train", {"--cuda-graphs"});
 
     // sweep takes train's settings for every job (the same flags as run a, lr as a grid of
     // one), --config and --member-form, --init-from, and --resume (TestSweep runs real grids).
     r = runCli(QStringList{"sweep", "--dataset", "synthetic", "--model", "lenet", "--mode", "data-parallel",
                            "--devices", "cpu*2", "--grid", "lr=0.03", "--momentum", "0.5", "--weight-decay", "0.0005",
-                           "--lr-schedule", "cosine", "--batch-size", "32",
+                           "--lr-schedule", "cosine", "--lr-warmup-steps", "3", "--batch-size", "32",
                            "--seed", "5", "--checkpoint-every", "3", "--log-every", "2", "--eval-every", "5",
                            "--eval-batch-size", "50",
                            "--memory-budget", "4096", "--precision", "bf16", "--deterministic", "off", "--out",
@@ -370,6 +373,7 @@ class TestCli final : public QObject {
       QVERIFY2(sa[it.key()] == it.value(), qPrintable("sweep: " + it.key()));
     }
     saw("sweep", {"--dataset", "--model", "--mode", "--devices", "--grid", "--momentum", "--weight-decay", "--lr-schedule",
+                  "--lr-warmup-steps",
                   "--batch-size", "--seed",
                   "--checkpoint-every", "--log-every", "--eval-every", "--eval-batch-size", "--memory-budget",
                   "--precision", "--deterministic",

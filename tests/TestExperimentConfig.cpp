@@ -189,6 +189,34 @@ class TestExperimentConfig final : public QObject {
     QVERIFY(previous < 0.2 * 0.01);  // the last step's
   }
 
+  // A warmup of W steps climbs lr / W, 2 lr / W, ... to lr at step W, then the schedule runs
+  // over the steps left: constant stays at lr; cosine starts there at lr and is at lr / 2
+  // halfway through the steps after the warmup, not halfway through the run.
+  void warmupRisesToLrThenTheScheduleRunsOverTheRest() {
+    ExperimentConfig config;
+    config.learningRate = 0.2;
+    QVERIFY(!learningRateVaries(config));
+    config.lrWarmupSteps = 4;
+    QVERIFY(learningRateVaries(config));
+    const int64_t total = 44;
+    const double climb[] = {0.05, 0.1, 0.15, 0.2};
+    for (int64_t done = 0; done < 4; ++done) {
+      QVERIFY2(std::abs(learningRateAt(config, done, total) - climb[done]) < 1e-15,
+               qPrintable(QString("warmup step %1: %2").arg(done + 1).arg(learningRateAt(config, done, total))));
+    }
+    for (const int64_t done : {int64_t(4), int64_t(20), int64_t(43)}) QCOMPARE(learningRateAt(config, done, total), 0.2);
+    config.lrSchedule = LrSchedule::Cosine;
+    QVERIFY(std::abs(learningRateAt(config, 1, total) - 0.1) < 1e-15);  // the warmup comes first
+    QCOMPARE(learningRateAt(config, 4, total), 0.2);
+    QVERIFY(std::abs(learningRateAt(config, 4 + 20, total) - 0.1) < 1e-15);
+    QVERIFY(learningRateAt(config, total - 1, total) < 0.2 * 0.01);
+    // A warmup as long as the run or longer only climbs.
+    config.lrWarmupSteps = 100;
+    QVERIFY(std::abs(learningRateAt(config, 49, total) - 0.1) < 1e-15);
+    // The 1-based step metrics.csv and TensorBoard count.
+    QCOMPARE(learningRateOfStep(config, 1, 11), learningRateAt(config, 0, total));
+  }
+
   // "auto" captures steps in CUDA graphs only where a GPU run showed the graph equal to the
   // eager step: the cnn's stacked members or single model, one GPU, one process, a CUDA build.
   void autoCudaGraphsCaptureStackedMembersAndSingleModelsOnOneGpu() {
@@ -218,6 +246,9 @@ class TestExperimentConfig final : public QObject {
     ExperimentConfig cosine = stacked;  // a captured step keeps its learning rate
     cosine.lrSchedule = LrSchedule::Cosine;
     QCOMPARE(resolveCudaGraphs(cosine, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
+    ExperimentConfig warmup = stacked;
+    warmup.lrWarmupSteps = 10;
+    QCOMPARE(resolveCudaGraphs(warmup, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
     ExperimentConfig off = stacked;  // an explicit choice is kept, on or off
     off.cudaGraphs = CudaGraphs::Off;
     QCOMPARE(resolveCudaGraphs(off, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
@@ -354,6 +385,7 @@ class TestExperimentConfig final : public QObject {
     QTest::newRow("batch 0") << "batch" << 0.0 << "batch size (batch_size) must be at least 1";
     QTest::newRow("epochs 0") << "epochs" << 0.0 << "epochs must be at least 1";
     QTest::newRow("negative limit") << "train_limit" << -5.0 << "train_limit must be 0";
+    QTest::newRow("negative warmup") << "lr_warmup_steps" << -1.0 << "lr_warmup_steps must be 0 (no warmup) or positive, got -1";
   }
   void rejectsInvalidValues() {
     QFETCH(QString, field);
@@ -366,6 +398,7 @@ class TestExperimentConfig final : public QObject {
     if (field == "batch") config.batchSize = int64_t(value);
     if (field == "epochs") config.epochs = int64_t(value);
     if (field == "train_limit") config.trainLimit = int64_t(value);
+    if (field == "lr_warmup_steps") config.lrWarmupSteps = int64_t(value);
     try {
       config.validate();
       QFAIL("an invalid config was accepted");

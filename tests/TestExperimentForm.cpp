@@ -316,7 +316,7 @@ class TestExperimentForm final : public QObject {
       QVERIFY2(!sample.holds(form.config()), sample.key);
       ++walked;
     }
-    QCOMPARE(walked, 15);  // every setting of the form but the devices
+    QCOMPARE(walked, 16);  // every setting of the form but the devices
   }
 
   void setupSurvivesARestart() {

@@ -51,7 +51,7 @@ class TestPythonPackage final : public QObject {
     // The second step starts from the first's momentum, so weight decay's place before it
     // (torch.optim.SGD's) is checked too: 0.01 moves step 2's weights by about 1e-3 of
     // themselves, far above the check's 1e-6. With the cosine schedule step 2 takes lr / 2
-    // (load_run's learning_rate_at), step 1 lr.
+    // (load_run's learning_rate_at), step 1 lr; with a warmup of 3 steps, step 2 takes 2 lr / 3.
     const struct {
       const char* name;
       const char* model;
@@ -60,11 +60,13 @@ class TestPythonPackage final : public QObject {
       int64_t batch;
       double weightDecay;
       LrSchedule schedule;
-    } runs[] = {{"cnn", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Constant},
-                {"cnn-weight-decay", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.01, LrSchedule::Constant},
-                {"cnn-cosine", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Cosine},
-                {"lenet", "lenet", TrainingMode::Single, "cpu", 64, 0.0, LrSchedule::Constant},
-                {"resnet18", "resnet18", TrainingMode::Single, "cpu", 16, 0.0, LrSchedule::Constant}};
+      int64_t warmupSteps;
+    } runs[] = {{"cnn", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Constant, 0},
+                {"cnn-weight-decay", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.01, LrSchedule::Constant, 0},
+                {"cnn-cosine", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Cosine, 0},
+                {"cnn-warmup", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Constant, 3},
+                {"lenet", "lenet", TrainingMode::Single, "cpu", 64, 0.0, LrSchedule::Constant, 0},
+                {"resnet18", "resnet18", TrainingMode::Single, "cpu", 16, 0.0, LrSchedule::Constant, 0}};
     for (const auto& run : runs) {
       ExperimentConfig config;
       config.dataset = "fashion-mnist";
@@ -77,6 +79,7 @@ class TestPythonPackage final : public QObject {
       config.testLimit = 500;
       config.weightDecay = run.weightDecay;
       config.lrSchedule = run.schedule;
+      config.lrWarmupSteps = run.warmupSteps;
       REQUIRE_COMPLETED(Trainer::create(config, m_dir.filePath(run.name).toStdString())->run(nullptr, nullptr));
     }
   }
@@ -85,7 +88,7 @@ class TestPythonPackage final : public QObject {
     QTest::addColumn<QString>("python");
     QTest::addColumn<QString>("model");
     for (const QString python : {QString(ENSEMBLELAB_TEST_PYTHON), QString("/usr/bin/python3")}) {
-      for (const QString model : {"cnn", "cnn-weight-decay", "cnn-cosine", "lenet", "resnet18"}) {
+      for (const QString model : {"cnn", "cnn-weight-decay", "cnn-cosine", "cnn-warmup", "lenet", "resnet18"}) {
         QTest::newRow(qPrintable(python + " " + model)) << python << model;
       }
     }

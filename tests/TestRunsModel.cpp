@@ -359,13 +359,14 @@ class TestRunsModel final : public QObject {
     QCOMPARE(setups, (QStringList{" (single · lr 0.1 · momentum 0.5, seeds 0,1)", " (single · lr 0.1, seeds 0,1)"}));
   }
 
-  // A plot's caption names the optimizer's settings: the schedule beside the rate it starts
-  // from and the weight decay where they are not the defaults, nothing of them where they are.
+  // A plot's caption names the optimizer's settings: the warmup and schedule beside the rate
+  // and the weight decay where they are not the defaults, nothing of them where they are.
   // Two runs that differ only in them get names that say so.
   void captionsAndNamesSayTheScheduleAndWeightDecay() {
     QTemporaryDir root;
     ExperimentConfig plain, tuned;
     tuned.lrSchedule = LrSchedule::Cosine;
+    tuned.lrWarmupSteps = 50;
     tuned.weightDecay = 5e-4;
     QVERIFY(!runFolder(root, "20260101-000000001-ensemble-cnn", plain).isEmpty());
     QVERIFY(!runFolder(root, "20260101-000000002-ensemble-cnn", tuned).isEmpty());
@@ -376,15 +377,15 @@ class TestRunsModel final : public QObject {
       const RunRecord& record = model.record(row);
       const QString caption = record.captionLine();
       if (record.config->weightDecay != 0) {
-        QVERIFY2(caption.contains("lr 0.1 (cosine) · momentum 0.9 · weight decay 0.0005 · batch"), qPrintable(caption));
+        QVERIFY2(caption.contains("lr 0.1 (50 warmup steps, cosine) · momentum 0.9 · weight decay 0.0005 · batch"), qPrintable(caption));
       } else {
-        QVERIFY2(caption.contains("lr 0.1 · momentum 0.9 · batch") && !caption.contains("cosine"), qPrintable(caption));
+        QVERIFY2(caption.contains("lr 0.1 · momentum 0.9 · batch") && !caption.contains("cosine") && !caption.contains("warmup"), qPrintable(caption));
       }
     }
     QVector<const ExperimentConfig*> configs{&plain, &tuned};
     const QVector<QStringList> distinctions = distinctionsAmong(configs);
     QCOMPARE(distinctions[0], QStringList());
-    QCOMPARE(distinctions[1], (QStringList{"LR schedule cosine", "weight decay 0.0005"}));
+    QCOMPARE(distinctions[1], (QStringList{"LR schedule cosine", "LR warmup 50", "weight decay 0.0005"}));
   }
 };
 

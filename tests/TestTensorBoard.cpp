@@ -72,7 +72,8 @@ class TestTensorBoard final : public QObject {
     ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
     config.epochs = 2;
     config.logEvery = 3;
-    config.lrSchedule = LrSchedule::Cosine;  // train/learning_rate moves at every step
+    config.lrSchedule = LrSchedule::Cosine;  // train/learning_rate moves at every step: up,
+    config.lrWarmupSteps = 5;                // then down (checked against the Python package's)
     REQUIRE_COMPLETED(Trainer::create(config, m_run.toStdString(), testing::syntheticData())->run(nullptr, nullptr));
   }
 
@@ -122,13 +123,15 @@ class TestTensorBoard final : public QObject {
       QCOMPARE(scores.size(), 2);  // one per epoch
       QCOMPARE(scores.last().section(' ', 3).toFloat(), float(ensemble.at(key).get<double>()));
     }
-    // Each member's rate at its logged steps: below lr from the first step on, falling.
+    // Each member's rate at its logged steps (every 3rd): up through the 5 warmup steps, lr at
+    // step 6, the first after them, then falling.
     const QStringList rates = points.filter(QRegularExpression("^member-1 train/learning_rate "));
     QCOMPARE(rates.size(), points.filter(QRegularExpression("^member-1 train/loss ")).size());
-    float previous = float(testing::smallConfig("ensemble", "cpu*2").learningRate);
-    for (const QString& rate : rates) {
-      QVERIFY2(rate.section(' ', 3).toFloat() < previous, qPrintable(rate));
-      previous = rate.section(' ', 3).toFloat();
+    const float lr = float(testing::smallConfig("ensemble", "cpu*2").learningRate);
+    QVERIFY2(rates.size() > 3 && rates[0].startsWith("member-1 train/learning_rate 3 "), qPrintable(rates.join("; ")));
+    QVERIFY2(rates[0].section(' ', 3).toFloat() < lr && rates[1].section(' ', 3).toFloat() == lr, qPrintable(rates.join("; ")));
+    for (int i = 2; i < rates.size(); ++i) {
+      QVERIFY2(rates[i].section(' ', 3).toFloat() < rates[i - 1].section(' ', 3).toFloat(), qPrintable(rates[i]));
     }
     checkWithTensorBoard(m_run, log, true);
   }

@@ -126,6 +126,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
       m_momentum(fieldWidget<QLineEdit>("momentum")),
       m_weightDecay(fieldWidget<QLineEdit>("weight_decay")),
       m_lrSchedule(fieldWidget<QComboBox>("lr_schedule")),
+      m_lrWarmup(fieldWidget<QSpinBox>("lr_warmup_steps")),
       m_batchSize(fieldWidget<QSpinBox>("batch_size")),
       m_epochs(fieldWidget<QSpinBox>("epochs")),
       m_seed(fieldWidget<QSpinBox>("seed")),
@@ -188,6 +189,10 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_lrSchedule->setToolTip(tr("Constant: every step at the learning rate. Cosine: from the learning rate at the "
                               "first step down to 0 at the last, along a half cosine (PyTorch's "
                               "CosineAnnealingLR, stepped every step)"));
+  m_lrWarmup->setSpecialValueText(tr("none"));
+  m_lrWarmup->setSuffix(tr(" steps"));
+  m_lrWarmup->setToolTip(tr("Linear warmup: the first N steps rise from lr / N to the learning rate, then the "
+                            "schedule runs over the steps left (for large batches and high rates)"));
   labelChoices(m_memberForm,
                {{"auto", tr("auto (stacked on a GPU, separate on the CPU)")}, {"separate", tr("separate networks")}, {"stacked", tr("stacked into one network")}});
   m_memberForm->setToolTip(tr("How ensemble members that share a device train: each on its own "
@@ -221,7 +226,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   };
   m_fieldWidgets = {{"dataset", m_dataset},     {"model", m_model},           {"mode", m_mode},
                     {"lr", m_learningRate},     {"momentum", m_momentum},     {"weight_decay", m_weightDecay},
-                    {"lr_schedule", m_lrSchedule},
+                    {"lr_schedule", m_lrSchedule}, {"lr_warmup_steps", m_lrWarmup},
                     {"batch_size", m_batchSize},
                     {"epochs", m_epochs},       {"seed", m_seed},             {"train_limit", m_trainLimit},
                     {"eval_every", m_evalEvery}, {"member_form", m_memberForm}, {"precision", m_precision},
@@ -268,7 +273,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   for (QLineEdit* edit : {m_learningRate, m_momentum, m_weightDecay}) {
     connect(edit, &QLineEdit::textChanged, this, &ExperimentForm::revalidate);
   }
-  for (QSpinBox* box : {m_cpuReplicas, m_batchSize, m_epochs, m_seed, m_trainLimit, m_evalEvery}) {
+  for (QSpinBox* box : {m_cpuReplicas, m_lrWarmup, m_batchSize, m_epochs, m_seed, m_trainLimit, m_evalEvery}) {
     connect(box, &QSpinBox::valueChanged, this, &ExperimentForm::revalidate);
   }
   revalidate();

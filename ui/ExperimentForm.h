@@ -50,6 +50,7 @@ class ExperimentForm final : public QWidget {
   QLineEdit* momentumEdit() const { return m_momentum; }
   QLineEdit* weightDecayEdit() const { return m_weightDecay; }
   QComboBox* lrScheduleBox() const { return m_lrSchedule; }
+  QSpinBox* lrWarmupBox() const { return m_lrWarmup; }
   QSpinBox* batchSizeBox() const { return m_batchSize; }
   QSpinBox* epochsBox() const { return m_epochs; }
   QSpinBox* seedBox() const { return m_seed; }
@@ -83,6 +84,7 @@ class ExperimentForm final : public QWidget {
   QLineEdit* m_momentum;
   QLineEdit* m_weightDecay;
   QComboBox* m_lrSchedule;
+  QSpinBox* m_lrWarmup;
   QSpinBox* m_batchSize;
   QSpinBox* m_epochs;
   QSpinBox* m_seed;

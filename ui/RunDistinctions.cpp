@@ -17,7 +17,7 @@ const char* zeroWord(const std::string& key) {
     const char* word;
   } words[] = {{"train_limit", "all"},      {"test_limit", "all"},        {"checkpoint_every", "epoch ends"},
                {"eval_every", "epoch ends"}, {"memory_budget_mb", "none"}, {"eval_batch_size", "auto"},
-               {"init_from", "seeded"},      {"devices", "default"}};
+               {"init_from", "seeded"},      {"devices", "default"},       {"lr_warmup_steps", "none"}};
   for (const auto& w : words) {
     if (key == w.key) return w.word;
   }

@@ -150,9 +150,12 @@ QString RunRecord::captionLine() const {
   if (!config) return name();
   // Weight decay only where a run has it: none is the references' recipe and most runs'.
   const QString decay = config->weightDecay != 0 ? QObject::tr(" · weight decay %1").arg(config->weightDecay) : QString();
-  // The schedule beside the rate it starts from, where it is not constant.
+  // The warmup and the schedule beside the rate, where there are any.
   QString lr = QString("%1").arg(config->learningRate);
-  if (config->lrSchedule != LrSchedule::Constant) lr += " (" + QString::fromStdString(lrScheduleName(config->lrSchedule)) + ")";
+  QStringList moves;
+  if (config->lrWarmupSteps > 0) moves << QObject::tr("%1 warmup steps").arg(config->lrWarmupSteps);
+  if (config->lrSchedule != LrSchedule::Constant) moves << QString::fromStdString(lrScheduleName(config->lrSchedule));
+  if (!moves.isEmpty()) lr += " (" + moves.join(", ") + ")";
   return QObject::tr("%1 (%2): %3 · %4 · %5 · %6 · %7 · lr %8 · momentum %9%10 · batch %11%12")
       .arg(displayName(), name(), QString::fromStdString(config->dataset), QString::fromStdString(modelName(config->model)),
            QString::fromStdString(modeName(config->mode)), QString::fromStdString(config->devices), numericsOf(*config))

@@ -188,6 +188,11 @@ std::vector<ConfigField> makeFields() {
                                  "{choices}: the learning rate stays lr, or falls\nfrom lr to 0 along a half cosine over "
                                  "the run's steps\n(PyTorch's CosineAnnealingLR, stepped every step)",
                                  true, &ExperimentConfig::lrSchedule, lrScheduleName, parseLrSchedule, lrScheduleNames())));
+  fields.push_back(echoed(plain("lr_warmup_steps", "lr-warmup-steps", "LR warmup", "N",
+                         "the first N steps rise linearly to lr (step k of N at\nlr * k / N), then lr_schedule runs over "
+                         "the steps\nleft (default {default}: none)",
+                         Kind::Integer, true, &ExperimentConfig::lrWarmupSteps,
+                         zeroOrPositive(&ExperimentConfig::lrWarmupSteps, "lr_warmup_steps", "no warmup"))));
   fields.push_back(echoed(plain("momentum", "momentum", "Momentum", "X", "SGD momentum in [0, 1) (default {default})",
                          Kind::Number, true, &ExperimentConfig::momentum,
                          [fallback = defaults.momentum](const ExperimentConfig& config) {

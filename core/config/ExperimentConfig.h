@@ -87,6 +87,9 @@ struct ExperimentConfig {
   /// the gradient before momentum. 0 = none (the references' recipe).
   double weightDecay = 0.0;
   LrSchedule lrSchedule = LrSchedule::Constant;
+  /// Linear warmup: the first lrWarmupSteps steps rise to learningRate (step k of them at
+  /// learningRate * k / lrWarmupSteps), then lrSchedule runs over the steps left. 0 = none.
+  int64_t lrWarmupSteps = 0;
   int64_t batchSize = 128;
   int64_t epochs = 10;
   std::uint64_t seed = 0;

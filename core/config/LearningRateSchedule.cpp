@@ -6,12 +6,19 @@
 
 namespace ensemble {
 
+bool learningRateVaries(const ExperimentConfig& config) {
+  return config.lrWarmupSteps > 0 || config.lrSchedule != LrSchedule::Constant;
+}
+
 double learningRateAt(const ExperimentConfig& config, int64_t stepsDone, int64_t totalSteps) {
+  const int64_t warmup = std::max<int64_t>(config.lrWarmupSteps, 0);
+  if (stepsDone < warmup) return config.learningRate * double(std::max<int64_t>(stepsDone, 0) + 1) / double(warmup);
   switch (config.lrSchedule) {
     case LrSchedule::Constant: return config.learningRate;
     case LrSchedule::Cosine: {
-      if (totalSteps <= 0) return config.learningRate;
-      const double progress = double(std::clamp<int64_t>(stepsDone, 0, totalSteps)) / double(totalSteps);
+      const int64_t steps = totalSteps - warmup;
+      if (steps <= 0) return config.learningRate;
+      const double progress = double(std::clamp<int64_t>(stepsDone - warmup, 0, steps)) / double(steps);
       return config.learningRate * 0.5 * (1.0 + std::cos(M_PI * progress));
     }
   }

@@ -10,7 +10,7 @@
 //                          test/loss, test/accuracy, and for the ensemble test/nll
 //   the ensemble, live:    test/brier, test/ece, test/disagreement at each evaluation
 //   a member's logged step: train/learning_rate, the rate that step was taken with (from
-//                          config.json's lr and lr_schedule; metrics.csv has no column)
+//                          config.json's lr, lr_warmup_steps and lr_schedule; metrics.csv has no column)
 // Steps are the global step. Live, wall times are real; a resumed run rewrites each
 // model's file with the points its checkpoint had seen (steps up to its step), so nothing
 // is duplicated and nothing stale past the checkpoint is left, and a file torn by a crash

@@ -24,6 +24,7 @@
 #include "core/train/CpuThreads.h"
 #include "core/train/CudaGraphStep.h"
 #include "core/config/ExperimentConfig.h"
+#include "core/config/LearningRateSchedule.h"
 #include "core/train/MemoryEstimate.h"
 #include "core/train/Replica.h"
 #include "core/train/RunState.h"
@@ -57,11 +58,14 @@ void checkCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef
   if (config.cudaGraphs != CudaGraphs::On) return;
   const std::string off = "; or use " + mention::field("cuda_graphs") + " off";
   // First: a conflict of settings, whatever the machine.
-  if (config.lrSchedule != LrSchedule::Constant) {
+  if (learningRateVaries(config)) {
+    const bool warmup = config.lrWarmupSteps > 0;
+    const std::string varies = warmup ? mention::field("lr_warmup_steps") + " " + std::to_string(config.lrWarmupSteps)
+                                      : mention::field("lr_schedule") + " " + lrScheduleName(config.lrSchedule);
+    const std::string constant = warmup ? mention::field("lr_warmup_steps") + " 0" : mention::field("lr_schedule") + " constant";
     throw ConfigError(mention::field("cuda_graphs") + " on replays each step with the learning rate it was captured "
-                      "with, and " + mention::field("lr_schedule") + " " + lrScheduleName(config.lrSchedule) +
-                      " changes it every step; use " + mention::field("lr_schedule") + " constant" + off,
-                      "cuda_graphs");
+                      "with, and " + varies + " changes it every step; use " + constant + off,
+                      warmup ? "lr_warmup_steps" : "cuda_graphs");
   }
   if (!cudaGraphsBuilt()) {
     throw ConfigError(mention::field("cuda_graphs") + " on captures training steps on a GPU, and this build's LibTorch "
@@ -176,7 +180,7 @@ CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<D
                      (config.mode == TrainingMode::Single ||
                       (config.mode == TrainingMode::Ensemble && config.memberForm == MemberForm::Stacked));
   // A captured step keeps its learning rate (checkCudaGraphs): a schedule runs eagerly.
-  if (config.lrSchedule != LrSchedule::Constant) return CudaGraphs::Off;
+  if (learningRateVaries(config)) return CudaGraphs::Off;
   return cudaBuild && !distributed && allOnOneGpu(devices) && shown ? CudaGraphs::On : CudaGraphs::Off;
 }
 

@@ -50,7 +50,7 @@ bool everyDeviceIsGpu(const std::vector<DeviceRef>& devices);
 /// model, on one GPU, in one process (not `distributed`): the cases a GPU run has shown to
 /// give the eager step's numbers byte for byte (scripts/gpu-check.sh 2j-2m), at 1.3x (fp32)
 /// to 2.3x (bf16) its speed for 8 stacked members (docs/GPU.md). Off elsewhere, and where
-/// lr_schedule is not constant (a captured step keeps its learning rate). An explicit
+/// the learning rate varies (learningRateVaries: a captured step keeps its rate). An explicit
 /// on or off is kept (on is checked by resolveRunDevices).
 CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef>& devices, bool distributed,
                              bool cudaBuild);

@@ -33,7 +33,7 @@ using Clock = std::chrono::steady_clock;
 void RunSession::trainStep(const EpochOrder& order) {
   // The schedule's rate from the steps done, so a resumed run continues it exactly. A
   // constant rate is the optimizers' own from the start.
-  if (config.lrSchedule != LrSchedule::Constant) {
+  if (learningRateVaries(config)) {
     step->setLearningRate(learningRateOfStep(config, state.globalStep + 1, sampler->stepsPerEpoch()));
   }
   ledger->add(step->train(order, state.stepInEpoch * config.batchSize), state.globalStep + 1, state.epoch + 1);
