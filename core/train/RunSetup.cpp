@@ -65,7 +65,7 @@ void checkCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef
     const std::string constant = warmup ? mention::field("lr_warmup_steps") + " 0" : mention::field("lr_schedule") + " constant";
     throw ConfigError(mention::field("cuda_graphs") + " on replays each step with the learning rate it was captured "
                       "with, and " + varies + " changes it every step; use " + constant + off,
-                      warmup ? "lr_warmup_steps" : "cuda_graphs");
+                      "cuda_graphs");
   }
   if (!cudaGraphsBuilt()) {
     throw ConfigError(mention::field("cuda_graphs") + " on captures training steps on a GPU, and this build's LibTorch "
