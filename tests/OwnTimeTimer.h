@@ -23,7 +23,7 @@ inline qint64 runQueueWaitNs() {
   return fields.size() >= 2 ? fields[1].toLongLong() : -1;
 }
 
-/// Wall time since start() or restart(), less the calling thread's waits for a core in that
+/// Wall time since start(), less the calling thread's waits for a core in that
 /// time (all of the wall time where the kernel keeps no schedstat). Start it and read it on
 /// the same thread.
 class OwnTimeTimer {
