@@ -16,7 +16,8 @@
 #      mid-way and resumed gives the uninterrupted run's metrics.csv byte for byte; the
 #      default member form (auto) stacks the members of one GPU; a step replayed from a CUDA
 #      graph (--cuda-graphs on; stacked members, and a single model) gives the eager run's
-#      metrics.csv byte for byte, and so does a graph run killed and resumed, and one in bf16;
+#      metrics.csv byte for byte, and so does a graph run killed and resumed, one in bf16, and
+#      one whose rate varies every step (a warmup, then cosine: 2o);
 #   3. NCCL's average across every visible GPU (TestNcclCommunicator), and an ensemble on
 #      `cuda*N` through the in-process NCCL communicator where there are two GPUs or more;
 #   4. c10d's NCCL process group with two ranks where there are two GPUs, against `cuda*2`;
@@ -248,6 +249,16 @@ step "2m. CUDA graphs: stacked bf16, eager" "$cli" "${graphs[@]}" --precision bf
 step "2m. ... the same replayed from a CUDA graph" "$cli" "${graphs[@]}" --precision bf16 --cuda-graphs on \
   --out "$work/graph4bf"
 step "2m. ... metrics.csv identical" cmp "$work/eager4bf/metrics.csv" "$work/graph4bf/metrics.csv"
+# A rate that varies every step (a warmup, then cosine): the captured update reads it from a
+# tensor the optimizer rewrites before each replay (SgdMomentum::setLearningRate). Identical
+# to its eager twin, and not the constant-rate run's numbers (the rate did change). When
+# this passes, cuda_graphs auto may capture such runs too (resolveCudaGraphs keeps them eager).
+scheduled=("${graphs[@]}" --lr-warmup-steps 20 --lr-schedule cosine)
+step "2o. CUDA graphs: stacked, warmup + cosine, eager" "$cli" "${scheduled[@]}" --cuda-graphs off --out "$work/eager4s"
+step "2o. ... the same replayed from a CUDA graph" "$cli" "${scheduled[@]}" --cuda-graphs on --out "$work/graph4s"
+step "2o. ... metrics.csv identical" cmp "$work/eager4s/metrics.csv" "$work/graph4s/metrics.csv"
+step "2o. ... and not the constant rate's" bash -c '! cmp -s "$1" "$2"' - "$work/graph4/metrics.csv" \
+  "$work/graph4s/metrics.csv"
 # An evaluation of members on one GPU is scored there (predictRun leaves their probabilities
 # on it): `eval` of the stacked run must give its own last evaluation's scores, and the
 # out-of-distribution scores and predictions, which take them to the host, must run.

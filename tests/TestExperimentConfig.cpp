@@ -243,12 +243,16 @@ class TestExperimentConfig final : public QObject {
     ExperimentConfig dataParallel;
     dataParallel.mode = TrainingMode::DataParallel;
     QCOMPARE(resolveCudaGraphs(dataParallel, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
-    ExperimentConfig cosine = stacked;  // a captured step keeps its learning rate
+    // A varying rate: auto stays eager until a GPU has shown the graph step to agree with it
+    // (gpu-check.sh 2o); on is kept, the captured step reading its rate from the device.
+    ExperimentConfig cosine = stacked;
     cosine.lrSchedule = LrSchedule::Cosine;
     QCOMPARE(resolveCudaGraphs(cosine, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
     ExperimentConfig warmup = stacked;
     warmup.lrWarmupSteps = 10;
     QCOMPARE(resolveCudaGraphs(warmup, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
+    warmup.cudaGraphs = CudaGraphs::On;
+    QCOMPARE(resolveCudaGraphs(warmup, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::On);
     ExperimentConfig off = stacked;  // an explicit choice is kept, on or off
     off.cudaGraphs = CudaGraphs::Off;
     QCOMPARE(resolveCudaGraphs(off, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);

@@ -23,6 +23,7 @@
 #include <QXmlStreamReader>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTabWidget>
@@ -45,6 +46,7 @@
 #include "ui/ExperimentForm.h"
 #include "ui/ExportActions.h"
 #include "ui/MainWindow.h"
+#include "ui/RunStatusLine.h"
 #include "ui/ReliabilityDiagram.h"
 #include "ui/MetricPlot.h"
 #include "ui/PlotExport.h"
@@ -172,6 +174,26 @@ class TestMainWindow final : public QObject {
     qInfo("longest gap between 10 ms ticks while training: %lld ms, not counting waits for a core (%lld ms counting "
           "them)", m_worstGap, m_worstWallGap);
     QVERIFY2(m_worstGap < kMaxTickGapMs, qPrintable(QString("event loop stalled for %1 ms").arg(m_worstGap)));
+  }
+
+  // The status bar says a rate that varies (a warmup, a schedule) as the steps come, and no
+  // rate where it is the run's constant lr.
+  void theStatusLineSaysAVaryingLearningRate() {
+    QStatusBar bar;
+    RunStatusLine line(&bar);
+    StepEvent step;
+    step.epoch = 1;
+    step.epochs = 2;
+    step.stepInEpoch = 3;
+    step.stepsPerEpoch = 10;
+    step.globalStep = 3;
+    step.imagesPerSecond = 900;
+    line.stepsDone(step, false, false);
+    QVERIFY2(line.text().startsWith("Epoch 1/2 · step 3/10 · 900 img/s") && !line.text().contains("lr"),
+             qPrintable(line.text()));
+    step.learningRate = 0.0375;
+    line.stepsDone(step, false, false);
+    QVERIFY2(line.text().startsWith("Epoch 1/2 · step 3/10 · lr 0.0375 · 900 img/s"), qPrintable(line.text()));
   }
 
   void theFinishedRunTopsTheRunList() {

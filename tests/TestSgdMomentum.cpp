@@ -39,15 +39,21 @@ class TestSgdMomentum final : public QObject {
   void followsItsRuleBitForBitAndTorchSgdToRounding_data() {
     QTest::addColumn<double>("weightDecay");
     QTest::addColumn<bool>("onePass");  // float32 on the CPU: the one-pass loop; float64: the foreach path GPUs take
-    QTest::newRow("no weight decay") << 0.0 << true;
-    QTest::newRow("weight decay") << 0.01 << true;
-    QTest::newRow("weight decay, multi-tensor path") << 0.01 << false;
+    // A rate set before each step (a schedule's): on the multi-tensor path it is read from
+    // the tensor setLearningRate writes, as a CUDA graph's replay reads it.
+    QTest::addColumn<bool>("scheduled");
+    QTest::newRow("no weight decay") << 0.0 << true << false;
+    QTest::newRow("weight decay") << 0.01 << true << false;
+    QTest::newRow("weight decay, multi-tensor path") << 0.01 << false << false;
+    QTest::newRow("a rate for each step") << 0.0 << true << true;
+    QTest::newRow("a rate for each step, multi-tensor path") << 0.01 << false << true;
   }
 
   void followsItsRuleBitForBitAndTorchSgdToRounding() {
     QFETCH(double, weightDecay);
     QFETCH(bool, onePass);
-    const double lr = 0.05, momentum = 0.9;
+    QFETCH(bool, scheduled);
+    const double momentum = 0.9;
     std::vector<torch::Tensor> start = someParameters(1);
     if (!onePass) {
       for (auto& p : start) p = p.to(torch::kFloat64);
@@ -60,9 +66,15 @@ class TestSgdMomentum final : public QObject {
       expected.emplace_back(flat.data_ptr<float>(), flat.data_ptr<float>() + flat.numel());
       velocity.emplace_back(std::size_t(flat.numel()), 0.f);
     }
-    SgdMomentum sgd(ours, lr, momentum, weightDecay);
-    torch::optim::SGD reference(theirs, torch::optim::SGDOptions(lr).momentum(momentum).weight_decay(weightDecay));
+    SgdMomentum sgd(ours, 0.05, momentum, weightDecay);
+    torch::optim::SGD reference(theirs, torch::optim::SGDOptions(0.05).momentum(momentum).weight_decay(weightDecay));
     for (int step = 0; step < 5; ++step) {
+      // Scheduled: a warmup's climb, 0.02 to 0.1; else the rate the optimizer was made with.
+      const double lr = scheduled ? 0.02 * (step + 1) : 0.05;
+      if (scheduled) {
+        sgd.setLearningRate(lr);
+        static_cast<torch::optim::SGDOptions&>(reference.param_groups()[0].options()).lr(lr);
+      }
       setGradients(ours, step);
       setGradients(theirs, step);
       sgd.step();

@@ -40,8 +40,10 @@ void RunStatusLine::stepsDone(const StepEvent& last, bool stopping, bool paused)
     m_text->setText(tr("Epoch %1/%2 trained · evaluating on the test set…").arg(last.epoch).arg(last.epochs));
     return;
   }
-  m_text->setText(tr("Epoch %1/%2 · step %3/%4 · %5 img/s · ETA %6")
-                      .arg(last.epoch).arg(last.epochs).arg(last.stepInEpoch).arg(last.stepsPerEpoch)
+  // A varying rate (a warmup, a schedule) is said as it moves; a constant one is the run's lr.
+  const QString rate = last.learningRate ? tr(" · lr %1").arg(*last.learningRate, 0, 'g', 4) : QString();
+  m_text->setText(tr("Epoch %1/%2 · step %3/%4%5 · %6 img/s · ETA %7")
+                      .arg(last.epoch).arg(last.epochs).arg(last.stepInEpoch).arg(last.stepsPerEpoch).arg(rate)
                       .arg(last.imagesPerSecond, 0, 'f', 0).arg(QString::fromStdString(formatDuration(last.etaSeconds))));
 }
 

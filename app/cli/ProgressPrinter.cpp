@@ -28,10 +28,23 @@ void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
   std::fflush(m_stream);
 }
 
+namespace {
+
+/// "  lr 0.0734" where the step's rate varies (a warmup or a schedule), else nothing.
+std::string rateText(const StepEvent& event) {
+  if (!event.learningRate) return {};
+  char text[32];
+  std::snprintf(text, sizeof text, "  lr %.4g", *event.learningRate);
+  return text;
+}
+
+}  // namespace
+
 void ProgressPrinter::onStep(const StepEvent& event) {
   if (event.logged) m_lastLogged = event.ensemble;
   const auto now = std::chrono::steady_clock::now();
   const bool last = event.stepInEpoch == event.stepsPerEpoch;
+  const std::string rate = rateText(event);
   if (m_live) {
     if (now - m_lastPrint < std::chrono::milliseconds(100) && !last) return;
     constexpr int kWidth = 24;
@@ -39,20 +52,20 @@ void ProgressPrinter::onStep(const StepEvent& event) {
     std::string bar(std::size_t(filled), '#');
     bar.resize(kWidth, '.');
     std::fprintf(m_stream,
-                 "\r\033[Kepoch %lld/%lld [%s] step %lld/%lld  %s %.4f  acc %.1f%%  %.0f img/s  ETA %s",
+                 "\r\033[Kepoch %lld/%lld [%s] step %lld/%lld  %s %.4f  acc %.1f%%%s  %.0f img/s  ETA %s",
                  static_cast<long long>(event.epoch), static_cast<long long>(event.epochs),
                  bar.c_str(), static_cast<long long>(event.stepInEpoch),
                  static_cast<long long>(event.stepsPerEpoch), m_ensemble ? "ens. nll" : "loss",
-                 m_lastLogged.loss, 100 * m_lastLogged.accuracy, event.imagesPerSecond,
+                 m_lastLogged.loss, 100 * m_lastLogged.accuracy, rate.c_str(), event.imagesPerSecond,
                  formatDuration(event.etaSeconds).c_str());
     m_barShown = true;
   } else {
     if (!event.logged || (now - m_lastPrint < std::chrono::seconds(5) && !last)) return;
-    std::fprintf(m_stream, "epoch %lld/%lld step %lld/%lld  %s %.4f  acc %.1f%%  %.0f img/s  ETA %s\n",
+    std::fprintf(m_stream, "epoch %lld/%lld step %lld/%lld  %s %.4f  acc %.1f%%%s  %.0f img/s  ETA %s\n",
                  static_cast<long long>(event.epoch), static_cast<long long>(event.epochs),
                  static_cast<long long>(event.stepInEpoch),
                  static_cast<long long>(event.stepsPerEpoch), m_ensemble ? "ens. nll" : "loss",
-                 m_lastLogged.loss, 100 * m_lastLogged.accuracy, event.imagesPerSecond,
+                 m_lastLogged.loss, 100 * m_lastLogged.accuracy, rate.c_str(), event.imagesPerSecond,
                  formatDuration(event.etaSeconds).c_str());
   }
   m_lastPrint = now;

@@ -11,8 +11,8 @@
 namespace ensemble {
 
 /// Whether the rate moves during the run (a warmup or a schedule other than constant): then
-/// the trainer sets it before every step, and a CUDA graph, which replays the rate it was
-/// captured with, cannot train it.
+/// the trainer sets it before every step (a CUDA graph's update reads it from the GPU:
+/// SgdMomentum::setLearningRate), and the progress lines say it.
 bool learningRateVaries(const ExperimentConfig& config);
 /// The rate of the step taken after `stepsDone` of the run's `totalSteps` (epochs x steps
 /// per epoch). With W = lr_warmup_steps, the first W steps take lr * (stepsDone + 1) / W

@@ -3,7 +3,6 @@
 
 #include <torch/torch.h>
 
-#include <stdexcept>
 
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
@@ -47,12 +46,10 @@ class CudaGraphStep final : public TrainingStep {
         m_positions(torch::empty({batchSize}, torch::TensorOptions().dtype(torch::kInt64).device(device))),
         m_order(EpochOrder::inBuffer(m_positions)) {}
 
-  // A captured step replays the rate it was captured with: a schedule turns cuda_graphs auto
-  // off, and on is refused with it (RunSetup.cpp), so no rate changes once a graph is made.
-  void setLearningRate(double learningRate) override {
-    if (m_graph) throw std::logic_error("a CUDA graph's captured step cannot change its learning rate");
-    m_eager->setLearningRate(learningRate);
-  }
+  // The optimizers write a rate into a tensor of their own, on the caller's stream, which the
+  // captured update reads (SgdMomentum::setLearningRate): the next replay, queued behind that
+  // write, follows a schedule or a warmup as an eager step would.
+  void setLearningRate(double learningRate) override { m_eager->setLearningRate(learningRate); }
 
   torch::Tensor train(const EpochOrder& order, int64_t begin) override {
     const c10::cuda::CUDAGuard onDevice(m_device.index());

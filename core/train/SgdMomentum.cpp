@@ -3,6 +3,7 @@
 
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include "core/train/SgdMomentumLoop.h"
 
@@ -21,7 +22,28 @@ void SgdMomentum::clearGradients() {
   for (auto& p : m_parameters) p.mutable_grad() = torch::Tensor();
 }
 
+void SgdMomentum::setLearningRate(double learningRate) {
+  m_learningRate = learningRate;
+  if (m_buffers.empty()) return;
+  torch::NoGradGuard noGrad;
+  // The buffers' type: the multi-tensor product below takes its fast path for a rate of theirs.
+  if (!m_negativeRate.defined()) m_negativeRate = torch::empty({}, m_buffers.front().options());
+  m_negativeRate.fill_(-learningRate);
+}
+
 namespace {
+
+/// buffer * rate for each buffer, the rate read from its tensor when the kernels run.
+std::vector<torch::Tensor> timesRate(const std::vector<torch::Tensor>& buffers, const torch::Tensor& rate) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+  return torch::_foreach_mul(buffers, rate);
+#else
+  // LibTorch 1.13 (Debian's, CPU only) has no multi-tensor product with a tensor.
+  std::vector<torch::Tensor> products;
+  for (const torch::Tensor& buffer : buffers) products.push_back(buffer * rate);
+  return products;
+#endif
+}
 
 bool onePassOnTheCpu(const torch::Tensor& parameter, const torch::Tensor& buffer, const torch::Tensor& grad) {
   const auto cpuFloat = [](const torch::Tensor& t) {
@@ -70,7 +92,8 @@ void SgdMomentum::step() {
   if (m_weightDecay != 0) grads = torch::_foreach_add(grads, parameters, m_weightDecay);
   torch::_foreach_mul_(buffers, m_momentum);
   torch::_foreach_add_(buffers, grads);
-  torch::_foreach_add_(parameters, buffers, -m_learningRate);
+  if (m_negativeRate.defined()) torch::_foreach_add_(parameters, timesRate(buffers, m_negativeRate));
+  else torch::_foreach_add_(parameters, buffers, -m_learningRate);
 }
 
 void SgdMomentum::shareStackedBuffers(SgdMomentum& stacked, const std::vector<SgdMomentum*>& members) {

@@ -25,8 +25,12 @@ class SgdMomentum final {
   void clearGradients();
   void step();
 
-  /// The rate of the next steps (a schedule's, core/config/LearningRateSchedule.h).
-  void setLearningRate(double learningRate) { m_learningRate = learningRate; }
+  /// The rate of the next steps (a schedule's, core/config/LearningRateSchedule.h). From the
+  /// first call on, the multi-tensor update (a GPU's) reads the rate from one tensor on the
+  /// parameters' device, which each call writes in place (on the current stream, with no host
+  /// wait): a step captured in a CUDA graph (CudaGraphStep.h) then follows the schedule at
+  /// each replay, where a rate passed to the kernels as a number would be captured with them.
+  void setLearningRate(double learningRate);
   double learningRate() const { return m_learningRate; }
 
   /// One buffer per parameter, in parameter order.
@@ -42,6 +46,7 @@ class SgdMomentum final {
   std::vector<torch::Tensor> m_parameters;
   std::vector<torch::Tensor> m_buffers;
   double m_learningRate;
+  torch::Tensor m_negativeRate;  ///< -m_learningRate on the parameters' device, once a rate was set
   double m_momentum;
   double m_weightDecay;
 };

@@ -64,6 +64,7 @@ void RunSession::logStep(TrainingObserver* observer, bool logged, int64_t sessio
   event.imagesPerSecond = state.trainSeconds > 0 ? double(state.samplesTrained) / state.trainSeconds : 0;
   const double perStep = sessionSteps > 0 ? sessionSeconds / double(sessionSteps) : 0;
   event.etaSeconds = perStep * double(event.totalSteps - event.globalStep);
+  if (learningRateVaries(config)) event.learningRate = learningRateOfStep(config, state.globalStep, sampler->stepsPerEpoch());
   event.logged = logged;
   if (logged) {
     for (std::size_t m = 0; m < memberCount(); ++m) event.members.push_back(state.window[m].mean());

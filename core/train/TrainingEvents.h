@@ -40,6 +40,9 @@ struct StepEvent {
   double imagesPerSecond = 0;  ///< samples/s summed over members, since the run (re)started
   double elapsedSeconds = 0;   ///< training time, including before a resume
   double etaSeconds = 0;
+  /// The rate this step trained with, where it varies (a warmup or a schedule:
+  /// learningRateVaries); none for a constant rate, which the run's settings say.
+  std::optional<double> learningRate;
 };
 
 /// Sent after the evaluation at the end of every epoch.
