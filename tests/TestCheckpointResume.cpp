@@ -112,23 +112,24 @@ class TestCheckpointResume final : public QObject {
     QCOMPARE(ensembleOf(dir.path()).dump(), ensembleOf(m_reference.path()).dump());
   }
 
-  // A schedule's rate (a warmup, a cosine, both) is a function of the global step, so a run
+  // A schedule's rate (a warmup, a cosine, both, a step decay) is a function of the global step, so a run
   // stopped mid-epoch at step 7 of 20 and resumed takes every later step at the uninterrupted
   // run's rate: the same weights, byte for byte. And the schedule is used: the weights are not
   // the constant rate's.
   void aScheduleResumesExactly_data() {
     QTest::addColumn<int>("warmupSteps");
-    QTest::addColumn<bool>("cosine");
-    QTest::newRow("cosine") << 0 << true;
-    QTest::newRow("warmup, stopped inside it") << 12 << false;
-    QTest::newRow("warmup, then cosine") << 5 << true;
+    QTest::addColumn<LrSchedule>("schedule");
+    QTest::newRow("cosine") << 0 << LrSchedule::Cosine;
+    QTest::newRow("warmup, stopped inside it") << 12 << LrSchedule::Constant;
+    QTest::newRow("warmup, then cosine") << 5 << LrSchedule::Cosine;
+    QTest::newRow("step decay, stopped before its milestones (steps 10 and 15)") << 0 << LrSchedule::Step;
   }
   void aScheduleResumesExactly() {
     QFETCH(int, warmupSteps);
-    QFETCH(bool, cosine);
+    QFETCH(LrSchedule, schedule);
     ExperimentConfig config = resumableConfig();
     config.lrWarmupSteps = warmupSteps;
-    if (cosine) config.lrSchedule = LrSchedule::Cosine;
+    config.lrSchedule = schedule;
     QTemporaryDir uninterrupted, stopped;
     REQUIRE_COMPLETED(Trainer::create(config, uninterrupted.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr));
     {

@@ -2,6 +2,7 @@
 // Config validation names the bad field; JSON round-trips; files with mistakes are refused.
 #include <QTemporaryDir>
 #include <QtTest>
+#include <array>
 #include <cmath>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -187,6 +188,31 @@ class TestExperimentConfig final : public QObject {
       previous = lr;
     }
     QVERIFY(previous < 0.2 * 0.01);  // the last step's
+  }
+
+  // Step: lr for the first half of the steps, lr * 0.1 to three quarters, lr * 0.1 * 0.1
+  // after (MultiStepLR's products, gamma 0.1); after a warmup, over the steps after it.
+  void stepScheduleDividesByTenAtHalfAndThreeQuarters() {
+    QCOMPARE(stepDecayMilestones(40), (std::array<int64_t, 2>{20, 30}));
+    QCOMPARE(stepDecayMilestones(10), (std::array<int64_t, 2>{5, 8}));
+    QCOMPARE(stepDecayMilestones(4), (std::array<int64_t, 2>{2, 3}));
+    QCOMPARE(stepDecayMilestones(1), (std::array<int64_t, 2>{1, 1}));  // one step: at lr
+    ExperimentConfig config;
+    config.learningRate = 0.2;
+    config.lrSchedule = LrSchedule::Step;
+    QVERIFY(learningRateVaries(config));
+    const double tenth = 0.2 * 0.1, hundredth = tenth * 0.1;
+    for (int64_t done = 0; done < 40; ++done) {
+      const double expected = done < 20 ? 0.2 : done < 30 ? tenth : hundredth;
+      QVERIFY2(learningRateAt(config, done, 40) == expected,
+               qPrintable(QString("step %1: %2").arg(done + 1).arg(learningRateAt(config, done, 40))));
+    }
+    config.lrWarmupSteps = 4;  // 44 steps: 4 of warmup, then 40 on the schedule
+    QVERIFY(std::abs(learningRateAt(config, 0, 44) - 0.05) < 1e-15);
+    QCOMPARE(learningRateAt(config, 4 + 19, 44), 0.2);
+    QCOMPARE(learningRateAt(config, 4 + 20, 44), tenth);
+    QCOMPARE(learningRateAt(config, 4 + 39, 44), hundredth);
+    QCOMPARE(parseLrSchedule("step"), LrSchedule::Step);
   }
 
   // A warmup of W steps climbs lr / W, 2 lr / W, ... to lr at step W, then the schedule runs

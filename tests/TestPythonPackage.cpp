@@ -65,6 +65,8 @@ class TestPythonPackage final : public QObject {
                 {"cnn-weight-decay", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.01, LrSchedule::Constant, 0},
                 {"cnn-cosine", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Cosine, 0},
                 {"cnn-warmup", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Constant, 3},
+                // Two steps: the second, which PyTorch takes, at a tenth of lr (milestones 1, 2).
+                {"cnn-step", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Step, 0},
                 {"lenet", "lenet", TrainingMode::Single, "cpu", 64, 0.0, LrSchedule::Constant, 0},
                 {"resnet18", "resnet18", TrainingMode::Single, "cpu", 16, 0.0, LrSchedule::Constant, 0}};
     for (const auto& run : runs) {
@@ -88,7 +90,7 @@ class TestPythonPackage final : public QObject {
     QTest::addColumn<QString>("python");
     QTest::addColumn<QString>("model");
     for (const QString python : {QString(ENSEMBLELAB_TEST_PYTHON), QString("/usr/bin/python3")}) {
-      for (const QString model : {"cnn", "cnn-weight-decay", "cnn-cosine", "cnn-warmup", "lenet", "resnet18"}) {
+      for (const QString model : {"cnn", "cnn-weight-decay", "cnn-cosine", "cnn-warmup", "cnn-step", "lenet", "resnet18"}) {
         QTest::newRow(qPrintable(python + " " + model)) << python << model;
       }
     }

@@ -364,19 +364,23 @@ class TestRunsModel final : public QObject {
   // Two runs that differ only in them get names that say so.
   void captionsAndNamesSayTheScheduleAndWeightDecay() {
     QTemporaryDir root;
-    ExperimentConfig plain, tuned;
+    ExperimentConfig plain, tuned, stepped;
     tuned.lrSchedule = LrSchedule::Cosine;
     tuned.lrWarmupSteps = 50;
     tuned.weightDecay = 5e-4;
+    stepped.lrSchedule = LrSchedule::Step;
     QVERIFY(!runFolder(root, "20260101-000000001-ensemble-cnn", plain).isEmpty());
     QVERIFY(!runFolder(root, "20260101-000000002-ensemble-cnn", tuned).isEmpty());
+    QVERIFY(!runFolder(root, "20260101-000000003-ensemble-cnn", stepped).isEmpty());
     RunsModel model;
     model.scan(root.path());
-    QCOMPARE(model.rowCount(), 2);
-    for (int row = 0; row < 2; ++row) {
+    QCOMPARE(model.rowCount(), 3);
+    for (int row = 0; row < 3; ++row) {
       const RunRecord& record = model.record(row);
       const QString caption = record.captionLine();
-      if (record.config->weightDecay != 0) {
+      if (record.config->lrSchedule == LrSchedule::Step) {
+        QVERIFY2(caption.contains("lr 0.1 (step decay) · momentum 0.9 · batch"), qPrintable(caption));
+      } else if (record.config->weightDecay != 0) {
         QVERIFY2(caption.contains("lr 0.1 (50 warmup steps, cosine) · momentum 0.9 · weight decay 0.0005 · batch"), qPrintable(caption));
       } else {
         QVERIFY2(caption.contains("lr 0.1 · momentum 0.9 · batch") && !caption.contains("cosine") && !caption.contains("warmup"), qPrintable(caption));

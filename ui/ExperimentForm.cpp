@@ -185,10 +185,12 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_evalEvery->setSuffix(tr(" steps"));
   m_evalEvery->setToolTip(tr("Also score the test set every N training steps, for test curves between "
                              "epoch ends (each evaluation takes time)"));
-  labelChoices(m_lrSchedule, {{"constant", tr("constant")}, {"cosine", tr("cosine (lr to 0 over the run)")}});
+  labelChoices(m_lrSchedule, {{"constant", tr("constant")}, {"cosine", tr("cosine (lr to 0 over the run)")},
+                              {"step", tr("step (lr / 10 at 50% and 75%)")}});
   m_lrSchedule->setToolTip(tr("Constant: every step at the learning rate. Cosine: from the learning rate at the "
                               "first step down to 0 at the last, along a half cosine (PyTorch's "
-                              "CosineAnnealingLR, stepped every step)"));
+                              "CosineAnnealingLR, stepped every step). Step: the learning rate until half the run, "
+                              "a tenth of it until three quarters, a hundredth after (MultiStepLR, gamma 0.1)"));
   m_lrWarmup->setSpecialValueText(tr("none"));
   m_lrWarmup->setSuffix(tr(" steps"));
   m_lrWarmup->setToolTip(tr("Linear warmup: the first N steps rise from lr / N to the learning rate, then the "

@@ -154,7 +154,8 @@ QString RunRecord::captionLine() const {
   QString lr = QString("%1").arg(config->learningRate);
   QStringList moves;
   if (config->lrWarmupSteps > 0) moves << QObject::tr("%1 warmup steps").arg(config->lrWarmupSteps);
-  if (config->lrSchedule != LrSchedule::Constant) moves << QString::fromStdString(lrScheduleName(config->lrSchedule));
+  if (config->lrSchedule == LrSchedule::Step) moves << QObject::tr("step decay");
+  else if (config->lrSchedule != LrSchedule::Constant) moves << QString::fromStdString(lrScheduleName(config->lrSchedule));
   if (!moves.isEmpty()) lr += " (" + moves.join(", ") + ")";
   return QObject::tr("%1 (%2): %3 · %4 · %5 · %6 · %7 · lr %8 · momentum %9%10 · batch %11%12")
       .arg(displayName(), name(), QString::fromStdString(config->dataset), QString::fromStdString(modelName(config->model)),

@@ -185,8 +185,9 @@ std::vector<ConfigField> makeFields() {
                                             "; the default is " + numberText(fallback);
                          })));
   fields.push_back(echoed(choice("lr_schedule", "lr-schedule", "LR schedule", "NAME",
-                                 "{choices}: the learning rate stays lr, or falls\nfrom lr to 0 along a half cosine over "
-                                 "the run's steps\n(PyTorch's CosineAnnealingLR, stepped every step)",
+                                 "{choices}: the learning rate stays lr; falls\nfrom lr to 0 along a half cosine over "
+                                 "the run's steps\n(PyTorch's CosineAnnealingLR, stepped every step); or\n"
+                                 "is divided by 10 at half and three quarters of them\n(MultiStepLR, gamma 0.1)",
                                  true, &ExperimentConfig::lrSchedule, lrScheduleName, parseLrSchedule, lrScheduleNames())));
   fields.push_back(echoed(plain("lr_warmup_steps", "lr-warmup-steps", "LR warmup", "N",
                          "the first N steps rise linearly to lr (step k of N at\nlr * k / N), then lr_schedule runs over "

@@ -40,7 +40,8 @@ constexpr EnumName<MemberForm> kMemberFormNames[] = {
     {MemberForm::Auto, "auto"}, {MemberForm::Separate, "separate"}, {MemberForm::Stacked, "stacked"}};
 constexpr EnumName<CudaGraphs> kCudaGraphsNames[] = {
     {CudaGraphs::Auto, "auto"}, {CudaGraphs::On, "on"}, {CudaGraphs::Off, "off"}};
-constexpr EnumName<LrSchedule> kLrScheduleNames[] = {{LrSchedule::Constant, "constant"}, {LrSchedule::Cosine, "cosine"}};
+constexpr EnumName<LrSchedule> kLrScheduleNames[] = {{LrSchedule::Constant, "constant"}, {LrSchedule::Cosine, "cosine"},
+                                                     {LrSchedule::Step, "step"}};
 constexpr EnumName<Precision> kPrecisionNames[] = {
     {Precision::Fp32, "fp32"}, {Precision::Tf32, "tf32"}, {Precision::Bf16, "bf16"}};
 

@@ -40,11 +40,13 @@ std::string cudaGraphsName(CudaGraphs graphs);
 /// is what config.json held before auto. Throws ConfigError naming the choices.
 CudaGraphs parseCudaGraphs(const std::string& name);
 
-/// How the learning rate moves over a run (core/config/LearningRateSchedule.h): constant, or
+/// How the learning rate moves over a run (core/config/LearningRateSchedule.h): constant;
 /// cosine, from lr at the first step down towards 0 at the last (PyTorch's CosineAnnealingLR
-/// stepped once a training step, with T_max the run's steps and eta_min 0).
-enum class LrSchedule { Constant, Cosine };
-/// "constant" or "cosine".
+/// stepped once a training step, with T_max the run's steps and eta_min 0); or step, lr
+/// divided by 10 at half and at three quarters of the run (MultiStepLR, gamma 0.1: the ResNet
+/// recipe of He et al. 2016).
+enum class LrSchedule { Constant, Cosine, Step };
+/// "constant", "cosine" or "step".
 std::string lrScheduleName(LrSchedule schedule);
 /// Inverse of lrScheduleName; throws ConfigError naming the choices.
 LrSchedule parseLrSchedule(const std::string& name);

@@ -2,6 +2,7 @@
 #include "core/config/LearningRateSchedule.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace ensemble {
@@ -21,8 +22,23 @@ double learningRateAt(const ExperimentConfig& config, int64_t stepsDone, int64_t
       const double progress = double(std::clamp<int64_t>(stepsDone - warmup, 0, steps)) / double(steps);
       return config.learningRate * 0.5 * (1.0 + std::cos(M_PI * progress));
     }
+    case LrSchedule::Step: {
+      // Each decay a product of its own, as MultiStepLR applies them (lr * 0.1 * 0.1, which
+      // is not always lr * 0.01 to the last bit).
+      const int64_t steps = totalSteps - warmup, done = stepsDone - warmup;
+      double rate = config.learningRate;
+      for (const int64_t milestone : stepDecayMilestones(steps)) {
+        if (done >= milestone) rate *= 0.1;
+      }
+      return rate;
+    }
   }
   return config.learningRate;
+}
+
+std::array<int64_t, 2> stepDecayMilestones(int64_t steps) {
+  if (steps <= 0) return {1, 1};  // a warmup as long as the run: nothing after it to decay
+  return {(steps + 1) / 2, (3 * steps + 3) / 4};
 }
 
 double learningRateOfStep(const ExperimentConfig& config, int64_t step, int64_t stepsPerEpoch) {

@@ -3,7 +3,6 @@
 
 #include <torch/torch.h>
 
-
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/train/EpochOrder.h"

@@ -57,18 +57,27 @@ def learning_rate_at(config, steps_done, steps_per_epoch):
     """The learning rate of the step a run takes after `steps_done` steps (EnsembleLab's
     core/config/LearningRateSchedule.h). With W = lr_warmup_steps, the first W steps take
     lr * (steps_done + 1) / W; after them, over the T = epochs * steps_per_epoch - W steps left
-    and the t = steps_done - W of them done: config's lr, or for lr_schedule cosine
+    and the t = steps_done - W of them done: config's lr; for lr_schedule cosine
     lr * (1 + cos(pi * t / T)) / 2, torch.optim.lr_scheduler.CosineAnnealingLR(T_max=T)
-    stepped every step."""
+    stepped every step; for step, lr times 0.1 for each of the milestones ceil(T / 2) and
+    ceil(3 T / 4) that t has reached, MultiStepLR(milestones, gamma=0.1) stepped every step."""
     lr = config["lr"]
     warmup = max(config.get("lr_warmup_steps", 0), 0)
     if steps_done < warmup:
         return lr * float(max(steps_done, 0) + 1) / float(warmup)  # C++'s operations, to the last bit
-    if config.get("lr_schedule", "constant") == "constant":
+    schedule = config.get("lr_schedule", "constant")
+    if schedule == "constant":
         return lr
     total = config["epochs"] * steps_per_epoch - warmup
     if total <= 0:
         return lr
+    if schedule == "step":
+        for milestone in ((total + 1) // 2, (3 * total + 3) // 4):
+            if steps_done - warmup >= milestone:
+                lr = lr * 0.1  # one product per decay, as C++ and MultiStepLR take them
+        return lr
+    if schedule != "cosine":
+        raise ValueError(f"unknown lr_schedule '{schedule}'; EnsembleLab's are constant, cosine and step")
     progress = min(max(steps_done - warmup, 0), total) / total  # in the order C++ computes it, to the last bit
     return lr * 0.5 * (1.0 + math.cos(math.pi * progress))
 
