@@ -26,6 +26,7 @@ double learningRateAt(const ExperimentConfig& config, int64_t stepsDone, int64_t
       // Each decay a product of its own, as MultiStepLR applies them (lr * 0.1 * 0.1, which
       // is not always lr * 0.01 to the last bit).
       const int64_t steps = totalSteps - warmup, done = stepsDone - warmup;
+      if (steps <= 0) return config.learningRate;  // as cosine: a warmup as long as the run
       double rate = config.learningRate;
       for (const int64_t milestone : stepDecayMilestones(steps)) {
         if (done >= milestone) rate *= 0.1;
