@@ -115,20 +115,25 @@ class TestStackedCnn final : public QObject {
   void stackedRunMatchesSeparateRun_data() {
     QTest::addColumn<double>("weightDecay");
     QTest::addColumn<double>("tolerance");
-    QTest::newRow("no weight decay") << 0.0 << 1e-4;
+    QTest::addColumn<LrSchedule>("schedule");
+    QTest::newRow("no weight decay") << 0.0 << 1e-4 << LrSchedule::Constant;
     // The stacked step's own optimizer decays too. The two forms' rounding drifts further
     // apart with decay: 1.24e-4 with the wheel's LibTorch 2.15 (CI's CUDA build), while a
     // stacked optimizer without the decay is 0.034 away.
-    QTest::newRow("weight decay") << 0.05 << 1e-3;
+    QTest::newRow("weight decay") << 0.05 << 1e-3 << LrSchedule::Constant;
+    // The rate of each step reaches the optimizer that steps: the stacked network's.
+    QTest::newRow("step decay") << 0.0 << 1e-4 << LrSchedule::Step;
   }
 
   void stackedRunMatchesSeparateRun() {
     QFETCH(double, weightDecay);
     QFETCH(double, tolerance);
+    QFETCH(LrSchedule, schedule);
     QTemporaryDir separateDir, stackedDir;
     ExperimentConfig config = stackedConfig();
     config.epochs = 1;
     config.weightDecay = weightDecay;
+    config.lrSchedule = schedule;
     REQUIRE_COMPLETED(
         Trainer::create(config, stackedDir.path().toStdString(), testing::syntheticData())
             ->run(nullptr, nullptr));

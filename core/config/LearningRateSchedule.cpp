@@ -37,10 +37,7 @@ double learningRateAt(const ExperimentConfig& config, int64_t stepsDone, int64_t
   return config.learningRate;
 }
 
-std::array<int64_t, 2> stepDecayMilestones(int64_t steps) {
-  if (steps <= 0) return {1, 1};  // a warmup as long as the run: nothing after it to decay
-  return {(steps + 1) / 2, (3 * steps + 3) / 4};
-}
+std::array<int64_t, 2> stepDecayMilestones(int64_t steps) { return {(steps + 1) / 2, (3 * steps + 3) / 4}; }
 
 double learningRateOfStep(const ExperimentConfig& config, int64_t step, int64_t stepsPerEpoch) {
   return learningRateAt(config, step - 1, config.epochs * stepsPerEpoch);

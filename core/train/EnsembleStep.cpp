@@ -40,9 +40,11 @@ class EnsembleStep final : public TrainingStep {
     if (parts.config.memberForm == MemberForm::Stacked) stackMembers();
   }
 
+  // On the optimizers that step: the stacked network's, else each member's. A rate is a
+  // write to the device per optimizer, outside a CUDA graph's one launch.
   void setLearningRate(double learningRate) override {
-    ensemble::setLearningRate(m_parts.replicas, learningRate);
     if (m_stackedOptimizer) m_stackedOptimizer->setLearningRate(learningRate);
+    else ensemble::setLearningRate(m_parts.replicas, learningRate);
   }
 
   torch::Tensor train(const EpochOrder& order, int64_t begin) override {
