@@ -3,18 +3,18 @@
 # What the GPU's layer choices gain, measured alternately in one run on cuda:0 with the bench
 # binary (CUDA graphs, the defaults), each variant against the defaults:
 #   defaults       our fused first layer (convolution + ReLU + pool, ConvReluPoolKernels.cuh), NCHW
-#                  stacks, and the second convolution in our kernels in fp32, cuDNN's in TF32 and bf16
-#                  (GroupedConv.h: as the 2026-11-28 run of this script on an H200 chose)
+#                  stacks, and the second convolution in our mma.sync kernels in fp32, cuDNN's in TF32
+#                  and bf16 (GroupedConv.h: as the 2026-11-28 and 2026-12-04 runs on an H200 chose)
 #   unfused        ENSEMBLELAB_GPU_FIRST_LAYER=unfused: LibTorch's conv2d, ReLU and pool
 #   channels-last  ENSEMBLELAB_STACKED_LAYOUT=channels-last: the stacked members' filters and
 #                  activations channels-last (cuDNN's NHWC grouped conv)
-#   our-conv       ENSEMBLELAB_STACKED_CONV=ours: our grouped convolution in TF32 and bf16 too
-#                  (tensor cores)
+#   our-conv       ENSEMBLELAB_STACKED_CONV=ours: our grouped convolution, fp32 on the CUDA cores,
+#                  TF32 and bf16 on tensor cores (wmma)
 #   cudnn-conv     ENSEMBLELAB_STACKED_CONV=cudnn: cuDNN's grouped convolution in fp32 too
-#   mma-sync-conv  ENSEMBLELAB_STACKED_CONV=ours-mma-sync: ours, on the mma.sync kernels in fp32
-#                  (three TF32 products of split operands) and TF32 (one)
+#   mma-sync-conv  ENSEMBLELAB_STACKED_CONV=ours-mma-sync: ours, on the mma.sync kernels in TF32
+#                  too (one TF32 product; fp32's three are the defaults)
 # for ensembles of MEMBERS (default 8 16) in PRECISIONS (default fp32 tf32 bf16; the convolution's
-# variant where it differs from the defaults: cudnn-conv and mma-sync-conv in fp32, our-conv and
+# variant where it differs from the defaults: cudnn-conv and our-conv in fp32, our-conv and
 # mma-sync-conv in TF32, our-conv in bf16), ROUNDS
 # rounds (default 2), and the single model with the fused and the unfused first layer.
 # Then whether each variant trains as the defaults do in its precision: mean train loss over
@@ -62,7 +62,7 @@ measure() {
 # and the first layer: fp32 and bf16 say enough).
 variants_for() {
   case "$1" in
-    fp32) echo defaults unfused channels-last cudnn-conv mma-sync-conv ;;
+    fp32) echo defaults unfused channels-last cudnn-conv our-conv ;;
     tf32) echo defaults our-conv mma-sync-conv ;;
     *) echo defaults unfused channels-last our-conv ;;
   esac
@@ -112,7 +112,7 @@ for precision, allowed in (("fp32", 5e-3), ("tf32", 1e-2), ("bf16", 1e-2)):
     if not os.path.isdir(f"{sys.argv[1]}/{precision}-defaults"):
         continue
     a = mean_train_loss(f"{sys.argv[1]}/{precision}-defaults", 100)
-    for variant in ("unfused", "channels-last", "our-conv", "cudnn-conv"):
+    for variant in ("unfused", "channels-last", "our-conv", "cudnn-conv", "mma-sync-conv"):
         if not os.path.isdir(f"{sys.argv[1]}/{precision}-{variant}"):
             continue
         b = mean_train_loss(f"{sys.argv[1]}/{precision}-{variant}", 100)

@@ -149,9 +149,10 @@ layer_timing=build-cuda/bench/ensemble-lab-layer-timing
 [ -x "$layer_timing" ] || cmake --build build-cuda --target ensemble-lab-layer-timing >"$work/layer-timing-build.log" 2>&1
 step "1d. The two convolution layers alone, ours against LibTorch's, forward + backward (medians; no verdict)" \
   "$layer_timing" --device cuda:0
-# The mma.sync kernels (GroupedConvMmaSyncKernels.cuh; off by default until this step has timed
-# them): fp32 as three TF32 products of split operands must meet fp32's tolerances, then their
-# layer timing beside 1d's (the "ours" column: the grouped convolution's three passes on them).
+# The mma.sync kernels (GroupedConvMmaSyncKernels.cuh; fp32's default since the 2026-12-04 run of
+# these steps on an H200; 1c and 1d check our CUDA-core kernels, ENSEMBLELAB_STACKED_CONV=ours):
+# fp32 as three TF32 products of split operands must meet fp32's tolerances, then their layer
+# timing beside 1d's (the "ours" column: the grouped convolution's three passes on them).
 step "1f. The kernel check with the grouped convolution on mma.sync (ENSEMBLELAB_STACKED_CONV=ours-mma-sync)" \
   env ENSEMBLELAB_STACKED_CONV=ours-mma-sync "$kernel_check" --device cuda:0
 step "1g. 1d's layer timing with the grouped convolution on mma.sync (medians; no verdict)" \

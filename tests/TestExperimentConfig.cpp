@@ -269,16 +269,20 @@ class TestExperimentConfig final : public QObject {
     ExperimentConfig dataParallel;
     dataParallel.mode = TrainingMode::DataParallel;
     QCOMPARE(resolveCudaGraphs(dataParallel, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
-    // A varying rate: auto stays eager until a GPU has shown the graph step to agree with it
-    // (gpu-check.sh 2o); on is kept, the captured step reading its rate from the device.
+    // A varying rate is captured too: the graph step reads its rate from the device, and an
+    // H200 gave the eager step's numbers with warmup + cosine (gpu-check.sh 2o); off is kept.
     ExperimentConfig cosine = stacked;
     cosine.lrSchedule = LrSchedule::Cosine;
-    QCOMPARE(resolveCudaGraphs(cosine, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
+    QCOMPARE(resolveCudaGraphs(cosine, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::On);
+    ExperimentConfig stepDecay = single;
+    stepDecay.lrSchedule = LrSchedule::Step;
+    QCOMPARE(resolveCudaGraphs(stepDecay, {gpu0}, !distributed, cudaBuild), CudaGraphs::On);
     ExperimentConfig warmup = stacked;
     warmup.lrWarmupSteps = 10;
-    QCOMPARE(resolveCudaGraphs(warmup, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
-    warmup.cudaGraphs = CudaGraphs::On;
     QCOMPARE(resolveCudaGraphs(warmup, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::On);
+    QCOMPARE(resolveCudaGraphs(warmup, {cpu, cpu}, !distributed, cudaBuild), CudaGraphs::Off);
+    warmup.cudaGraphs = CudaGraphs::Off;
+    QCOMPARE(resolveCudaGraphs(warmup, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);
     ExperimentConfig off = stacked;  // an explicit choice is kept, on or off
     off.cudaGraphs = CudaGraphs::Off;
     QCOMPARE(resolveCudaGraphs(off, {gpu0, gpu0}, !distributed, cudaBuild), CudaGraphs::Off);

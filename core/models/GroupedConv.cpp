@@ -134,7 +134,13 @@ bool ourGroupedConvChosenFor(GroupedConvArithmetic arithmetic, GroupedConvKernel
 }
 
 bool groupedConvOnMmaSync(GroupedConvArithmetic arithmetic, GroupedConvKernels asked) {
-  return asked == GroupedConvKernels::OursOnMmaSync && arithmetic != GroupedConvArithmetic::BFloat16;
+  switch (asked) {
+    case GroupedConvKernels::OursOnMmaSync: return arithmetic != GroupedConvArithmetic::BFloat16;
+    case GroupedConvKernels::Measured: return arithmetic == GroupedConvArithmetic::Float32;
+    case GroupedConvKernels::Ours:
+    case GroupedConvKernels::Cudnn: return false;
+  }
+  return false;
 }
 
 bool groupedConvRunsOurKernels(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias,

@@ -3,12 +3,13 @@
 // The stacked CNN's second convolution, conv2d(input, weight, bias, padding 1, groups): one
 // group per member. On a GPU it can run our own kernels (CUDA builds) instead of cuDNN's, which
 // take the groups one at a time: fp32 ones (GroupedConvKernels.cuh), and tensor-core ones for
-// TF32 (--precision tf32) and bf16 autocast (GroupedConvMmaKernels.cuh). By default ours run in
-// fp32 and cuDNN's in TF32 and bf16, the faster of the two in each as an H200 measured them
-// (bench/gpu_layers_ab.sh, docs/GPU.md); ENSEMBLELAB_STACKED_CONV=ours or =cudnn picks one for
-// every precision, and =ours-mma-sync runs ours with fp32 and TF32 on the mma.sync kernels
-// (GroupedConvMmaSyncKernels.cuh: fp32 as three TF32 products of split operands), not yet timed
-// on a GPU. Anywhere else this is LibTorch's conv2d.
+// TF32 (--precision tf32) and bf16 autocast (GroupedConvMmaKernels.cuh), and fp32 or TF32 on
+// the mma.sync kernels (GroupedConvMmaSyncKernels.cuh: fp32 as three TF32 products of split
+// operands). By default fp32 runs ours on mma.sync and TF32 and bf16 run cuDNN's, the fastest in
+// each as an H200 measured them (docs/GPU.md: on mma.sync the fp32 step ran 1.12-1.16x our
+// CUDA-core kernels', TF32's 0.98x cuDNN's); ENSEMBLELAB_STACKED_CONV=ours (fp32 on the CUDA
+// cores, TF32 and bf16 on wmma), =ours-mma-sync or =cudnn picks one for every precision.
+// Anywhere else this is LibTorch's conv2d.
 #include <torch/types.h>
 
 namespace ensemble {
@@ -31,12 +32,12 @@ GroupedConvKernels groupedConvKernelsAsked();
 GroupedConvKernels askForOurGroupedConvKernels();
 
 /// Whether our kernels run an operand set of `arithmetic` when `asked` says so: Measured
-/// takes ours in fp32 only (1.02-1.05x the step, 1.25-1.3x the evaluation, where on tensor
-/// cores ours ran 0.79-0.84x cuDNN's).
+/// takes ours in fp32 only (on mma.sync 1.12-1.16x the step of cuDNN's fp32 and more, where in
+/// TF32 and bf16 ours ran 0.79-0.98x cuDNN's).
 bool ourGroupedConvChosenFor(GroupedConvArithmetic arithmetic, GroupedConvKernels asked);
 
 /// Whether our kernels of `arithmetic` are the mma.sync ones when `asked` says so:
-/// OursOnMmaSync, in fp32 (three TF32 products) and TF32 (one).
+/// OursOnMmaSync in fp32 (three TF32 products) and TF32 (one); Measured in fp32.
 bool groupedConvOnMmaSync(GroupedConvArithmetic arithmetic, GroupedConvKernels asked);
 
 /// Whether groupedConv3x3 runs our kernels for these operands: chosen, a CUDA build, NCHW

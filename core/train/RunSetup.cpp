@@ -24,7 +24,6 @@
 #include "core/train/CpuThreads.h"
 #include "core/train/CudaGraphStep.h"
 #include "core/config/ExperimentConfig.h"
-#include "core/config/LearningRateSchedule.h"
 #include "core/train/MemoryEstimate.h"
 #include "core/train/Replica.h"
 #include "core/train/RunState.h"
@@ -169,10 +168,9 @@ CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<D
   const bool shown = config.model == ModelKind::Cnn &&
                      (config.mode == TrainingMode::Single ||
                       (config.mode == TrainingMode::Ensemble && config.memberForm == MemberForm::Stacked));
-  // A captured step reads a varying rate from the device (SgdMomentum::setLearningRate), and
-  // on takes it; auto waits for a GPU run to show that graph and eager steps agree byte for
-  // byte there too (scripts/gpu-check.sh 2o), as 2j-2m showed for a constant rate.
-  if (learningRateVaries(config)) return CudaGraphs::Off;
+  // A varying rate (a warmup, a schedule) is no exception: a captured step reads it from the
+  // device (SgdMomentum::setLearningRate), and an H200 gave the eager step's numbers byte for
+  // byte with warmup + cosine (scripts/gpu-check.sh 2o, 2026-12-04).
   return cudaBuild && !distributed && allOnOneGpu(devices) && shown ? CudaGraphs::On : CudaGraphs::Off;
 }
 

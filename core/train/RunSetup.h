@@ -49,10 +49,9 @@ bool everyDeviceIsGpu(const std::vector<DeviceRef>& devices);
 /// "auto" is on in a CUDA build (`cudaBuild`) for the cnn's stacked members or its single
 /// model, on one GPU, in one process (not `distributed`): the cases a GPU run has shown to
 /// give the eager step's numbers byte for byte (scripts/gpu-check.sh 2j-2m), at 1.3x (fp32)
-/// to 2.3x (bf16) its speed for 8 stacked members (docs/GPU.md). Off elsewhere, and where
-/// the learning rate varies (learningRateVaries) until a GPU run shows a schedule's graph
-/// step to give the eager one's numbers too (gpu-check.sh 2o). An explicit on or off is kept
-/// (on is checked by resolveRunDevices; it takes a schedule or a warmup).
+/// to 2.3x (bf16) its speed for 8 stacked members (docs/GPU.md), with a constant or a varying
+/// learning rate (a warmup or a schedule: gpu-check.sh 2o). Off elsewhere. An explicit on or
+/// off is kept (on is checked by resolveRunDevices).
 CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef>& devices, bool distributed,
                              bool cudaBuild);
 
