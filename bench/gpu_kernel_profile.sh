@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Where one GPU training step spends its time, kernel by kernel (issue 29): our stacked
-# ensemble of 8 (eager, fp32, deterministic on and off) and PyTorch vmap + torch.compile on
+# ensemble of MEMBERS (default 8; eager, fp32, deterministic on and off) and PyTorch vmap + torch.compile on
 # the same workload, each under Nsight Systems (nsys) where it is installed, else ours alone
 # under Nsight Compute (ncu, a few hundred kernels). Writes one kernel summary per run into
 # OUT_DIR (default $OUT, else /tmp/kernel-profile) and prints the top of each. PRECISION
@@ -15,7 +15,9 @@ mkdir -p "$out"
 bench=build-cuda/bench/ensemble-lab-bench
 python="${TORCH_PYTHON:-python3}"
 precision="${PRECISION:-fp32}"
-ours=(--model cnn --mode ensemble --devices 'cuda:0*8' --member-form stacked --precision "$precision" --test-limit 1000)
+members="${MEMBERS:-8}"
+ours=(--model cnn --mode ensemble --devices "cuda:0*$members" --member-form stacked --precision "$precision"
+      --test-limit 1000)
 
 if command -v nsys >/dev/null; then
   # Each run: its own report, then the kernel summary (time, calls, average) as CSV.
@@ -37,7 +39,7 @@ EOF
   }
   profile "stacked-$precision-det" "$bench" "${ours[@]}" --deterministic on --steps 100 --warmup 10
   profile "stacked-$precision-nondet" "$bench" "${ours[@]}" --deterministic off --steps 100 --warmup 10
-  profile "vmap-compile-$precision" "$python" bench/peer.py --device cuda --vmap --compile --members 8 --batch-size 128 \
+  profile "vmap-compile-$precision" "$python" bench/peer.py --device cuda --vmap --compile --members "$members" --batch-size 128 \
     --precision "$precision" --steps 100 --warmup 10 --test-limit 1000
 else
   echo "nsys is not installed: ncu on 300 kernels of ours (stacked, $precision, deterministic on)"

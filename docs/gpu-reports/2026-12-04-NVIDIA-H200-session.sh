@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # One device call: build, gpu-check's steps 1-4, the mma.sync A/B on whole steps, ours vs torch.compile.
 set -uo pipefail
 t0=$SECONDS
