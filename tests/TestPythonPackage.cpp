@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // python/ensemble_lab against real runs on Fashion-MNIST: each model's checkpoint loads
 // strictly into its torch.nn twin, PyTorch's SGD continues the run to our next step's
-// weights (1e-6; with weight decay too), and the Ensemble module scores as the run did; with the wheel's PyTorch
-// and with Debian's 1.13 where it is installed. And the package installs with pip.
+// weights (1e-6; with weight decay too; a ReLU input within rounding of zero may fall on either side,
+// which python_package_check.py tries both ways), and the Ensemble module scores as the run did; with
+// the wheel's PyTorch and with Debian's 1.13 where it is installed. And the package installs with pip.
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>

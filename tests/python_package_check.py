@@ -15,8 +15,16 @@ those state_dicts, with a fresh torch.optim.SGD each, take the step instead, and
 the run's first checkpoint (step 1).
 Then the Ensemble module of the newer checkpoint's members must score the run's test images
 as summary.json says (accuracy to one image in 500).
+A ReLU input within float rounding of zero (ROUNDING of its call's largest) may fall on either
+side in two correct implementations, and then that pixel's gradient passes in one and not in
+the other: a member's step that misses the tolerance is taken again with each such input (the
+8 nearest zero, then pairs of the 4 nearest) on its other side, and passes if one of those
+matches; the output names them.
 Prints what it measured; exits 1 on the first difference.
 """
+import contextlib
+import copy
+import itertools
 import json
 import os
 import shutil
@@ -30,9 +38,112 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import ensemble_lab  # noqa: E402
 
 
+# How close to zero, relative to the largest input of its call, a ReLU input may round to either
+# side: our convolutions (Winograd on the CPU) and PyTorch's sum in other orders, about 1e-7 of
+# their scale apart; a flipped input seen on 2026-12-04 was 1e-9 from zero.
+ROUNDING = 1e-6
+
+
 def fail(message):
     print("python_package_check: " + message, file=sys.stderr)
     sys.exit(1)
+
+
+class ReluEdges:
+    """Wraps F.relu (which the models and nn.ReLU call): records the inputs within ROUNDING of
+    zero, call by call, or puts chosen ones on their other side. The sign flips in the forward
+    only (the added term is detached), so the gradient passes or stops there as it would have."""
+
+    def __init__(self):
+        self.found = []  # (|x|, call, flat index), the nearest zero first
+
+    @contextlib.contextmanager
+    def _wrapped(self, treat):
+        relu, calls = F.relu, itertools.count()
+
+        def wrapped(x, inplace=False):
+            return relu(treat(next(calls), x), inplace=inplace)
+
+        F.relu = wrapped
+        try:
+            yield
+        finally:
+            F.relu = relu
+
+    def recording(self):
+        def record(call, x):
+            size = x.detach().abs().reshape(-1)
+            near = ((size <= ROUNDING * size.max()) & (size > 0)).nonzero().flatten()
+            self.found += [(size[i].item(), call, i.item()) for i in near]
+            return x
+
+        self.found = []
+        return self._wrapped(record)
+
+    def trials(self):
+        """The flips to try: each of the 8 inputs nearest zero, then pairs of the 4 nearest."""
+        nearest = [(call, index) for _, call, index in sorted(self.found)[:8]]
+        return [[one] for one in nearest] + [list(pair) for pair in itertools.combinations(nearest[:4], 2)]
+
+    def flipping(self, flips):
+        def flip(call, x):
+            delta = torch.zeros(x.numel(), dtype=x.dtype)
+            for at, index in flips:
+                if at == call:
+                    delta[index] = -2 * x.detach().reshape(-1)[index]
+            return x + delta.view(x.shape) if delta.any() else x
+
+        return self._wrapped(flip)
+
+
+def one_step(model, optimizer, images, labels):
+    model.train()
+    optimizer.zero_grad()
+    F.cross_entropy(model(images), labels).backward()
+    optimizer.step()
+
+
+def differences(index, model, optimizer, after, tolerance, momentum_tolerance):
+    """The first weight or momentum past its tolerance against the run's member `index` (a
+    message, or None), and the largest differences."""
+    problem, worst_weight, worst_momentum = None, 0.0, 0.0
+    expected = after.members[index].state_dict()
+    for name, value in model.state_dict().items():
+        difference = (value.double() - expected[name].double()).abs().max().item()
+        worst_weight = max(worst_weight, difference)
+        if difference > tolerance and problem is None:
+            problem = f"member {index}'s {name} differs from step {after.step}'s by {difference:.3g}"
+    ours = optimizer.state_dict()["state"]
+    theirs = after.optimizers[index].state_dict()["state"]
+    for key in theirs:
+        difference = (ours[key]["momentum_buffer"] - theirs[key]["momentum_buffer"]).abs().max().item()
+        worst_momentum = max(worst_momentum, difference)
+        if difference > momentum_tolerance and problem is None:
+            problem = f"member {index}'s momentum buffer {key} differs by {difference:.3g} (> {momentum_tolerance:.3g})"
+    return problem, worst_weight, worst_momentum
+
+
+def step_like_the_run(index, model, optimizer, images, labels, after, tolerance, momentum_tolerance):
+    """One step in PyTorch from the older state; if it misses the run's, again with ReLU inputs
+    near zero on their other side. Fails with the plain step's difference if none matches;
+    returns the largest differences and the flips that matched ([] for none needed)."""
+    start = copy.deepcopy(model.state_dict()), copy.deepcopy(optimizer.state_dict())
+    edges = ReluEdges()
+    with edges.recording():
+        one_step(model, optimizer, images, labels)
+    problem, worst_weight, worst_momentum = differences(index, model, optimizer, after, tolerance, momentum_tolerance)
+    if problem is None:
+        return worst_weight, worst_momentum, []
+    for flips in edges.trials():
+        model.load_state_dict(start[0])
+        optimizer.load_state_dict(start[1])
+        with edges.flipping(flips):
+            one_step(model, optimizer, images, labels)
+        flipped = differences(index, model, optimizer, after, tolerance, momentum_tolerance)
+        if flipped[0] is None:
+            return flipped[1], flipped[2], flips
+    tried = f"; also with each of {len(edges.found[:8])} ReLU inputs within rounding of zero on its other side"
+    fail(problem + (tried if edges.found else ""))
 
 
 def started_from(files, after):
@@ -80,24 +191,13 @@ def main():
 
     momentum_tolerance = tolerance / config["lr"]
     worst_weight = worst_momentum = 0.0
+    relu_flips = {}
     for index, (model, optimizer) in enumerate(zip(before.members, before.optimizers)):
-        model.train()
-        optimizer.zero_grad()
-        F.cross_entropy(model(images), labels).backward()
-        optimizer.step()
-        expected = after.members[index].state_dict()
-        for name, value in model.state_dict().items():
-            difference = (value.double() - expected[name].double()).abs().max().item()
-            worst_weight = max(worst_weight, difference)
-            if difference > tolerance:
-                fail(f"member {index}'s {name} differs from step {after.step}'s by {difference:.3g}")
-        ours = optimizer.state_dict()["state"]
-        theirs = after.optimizers[index].state_dict()["state"]
-        for key in theirs:
-            difference = (ours[key]["momentum_buffer"] - theirs[key]["momentum_buffer"]).abs().max().item()
-            worst_momentum = max(worst_momentum, difference)
-            if difference > momentum_tolerance:
-                fail(f"member {index}'s momentum buffer {key} differs by {difference:.3g} (> {momentum_tolerance:.3g})")
+        weight, momentum, flips = step_like_the_run(index, model, optimizer, images, labels, after, tolerance,
+                                                    momentum_tolerance)
+        worst_weight, worst_momentum = max(worst_weight, weight), max(worst_momentum, momentum)
+        if flips:
+            relu_flips[index] = [{"relu_call": call, "index": at} for call, at in flips]
 
     if init_files is None:
         # `latest` naming a removed checkpoint (as the app says to do with a damaged one): the newest left
@@ -119,7 +219,8 @@ def main():
         fail(f"the Ensemble module scores {accuracy}, the run {summary['ensemble']['test_accuracy']}")
     print(json.dumps({"torch": torch.__version__, "model": config["model"], "members": len(before.members),
                       "step": [before.step, after.step], "max_weight_difference": worst_weight,
-                      "max_momentum_difference": worst_momentum, "ensemble_accuracy": accuracy,
+                      "max_momentum_difference": worst_momentum, "relu_inputs_on_their_other_side": relu_flips,
+                      "ensemble_accuracy": accuracy,
                       "run_ensemble_accuracy": summary["ensemble"]["test_accuracy"]}))
 
 
