@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Where one GPU training step spends its time, kernel by kernel (issue 29): our stacked
-# ensemble of MEMBERS (default 8; eager, fp32, deterministic on and off) and PyTorch vmap + torch.compile on
-# the same workload, each under Nsight Systems (nsys) where it is installed, else ours alone
-# under Nsight Compute (ncu, a few hundred kernels). Writes one kernel summary per run into
+# ensemble of MEMBERS (default 8; eager, fp32, deterministic on and off) and PyTorch vmap +
+# torch.compile on the same workload, each under Nsight Systems (nsys) where it is installed,
+# else ours alone under Nsight Compute (ncu, a few hundred kernels). Writes one kernel summary per run into
 # OUT_DIR (default $OUT, else /tmp/kernel-profile) and prints the top of each. PRECISION
 # (default fp32; tf32, bf16) picks both sides' precision; ENSEMBLELAB_STACKED_CONV=ours and the
 # other switches of docs/GPU.md pass through to ours.

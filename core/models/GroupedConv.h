@@ -6,7 +6,7 @@
 // TF32 (--precision tf32) and bf16 autocast (GroupedConvMmaKernels.cuh), and fp32 or TF32 on
 // the mma.sync kernels (GroupedConvMmaSyncKernels.cuh: fp32 as three TF32 products of split
 // operands). By default fp32 runs ours on mma.sync and TF32 and bf16 run cuDNN's, the fastest in
-// each as an H200 measured them (docs/GPU.md: on mma.sync the fp32 step ran 1.12-1.16x our
+// each as an H200 measured them (docs/GPU.md: on mma.sync the fp32 step ran 1.12-1.15x our
 // CUDA-core kernels', TF32's 0.98x cuDNN's); ENSEMBLELAB_STACKED_CONV=ours (fp32 on the CUDA
 // cores, TF32 and bf16 on wmma), =ours-mma-sync or =cudnn picks one for every precision.
 // Anywhere else this is LibTorch's conv2d.
@@ -32,8 +32,8 @@ GroupedConvKernels groupedConvKernelsAsked();
 GroupedConvKernels askForOurGroupedConvKernels();
 
 /// Whether our kernels run an operand set of `arithmetic` when `asked` says so: Measured
-/// takes ours in fp32 only (on mma.sync 1.12-1.16x the step of cuDNN's fp32 and more, where in
-/// TF32 and bf16 ours ran 0.79-0.98x cuDNN's).
+/// takes ours in fp32 only (on mma.sync 1.12-1.15x the step of our CUDA-core kernels, which ran
+/// 1.02-1.05x cuDNN's; in TF32 and bf16 ours ran 0.79-0.98x cuDNN's).
 bool ourGroupedConvChosenFor(GroupedConvArithmetic arithmetic, GroupedConvKernels asked);
 
 /// Whether our kernels of `arithmetic` are the mma.sync ones when `asked` says so:
