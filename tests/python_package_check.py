@@ -55,7 +55,7 @@ class ReluEdges:
     only (the added term is detached), so the gradient passes or stops there as it would have."""
 
     def __init__(self):
-        self.found = []  # (|x|, call, flat index), the nearest zero first
+        self.found = []  # (|x|, call, flat index) in the order seen; trials() takes the nearest zero
 
     @contextlib.contextmanager
     def _wrapped(self, treat):
@@ -87,7 +87,7 @@ class ReluEdges:
 
     def flipping(self, flips):
         def flip(call, x):
-            delta = torch.zeros(x.numel(), dtype=x.dtype)
+            delta = torch.zeros(x.numel(), dtype=x.dtype, device=x.device)
             for at, index in flips:
                 if at == call:
                     delta[index] = -2 * x.detach().reshape(-1)[index]
@@ -142,7 +142,7 @@ def step_like_the_run(index, model, optimizer, images, labels, after, tolerance,
         flipped = differences(index, model, optimizer, after, tolerance, momentum_tolerance)
         if flipped[0] is None:
             return flipped[1], flipped[2], flips
-    tried = f"; also with each of {len(edges.found[:8])} ReLU inputs within rounding of zero on its other side"
+    tried = f"; also with each of the {min(len(edges.found), 8)} ReLU inputs nearest zero, and pairs, on the other side"
     fail(problem + (tried if edges.found else ""))
 
 
