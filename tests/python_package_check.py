@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Checks python/ensemble_lab against a real run: PyTorch continues it as EnsembleLab did.
 
-    python_package_check.py RUN_DIR [DATASET_FOLDER] [--tolerance T] [--from FILE[,FILE]]
+    python_package_check.py RUN_DIR [RUN_DIR...] [--dataset FOLDER] [--tolerance T] [--from FILE[,FILE]]
 
-RUN_DIR trained with train_limit == batch_size (so every step sees the whole training set,
+Each RUN_DIR trained with train_limit == batch_size (so every step sees the whole training set,
 in an order that does not change its mean gradient) and kept two checkpoints. From the
 older one, every member and its torch.optim.SGD (load_run) take one step on that set in
 PyTorch; their weights and buffers must equal the newer checkpoint's to 1e-6, and their
@@ -20,7 +20,9 @@ side in two correct implementations, and then that pixel's gradient passes in on
 the other: a member's step that misses the tolerance is taken again with each such input (the
 8 nearest zero, then pairs of the 4 nearest) on its other side, and passes if one of those
 matches; the output names them.
-Prints what it measured; exits 1 on the first difference.
+For each run it prints what it measured as a JSON line naming the run (stdout), or the run and
+its first difference (stderr); it exits 1 if any run differed, 3 if this Python has no torch.
+Several runs in one call share one start of Python and torch (3-4 s each on CI's machines).
 """
 import contextlib
 import copy
@@ -30,9 +32,16 @@ import os
 import shutil
 import sys
 import tempfile
+import traceback
 
-import torch
-import torch.nn.functional as F
+NO_TORCH = 3  # the exit status when this Python cannot import torch: nothing was checked
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError as error:
+    print(f"python_package_check: {sys.executable} cannot import torch ({error})", file=sys.stderr)
+    sys.exit(NO_TORCH)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import ensemble_lab  # noqa: E402
@@ -44,9 +53,12 @@ import ensemble_lab  # noqa: E402
 ROUNDING = 1e-6
 
 
+class Difference(Exception):
+    """What the run and PyTorch disagree on (the check of that run stops there)."""
+
+
 def fail(message):
-    print("python_package_check: " + message, file=sys.stderr)
-    sys.exit(1)
+    raise Difference(message)
 
 
 class ReluEdges:
@@ -159,20 +171,8 @@ def started_from(files, after):
     return start
 
 
-def main():
-    arguments = sys.argv[1:]
-    tolerance = 1e-6
-    if "--tolerance" in arguments:
-        at = arguments.index("--tolerance")
-        tolerance = float(arguments[at + 1])
-        del arguments[at:at + 2]
-    init_files = None
-    if "--from" in arguments:
-        at = arguments.index("--from")
-        init_files = arguments[at + 1].split(",")
-        del arguments[at:at + 2]
-    run_dir = arguments[0]
-    folder = arguments[1] if len(arguments) > 1 else ensemble_lab.data.FASHION_MNIST
+def check(run_dir, folder, tolerance, init_files):
+    """The whole check of one run: what it measured, or Difference."""
     torch.manual_seed(0)
     steps = sorted(int(name[5:]) for name in os.listdir(os.path.join(run_dir, "checkpoints")) if name.startswith("step-"))
     if init_files is not None:
@@ -217,11 +217,45 @@ def main():
     accuracy = (probabilities.argmax(1) == test_labels).double().mean().item()
     if abs(accuracy - summary["ensemble"]["test_accuracy"]) > 1 / 500:
         fail(f"the Ensemble module scores {accuracy}, the run {summary['ensemble']['test_accuracy']}")
-    print(json.dumps({"torch": torch.__version__, "model": config["model"], "members": len(before.members),
-                      "step": [before.step, after.step], "max_weight_difference": worst_weight,
-                      "max_momentum_difference": worst_momentum, "relu_inputs_on_their_other_side": relu_flips,
-                      "ensemble_accuracy": accuracy,
-                      "run_ensemble_accuracy": summary["ensemble"]["test_accuracy"]}))
+    return {"torch": torch.__version__, "model": config["model"], "members": len(before.members),
+            "step": [before.step, after.step], "max_weight_difference": worst_weight,
+            "max_momentum_difference": worst_momentum, "relu_inputs_on_their_other_side": relu_flips,
+            "ensemble_accuracy": accuracy, "run_ensemble_accuracy": summary["ensemble"]["test_accuracy"]}
+
+
+def option(arguments, name, default):
+    """The value after `name` (removed from arguments with it), or default."""
+    if name not in arguments:
+        return default
+    at = arguments.index(name)
+    if at + 1 == len(arguments):
+        sys.exit(f"python_package_check: {name} needs a value")
+    value = arguments[at + 1]
+    del arguments[at:at + 2]
+    return value
+
+
+def main():
+    arguments = sys.argv[1:]
+    tolerance = float(option(arguments, "--tolerance", "1e-6"))
+    init_files = option(arguments, "--from", None)
+    folder = option(arguments, "--dataset", ensemble_lab.data.FASHION_MNIST)
+    if not arguments:
+        sys.exit("usage:" + __doc__.split("\n\n")[1])
+    if init_files is not None and len(arguments) > 1:
+        sys.exit("python_package_check: --from names the files of one run; give one RUN_DIR with it")
+    differed = 0
+    for run_dir in arguments:
+        try:
+            measured = check(run_dir, folder, tolerance, init_files.split(",") if init_files else None)
+            print(json.dumps({"run": run_dir, **measured}), flush=True)
+        except Difference as difference:
+            print(f"python_package_check: {run_dir}: {difference}", file=sys.stderr, flush=True)
+            differed += 1
+        except Exception:  # a run the package cannot read: the others are still checked
+            print(f"python_package_check: {run_dir}: {traceback.format_exc()}", file=sys.stderr, flush=True)
+            differed += 1
+    sys.exit(1 if differed else 0)
 
 
 if __name__ == "__main__":
