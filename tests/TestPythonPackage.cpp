@@ -18,6 +18,8 @@ using namespace ensemble;
 
 namespace {
 
+constexpr int kNotStarted = -2;  // runPython's exit status for a Python that is not there
+
 struct PythonResult {
   int exitCode = -1;
   QString output;
@@ -32,7 +34,8 @@ PythonResult runPython(const QString& python, const QStringList& arguments, cons
   }
   process.setWorkingDirectory(QDir::tempPath());  // not the source tree: imports come from where they are installed
   process.start(python, arguments);
-  if (!process.waitForFinished(300000)) return {-1, "did not finish in 300 s"};
+  if (!process.waitForStarted()) return {kNotStarted, python + " does not start: " + process.errorString()};
+  if (!process.waitForFinished(600000)) return {-1, "did not finish in 600 s"};
   return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
           QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError()).trimmed()};
 }
@@ -124,7 +127,7 @@ class TestPythonPackage final : public QObject {
     QFETCH(QString, python);
     QFETCH(QString, model);
     const PythonResult& check = checkOfRunsLike(python, model);
-    if (check.exitCode == kNoTorch) QSKIP(qPrintable(python + " has no torch"));
+    if (check.exitCode == kNoTorch || check.exitCode == kNotStarted) QSKIP(qPrintable(check.output));
     // The check prints a JSON line naming each run that passed, and a line naming each that
     // did not (or the whole output, where Python itself failed).
     const QString run = m_dir.filePath(model);

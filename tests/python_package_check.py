@@ -248,7 +248,7 @@ def main():
     for run_dir in arguments:
         try:
             measured = check(run_dir, folder, tolerance, init_files.split(",") if init_files else None)
-            print(json.dumps({"run": run_dir, **measured}), flush=True)
+            print(json.dumps({"run": run_dir, **measured}, ensure_ascii=False), flush=True)
         except Difference as difference:
             print(f"python_package_check: {run_dir}: {difference}", file=sys.stderr, flush=True)
             differed += 1
