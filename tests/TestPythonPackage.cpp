@@ -43,7 +43,26 @@ PythonResult runPython(const QString& python, const QStringList& arguments, cons
 // python_package_check.py's exit status when the Python it runs in has no torch.
 constexpr int kNoTorch = 3;
 
-const QStringList kRuns{"cnn", "cnn-weight-decay", "cnn-cosine", "cnn-warmup", "cnn-step", "lenet", "resnet18"};
+// The runs PyTorch continues (initTestCase says why each).
+struct RunSettings {
+  const char* name;
+  const char* model;
+  TrainingMode mode;
+  const char* devices;
+  int64_t batch;
+  double weightDecay;
+  LrSchedule schedule;
+  int64_t warmupSteps;
+};
+const RunSettings kRuns[] = {
+    {"cnn", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Constant, 0},
+    {"cnn-weight-decay", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.01, LrSchedule::Constant, 0},
+    {"cnn-cosine", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Cosine, 0},
+    {"cnn-warmup", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Constant, 3},
+    // Two steps: the second, which PyTorch takes, at a tenth of lr (milestones 1, 2).
+    {"cnn-step", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Step, 0},
+    {"lenet", "lenet", TrainingMode::Single, "cpu", 64, 0.0, LrSchedule::Constant, 0},
+    {"resnet18", "resnet18", TrainingMode::Single, "cpu", 16, 0.0, LrSchedule::Constant, 0}};
 
 // ResNet-18's convolutions feed BatchNorm, which cancels their biases: those biases'
 // gradient is zero in exact arithmetic, so what they get is rounding, summed in another
@@ -66,8 +85,8 @@ class TestPythonPackage final : public QObject {
     const QString tolerance = toleranceOf(run), key = python + " " + tolerance;
     if (!m_checks.contains(key)) {
       QStringList arguments{ENSEMBLELAB_SOURCE_DIR "/tests/python_package_check.py", "--tolerance", tolerance};
-      for (const QString& other : kRuns) {
-        if (toleranceOf(other) == tolerance) arguments << m_dir.filePath(other);
+      for (const RunSettings& other : kRuns) {
+        if (toleranceOf(other.name) == tolerance) arguments << m_dir.filePath(other.name);
       }
       m_checks.insert(key, runPython(python, arguments));
     }
@@ -82,24 +101,7 @@ class TestPythonPackage final : public QObject {
     // (torch.optim.SGD's) is checked too: 0.01 moves step 2's weights by about 1e-3 of
     // themselves, far above the check's 1e-6. With the cosine schedule step 2 takes lr / 2
     // (load_run's learning_rate_at), step 1 lr; with a warmup of 3 steps, step 2 takes 2 lr / 3.
-    const struct {
-      const char* name;
-      const char* model;
-      TrainingMode mode;
-      const char* devices;
-      int64_t batch;
-      double weightDecay;
-      LrSchedule schedule;
-      int64_t warmupSteps;
-    } runs[] = {{"cnn", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Constant, 0},
-                {"cnn-weight-decay", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.01, LrSchedule::Constant, 0},
-                {"cnn-cosine", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Cosine, 0},
-                {"cnn-warmup", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Constant, 3},
-                // Two steps: the second, which PyTorch takes, at a tenth of lr (milestones 1, 2).
-                {"cnn-step", "cnn", TrainingMode::Ensemble, "cpu*2", 64, 0.0, LrSchedule::Step, 0},
-                {"lenet", "lenet", TrainingMode::Single, "cpu", 64, 0.0, LrSchedule::Constant, 0},
-                {"resnet18", "resnet18", TrainingMode::Single, "cpu", 16, 0.0, LrSchedule::Constant, 0}};
-    for (const auto& run : runs) {
+    for (const auto& run : kRuns) {
       ExperimentConfig config;
       config.dataset = "fashion-mnist";
       config.model = parseModel(run.model);
@@ -120,7 +122,7 @@ class TestPythonPackage final : public QObject {
     QTest::addColumn<QString>("python");
     QTest::addColumn<QString>("model");
     for (const QString python : {QString(ENSEMBLELAB_TEST_PYTHON), QString("/usr/bin/python3")}) {
-      for (const QString& model : kRuns) QTest::newRow(qPrintable(python + " " + model)) << python << model;
+      for (const RunSettings& run : kRuns) QTest::newRow(qPrintable(python + " " + run.name)) << python << QString(run.name);
     }
   }
   void pytorchContinuesTheRun() {
