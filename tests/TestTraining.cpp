@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Real training: loss goes down on the synthetic set, seeds decide members, and one seeded
 // run on the real Fashion-MNIST reaches an accuracy a broken trainer could not.
+#include <ATen/Parallel.h>
+#include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
+
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "core/common/Error.h"
 #include "core/data/Dataset.h"
@@ -11,6 +17,7 @@
 #include "core/io/RunDirectory.h"
 #include "core/runs/RunExport.h"
 #include "core/config/ConfigFields.h"
+#include "core/train/CpuThreads.h"
 #include "core/train/RunControl.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/runs/RunSummary.h"
@@ -28,12 +35,57 @@ nlohmann::json summaryOf(const QTemporaryDir& dir) {
   return RunDirectory::readJson(RunDirectory(dir.path().toStdString()).summaryPath());
 }
 
+/// The threads this process has now, as the kernel lists them.
+int liveThreadCount() { return int(QDir("/proc/self/task").entryList(QDir::Dirs | QDir::NoDotAndDotDot).size()); }
+
+/// How many distinct threads an at::parallel_for over `work` items runs its chunks on.
+int threadsOfAParallelFor(int64_t work) {
+  std::mutex mutex;
+  std::set<int> seen;
+  at::parallel_for(0, work, 1, [&](int64_t, int64_t) {
+    std::lock_guard<std::mutex> lock(mutex);
+    seen.insert(at::get_thread_num());
+  });
+  return int(seen.size());
+}
+
 }  // namespace
 
 class TestTraining final : public QObject {
   Q_OBJECT
 
  private slots:
+  // Every evaluation of an opened run (the window's, `eval`'s) and every run sets the driving
+  // thread's intra-op count for its duration. at::set_num_threads did that by rebuilding
+  // LibTorch's pthreadpool as well, twice a pass, and the new pool's worker spun on a core for
+  // ~25 ms: a third of a 1,000-image CPU evaluation (docs/BENCHMARKS.md). The guard must set
+  // this thread's count, start no thread doing it, leave other threads' counts alone, and
+  // restore its own on the way out.
+  void intraOpThreadsSetTheCallingThreadsCountAndStartNoThread() {
+#ifndef __linux__
+    QSKIP("counts threads in /proc/self/task");
+#endif
+    const auto countOfANewThread = [] {
+      int count = 0;
+      std::thread([&] { count = at::get_num_threads(); }).join();
+      return count;
+    };
+    const int before = at::get_num_threads();
+    const int newThreadsCount = countOfANewThread();
+    const int wanted = std::max(before, newThreadsCount) + 1;  // a change for this thread and a new one
+    threadsOfAParallelFor(64);                                  // OpenMP's pool exists before the count below
+    const int threadsBefore = liveThreadCount();
+    {
+      const IntraOpThreads guard(wanted);
+      QCOMPARE(liveThreadCount(), threadsBefore);
+      QCOMPARE(at::get_num_threads(), wanted);
+      QCOMPARE(countOfANewThread(), newThreadsCount);
+      QCOMPARE(threadsOfAParallelFor(int64_t(wanted) * 8), wanted);
+    }
+    QCOMPARE(at::get_num_threads(), before);
+    QCOMPARE(threadsOfAParallelFor(int64_t(wanted) * 8), before);
+  }
+
   void syntheticLossFallsAndAccuracyRises() {
     QTemporaryDir dir;
     ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");

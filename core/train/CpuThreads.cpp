@@ -3,6 +3,9 @@
 
 #include <ATen/Parallel.h>
 #include <dlfcn.h>
+#if AT_PARALLEL_OPENMP
+#include <omp.h>
+#endif
 
 #ifdef __linux__
 #include <pthread.h>
@@ -74,12 +77,32 @@ int currentThreadNiceness() { return 0; }
 void nameCurrentThread(const char*) {}
 #endif
 
+namespace {
+
+/// Sets the calling thread's intra-op thread count. With LibTorch's OpenMP backend (Debian's
+/// and the wheels') that count is the thread's OpenMP `nthreads-var`, which at::parallel_for
+/// and at::get_num_threads read. at::set_num_threads sets it too, but also rebuilds LibTorch's
+/// pthreadpool (XNNPACK's and QNNPACK's, which no model here uses), and the new pool's worker
+/// spins for its first ~25 ms: measured on a 2-core EPYC, that spin took a core from every
+/// evaluation that RunAnalysis scoped (two rebuilds a pass, ~25 ms of a 1,000-image pass's
+/// ~78). The caller must have let LibTorch initialise this thread's count first
+/// (at::get_num_threads does), or that first initialisation would overwrite ours.
+void setThisThreadsIntraOpThreads(int threads) {
+#if AT_PARALLEL_OPENMP
+  omp_set_num_threads(threads);
+#else
+  at::set_num_threads(threads);
+#endif
+}
+
+}  // namespace
+
 IntraOpThreads::IntraOpThreads(int threads) : m_previous(at::get_num_threads()) {
-  if (threads > 0 && threads != m_previous) at::set_num_threads(threads);
+  if (threads > 0 && threads != m_previous) setThisThreadsIntraOpThreads(threads);
 }
 
 IntraOpThreads::~IntraOpThreads() {
-  if (at::get_num_threads() != m_previous) at::set_num_threads(m_previous);
+  if (at::get_num_threads() != m_previous) setThisThreadsIntraOpThreads(m_previous);
 }
 
 }  // namespace ensemble
