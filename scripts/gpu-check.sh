@@ -34,6 +34,9 @@
 # whether it passes or not; the script exits 1 if any failed, 2 where there is no GPU.
 #   bash scripts/gpu-check.sh [REPORT.md]   default: docs/gpu-reports/<date>-<gpu>.md (and a
 #                                           copy in $OUT, which a device run sends back)
+# For a device call that must also measure (bench/gpu_session.sh): GPU_CHECK_SANITIZERS=0 leaves
+# 1e out (about 80 s on an H200; worth it where no kernel changed since a report that ran it), and
+# GPU_CHECK_LAST_STEP=4 ends after step 4 (5 and 6 measure; run_bench.py --gpu measures more).
 # Torch comes from $TORCH_PYTHON, else scripts/torch-venv.sh's environment if it exists,
 # else the python3 on PATH (GPU machines often have PyTorch but no network).
 set -uo pipefail
@@ -85,6 +88,13 @@ step() {
 }
 
 note() { printf '%s\n\n' "$*" >>"$report"; }
+# The end of every run: the report to $OUT, the verdict as the exit status (0: every step passed).
+finish() {
+  [ -n "${OUT:-}" ] && cp "$report" "$OUT/" 2>/dev/null
+  echo "gpu-check: $failures step(s) failed; report in $report" >&2
+  [ $failures -eq 0 ]
+  exit
+}
 
 torch_prefix="$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null | tail -1)"
 build_tests=OFF  # TestNcclCommunicator needs Qt Test
@@ -143,8 +153,12 @@ sanitize_our_kernels() {
     echo "$tool: $(grep -E '^========= [A-Z ]*SUMMARY' "$log" | tail -1) ($(tail -1 "$log"))"
   done
 }
-step "1e. Our CUDA kernels under compute-sanitizer: memcheck, racecheck, synccheck (small cases)" \
-  sanitize_our_kernels
+if [ "${GPU_CHECK_SANITIZERS:-1}" != 0 ]; then
+  step "1e. Our CUDA kernels under compute-sanitizer: memcheck, racecheck, synccheck (small cases)" \
+    sanitize_our_kernels
+else
+  note "1e. compute-sanitizer left out (GPU_CHECK_SANITIZERS=0)."
+fi
 layer_timing=build-cuda/bench/ensemble-lab-layer-timing
 [ -x "$layer_timing" ] || cmake --build build-cuda --target ensemble-lab-layer-timing >"$work/layer-timing-build.log" 2>&1
 step "1d. The two convolution layers alone, ours against LibTorch's, forward + backward (medians; no verdict)" \
@@ -324,6 +338,11 @@ else
   step "4. Two NCCL ranks on one GPU are refused in words" two_ranks_one_gpu
 fi
 
+last_step="${GPU_CHECK_LAST_STEP:-6}"
+if [ "$last_step" -lt 5 ]; then
+  note "5-6. Left out (GPU_CHECK_LAST_STEP=$last_step)."
+  finish
+fi
 note "## 5. Ensemble of 8 on cuda:0 (member-images/s; ensemble-lab-bench, 200 steps after 20 warm-up)"
 for form in separate stacked; do
   for precision in fp32 tf32 bf16; do
@@ -373,6 +392,4 @@ else
   note "6. run_bench.py --gpu --quick left out (GPU_BENCH_REPEATS=0)."
 fi
 
-[ -n "${OUT:-}" ] && cp "$report" "$OUT/" 2>/dev/null
-echo "gpu-check: $failures step(s) failed; report in $report" >&2
-[ $failures -eq 0 ]
+finish

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Issue 29's owed GPU measurements in one device call, most needed first, each step bounded by
+# what is left of DEADLINE seconds (default 560: a call may run 600 s, and a session's device
+# time, the machine's start included, is 15 minutes, so there may be no second call):
+#   1. the CUDA build (.gpu-carry/on-device.sh, about 90 s on the GPU machine's 16 cores);
+#   2. scripts/gpu-check.sh to the end of step 4: the defaults still right on a GPU (fp32's
+#      grouped convolution on mma.sync in 2b-2o), without compute-sanitizer unless SANITIZE=1
+#      (it ran on these kernels on 2026-12-04: no error, no hazard; 80 s);
+#   3. run_bench.py --gpu at batch 128: ours (stacked, CUDA graphs), vmap + torch.compile and
+#      Flax's vmap, alternated, training and evaluation, medians of 3; 16 then 8 members in fp32
+#      (16 is the target still unmet), then both in bf16. The JSON is rewritten after every
+#      point (--resume), so a step cut by the deadline keeps the points it measured;
+#   4. with time left, the 16-member fp32 step kernel by kernel (bench/gpu_kernel_profile.sh).
+# It writes five files to $OUT (a call sends back 8 at most): session.log, gpu-report.md,
+# gpu-bench.json, gpu-bench.md and kernel-profile.txt.
+#   here:  bash ../shared/gpu/prepare.sh
+#   then the device tool's run, carry [".gpu-carry"]:  bash bench/gpu_session.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-/tmp/gpu-session}"
+mkdir -p "$out"
+deadline="${DEADLINE:-560}"
+started=$SECONDS
+left() { echo $((deadline - (SECONDS - started))); }
+exec > >(tee -a "$out/session.log") 2>&1
+echo "gpu_session: $(date -u '+%F %T UTC') at $(git rev-parse --short HEAD 2>/dev/null || echo 'an unknown commit')"
+
+# 1. The build; its logs stay on the machine (only their tail comes back, on a failure).
+logs="$(mktemp -d)"
+if ! OUT="$logs" bash .gpu-carry/on-device.sh ensemble-lab-cli ensemble-lab-bench ensemble-lab-kernel-check \
+     ensemble-lab-layer-timing ensemble-lab-metrics-bench; then
+  echo "gpu_session: the build failed after $((SECONDS - started)) s"
+  exit 1
+fi
+echo "gpu_session: built in $((SECONDS - started)) s"
+
+# 2. Correctness first: numbers from a build that trains wrongly would mean nothing.
+sanitize=0
+[ "${SANITIZE:-0}" = 1 ] && sanitize=1
+GPU_BENCH_REPEATS=0 GPU_CHECK_LAST_STEP=4 GPU_CHECK_SANITIZERS="$sanitize" \
+  timeout "$(left)" bash scripts/gpu-check.sh "$out/gpu-report.md"
+echo "gpu_session: gpu-check ended (exit $?: 0 every step passed) at $((SECONDS - started)) s"
+
+# 3. Every side alternated, the unmet point first. Nothing starts with under 30 s left.
+bench() {
+  [ "$(left)" -gt 30 ] || { echo "gpu_session: no time left for run_bench $*"; return 0; }
+  timeout "$(left)" python3 bench/run_bench.py --gpu --batches 128 --repeats 3 \
+    --sides ours-stacked-graphs,torch-vmap-compile,flax-vmap --resume --json "$out/gpu-bench.json" \
+    --markdown "$out/gpu-bench.md" "$@"
+  echo "gpu_session: run_bench $* ended (exit $?) at $((SECONDS - started)) s"
+}
+bench --members 16,8 --precisions fp32
+bench --members 16,8 --precisions fp32,bf16  # keeps the fp32 points (--resume), adds bf16
+
+# 4. Where the 16-member fp32 step's time goes: the summary only (the profiles stay here).
+if [ "$(left)" -gt 60 ]; then
+  MEMBERS=16 timeout "$(left)" bash bench/gpu_kernel_profile.sh "$logs/kernel-profile" >"$out/kernel-profile.txt" 2>&1
+  echo "gpu_session: kernel profile ended (exit $?) at $((SECONDS - started)) s"
+else
+  echo "gpu_session: no time left for the kernel profile"
+fi
+echo "gpu_session: done in $((SECONDS - started)) s"
