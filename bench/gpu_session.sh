@@ -17,7 +17,7 @@
 #   here:  bash ../shared/gpu/prepare.sh
 #   then the device tool's run, carry [".gpu-carry"]:  bash bench/gpu_session.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out="${OUT:-/tmp/gpu-session}"
 mkdir -p "$out"
 deadline="${DEADLINE:-560}"
