@@ -73,7 +73,6 @@ class TestTraining final : public QObject {
     const int before = at::get_num_threads();
     const int newThreadsCount = countOfANewThread();
     const int wanted = std::max(before, newThreadsCount) + 1;  // a change for this thread and a new one
-    threadsOfAParallelFor(64);                                  // OpenMP's pool exists before the count below
     const int threadsBefore = liveThreadCount();
     {
       const IntraOpThreads guard(wanted);
