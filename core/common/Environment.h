@@ -22,9 +22,10 @@ inline constexpr char kCrashAt[] = "ENSEMBLELAB_CRASH_AT";
 /// (bench/gpu_layers_ab.sh), or to get round a kernel fault on a GPU we have not tested.
 inline constexpr char kGpuFirstLayer[] = "ENSEMBLELAB_GPU_FIRST_LAYER";
 /// Whose kernels run the stacked CNN's second convolution on a GPU (core/models/GroupedConv.h):
-/// unset, ours in fp32 and cuDNN's in TF32 and bf16, as an H200 measured them
-/// (bench/gpu_layers_ab.sh); "ours" or "cudnn" for every precision; "ours-mma-sync" ours, with
-/// fp32 and TF32 on the mma.sync kernels (an experiment).
+/// unset, ours on the mma.sync kernels in fp32 and cuDNN's in TF32 and bf16, as an H200
+/// measured them (docs/BENCHMARKS.md, the fifth H200 session); "ours" (fp32 on the CUDA cores,
+/// TF32 and bf16 on wmma) or "cudnn" for every precision; "ours-mma-sync" ours, with fp32 and
+/// TF32 on the mma.sync kernels (bf16 on wmma).
 inline constexpr char kStackedConv[] = "ENSEMBLELAB_STACKED_CONV";
 /// "channels-last": the stacked CNN's activations and filters are channels-last on a GPU
 /// (default NCHW); an experiment measured by bench/gpu_layers_ab.sh.
