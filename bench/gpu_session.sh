@@ -37,9 +37,7 @@ fi
 echo "gpu_session: built in $((SECONDS - started)) s"
 
 # 2. Correctness first: numbers from a build that trains wrongly would mean nothing.
-sanitize=0
-[ "${SANITIZE:-0}" = 1 ] && sanitize=1
-GPU_BENCH_REPEATS=0 GPU_CHECK_LAST_STEP=4 GPU_CHECK_SANITIZERS="$sanitize" \
+GPU_BENCH_REPEATS=0 GPU_CHECK_LAST_STEP=4 GPU_CHECK_SANITIZERS="${SANITIZE:-0}" \
   timeout "$(left)" bash scripts/gpu-check.sh "$out/gpu-report.md"
 echo "gpu_session: gpu-check ended (exit $?: 0 every step passed) at $((SECONDS - started)) s"
 
