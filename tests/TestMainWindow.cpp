@@ -150,20 +150,22 @@ class TestMainWindow final : public QObject {
     QTimer ticker;
     ticker.setInterval(10);
     connect(&ticker, &QTimer::timeout, [&] {
-      if (sinceTick.isValid()) {
-        m_worstGap = std::max(m_worstGap, sinceTick.elapsedMs());
-        m_worstWallGap = std::max(m_worstWallGap, sinceTick.wallMs());
-      }
+      m_worstGap = std::max(m_worstGap, sinceTick.elapsedMs());
+      m_worstWallGap = std::max(m_worstWallGap, sinceTick.wallMs());
       sinceTick.start();
     });
     QSignalSpy finished(window.controller(), &RunController::runFinished);
     QSignalSpy steps(window.controller(), &RunController::stepsReady);
     window.startAction()->trigger();
     ticker.start();
+    sinceTick.start();
     QVERIFY(!window.startAction()->isEnabled());
     QVERIFY(window.stopAction()->isEnabled());
     QVERIFY(finished.wait(180000));
     ticker.stop();
+    // The gap still open counts too: a window that blocked to the run's end leaves no tick.
+    m_worstGap = std::max(m_worstGap, sinceTick.elapsedMs());
+    m_worstWallGap = std::max(m_worstWallGap, sinceTick.wallMs());
     QVERIFY(steps.count() > 0);
     m_liveRun = finished.first().first().value<RunFinishedEvent>();
     REQUIRE_COMPLETED(m_liveRun);

@@ -7,7 +7,6 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
-#include <QElapsedTimer>
 #include <QLineEdit>
 #include <QListView>
 #include <QProcess>
@@ -25,6 +24,7 @@
 #include "core/train/RunAnalysis.h"
 #include "core/train/Trainer.h"
 #include "tests/IdxSplitFiles.h"
+#include "tests/OwnTimeTimer.h"
 #include "tests/RunStatusCheck.h"
 #include "ui/RunsModel.h"
 #include "ui/AnalysisController.h"
@@ -110,16 +110,20 @@ class TestUncertaintyView final : public QObject {
   }
 
   // Both runs at each level, drawn as accuracy and ECE panels; at level 0 the numbers are
-  // the plain evaluation's, exactly. The window keeps answering meanwhile.
+  // the plain evaluation's, exactly. The window keeps answering meanwhile: the longest gap
+  // between 10 ms ticks, less the GUI thread's waits for a core (CI runs two tests on two
+  // cores, and the sweep's own threads are runnable too).
   void shiftSweepOverlaysTwoRunsAndLevelZeroIsThePlainEvaluation() {
     ShiftView* shift = m_view->shift();
     shift->kindBox()->setCurrentIndex(0);  // rotation
     shift->levelsEdit()->setText("0, 30, 90");
-    QElapsedTimer sinceTick;
-    qint64 worstGap = 0;
+    testing::OwnTimeTimer sinceTick;
+    qint64 worstGap = 0, worstWallGap = 0;
     QTimer ticker;
     connect(&ticker, &QTimer::timeout, this, [&] {
-      worstGap = std::max(worstGap, sinceTick.restart());
+      worstGap = std::max(worstGap, sinceTick.elapsedMs());
+      worstWallGap = std::max(worstWallGap, sinceTick.wallMs());
+      sinceTick.start();
     });
     sinceTick.start();
     ticker.start(10);
@@ -129,9 +133,15 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(!shift->computeButton()->isEnabled());  // one job at a time
     const auto [cancelled, error] = waitForJob(*m_view->analysis());
     ticker.stop();
+    // The gap still open counts too: a sweep that blocked the event loop to its end leaves
+    // no tick after it.
+    worstGap = std::max(worstGap, sinceTick.elapsedMs());
+    worstWallGap = std::max(worstWallGap, sinceTick.wallMs());
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QVERIFY(!cancelled);
     QVERIFY(progress.size() >= 6);
+    qInfo("longest gap between 10 ms ticks in the sweep: %lld ms, not counting waits for a core (%lld ms counting them)",
+          worstGap, worstWallGap);
     QVERIFY2(worstGap < kMaxTickGapMs, qPrintable(QString("the window stalled for %1 ms").arg(worstGap)));
 
     QCustomPlot* plot = shift->plot();
@@ -178,6 +188,7 @@ class TestUncertaintyView final : public QObject {
 
   void badLevelsAreRefusedWithTheReason() {
     ShiftView* shift = m_view->shift();
+    m_view->pages()->setCurrentWidget(shift);  // shown, whatever the slots before it left
     shift->levelsEdit()->setText("0,-3");
     QSignalSpy busy(m_view->analysis(), &AnalysisController::busyChanged);
     shift->compute();
@@ -510,14 +521,14 @@ class TestUncertaintyView final : public QObject {
     QCOMPARE(mistakes->gallery()->rowCount(), disagreeing);
     for (int row = 0; row < mistakes->gallery()->rowCount(); ++row) QCOMPARE(mistakes->gallery()->imageIndex(row) % 7, int64_t(0));
     QListView* view = mistakes->galleryView();
-    QElapsedTimer timer;
+    testing::OwnTimeTimer timer;
     timer.start();
     mistakes->orderBox()->setCurrentIndex(mistakes->orderBox()->findData(int(GalleryOrder::Entropy)));
     QCOMPARE(mistakes->gallery()->rowCount(), kImages);
     view->doItemsLayout();  // all 10,000 tiles, now rather than at the next event
     view->scrollToBottom();
     view->viewport()->repaint();
-    const qint64 elapsed = timer.elapsed();
+    const qint64 elapsed = timer.elapsedMs();
     qInfo("10,000 tiles ranked, laid out, scrolled to the end and painted in %lld ms", elapsed);
     QVERIFY2(elapsed < kMaxTickGapMs, qPrintable(QString("%1 ms").arg(elapsed)));
     QVERIFY(view->indexAt(view->viewport()->rect().center()).row() > kImages - 100);
