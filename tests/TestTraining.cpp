@@ -60,7 +60,9 @@ class TestTraining final : public QObject {
   // LibTorch's pthreadpool as well, twice a pass, and the new pool's worker spun on a core for
   // ~25 ms: a third of a 1,000-image CPU evaluation (docs/BENCHMARKS.md). The guard must set
   // this thread's count, start no thread doing it, leave other threads' counts alone, and
-  // restore its own on the way out.
+  // restore its own on the way out. The parallel_for inside it is this binary's first on this
+  // thread: with LibTorch 2.x that one resets the count to the default unless the guard ran
+  // this binary's once-per-thread initialisation first (CpuThreads.cpp).
   void intraOpThreadsSetTheCallingThreadsCountAndStartNoThread() {
 #ifndef __linux__
     QSKIP("counts threads in /proc/self/task");

@@ -86,7 +86,7 @@ namespace {
 /// spins for its first ~25 ms: measured on a 2-core EPYC, that spin took a core from every
 /// evaluation that RunAnalysis scoped (two rebuilds a pass, ~25 ms of a 1,000-image pass's
 /// ~78). The caller must have let LibTorch initialise this thread's count first
-/// (at::get_num_threads does), or that first initialisation would overwrite ours.
+/// (initialiseThisThreadsIntraOpThreads), or that first initialisation would overwrite ours.
 void setThisThreadsIntraOpThreads(int threads) {
 #if AT_PARALLEL_OPENMP
   omp_set_num_threads(threads);
@@ -95,9 +95,24 @@ void setThisThreadsIntraOpThreads(int threads) {
 #endif
 }
 
+/// Runs LibTorch's once-per-thread initialisation of the calling thread's intra-op count, for
+/// LibTorch and for this binary, and returns the count. It resets the count to the process's
+/// default (at::init_num_threads) the first time each copy of the flag that records it is asked
+/// on a thread. In LibTorch 2.x that flag is a thread_local in an inline function
+/// (at::internal::lazy_init_num_threads) that libtorch_cpu does not export: libtorch_cpu has
+/// one copy, which at::get_num_threads asks, and this binary another, which the first
+/// at::parallel_for compiled here (our CPU loops) asks. Left to that first loop, the reset
+/// undid a guard's count on a thread new to our loops: with the torch wheel's LibTorch 2.15, a
+/// count of 3 ran our next parallel_for on 2 threads, the default on two cores (TestTraining).
+/// (LibTorch 1.13 exports the function, so there is one flag.)
+int initialiseThisThreadsIntraOpThreads() {
+  at::internal::lazy_init_num_threads();
+  return at::get_num_threads();
+}
+
 }  // namespace
 
-IntraOpThreads::IntraOpThreads(int threads) : m_previous(at::get_num_threads()) {
+IntraOpThreads::IntraOpThreads(int threads) : m_previous(initialiseThisThreadsIntraOpThreads()) {
   if (threads > 0 && threads != m_previous) setThisThreadsIntraOpThreads(threads);
 }
 
