@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// A stopwatch for the GUI tests' frame budgets that does not count the time the calling
+// Stopwatches for the GUI tests' frame budgets that do not count the time the calling
 // thread waited, runnable, for a core. CI runs two tests and a build at once on two cores:
 // there a 10 ms timer's ticks came 135 ms apart with the GUI thread idle, and a repaint's
 // wall time says more about the neighbours than about our code. Working, and blocking in
@@ -11,6 +11,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QList>
+#include <QTimer>
 
 namespace testing {
 
@@ -44,6 +45,42 @@ class OwnTimeTimer {
  private:
   QElapsedTimer m_wall;
   qint64 m_waitedAtStart = -1;
+};
+
+/// The longest gap between a 10 ms timer's ticks in the calling (GUI) thread from start() to
+/// stop(), in own time (OwnTimeTimer) and as a clock sees it. The gap still open at stop()
+/// counts too: a job that blocks the event loop to its end leaves no tick after it, and a
+/// QSignalSpy's wait returns before the next one.
+class TickGapWatch {
+ public:
+  TickGapWatch() {
+    m_ticker.setInterval(10);
+    QObject::connect(&m_ticker, &QTimer::timeout, &m_ticker, [this] {
+      noteGap();
+      m_sinceTick.start();
+    });
+  }
+  void start() {
+    m_sinceTick.start();
+    m_ticker.start();
+  }
+  void stop() {
+    m_ticker.stop();
+    noteGap();
+  }
+  qint64 worstMs() const { return m_worst; }
+  qint64 worstWallMs() const { return m_worstWall; }
+
+ private:
+  void noteGap() {
+    m_worst = std::max(m_worst, m_sinceTick.elapsedMs());
+    m_worstWall = std::max(m_worstWall, m_sinceTick.wallMs());
+  }
+
+  QTimer m_ticker;
+  OwnTimeTimer m_sinceTick;
+  qint64 m_worst = 0;
+  qint64 m_worstWall = 0;
 };
 
 }  // namespace testing

@@ -28,7 +28,6 @@
 #include <QTableView>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -146,26 +145,17 @@ class TestMainWindow final : public QObject {
     QCOMPARE(window.runsModel()->rowCount(), 1);  // the past run, reloaded
     quickSetup(window.form());
     window.smoothingSlider()->setValue(0);  // the plots then hold the engine's values as they are
-    testing::OwnTimeTimer sinceTick;
-    QTimer ticker;
-    ticker.setInterval(10);
-    connect(&ticker, &QTimer::timeout, [&] {
-      m_worstGap = std::max(m_worstGap, sinceTick.elapsedMs());
-      m_worstWallGap = std::max(m_worstWallGap, sinceTick.wallMs());
-      sinceTick.start();
-    });
+    testing::TickGapWatch gaps;
     QSignalSpy finished(window.controller(), &RunController::runFinished);
     QSignalSpy steps(window.controller(), &RunController::stepsReady);
     window.startAction()->trigger();
-    ticker.start();
-    sinceTick.start();
+    gaps.start();
     QVERIFY(!window.startAction()->isEnabled());
     QVERIFY(window.stopAction()->isEnabled());
     QVERIFY(finished.wait(180000));
-    ticker.stop();
-    // The gap still open counts too: a window that blocked to the run's end leaves no tick.
-    m_worstGap = std::max(m_worstGap, sinceTick.elapsedMs());
-    m_worstWallGap = std::max(m_worstWallGap, sinceTick.wallMs());
+    gaps.stop();
+    m_worstGap = gaps.worstMs();
+    m_worstWallGap = gaps.worstWallMs();
     QVERIFY(steps.count() > 0);
     m_liveRun = finished.first().first().value<RunFinishedEvent>();
     REQUIRE_COMPLETED(m_liveRun);

@@ -17,7 +17,6 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
-#include <QTimer>
 #include <QtTest>
 #include <set>
 
@@ -117,32 +116,20 @@ class TestUncertaintyView final : public QObject {
     ShiftView* shift = m_view->shift();
     shift->kindBox()->setCurrentIndex(0);  // rotation
     shift->levelsEdit()->setText("0, 30, 90");
-    testing::OwnTimeTimer sinceTick;
-    qint64 worstGap = 0, worstWallGap = 0;
-    QTimer ticker;
-    connect(&ticker, &QTimer::timeout, this, [&] {
-      worstGap = std::max(worstGap, sinceTick.elapsedMs());
-      worstWallGap = std::max(worstWallGap, sinceTick.wallMs());
-      sinceTick.start();
-    });
-    sinceTick.start();
-    ticker.start(10);
+    testing::TickGapWatch gaps;
+    gaps.start();
     QSignalSpy progress(m_view->analysis(), &AnalysisController::progress);
     QTest::mouseClick(shift->computeButton(), Qt::LeftButton);
     QVERIFY(m_view->progressBar()->isVisible());
     QVERIFY(!shift->computeButton()->isEnabled());  // one job at a time
     const auto [cancelled, error] = waitForJob(*m_view->analysis());
-    ticker.stop();
-    // The gap still open counts too: a sweep that blocked the event loop to its end leaves
-    // no tick after it.
-    worstGap = std::max(worstGap, sinceTick.elapsedMs());
-    worstWallGap = std::max(worstWallGap, sinceTick.wallMs());
+    gaps.stop();
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QVERIFY(!cancelled);
     QVERIFY(progress.size() >= 6);
     qInfo("longest gap between 10 ms ticks in the sweep: %lld ms, not counting waits for a core (%lld ms counting them)",
-          worstGap, worstWallGap);
-    QVERIFY2(worstGap < kMaxTickGapMs, qPrintable(QString("the window stalled for %1 ms").arg(worstGap)));
+          gaps.worstMs(), gaps.worstWallMs());
+    QVERIFY2(gaps.worstMs() < kMaxTickGapMs, qPrintable(QString("the window stalled for %1 ms").arg(gaps.worstMs())));
 
     QCustomPlot* plot = shift->plot();
     // Per panel: the ensemble, its mean member (dashed), the single model.
