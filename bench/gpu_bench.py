@@ -291,6 +291,8 @@ def main(a, argv):
               "steps": a.steps, "warmup": a.warmup, "repeats": a.repeats, "peer_repeats": a.peer_repeats,
               "test_limit": a.test_limit,
               "ours_deterministic": a.deterministic, "train_images": train_images,
+              # The kernel choices our side ran with (docs/GPU.md: ENSEMBLELAB_STACKED_CONV and the like).
+              "ours_environment": {k: v for k, v in sorted(os.environ.items()) if k.startswith("ENSEMBLELAB_")},
               "sides": [{"key": s.key, "name": s.name, "command": s.command} for s in sides],
               "left_out": left_out, "points": []}
     earlier = earlier_points(a, record)
@@ -391,6 +393,8 @@ def earlier_points(a, record):
                  "name another --json, or move that file away")
     keys = ("mode", "device", "steps", "warmup", "repeats", "peer_repeats", "test_limit", "ours_deterministic")
     differs = [k for k in keys if earlier.get(k) != record[k]]
+    if earlier.get("ours_environment", {}) != record["ours_environment"]:
+        differs.append("ENSEMBLELAB_ variables")
     if [s.get("key") for s in earlier.get("sides", [])] != [s["key"] for s in record["sides"]]:
         differs.append("sides")
     if differs:
@@ -430,6 +434,8 @@ def markdown(record):
     for batch, steps in capped:
         lines.append(f"- ours at batch {batch}: {steps} steps timed (the bench trains one epoch of "
                      f"{record['train_images']} images)")
+    if record.get("ours_environment"):
+        lines.append("- ours ran with " + ", ".join(f"`{k}={v}`" for k, v in record["ours_environment"].items()))
     for line in record["left_out"]:
         lines.append(f"- left out: {line}")
     if record.get("resumed"):

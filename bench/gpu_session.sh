@@ -12,8 +12,10 @@
 #      (16 is the target still unmet), then both in bf16. The JSON is rewritten after every
 #      point (--resume), so a step cut by the deadline keeps the points it measured;
 #   4. with time left, the 16-member fp32 step kernel by kernel (bench/gpu_kernel_profile.sh).
-# It writes five files to $OUT (a call sends back 8 at most): session.log, gpu-report.md,
-# gpu-bench.json, gpu-bench.md and kernel-profile.txt.
+# Between 2 and 3 (2b), the mma.sync forward's filters gathered or staged
+# (ENSEMBLELAB_MMA_SYNC_WEIGHTS), alternated on the whole 16-member fp32 step; 3 and 4 run with
+# the faster. It writes six files to $OUT (a call sends back 8 at most): session.log,
+# gpu-report.md, mma-sync-weights-ab.jsonl, gpu-bench.json, gpu-bench.md and kernel-profile.txt.
 #   here:  bash ../shared/gpu/prepare.sh
 #   then the device tool's run, carry [".gpu-carry"]:  bash bench/gpu_session.sh
 set -uo pipefail
@@ -40,6 +42,43 @@ echo "gpu_session: built in $((SECONDS - started)) s"
 GPU_BENCH_REPEATS=0 GPU_CHECK_LAST_STEP=4 GPU_CHECK_SANITIZERS="${SANITIZE:-0}" \
   timeout "$(left)" bash scripts/gpu-check.sh "$out/gpu-report.md"
 echo "gpu_session: gpu-check ended (exit $?: 0 every step passed) at $((SECONDS - started)) s"
+
+# 2b. The mma.sync forward's filters gathered (the default) or staged for 16-byte copies
+#     (ENSEMBLELAB_MMA_SYNC_WEIGHTS; the same bits: gpu-check 1h and 2p) on the whole 16-member
+#     fp32 step, alternated, 3 rounds (about 30 s); step 3 runs with the faster by median.
+weights_ab() {
+  local round form
+  for round in 1 2 3; do
+    for form in gathered staged; do
+      [ "$(left)" -gt 200 ] || return 0
+      ENSEMBLELAB_MMA_SYNC_WEIGHTS=$form timeout 60 build-cuda/bench/ensemble-lab-bench --model cnn --mode ensemble \
+        --devices 'cuda:0*16' --member-form stacked --precision fp32 --cuda-graphs on --steps 200 --warmup 20 \
+        --test-limit 1000 2>"$logs/weights-ab.err" | tail -1 |
+        python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r.update(weights=sys.argv[1], round=int(sys.argv[2])); print(json.dumps(r))' \
+          "$form" "$round" >>"$out/mma-sync-weights-ab.jsonl" || { echo "weights A/B $form: failed"; tail -3 "$logs/weights-ab.err"; }
+    done
+  done
+}
+weights_ab
+faster="$(python3 - "$out/mma-sync-weights-ab.jsonl" <<'PY'
+import collections, json, statistics, sys
+speeds = collections.defaultdict(list)
+try:
+    for line in open(sys.argv[1]):
+        r = json.loads(line)
+        speeds[r["weights"]].append(r["member_images_per_second"])
+except OSError:
+    pass
+medians = {form: statistics.median(v) for form, v in speeds.items()}
+for form, median in medians.items():
+    print(f"gpu_session: filters {form}: median {median:,.0f} member-img/s of {len(speeds[form])} runs", file=sys.stderr)
+if len(medians) == 2:
+    print(f"gpu_session: staged / gathered = {medians['staged'] / medians['gathered']:.3f}", file=sys.stderr)
+print("staged" if len(medians) == 2 and medians["staged"] > medians["gathered"] else "gathered")
+PY
+)"
+export ENSEMBLELAB_MMA_SYNC_WEIGHTS="${faster:-gathered}"
+echo "gpu_session: step 3 runs with ENSEMBLELAB_MMA_SYNC_WEIGHTS=$ENSEMBLELAB_MMA_SYNC_WEIGHTS at $((SECONDS - started)) s"
 
 # 3. Every side alternated, the unmet point first. Nothing starts with under 30 s left.
 bench() {

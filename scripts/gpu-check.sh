@@ -9,6 +9,8 @@
 #       8 and 16 members in fp32 / tf32 / bf16 (ensemble-lab-layer-timing: a table, no verdict);
 #   1f, 1g. 1c's check and 1d's timing again with the grouped convolution on the mma.sync
 #       kernels (ENSEMBLELAB_STACKED_CONV=ours-mma-sync; fp32 as three TF32 products);
+#   1h. 1f and 1g with the mma.sync forward's filters staged for 16-byte copies
+#       (ENSEMBLELAB_MMA_SYNC_WEIGHTS=staged), and in 2p a run with them to 2j's bits;
 #   2. the same ensemble on `cpu*2` and on `cuda:0*2` in fp32 (IEEE float32, TF32 off):
 #      train loss equal to 1e-5 at step 10, and its mean over steps 1-100 to 5e-3 (docs/GPU.md,
 #      "what a tolerance over 100 steps catches"); in deterministic mode the same seed twice
@@ -171,6 +173,14 @@ step "1f. The kernel check with the grouped convolution on mma.sync (ENSEMBLELAB
   env ENSEMBLELAB_STACKED_CONV=ours-mma-sync "$kernel_check" --device cuda:0
 step "1g. 1d's layer timing with the grouped convolution on mma.sync (medians; no verdict)" \
   env ENSEMBLELAB_STACKED_CONV=ours-mma-sync "$layer_timing" --device cuda:0 --precisions fp32,tf32
+# The mma.sync forward with its filters staged for 16-byte copies (ENSEMBLELAB_MMA_SYNC_WEIGHTS=staged,
+# GroupedConvMmaSyncKernels.cuh; not yet the default: it had not run on a GPU): 1f's check, then
+# 1g's timing to set beside 1g's; 2p checks that it trains to the same bits.
+staged=(env ENSEMBLELAB_STACKED_CONV=ours-mma-sync ENSEMBLELAB_MMA_SYNC_WEIGHTS=staged)
+step "1h. 1f with the mma.sync filters staged (ENSEMBLELAB_MMA_SYNC_WEIGHTS=staged)" \
+  "${staged[@]}" "$kernel_check" --device cuda:0
+step "1h. 1g with the mma.sync filters staged (medians; no verdict)" \
+  "${staged[@]}" "$layer_timing" --device cuda:0 --precisions fp32,tf32
 gpus="$("$python" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null | tail -1)"
 gpus="${gpus:-0}"
 if [ "$gpus" -eq 0 ]; then
@@ -241,6 +251,11 @@ graphs=(train --dataset fashion-mnist --mode ensemble --epochs 1 --train-limit 1
 step "2j. CUDA graphs: stacked cuda:0*4, eager" "$cli" "${graphs[@]}" --cuda-graphs off --out "$work/eager4"
 step "2j. ... the same replayed from a CUDA graph" "$cli" "${graphs[@]}" --cuda-graphs on --out "$work/graph4"
 step "2j. ... metrics.csv identical" cmp "$work/eager4/metrics.csv" "$work/graph4/metrics.csv"
+# The staged filters (1h) multiply the same products in the same order: fp32 stacked runs on the
+# mma.sync kernels by default, so 2j's eager run again with them staged must give its bits.
+step "2p. 2j's eager run with the mma.sync filters staged (ENSEMBLELAB_MMA_SYNC_WEIGHTS=staged)" \
+  env ENSEMBLELAB_MMA_SYNC_WEIGHTS=staged "$cli" "${graphs[@]}" --cuda-graphs off --out "$work/eager4-staged"
+step "2p. ... metrics.csv identical" cmp "$work/eager4/metrics.csv" "$work/eager4-staged/metrics.csv"
 single=(train --dataset fashion-mnist --mode single --epochs 1 --train-limit 12800 --seed 1 --log-every 1
   --devices cuda:0)
 step "2k. CUDA graphs: single model, eager" "$cli" "${single[@]}" --cuda-graphs off --out "$work/eager1"

@@ -252,24 +252,38 @@ torch::Tensor tensorCoreWeightGradientOnCpu(const torch::Tensor& in, const torch
 }
 
 /// The mma.sync forward kernel with `Products` TF32 products a multiply (3: split operands), as
-/// the launcher picks its tile and stages; float.
-template <int Products>
+/// the launcher picks its tile and stages; float. StagedWeights: the filters staged first by
+/// stageWeightsKernel into a buffer of NaN (so a float it leaves unwritten shows), as the
+/// launcher does with ENSEMBLELAB_MMA_SYNC_WEIGHTS=staged.
+template <int Products, bool StagedWeights = false>
 torch::Tensor mmaSyncForwardOnCpu(const torch::Tensor& in, const torch::Tensor& weight, const torch::Tensor& bias,
                                   int64_t groups) {
   const kernels::GroupedConvShape shape = groupedShapeOf(in, groups, weight.size(0));
   torch::Tensor out = torch::full({in.size(0), weight.size(0), in.size(2), in.size(3)}, NAN);
+  torch::Tensor filters = weight;
+  if (StagedWeights) {
+    filters = torch::full({grouped_mma_sync::stagedWeightFloats(shape)}, NAN);
+    cuda_on_cpu::launch(grouped_mma_sync::stageWeightsKernel, grouped_mma_sync::stageWeightsGrid(shape),
+                        dim3(grouped_mma_sync::kStagingThreads), static_cast<const float*>(weight.data_ptr<float>()),
+                        filters.data_ptr<float>(), shape);
+  }
   const int channelTiles = grouped_mma_sync::channelTilesFor(shape);
   const bool whole = grouped_mma_sync::wholeStagesFor(shape);
-  const auto wide = whole ? grouped_mma_sync::forwardKernel<4, Products, int32_t, true>
-                          : grouped_mma_sync::forwardKernel<4, Products, int32_t, false>;
-  const auto narrow = whole ? grouped_mma_sync::forwardKernel<2, Products, int32_t, true>
-                            : grouped_mma_sync::forwardKernel<2, Products, int32_t, false>;
+  const auto wide = whole ? grouped_mma_sync::forwardKernel<4, Products, int32_t, true, StagedWeights>
+                          : grouped_mma_sync::forwardKernel<4, Products, int32_t, false, StagedWeights>;
+  const auto narrow = whole ? grouped_mma_sync::forwardKernel<2, Products, int32_t, true, StagedWeights>
+                            : grouped_mma_sync::forwardKernel<2, Products, int32_t, false, StagedWeights>;
   cuda_on_cpu::launch(channelTiles == 4 ? wide : narrow, grouped_mma_sync::forwardGrid(shape, channelTiles),
                       dim3(grouped::kThreads), static_cast<const float*>(in.data_ptr<float>()),
-                      static_cast<const float*>(weight.data_ptr<float>()),
+                      static_cast<const float*>(filters.data_ptr<float>()),
                       static_cast<const float*>(bias.defined() ? bias.data_ptr<float>() : nullptr),
                       out.data_ptr<float>(), shape);
   return out;
+}
+
+/// Whether two float tensors hold the same bits (NaN where the other has the same NaN).
+bool sameBits(const torch::Tensor& a, const torch::Tensor& b) {
+  return a.sizes() == b.sizes() && torch::equal(a.contiguous().view(torch::kInt32), b.contiguous().view(torch::kInt32));
 }
 
 /// The mma.sync weight-gradient kernel, then the fp32 kernels' chunk sum; float.
@@ -550,6 +564,13 @@ class TestCudaKernelsOnCpu final : public QObject {
     QVERIFY(closeRelative(outTf32, rounded.out, 1e-5));
     QVERIFY(closeRelative(gradInputTf32, rounded.gradInput, 1e-5));
     QVERIFY(closeRelative(gradWeightTf32, rounded.gradWeight, 1e-5));
+
+    // The filters staged for 16-byte copies (ENSEMBLELAB_MMA_SYNC_WEIGHTS=staged): the same
+    // products in the same order, so the same bits, in both arithmetics and both passes.
+    QVERIFY2(sameBits(mmaSyncForwardOnCpu<3, true>(in, weight, bias, groups), out), "staged filters, fp32 forward");
+    QVERIFY2(sameBits(mmaSyncForwardOnCpu<3, true>(gradOut, flipped, torch::Tensor(), groups), gradInput),
+             "staged filters, fp32 input gradient");
+    QVERIFY2(sameBits(mmaSyncForwardOnCpu<1, true>(in, weight, bias, groups), outTf32), "staged filters, TF32");
   }
 };
 

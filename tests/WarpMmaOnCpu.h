@@ -125,6 +125,12 @@ inline void mmaTf32Split(float (&d)[4], const std::uint32_t (&aBig)[4], const st
 }
 
 inline void copyAsync4(float* shared, const float* global, bool read) { *shared = read ? *global : 0.f; }
+/// A GPU faults on a 16-byte copy from or to an address that is not a multiple of 16.
+inline void copyAsync16(float* shared, const float* global) {
+  if (reinterpret_cast<std::uintptr_t>(shared) % 16 != 0) on_cpu::fail("cp.async's 16 bytes to an unaligned shared address");
+  if (reinterpret_cast<std::uintptr_t>(global) % 16 != 0) on_cpu::fail("cp.async's 16 bytes from an unaligned global address");
+  std::memcpy(shared, global, 16);
+}
 inline void commitCopies() {}
 template <int Pending>
 inline void waitCopies() {}

@@ -27,6 +27,11 @@ inline constexpr char kGpuFirstLayer[] = "ENSEMBLELAB_GPU_FIRST_LAYER";
 /// TF32 and bf16 on wmma) or "cudnn" for every precision; "ours-mma-sync" ours, with fp32 and
 /// TF32 on the mma.sync kernels (bf16 on wmma).
 inline constexpr char kStackedConv[] = "ENSEMBLELAB_STACKED_CONV";
+/// "staged": the mma.sync convolution's forward (fp32's default on a GPU) first lays its filters
+/// out so that each stage's are copied 16 bytes at a time; unset or "gathered" (the default, as
+/// measured on an H200 on 2026-12-04) copies them 4 bytes at a time from LibTorch's layout. The
+/// same bits either way; an A/B for the next GPU session (docs/GPU.md), then one form stays.
+inline constexpr char kMmaSyncWeights[] = "ENSEMBLELAB_MMA_SYNC_WEIGHTS";
 /// "channels-last": the stacked CNN's activations and filters are channels-last on a GPU
 /// (default NCHW); an experiment measured by bench/gpu_layers_ab.sh.
 inline constexpr char kStackedLayout[] = "ENSEMBLELAB_STACKED_LAYOUT";

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <torch/torch.h>
 
+#include "core/common/Environment.h"
 #include "core/models/ConvReluPoolKernels.h"
 #include "core/models/GroupedConvKernels.h"
 #include "core/models/ReluAvgPoolKernels.h"
@@ -50,6 +51,15 @@ kernels::TensorCoreOperands tensorCoreOperandsOf(const torch::Tensor& in, Groupe
               "EnsembleLab's grouped convolution on tensor cores was given ", in.scalar_type(), " operands for ",
               bfloat16 ? "bf16" : "TF32", " arithmetic");
   return bfloat16 ? kernels::TensorCoreOperands::BFloat16 : kernels::TensorCoreOperands::TensorFloat32;
+}
+
+/// ENSEMBLELAB_MMA_SYNC_WEIGHTS, read once: "staged" lays the filters out for 16-byte copies
+/// before the mma.sync forward (GroupedConvMmaSyncKernels.cuh), unset or "gathered" has it
+/// gather them 4 bytes at a time as LibTorch stores them.
+bool mmaSyncWeightsStaged() {
+  static const bool staged = environment::oneOf(environment::kMmaSyncWeights, {"gathered", "staged"},
+                                                "how the mma.sync convolution copies its filters") == "staged";
+  return staged;
 }
 
 }  // namespace
@@ -100,8 +110,13 @@ void groupedConvForwardOnCuda(const torch::Tensor& in, const torch::Tensor& weig
   void* stream = at::cuda::getCurrentCUDAStream().stream();
   if (onMmaSync && arithmetic != GroupedConvArithmetic::BFloat16) {
     const int products = arithmetic == GroupedConvArithmetic::Float32 ? 3 : 1;
-    check(kernels::launchGroupedConvForwardOnMmaSync(in.data_ptr<float>(), weight.data_ptr<float>(), biasValues,
-                                                     out.data_ptr<float>(), shape, products, stream),
+    torch::Tensor staged;
+    if (mmaSyncWeightsStaged()) {
+      staged = torch::empty({kernels::groupedConvStagedWeightFloats(shape)}, weight.options());
+    }
+    check(kernels::launchGroupedConvForwardOnMmaSync(in.data_ptr<float>(), weight.data_ptr<float>(),
+                                                     staged.defined() ? staged.data_ptr<float>() : nullptr,
+                                                     biasValues, out.data_ptr<float>(), shape, products, stream),
           kGroupedConv, "forward on mma.sync");
     return;
   }

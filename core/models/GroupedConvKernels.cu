@@ -63,7 +63,7 @@ int forwardOnTensorCores(const void* in, const void* weight, const float* bias, 
   return int(cudaGetLastError());
 }
 
-template <int Products, typename Index>
+template <int Products, typename Index, bool StagedWeights>
 int forwardOnMmaSync(const float* in, const float* weight, const float* bias, float* out,
                      const GroupedConvShape& shape, cudaStream_t stream) {
   namespace sync = grouped_conv_mma_sync;
@@ -71,11 +71,24 @@ int forwardOnMmaSync(const float* in, const float* weight, const float* bias, fl
   const dim3 grid = sync::forwardGrid(shape, channelTiles);
   if (!launchable(grid)) return int(cudaErrorInvalidValue);
   const bool whole = sync::wholeStagesFor(shape);
-  const auto wide = whole ? sync::forwardKernel<4, Products, Index, true> : sync::forwardKernel<4, Products, Index, false>;
-  const auto narrow =
-      whole ? sync::forwardKernel<2, Products, Index, true> : sync::forwardKernel<2, Products, Index, false>;
+  const auto wide = whole ? sync::forwardKernel<4, Products, Index, true, StagedWeights>
+                          : sync::forwardKernel<4, Products, Index, false, StagedWeights>;
+  const auto narrow = whole ? sync::forwardKernel<2, Products, Index, true, StagedWeights>
+                            : sync::forwardKernel<2, Products, Index, false, StagedWeights>;
   (channelTiles == 4 ? wide : narrow)<<<grid, kThreads, 0, stream>>>(in, weight, bias, out, shape);
   return int(cudaGetLastError());
+}
+
+/// The filters into stageWeightsKernel's layout, then the forward reading them there.
+template <int Products>
+int forwardOnMmaSyncStaged(const float* in, const float* weight, float* staged, const float* bias, float* out,
+                           const GroupedConvShape& shape, cudaStream_t stream) {
+  namespace sync = grouped_conv_mma_sync;
+  const dim3 grid = sync::stageWeightsGrid(shape);
+  if (!launchable(grid)) return int(cudaErrorInvalidValue);
+  sync::stageWeightsKernel<<<grid, sync::kStagingThreads, 0, stream>>>(weight, staged, shape);
+  if (const cudaError_t error = cudaGetLastError(); error != cudaSuccess) return int(error);
+  return forwardOnMmaSync<Products, int32_t, true>(in, staged, bias, out, shape, stream);
 }
 
 template <int Products, typename Index>
@@ -121,16 +134,24 @@ int launchGroupedConvWeightGradient(const float* in, const float* gradOut, float
                           : weightGradient<int64_t>(in, gradOut, scratch, gradWeight, shape, s);
 }
 
-int launchGroupedConvForwardOnMmaSync(const float* in, const float* weight, const float* bias, float* out,
-                                      const GroupedConvShape& shape, int products, void* stream) {
+int64_t groupedConvStagedWeightFloats(const GroupedConvShape& shape) {
+  return grouped_conv_mma_sync::stagedWeightFloats(shape);
+}
+
+int launchGroupedConvForwardOnMmaSync(const float* in, const float* weight, float* stagedWeight, const float* bias,
+                                      float* out, const GroupedConvShape& shape, int products, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   if (products != 1 && products != 3) return int(cudaErrorInvalidValue);
   if (fitsInt32(shape)) {
-    return products == 3 ? forwardOnMmaSync<3, int32_t>(in, weight, bias, out, shape, s)
-                         : forwardOnMmaSync<1, int32_t>(in, weight, bias, out, shape, s);
+    if (stagedWeight != nullptr) {
+      return products == 3 ? forwardOnMmaSyncStaged<3>(in, weight, stagedWeight, bias, out, shape, s)
+                           : forwardOnMmaSyncStaged<1>(in, weight, stagedWeight, bias, out, shape, s);
+    }
+    return products == 3 ? forwardOnMmaSync<3, int32_t, false>(in, weight, bias, out, shape, s)
+                         : forwardOnMmaSync<1, int32_t, false>(in, weight, bias, out, shape, s);
   }
-  return products == 3 ? forwardOnMmaSync<3, int64_t>(in, weight, bias, out, shape, s)
-                       : forwardOnMmaSync<1, int64_t>(in, weight, bias, out, shape, s);
+  return products == 3 ? forwardOnMmaSync<3, int64_t, false>(in, weight, bias, out, shape, s)
+                       : forwardOnMmaSync<1, int64_t, false>(in, weight, bias, out, shape, s);
 }
 
 int launchGroupedConvWeightGradientOnMmaSync(const float* in, const float* gradOut, float* scratch, float* gradWeight,

@@ -30,12 +30,17 @@ int64_t groupedConvWeightGradientScratchFloats(const GroupedConvShape& shape);
 int launchGroupedConvWeightGradient(const float* in, const float* gradOut, float* scratch, float* gradWeight,
                                     const GroupedConvShape& shape, void* stream);
 
+/// Floats of scratch memory launchGroupedConvForwardOnMmaSync's staged filters need.
+int64_t groupedConvStagedWeightFloats(const GroupedConvShape& shape);
 /// launchGroupedConvForward on tensor cores through mma.sync (GroupedConvMmaSyncKernels.cuh),
 /// all float: `products` 3 splits each operand into two TF32 values and sums three products
 /// (fp32's accuracy), 1 rounds each to TF32 once. The input's gradient is the same call, as for
-/// launchGroupedConvForward.
-int launchGroupedConvForwardOnMmaSync(const float* in, const float* weight, const float* bias, float* out,
-                                      const GroupedConvShape& shape, int products, void* stream);
+/// launchGroupedConvForward. With `stagedWeight` (groupedConvStagedWeightFloats of scratch;
+/// used where the shape's indices fit 32 bits) the filters are first laid out there so that the
+/// kernel copies each stage's in 16-byte pieces; null: it gathers them from `weight` 4 bytes at
+/// a time. The same result to the bit either way.
+int launchGroupedConvForwardOnMmaSync(const float* in, const float* weight, float* stagedWeight, const float* bias,
+                                      float* out, const GroupedConvShape& shape, int products, void* stream);
 
 /// launchGroupedConvWeightGradient on tensor cores through mma.sync, all float, `products` as
 /// for launchGroupedConvForwardOnMmaSync; the same scratch size.

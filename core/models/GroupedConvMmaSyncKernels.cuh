@@ -53,7 +53,7 @@ constexpr int kWarpPixels = 32;
 constexpr int kPixelRow = kTilePixels + 8;  // [tap][pixel]
 
 /// A block's output channels: 64 (each warp 4 tiles of 8) where the layer has as many, else 32.
-inline int channelTilesFor(const GroupedConvShape& shape) { return shape.outChannels >= 64 ? 4 : 2; }
+__host__ __device__ inline int channelTilesFor(const GroupedConvShape& shape) { return shape.outChannels >= 64 ? 4 : 2; }
 
 inline dim3 forwardGrid(const GroupedConvShape& shape, int channelTiles) {
   return dim3(unsigned(grouped_conv::ceilDiv(grouped_conv::pixelsOf(shape), kTilePixels)),
@@ -62,6 +62,43 @@ inline dim3 forwardGrid(const GroupedConvShape& shape, int channelTiles) {
 
 /// Whether every stage is one kernel position: forwardKernel's WholeStages.
 inline bool wholeStagesFor(const GroupedConvShape& shape) { return shape.inChannels % kStage == 0; }
+
+// The filters staged (forwardKernel's StagedWeights): [group][depth][column], the depth in the
+// kernels' order (kernel position first, input channel second) and rounded up to whole stages,
+// the columns the output channels rounded up to whole tiles of the block's channels, zero past
+// either end. A stage's filters for a block are then 16 rows of 32 or 64 contiguous floats, each
+// row 16-byte aligned: one 16-byte copy a thread or half the threads, where the filters as
+// LibTorch stores them ([channel][input channel][position]: a stage's 16 depths 36 bytes apart)
+// take four 4-byte copies a thread, each warp's spread over some 36 sectors of 32 bytes.
+__host__ __device__ inline int64_t roundedUp(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+__host__ __device__ inline int64_t stagedWeightColumns(const GroupedConvShape& shape) {
+  return roundedUp(shape.outChannels, 16 * channelTilesFor(shape));
+}
+__host__ __device__ inline int64_t stagedWeightDepths(const GroupedConvShape& shape) {
+  return roundedUp(shape.inChannels * 9, kStage);
+}
+inline int64_t stagedWeightFloats(const GroupedConvShape& shape) {
+  return shape.groups * stagedWeightDepths(shape) * stagedWeightColumns(shape);
+}
+constexpr int kStagingThreads = 64;  // a block stages 64 columns of one depth of one group
+inline dim3 stageWeightsGrid(const GroupedConvShape& shape) {
+  return dim3(unsigned(grouped_conv::ceilDiv(stagedWeightColumns(shape), kStagingThreads)),
+              unsigned(stagedWeightDepths(shape)), unsigned(shape.groups));
+}
+
+/// staged = `weight` [groups * outChannels][inChannels][3][3] in the staged layout above; grid
+/// stageWeightsGrid(shape), kStagingThreads threads: each block writes consecutive floats.
+__global__ void __launch_bounds__(kStagingThreads)
+    stageWeightsKernel(const float* __restrict__ weight, float* __restrict__ staged, GroupedConvShape shape) {
+  const int64_t columns = stagedWeightColumns(shape), column = int64_t(blockIdx.x) * kStagingThreads + threadIdx.x;
+  if (column >= columns) return;
+  const int64_t depth = blockIdx.y, group = blockIdx.z, position = depth / shape.inChannels;
+  const int64_t channel = depth - position * shape.inChannels;
+  staged[(group * stagedWeightDepths(shape) + depth) * columns + column] =
+      position < 9 && column < shape.outChannels
+          ? weight[((group * shape.outChannels + column) * shape.inChannels + channel) * 9 + position]
+          : 0.f;
+}
 
 /// The TF32 operands of x: big, and (Products 3) small = tf32(x - big).
 template <int Products>
@@ -177,8 +214,9 @@ __device__ __forceinline__ void runCopiedStages(Index stages, Copy& copy, Multip
 
 /// out = conv(in, weight) + bias for 128 pixels x 16 ChannelTiles channels of one group; grid
 /// forwardGrid(shape, ChannelTiles), kThreads threads, WholeStages = wholeStagesFor(shape).
-/// Products: 3 (fp32's accuracy) or 1 (TF32). `bias` may be null.
-template <int ChannelTiles, int Products, typename Index, bool WholeStages>
+/// Products: 3 (fp32's accuracy) or 1 (TF32). `bias` may be null. StagedWeights: `weight` is
+/// stageWeightsKernel's layout, else LibTorch's; the same products in the same order either way.
+template <int ChannelTiles, int Products, typename Index, bool WholeStages, bool StagedWeights = false>
 __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two blocks per SM
     forwardKernel(const float* __restrict__ in, const float* __restrict__ weight, const float* __restrict__ bias,
                   float* __restrict__ out, GroupedConvShape shape) {
@@ -208,6 +246,10 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
   const float* pixel = in + (at.image * groups + group) * inChannels * plane + at.inPlane;  // its first channel
   const unsigned inside = copiesPixel ? grouped_conv::insidePositions(at.row, at.column, height, width) : 0u;
   const float* groupWeight = weight + group * outChannels * taps;
+  // Staged: the block's columns of its group's first stage; a stage is kStage rows further.
+  const int64_t stagedColumns = StagedWeights ? stagedWeightColumns(shape) : 0;
+  const float* stagedWeight =
+      weight + (int64_t(group) * (StagedWeights ? stagedWeightDepths(shape) : 0)) * stagedColumns + firstChannel;
 
   using Depth = grouped_conv::Depth<Index>;
   // Stages are copied in order, so each one's first depth follows the last one's: no division.
@@ -243,15 +285,27 @@ __global__ void __launch_bounds__(kThreads, 2)  // at most 128 registers: two bl
             reads ? pixel + grouped_conv::positionOffset(depth.position, width) + depth.channel * plane : in, reads);
       }
     }
-    Depth depth = first;
-    advance(depth, Index(weightTap));
+    if constexpr (StagedWeights) {
+      // One 16-byte copy for each of the first kCopies threads: row t / kRowCopies of the stage,
+      // its 4 columns from 4 (t % kRowCopies).
+      constexpr int kRowCopies = kTileChannels / 4, kCopies = kStage * kRowCopies;
+      static_assert(kCopies <= kThreads, "a stage's filters in one copy a thread");
+      if (int(threadIdx.x) < kCopies) {
+        const int row = int(threadIdx.x) / kRowCopies, column = 4 * (int(threadIdx.x) % kRowCopies);
+        warp_mma::copyAsync16(weightStage + row * kChannelRow + column,
+                              stagedWeight + (int64_t(stage) * kStage + row) * stagedColumns + column);
+      }
+    } else {
+      Depth depth = first;
+      advance(depth, Index(weightTap));
 #pragma unroll
-    for (int r = 0; r < kWeightCopies; ++r) {
-      const int channel = weightChannel + kChannelsPerPass * r;
-      const bool reads = depth.position < 9 && firstChannel + channel < outChannels;
-      warp_mma::copyAsync4(
-          weightStage + weightTap * kChannelRow + channel,
-          reads ? groupWeight + (firstChannel + channel) * taps + depth.channel * 9 + depth.position : weight, reads);
+      for (int r = 0; r < kWeightCopies; ++r) {
+        const int channel = weightChannel + kChannelsPerPass * r;
+        const bool reads = depth.position < 9 && firstChannel + channel < outChannels;
+        warp_mma::copyAsync4(
+            weightStage + weightTap * kChannelRow + channel,
+            reads ? groupWeight + (firstChannel + channel) * taps + depth.channel * 9 + depth.position : weight, reads);
+      }
     }
     advance(first, Index(kStage));
   };

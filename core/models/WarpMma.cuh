@@ -2,8 +2,8 @@
 #pragma once
 // What a tensor-core kernel that places its own fragments uses (GroupedConvMmaSyncKernels.cuh):
 // TF32 rounding and splitting (for nvcc and the CPU alike), and in PTX the warp's m16n8k8 TF32 product
-// (mma.sync) and asynchronous 4-byte copies from global to shared memory (cp.async, with zero
-// fill); sm_80 and later. A CPU test includes tests/WarpMmaOnCpu.h first, which defines those
+// (mma.sync) and asynchronous 4-byte (with zero fill) and 16-byte copies from global to shared
+// memory (cp.async); sm_80 and later. A CPU test includes tests/WarpMmaOnCpu.h first, which defines those
 // PTX functions in the same namespace, with each lane's fragment placed as the PTX ISA places it.
 //
 // Fragments of mma.m16n8k8 with .tf32 operands, for lane l (g = l / 4, t = l % 4):
@@ -84,6 +84,13 @@ __device__ __forceinline__ void copyAsync4(float* shared, const float* global, b
   const unsigned address = unsigned(__cvta_generic_to_shared(shared));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(address), "l"(global), "r"(read ? 4 : 0)
                : "memory");
+}
+
+/// 16 bytes, *shared = *global, queued as copyAsync4's; both addresses 16-byte aligned. Through
+/// L2 only (.cg, the one form cp.async has for 16 bytes).
+__device__ __forceinline__ void copyAsync16(float* shared, const float* global) {
+  const unsigned address = unsigned(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global) : "memory");
 }
 
 /// Closes the group of copies queued since the last commit.
