@@ -13,6 +13,7 @@
 #include "core/io/RunDirectory.h"
 #include "core/metrics/DeviceScoring.h"
 #include "core/metrics/EnsembleMetrics.h"
+#include "core/metrics/EvaluationJson.h"
 #include "core/metrics/OodMetrics.h"
 #include "core/metrics/PredictionAnalysis.h"
 #include "core/models/Classifier.h"
@@ -42,6 +43,22 @@ class TestEnsembleMetrics final : public QObject {
     // alone in its bin, so ECE = mean |confidence - correct|.
     const double ece = (0.3 + 0.2 + 0.5 + 0.6) / 4;
     QVERIFY(std::abs(expectedCalibrationError(probs, labels) - ece) < 1e-9);
+  }
+
+  void aNanScoreWrittenAsNullReadsBackAsNan() {
+    // JSON has no NaN: nlohmann writes null. Runs before session 35 could record a NaN test
+    // loss in a checkpoint; eval, predict and resume must still open them.
+    EvaluationResult result;
+    result.members = {{std::nan(""), 0.25, 0.5, 0.1}, {1.5, 0.75, 0.25, 0.05}};
+    result.ensemble.nll = std::nan("");
+    result.ensemble.accuracy = 0.5;
+    result.samples = 4;
+    const EvaluationResult back = evaluationFromJson(nlohmann::json::parse(toJson(result).dump()), "fixture");
+    QVERIFY(std::isnan(back.members[0].loss));
+    QCOMPARE(back.members[0].accuracy, 0.25);
+    QCOMPARE(back.members[1].loss, 1.5);
+    QVERIFY(std::isnan(back.ensemble.nll));
+    QCOMPARE(back.ensemble.accuracy, 0.5);
   }
 
   void disagreementAndSizeCurve() {

@@ -11,11 +11,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
 #include <set>
 
 #include "core/common/Error.h"
 #include "core/config/ConfigFields.h"
 #include "core/runs/Sweep.h"
+#include "tests/IdxSplitFiles.h"
 #include "tests/JsonFile.h"
 #include "tests/TestSupport.h"
 
@@ -31,6 +33,16 @@ struct Result {
 Result runCli(const QStringList& arguments, const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment()) {
   QProcess process;
   process.setProcessEnvironment(environment);
+  process.start(ENSEMBLELAB_CLI_PATH, arguments);
+  if (!process.waitForFinished(600000)) return {-1, "timed out"};
+  return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+          QString::fromUtf8(process.readAllStandardError())};
+}
+
+/// runCli with `folder` as the working directory.
+Result runCliIn(const QString& folder, const QStringList& arguments) {
+  QProcess process;
+  process.setWorkingDirectory(folder);
   process.start(ENSEMBLELAB_CLI_PATH, arguments);
   if (!process.waitForFinished(600000)) return {-1, "timed out"};
   return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
@@ -228,6 +240,63 @@ class TestSweep final : public QObject {
     QCOMPARE(third["batch_size"].toInt(), 32);
     QVERIFY(QFileInfo::exists(out + "/" + names[2] + "/summary.json"));
     QVERIFY2(r.err.contains(names[3]) && r.err.contains("failed"), qPrintable(r.err));  // the closing table
+  }
+
+  void aFailedJobIsTriedAgainOnResumeFromAnyFolder() {
+    // Job 2's dataset folder, given relative to where the sweep started, is not there yet: the
+    // job fails. Once it is, `sweep --resume` run from another folder tries the job again,
+    // and finds the data: sweep.json holds the folder as an absolute path.
+    const QString started = m_dir.filePath("started-here"), elsewhere = m_dir.filePath("elsewhere");
+    const QString out = m_dir.filePath("retried");
+    QVERIFY(QDir().mkpath(started + "/data") && QDir().mkpath(elsewhere));
+    const auto writeData = [](const QString& folder) {
+      idx_files::writeIdxSplit(folder, "train", {256, 28, 28, 10});
+      idx_files::writeIdxSplit(folder, "t10k", {100, 28, 28, 10});
+    };
+    writeData(started + "/data");
+    const QStringList tiny{"--mode", "single", "--batch-size", "32", "--epochs", "1"};
+    const Result first = runCliIn(started, QStringList{"sweep", "--grid", "dataset=data,later", "--out", out} + tiny);
+    QCOMPARE(first.exitCode, 1);
+    QCOMPARE(statuses(out), (QStringList{"completed", "failed"}));
+    QVERIFY2(first.err.contains("later") && first.err.contains("does not exist"), qPrintable(first.err));
+
+    QVERIFY(QDir().mkpath(started + "/later"));
+    writeData(started + "/later");
+    const Result resumed = runCliIn(elsewhere, {"sweep", "--resume", out});
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    QVERIFY2(resumed.err.contains("failed last time") && resumed.err.contains("trying it again"), qPrintable(resumed.err));
+    QCOMPARE(statuses(out), (QStringList{"completed", "completed"}));
+
+    // The same for a dataset every job shares (--dataset, the sweep's base settings).
+    const QString shared = m_dir.filePath("shared-dataset");
+    QCOMPARE(runCliIn(started, QStringList{"sweep", "--dataset", "data", "--grid", "seed=0", "--out", shared} + tiny)
+                 .exitCode,
+             0);
+    QCOMPARE(readJson(shared + "/sweep.json")["base"].toObject()["dataset"].toString(),
+             QFileInfo(started + "/data").absoluteFilePath());
+  }
+
+  void aSignalBetweenJobsStopsTheSweep() {
+    // SIGINT as job 2 starts (it loads Fashion-MNIST, so it is most likely still loading):
+    // no run is training yet, and the sweep must stop all the same, resumable.
+    const QString out = m_dir.filePath("signalled");
+    QProcess process;
+    process.start(ENSEMBLELAB_CLI_PATH, QStringList{"sweep", "--grid", "dataset=synthetic,fashion-mnist", "--out", out,
+                                                    "--epochs", "1", "--mode", "single", "--train-limit", "256",
+                                                    "--test-limit", "100", "--batch-size", "32"});
+    QVERIFY(process.waitForStarted());
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += process.readAllStandardError()).contains("job 2 of 2"), 120000);
+    ::kill(pid_t(process.processId()), SIGINT);
+    QVERIFY(process.waitForFinished(120000));
+    err += process.readAllStandardError();
+    QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 130, err.constData());
+    QVERIFY2(err.contains("sweep stopped; continue it with"), err.constData());
+    QVERIFY(statuses(out)[1] != "completed");
+
+    const Result resumed = runCli({"sweep", "--resume", out});
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    QCOMPARE(statuses(out), (QStringList{"completed", "completed"}));
   }
 
   // Killed (SIGKILL) while job 2 publishes its first checkpoint; `sweep --resume` keeps job 1

@@ -351,6 +351,30 @@ class TestTraining final : public QObject {
     QVERIFY(a.captured(2).toInt() > 1);  // diverged after some steps, not at the first
   }
 
+  void anUpdateThatRuinsTheWeightsStopsTheRunBeforeTheyAreScoredOrSaved() {
+    // At lr 1e6 (one epoch of two steps) step 2's training loss, measured before its update,
+    // is finite, and that update leaves weights whose test loss is NaN. No training loss meets
+    // them: the evaluation at the epoch's end is the first. The run fails naming the step,
+    // before the NaN reaches metrics.csv or a checkpoint that eval and resume would read.
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+    config.batchSize = 128;
+    config.trainLimit = 256;
+    config.testLimit = 128;
+    config.learningRate = 1e6;
+    const RunFinishedEvent finished =
+        Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    QCOMPARE(finished.status, RunStatus::Failed);
+    QVERIFY2(QString::fromStdString(finished.message)
+                 .contains("the test loss of member 0 became NaN after the update at step 2 (epoch 1)"),
+             finished.message.c_str());
+    QCOMPARE(finished.summary->stepsCompleted, int64_t(1));
+    QVERIFY(!QFileInfo::exists(dir.filePath("checkpoints")));
+    QFile metrics(dir.filePath("metrics.csv"));
+    QVERIFY(metrics.open(QIODevice::ReadOnly));
+    QVERIFY(!metrics.readAll().toLower().contains("nan"));
+  }
+
   void bf16AutocastTrainsEveryMemberInBfloat16() {
     // bf16 autocast is per thread: every member runs under it, whichever thread steps it.
     QTemporaryDir fp32Dir, bf16Dir;

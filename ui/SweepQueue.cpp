@@ -29,6 +29,7 @@ void SweepQueue::start(const QString& folder, const Sweep& sweep) {
 
 void SweepQueue::open(const QString& folder) {
   m_sweep = readSweep(folder.toStdString());
+  retryFailedJobs(m_sweep);  // as `sweep --resume` does; the jobs table shows them pending again
   m_folder = folder;
   m_accuracy.clear();
   for (const SweepJob& job : m_sweep.jobs) {  // once, here; later jobs report through their events

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/CliCommands.h"
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -34,24 +35,29 @@ namespace {
 constexpr int kExitError = 1;
 constexpr int kExitInterrupted = 130;
 
-RunControl* g_control = nullptr;
+// The run a stop signal stops, and whether one came: a signal between a sweep's jobs (its
+// next job loading its data) finds no run, and must still stop the sweep.
+std::atomic<RunControl*> g_control{nullptr};
+volatile std::sig_atomic_t g_stopSignalled = 0;
+static_assert(std::atomic<RunControl*>::is_always_lock_free, "signal safety needs a lock-free pointer");
 
 extern "C" void handleStopSignal(int) {
-  if (g_control) g_control->requestStopFromSignal();
+  g_stopSignalled = 1;
+  if (RunControl* control = g_control.load()) control->requestStopFromSignal();
 }
 
-/// Routes SIGINT and SIGTERM to a clean stop at the next step; a second signal kills.
-void installStopHandlers(RunControl& control) {
-  g_control = &control;
+}  // namespace
+
+void catchStopSignals() {
   struct sigaction action {};
   action.sa_handler = handleStopSignal;
-  action.sa_flags = SA_RESETHAND;
+  action.sa_flags = SA_RESETHAND;  // a second signal kills, as without the handler
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
 }
 
-}  // namespace
+bool stopSignalled() { return g_stopSignalled != 0; }
 
 /// The config of --config (or the defaults) with every config field's flag laid over it.
 ExperimentConfig configFromOptions(const CliOptions& options) {
@@ -101,10 +107,17 @@ void printResult(const RunSummary& summary, const std::string& runDirectory) {
 
 RunFinishedEvent trainAndReport(Trainer& trainer) {
   RunControl control;
-  installStopHandlers(control);
+  g_control.store(&control);
+  // A sweep's signal while this job loaded: stop at its first step, checkpointed. `train`
+  // and `resume` catch signals only from here: before, one ends the process (nothing written).
+  if (stopSignalled()) {
+    control.requestStopFromSignal();
+  } else {
+    catchStopSignals();
+  }
   ProgressPrinter printer(stderr);
   const RunFinishedEvent finished = trainer.run(&printer, &control);
-  g_control = nullptr;
+  g_control.store(nullptr);
   const bool leader = trainer.processRank() == 0;
   const std::string rank = leader ? "" : "rank " + std::to_string(trainer.processRank()) + ": ";
   switch (finished.status) {

@@ -8,6 +8,7 @@
 #include "app/cli/CliTraining.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
+#include "core/data/DatasetSource.h"
 #include "core/io/RemoveTree.h"
 #include "core/io/RunDirectory.h"
 #include "core/runs/Sweep.h"
@@ -23,7 +24,17 @@ constexpr int kExitInterrupted = 130;
 Sweep planFromOptions(const CliOptions& options) {
   std::vector<SweepAxis> grid;
   for (const std::string& axis : options.values("grid")) grid.push_back(parseSweepAxis(axis));
-  Sweep sweep = planSweep(configFromOptions(options), grid);
+  // A dataset folder as an absolute path, as config.json records it: sweep --resume may run
+  // from another working directory.
+  ExperimentConfig base = configFromOptions(options);
+  base.dataset = recordedDatasetSpec(base.dataset);
+  for (SweepAxis& axis : grid) {
+    if (axis.key != "dataset") continue;
+    for (nlohmann::json& value : axis.values) {
+      if (value.is_string()) value = recordedDatasetSpec(value.get<std::string>());
+    }
+  }
+  Sweep sweep = planSweep(base, grid);
   // planSweep checks each job's settings alone; a clash of settings with the devices
   // (mode single on cpu*2) or an init_from file that is not there would otherwise fail
   // only when its job starts, after the jobs before it trained.
@@ -77,8 +88,9 @@ void printTable(const Sweep& sweep, const std::string& folder) {
       std::snprintf(text, sizeof text, "test accuracy %.4f", *accuracy);
       score = text;
     }
-    std::fprintf(stderr, "  %-40s %-10s %s%s\n", job.name.c_str(), jobStatusName(job.status).c_str(), score.c_str(),
-                 job.status == JobStatus::Failed ? inFlags(job.message).c_str() : "");
+    // A failed job's message in place of a score: a partial run's accuracy would read as its result.
+    std::fprintf(stderr, "  %-40s %-10s %s\n", job.name.c_str(), jobStatusName(job.status).c_str(),
+                 job.status == JobStatus::Failed ? inFlags(job.message).c_str() : score.c_str());
   }
 }
 
@@ -97,6 +109,10 @@ int commandSweep(const CliOptions& options) {
   if (resuming) {
     folder = options.value("resume");
     sweep = readSweep(folder);
+    for (const SweepJob& failed : retryFailedJobs(sweep)) {
+      std::fprintf(stderr, "ensemble-lab-cli: job %s failed last time (%s); trying it again\n", failed.name.c_str(),
+                   inFlags(failed.message).c_str());
+    }
   } else {
     sweep = planFromOptions(options);
     folder = options.has("out") ? options.value("out")
@@ -109,6 +125,12 @@ int commandSweep(const CliOptions& options) {
     std::fprintf(stderr, "ensemble-lab-cli: sweep of %zu jobs in %s\n", sweep.jobs.size(), folder.c_str());
   }
 
+  catchStopSignals();  // a signal between jobs (or while one loads its data) stops the sweep too
+  const auto stopped = [&folder] {
+    std::fprintf(stderr, "ensemble-lab-cli: sweep stopped; continue it with: ensemble-lab-cli sweep --resume %s\n",
+                 folder.c_str());
+    return kExitInterrupted;
+  };
   for (std::size_t j = 0; j < sweep.jobs.size(); ++j) {
     SweepJob& job = sweep.jobs[j];
     if (job.status == JobStatus::Completed && !begun(folder + "/" + job.name)) {
@@ -119,6 +141,7 @@ int commandSweep(const CliOptions& options) {
       job.status = JobStatus::Pending;
     }
     if (job.status == JobStatus::Completed || job.status == JobStatus::Failed) continue;
+    if (stopSignalled()) return stopped();  // the job stays as it was, for --resume
     std::fprintf(stderr, "ensemble-lab-cli: job %zu of %zu: %s\n", j + 1, sweep.jobs.size(), job.name.c_str());
     job.status = JobStatus::Running;
     job.message.clear();
@@ -136,11 +159,7 @@ int commandSweep(const CliOptions& options) {
                                                          : JobStatus::Failed;
     job.message = finished.message;
     writeSweep(folder, sweep);
-    if (job.status == JobStatus::Stopped) {
-      std::fprintf(stderr, "ensemble-lab-cli: sweep stopped; continue it with: ensemble-lab-cli sweep --resume %s\n",
-                   folder.c_str());
-      return kExitInterrupted;
-    }
+    if (job.status == JobStatus::Stopped) return stopped();
   }
   printTable(sweep, folder);
   for (const SweepJob& job : sweep.jobs) {

@@ -21,6 +21,14 @@ ExperimentConfig configFromOptions(const CliOptions& options);
 /// and the result or the message; returns how it finished.
 RunFinishedEvent trainAndReport(Trainer& trainer);
 
+/// From now on the first SIGINT or SIGTERM asks for a clean stop (the run trainAndReport is
+/// training stops at its next step) instead of ending the process; a second ends it.
+/// trainAndReport calls it; a sweep calls it before its first job, so that a signal between
+/// jobs stops the sweep too.
+void catchStopSignals();
+/// Whether a stop signal came since catchStopSignals.
+bool stopSignalled();
+
 /// An engine message in the CLI's words: the settings it names as flags (Error.h), and where
 /// it says to write elsewhere, the flags by which `command` is told where to write.
 std::string inFlags(const std::string& message, const std::string& command = "train");

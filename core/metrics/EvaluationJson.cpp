@@ -23,11 +23,18 @@ double scoreOrUnknown(const nlohmann::json& json, const char* key) {
   return json.at(key).get<double>();
 }
 
+/// A recorded score, NaN where it was written as null: runs before session 35 could record a
+/// NaN test loss (weights the last update had ruined; now the run fails before recording it).
+double recordedScore(const nlohmann::json& json, const char* key) {
+  const nlohmann::json& value = json.at(key);
+  return value.is_null() ? std::nan("") : value.get<double>();
+}
+
 TestScore testScoreFromJson(const nlohmann::json& json) {
   TestScore score;
-  score.accuracy = json.at("test_accuracy").get<double>();
+  score.accuracy = recordedScore(json, "test_accuracy");
   // Older runs named a member's NLL test_loss and recorded no Brier or ECE per member.
-  score.loss = json.contains("test_nll") ? json.at("test_nll").get<double>() : json.at("test_loss").get<double>();
+  score.loss = recordedScore(json, json.contains("test_nll") ? "test_nll" : "test_loss");
   score.brier = scoreOrUnknown(json, "test_brier");
   score.ece = scoreOrUnknown(json, "test_ece");
   return score;
@@ -89,11 +96,11 @@ EvaluationResult evaluationFromJson(const nlohmann::json& json, const std::strin
     EvaluationResult result;
     for (const auto& m : json.at("members")) result.members.push_back(testScoreFromJson(m));
     const auto& e = json.at("ensemble");
-    result.ensemble.accuracy = e.at("test_accuracy").get<double>();
-    result.ensemble.nll = e.at("test_nll").get<double>();
-    result.ensemble.brier = e.at("test_brier").get<double>();
-    result.ensemble.ece = e.at("test_ece").get<double>();
-    result.ensemble.disagreement = e.at("disagreement").get<double>();
+    result.ensemble.accuracy = recordedScore(e, "test_accuracy");
+    result.ensemble.nll = recordedScore(e, "test_nll");
+    result.ensemble.brier = recordedScore(e, "test_brier");
+    result.ensemble.ece = recordedScore(e, "test_ece");
+    result.ensemble.disagreement = recordedScore(e, "disagreement");
     if (json.contains("mean_member")) {
       result.meanMember = testScoreFromJson(json.at("mean_member"));
     } else {  // older runs: the mean of what the members recorded

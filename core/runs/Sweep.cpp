@@ -202,6 +202,17 @@ bool holdsSweep(const std::string& folder) {
   return std::filesystem::exists(folder + "/" + kFileName, ec);
 }
 
+std::vector<SweepJob> retryFailedJobs(Sweep& sweep) {
+  std::vector<SweepJob> retried;
+  for (SweepJob& job : sweep.jobs) {
+    if (job.status != JobStatus::Failed) continue;
+    retried.push_back(job);
+    job.status = JobStatus::Pending;
+    job.message.clear();
+  }
+  return retried;
+}
+
 Sweep readSweep(const std::string& folder) {
   const std::string path = folder + "/" + kFileName;
   std::ifstream in(path);

@@ -66,6 +66,12 @@ Sweep readSweep(const std::string& folder);
 /// Whether `folder` holds a sweep.json.
 bool holdsSweep(const std::string& folder);
 
+/// A continued sweep (CLI `sweep --resume`, the window's Open sweep) tries its failed jobs
+/// again, from their checkpoint where they wrote one: what failed them (a full disk, a dataset
+/// not there yet) may have been put right, as their messages ask. Sets them back to pending
+/// and returns them as they were (names and messages), for the caller to say so.
+std::vector<SweepJob> retryFailedJobs(Sweep& sweep);
+
 /// The test accuracy (the ensemble's, or the single model's) a finished job's summary.json
 /// records, read from the job's folder in `folder`; none while it has no evaluation or the
 /// file cannot be read. For a sweep opened from disk: a running sweep learns its jobs'

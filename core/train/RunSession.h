@@ -19,6 +19,7 @@
 #include "core/data/ShiftImages.h"
 #include "core/train/CpuThreads.h"
 #include "core/train/Determinism.h"
+#include "core/train/Divergence.h"
 #include "core/train/EpochOrder.h"
 #include "core/train/Evaluator.h"
 #include "core/train/Precision.h"
@@ -104,6 +105,10 @@ struct RunSession {
     Dataset shifted = data->test;
     shifted.images = applyShift(shifted.images, shift, deriveSeed(config.seed, SeedStream::Shift, 0));
     return shifted;
+  }
+  /// Where the run is, for a divergence's message (Divergence.h).
+  DivergencePlace divergencePlace() const {
+    return {state.globalStep, state.epoch + 1, config.learningRate, runPath};
   }
   EvaluationResult evaluate() {
     return evaluateRun(config, replicas, *testSplit, data->test.labels, *workers, *communicator);

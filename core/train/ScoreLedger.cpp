@@ -4,12 +4,11 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <sstream>
 
 #include "core/comm/Communicator.h"
 #include "core/common/Error.h"
-#include "core/common/FieldMention.h"
 #include "core/config/RunMode.h"
+#include "core/train/Divergence.h"
 #include "core/train/RunState.h"
 
 namespace ensemble {
@@ -77,14 +76,12 @@ void ScoreLedger::record(RunState& state, const std::vector<StepScore>& scores, 
                          const PendingStep& step) const {
   for (std::size_t m = 0; m < scores.size(); ++m) {
     if (std::isfinite(scores[m].loss)) continue;
-    std::ostringstream lr;
-    lr << m_setup.learningRate;
     throw DivergenceError(
-        "the training loss of " + (memberCount() > 1 ? "member " + std::to_string(m) : std::string("the model")) +
-        " became " + (std::isnan(scores[m].loss) ? "NaN" : "infinite") + " at step " +
-        std::to_string(step.globalStep) + " (epoch " + std::to_string(step.epoch) + "); the learning rate " +
-        lr.str() + " is probably too high, try a smaller " + mention::field("lr") +
-        ". The metrics so far and the last good checkpoint, if one was written, are kept in " + m_setup.runPath,
+        divergenceMessage("the training loss of " +
+                              (memberCount() > 1 ? "member " + std::to_string(m) : std::string("the model")) +
+                              " became " + (std::isnan(scores[m].loss) ? "NaN" : "infinite") +
+                              atStep(step.globalStep, step.epoch),
+                          m_setup.learningRate, m_setup.runPath),
         step.globalStep - 1);
   }
   for (std::size_t m = 0; m < scores.size(); ++m) {

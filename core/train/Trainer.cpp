@@ -20,6 +20,7 @@
 #include "core/common/FieldMention.h"
 #include "core/io/Checkpoint.h"
 #include "core/config/LearningRateSchedule.h"
+#include "core/train/Divergence.h"
 #include "core/train/Precision.h"
 #include "core/train/RunControl.h"
 #include "core/train/RunSetup.h"
@@ -82,6 +83,7 @@ EpochEvent RunSession::finishEpoch(double epochSeconds) {
   event.globalStep = state.globalStep;
   event.epochSeconds = epochSeconds;
   event.test = evaluate();
+  refuseNonFiniteTestLoss(event.test, memberCount() == 1, divergencePlace());  // before its rows are written
   for (std::size_t m = 0; m < memberCount(); ++m) event.train.push_back(state.epochTotals[m].mean());
   event.ensembleTrain = state.epochTotals.back().mean();
   recorder->writeEpochRows(event, state);
@@ -99,6 +101,7 @@ void RunSession::evaluateMidEpoch(TrainingObserver* observer) {
   event.stepsPerEpoch = sampler->stepsPerEpoch();
   event.elapsedSeconds = state.trainSeconds;
   event.test = evaluate();
+  refuseNonFiniteTestLoss(event.test, memberCount() == 1, divergencePlace());
   recorder->writeEvaluationRows(event, state);
   if (observer) observer->onEvaluation(event);
 }
