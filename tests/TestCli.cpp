@@ -690,7 +690,7 @@ class TestCli final : public QObject {
     QTest::newRow("empty --tensorboard") << QStringList{"export", "--run", "@broken", "--tensorboard", ""}
                                          << "--tensorboard needs a value, got an empty one" << 2;
     QTest::newRow("--tensorboard into the run folder") << QStringList{"export", "--run", "@truncated-run", "--tensorboard", "@truncated-run/"}
-                                                       << "is the run folder itself" << 1;
+                                                       << "is a run folder" << 1;
     QTest::newRow("--table and --curves one file")
         << QStringList{"export", "--runs", "@truncated-run", "--table", "@broken/t.csv", "--curves", "@broken/./t.csv"}
         << "--table and --curves name the same file" << 1;
@@ -874,6 +874,26 @@ class TestCli final : public QObject {
     QFile::remove(m_realRun + "/p.csv");
     const Result noRun = runCli({"predict", "--out", m_realRun + "/p.csv"});
     QVERIFY2(noRun.exitCode == 2 && noRun.err.contains("predict needs --run DIR"), qPrintable(noRun.err));
+
+    // Nor over another run's: the files of a run folder that is not --run's.
+    const QString other = m_dir.filePath("another-run");
+    QVERIFY(QDir().mkpath(other));
+    for (const QString name : {"config.json", "metrics.csv", "summary.json"}) {
+      QVERIFY(QFile::copy(m_realRun + "/" + name, other + "/" + name));
+    }
+    for (const QStringList& arguments :
+         {QStringList{"predict", "--run", m_realRun, "--test-limit", "2", "--out", other + "/metrics.csv"},
+          QStringList{"export", "--run", m_realRun, "--to", other + "/summary.json"},
+          QStringList{"export", "--runs", m_realRun, "--curves", other + "/config.json"}}) {
+      const Result r = runCli(arguments);
+      QVERIFY2(r.exitCode == 1 && r.err.contains("is one of run " + other), qPrintable(arguments.join(' ') + ": " + r.err));
+    }
+    const Result intoAnother = runCli({"export", "--run", m_realRun, "--tensorboard", other});
+    QVERIFY2(intoAnother.exitCode == 1 && intoAnother.err.contains("is a run folder"), qPrintable(intoAnother.err));
+    for (const QString name : {"config.json", "metrics.csv", "summary.json"}) {
+      QCOMPARE(contents(other + "/" + name), contents(m_realRun + "/" + name));
+    }
+    QVERIFY(!QFileInfo::exists(other + "/ensemble") && !QFileInfo::exists(other + "/model"));
   }
 
   void refusesToOverwriteARun() {

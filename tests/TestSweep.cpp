@@ -276,6 +276,21 @@ class TestSweep final : public QObject {
              QFileInfo(started + "/data").absoluteFilePath());
   }
 
+  void aSweepIsNotWrittenIntoARunOrAFolderOfOtherFiles() {
+    const QString run = m_dir.filePath("a-run"), notes = m_dir.filePath("notes");
+    QVERIFY(QDir().mkpath(run) && QDir().mkpath(notes));
+    for (const auto& [file, text] : {std::pair{run + "/config.json", "{}"}, std::pair{notes + "/todo.txt", "mine"}}) {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly) && f.write(text) > 0);
+    }
+    for (const auto& [folder, why] : {std::pair{run, "is a run folder"}, std::pair{notes, "already holds files"}}) {
+      const Result r = runCli(QStringList{"sweep", "--grid", "seed=0,1", "--epochs", "1", "--out", folder} + kTiny);
+      QVERIFY2(r.exitCode == 1 && r.err.contains(why) && r.err.contains("choose another --out"), qPrintable(r.err));
+      QVERIFY(!QFileInfo::exists(folder + "/sweep.json"));
+      QCOMPARE(QDir(folder).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size(), 1);
+    }
+  }
+
   void aSignalBetweenJobsStopsTheSweep() {
     // SIGINT as job 2 starts (it loads Fashion-MNIST, so it is most likely still loading):
     // no run is training yet, and the sweep must stop all the same, resumable.

@@ -216,9 +216,10 @@ int commandResume(const CliOptions& options) {
   return resumeRun(options.value("run"), groupFromOptions(options));
 }
 
-/// Refuses an output file (`flag`'s) that is one of `runs`' own files: written over, the run
-/// could no longer be read, resumed or exported.
-void refuseToOverwriteARunsFiles(const std::string& output, const std::vector<std::string>& runs, const char* flag) {
+/// Refuses an output file (`flag`'s) that is one of `runs`' own files, or of any other run's
+/// (in a folder above it): written over, the run could no longer be read, resumed or exported.
+void refuseToOverwriteARunsFiles(const std::string& output, std::vector<std::string> runs, const char* flag) {
+  if (const std::string owner = RunDirectory::runOwning(output); !owner.empty()) runs.push_back(owner);
   for (const std::string& run : runs) {
     if (!RunDirectory(run).ownsFile(output)) continue;
     throw ConfigError(std::string("--") + flag + " " + output + " is one of run " + run +
@@ -314,9 +315,10 @@ int commandExport(const CliOptions& options) {
   if (options.has("tensorboard")) {  // the log the run writes as it trains: export's would replace it
     refuseToOverwriteARunsFiles(options.value("tensorboard"), {options.value("run")}, "tensorboard");
     std::error_code ec;
-    if (std::filesystem::equivalent(options.value("tensorboard"), options.value("run"), ec)) {
-      // Its event files would lie among the run's own files, where nothing looks for them.
-      throw ConfigError("--tensorboard " + options.value("tensorboard") + " is the run folder itself; name a folder of "
+    if (std::filesystem::equivalent(options.value("tensorboard"), options.value("run"), ec) ||
+        RunDirectory(options.value("tensorboard")).holdsARun()) {
+      // Its event files would lie among a run's own files, where nothing looks for them.
+      throw ConfigError("--tensorboard " + options.value("tensorboard") + " is a run folder; name a folder of "
                         "its own (e.g. " + options.value("run") + "/exported-tensorboard)");
     }
   }

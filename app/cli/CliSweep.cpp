@@ -121,6 +121,12 @@ int commandSweep(const CliOptions& options) {
       throw ConfigError("folder " + folder + " already holds a sweep; choose another --out, or continue it with "
                         "`ensemble-lab-cli sweep --resume " + folder + "`");
     }
+    // Its jobs' folders and sweep.json would be mixed with a run's files, or with others.
+    const RunDirectory target(folder);
+    if (target.holdsARun()) throw ConfigError("folder " + folder + " is a run folder; choose another --out for the sweep");
+    if (const std::string why = target.whyNotANewRunFolder(); !why.empty()) {
+      throw ConfigError(why + "; choose another --out for the sweep (a new or empty folder)");
+    }
     writeSweep(folder, sweep);
     std::fprintf(stderr, "ensemble-lab-cli: sweep of %zu jobs in %s\n", sweep.jobs.size(), folder.c_str());
   }

@@ -49,6 +49,23 @@ bool RunDirectory::ownsFile(const std::string& file) const {
          inside(tensorBoardPath());
 }
 
+std::string RunDirectory::runOwning(const std::string& file) {
+  std::error_code ec;
+  const fs::path target = fs::weakly_canonical(file, ec);
+  if (ec) return "";
+  for (fs::path folder = target.parent_path(); !folder.empty(); folder = folder.parent_path()) {
+    const RunDirectory run(folder.string());
+    if (run.holdsARun() && run.ownsFile(file)) return folder.string();
+    if (folder == folder.root_path()) break;
+  }
+  return "";
+}
+
+bool RunDirectory::holdsARun() const {
+  std::error_code ec;
+  return fs::exists(configPath(), ec) || fs::exists(summaryPath(), ec);
+}
+
 std::string RunDirectory::newRunName(const std::string& mode, const std::string& model) {
   const auto now = std::chrono::system_clock::now();
   const std::time_t seconds = std::chrono::system_clock::to_time_t(now);

@@ -31,6 +31,11 @@ class RunDirectory final {
   /// anything under checkpoints/ or tensorboard/), however it is spelled: what an export or a
   /// prediction written there would destroy.
   bool ownsFile(const std::string& file) const;
+  /// The run folder among `file`'s parent folders whose own file it is (ownsFile), or "":
+  /// which run an output written there would damage, whichever run the command was given.
+  static std::string runOwning(const std::string& file);
+  /// Whether the folder holds a run (its config.json or summary.json).
+  bool holdsARun() const;
 
   /// Where a new run may not be written: a sentence (the path is a file, or a folder that holds
   /// something and no config.json, whose files a run would mix with or replace), or "" where
