@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QElapsedTimer>
+#include <QFontMetricsF>
 #include <QLabel>
 #include <QRegularExpression>
 #include <QScrollArea>
@@ -529,7 +530,7 @@ class TestMainWindow final : public QObject {
     // (The learning rate is the form's, which tests running beside this one may have saved.)
     QVERIFY2(caption.contains(QRegularExpression("ensemble ×3 · lr [0-9.]+ · 1024 imgs \\(" + live +
                                                  "\\): synthetic · cnn · ensemble · cpu\\*3 · fp32 · lr ")) &&
-                 caption.contains("· batch 64 · 1024 / all train / test images"),
+                 caption.endsWith("· batch 64 · 1024 training images"),
              qPrintable(caption));
     const int rows = accuracyPlot->plotLayout()->rowCount();
     QVERIFY(m_window->plots()[3]->exportTo(out.filePath("captioned.svg"), caption).isEmpty());  // File > Export plot's
@@ -543,6 +544,60 @@ class TestMainWindow final : public QObject {
     QVERIFY(!caption.contains("member"));
     QVERIFY(svgText.contains("member"));
     QVERIFY(!QString::fromUtf8(fileBytes(out.filePath("test-accuracy.svg"))).contains("batch 64"));
+  }
+
+  // File > Export plot's caption fits the image: its lines are broken to the 640-px canvas
+  // (one line, centred, had run 47 px past both edges and lost the run's name), each piece
+  // of it drawn whole inside the SVG's view box and no ink at the PNG's left and right edges.
+  void anExportedCaptionFitsTheImage() {
+    QDir out(m_root.filePath("captions"));
+    QVERIFY(out.mkpath("."));
+    MetricPlot* plot = m_window->plots()[3];
+    auto* exporter = m_window->findChild<ExportActions*>();
+    QVERIFY(exporter);
+    const QString caption = exporter->captionFor(*plot);
+    const QString live = QFileInfo(QString::fromStdString(m_liveRun.runDirectory)).fileName();
+    QVERIFY2(caption.contains(live), qPrintable(caption));
+    const QString svgPath = out.filePath("captioned.svg");
+    QVERIFY(plot->exportTo(svgPath, caption).isEmpty());
+    QFile svg(svgPath);
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&svg);
+    double viewWidth = 0;
+    QStringList captionLines;
+    while (!xml.atEnd()) {
+      if (xml.readNext() != QXmlStreamReader::StartElement) continue;
+      if (xml.name() == QLatin1String("svg")) viewWidth = xml.attributes().value("viewBox").toString().split(' ')[2].toDouble();
+      if (xml.name() != QLatin1String("text")) continue;
+      const QXmlStreamAttributes attributes = xml.attributes();
+      const double x = attributes.value("x").toDouble();
+      QFont font(attributes.value("font-family").toString());
+      font.setPixelSize(qRound(attributes.value("font-size").toDouble()));
+      // The caption's grey (the legend names runs as the caption does, in black).
+      if (attributes.value("fill") != QLatin1String("#505050")) continue;
+      const QString text = xml.readElementText();
+      captionLines << text;
+      const double right = x + QFontMetricsF(font).horizontalAdvance(text);
+      QVERIFY2(x >= 0 && right <= viewWidth, qPrintable(QString("'%1' spans x %2 to %3 of %4").arg(text).arg(x).arg(right).arg(viewWidth)));
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY(viewWidth >= 640);
+    QVERIFY2(captionLines.size() > 1, qPrintable(captionLines.join('|')));  // broken, not shrunk
+    // Every word of it, each run's name and folder among them (a line per run selected).
+    QCOMPARE(captionLines.join(' '), QString(caption).replace('\n', ' '));
+
+    const QString pngPath = out.filePath("captioned.png");
+    QVERIFY(plot->exportTo(pngPath, caption).isEmpty());
+    const QImage png = QImage(pngPath).convertToFormat(QImage::Format_RGB32);
+    QVERIFY(!png.isNull());
+    png.save(QDir::current().filePath("exported-caption.png"));  // kept in the build folder, to look at
+    QFile::remove(QDir::current().filePath("exported-caption.svg"));
+    QFile::copy(svgPath, QDir::current().filePath("exported-caption.svg"));
+    for (const int x : {0, 1, 2, png.width() - 3, png.width() - 2, png.width() - 1}) {
+      for (int y = 0; y < png.height(); ++y) {
+        QVERIFY2(qGray(png.pixel(x, y)) > 200, qPrintable(QString("ink at the edge: (%1, %2)").arg(x).arg(y)));
+      }
+    }
   }
 
   void metricsAndCheckpointsExport() {

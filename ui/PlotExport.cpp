@@ -13,6 +13,7 @@
 #include <QToolButton>
 #include <memory>
 
+#include "ui/CaptionLines.h"
 #include "ui/DialogFolders.h"
 #include "ui/SaveFile.h"
 
@@ -41,15 +42,24 @@ void writeSeries(QTextStream& out, QCPAbstractPlottable* plottable) {
   }
 }
 
-/// Adds a caption row under the plot for as long as it lives (an export).
+/// Adds a caption row under the plot for as long as it lives (an export). Its lines are
+/// broken to fit `width`, the image's: a text element is as wide as its longest line, and
+/// a longer one was centred past both edges.
 class CaptionRow {
  public:
-  CaptionRow(QCustomPlot* plot, const QString& caption) : m_plot(plot) {
+  CaptionRow(QCustomPlot* plot, const QString& caption, int width) : m_plot(plot) {
     if (caption.isEmpty()) return;
     QCPLayoutGrid* layout = plot->plotLayout();
     const int row = layout->rowCount();
     layout->insertRow(row);
-    m_text = new QCPTextElement(plot, caption, QFont(plot->font().family(), 8));
+    const QFont font(plot->font().family(), 8);
+    constexpr int kSide = 10;  // px left and right of the lines
+    // Measured in the screen's font metrics, 8 px to spare for a painter that rounds its
+    // glyphs wider.
+    const QStringList lines = captionLines(caption, font, width - 2 * kSide - 8);
+    m_text = new QCPTextElement(plot, lines.join('\n'), font);
+    m_text->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);  // a block of lines reads from one edge
+    m_text->setMargins(QMargins(kSide, 2, kSide, 4));
     m_text->setTextColor(QColor(80, 80, 80));
     layout->addElement(row, 0, m_text);
     layout->setRowStretchFactor(row, 0.001);
@@ -80,8 +90,8 @@ QString exportPlot(QCustomPlot* plot, const QString& path, const QString& captio
   if (suffix != "png" && suffix != "pdf" && suffix != "svg") {
     return QObject::tr("unknown format '%1': save as .png, .pdf, .svg or .csv").arg(suffix);
   }
-  const CaptionRow captionRow(plot, caption);
   const int width = std::max(plot->width(), 640), height = std::max(plot->height(), 420);
+  const CaptionRow captionRow(plot, caption, width);
   if (suffix == "png") {
     // Twice the pixels, marked 96 dpi (what QCustomPlot::savePng writes).
     QImage image = plot->toPixmap(width, height, 2.0).toImage();

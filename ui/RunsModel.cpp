@@ -52,9 +52,13 @@ QString samplesOf(const ExperimentConfig& c, const EvaluationResult* evaluation 
                                                                     : split(c.testLimit));
 }
 
-/// " · 3000 / 1000 images" for a run on part of its dataset; empty for a whole one.
+/// " · 3000 training images · 1000 test images" for a run on part of its dataset, each
+/// split said alone ("1024 / all train / test images" read as a riddle); empty for a whole one.
 QString limitsOf(const ExperimentConfig& c) {
-  return c.trainLimit > 0 || c.testLimit > 0 ? QObject::tr(" · %1 train / test images").arg(samplesOf(c)) : QString();
+  QString limits;
+  if (c.trainLimit > 0) limits += QObject::tr(" · %1 training images").arg(c.trainLimit);
+  if (c.testLimit > 0) limits += QObject::tr(" · %1 test images").arg(c.testLimit);
+  return limits;
 }
 
 /// What a person calls the run's state. A run nobody is training whose summary still
