@@ -28,6 +28,7 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -42,6 +43,7 @@
 #include "tests/FormSetup.h"
 #include "tests/OwnTimeTimer.h"
 #include "tests/RunStatusCheck.h"
+#include "ui/ElidedLabel.h"
 #include "ui/EnsembleBreakdownView.h"
 #include "ui/ExperimentForm.h"
 #include "ui/ExportActions.h"
@@ -56,6 +58,7 @@
 #include "ui/RunController.h"
 #include "ui/RunListView.h"
 #include "ui/RunsModel.h"
+#include "ui/OodView.h"
 #include "ui/ShiftView.h"
 #include "ui/UncertaintyView.h"
 
@@ -598,6 +601,69 @@ class TestMainWindow final : public QObject {
         QVERIFY2(qGray(png.pixel(x, y)) > 200, qPrintable(QString("ink at the edge: (%1, %2)").arg(x).arg(y)));
       }
     }
+  }
+
+  // A message that quotes what the user typed wraps (or, on the one-line status bar, ends
+  // in "…" with the whole in its tooltip) and leaves the window its width: a bad path typed
+  // in the out-of-distribution box had made the window 62 px wider than its 1400, pushing
+  // the page's Export… button off the edge, and it stayed wider.
+  void aLongMessageLeavesTheWindowItsWidth() {
+    MainWindow window(m_root.path());
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.runsView()->selectRow(0);  // a run to score: Compute then says what is wrong
+    auto* uncertainty = window.findChild<UncertaintyView*>();
+    QVERIFY(uncertainty);
+    window.tabs()->setCurrentWidget(uncertainty);
+    OodView* ood = uncertainty->outOfDistribution();
+    uncertainty->pages()->setCurrentWidget(ood);
+    QTest::qWait(50);
+    QCOMPARE(window.width(), 1400);
+    const QString path = "/nonexistent/" + QString("a-folder-name-without-a-space-").repeated(8) + "foo";
+    const auto settled = [&] {
+      QCoreApplication::processEvents();
+      QTest::qWait(50);  // the layouts' posted requests
+      QCOMPARE(window.width(), 1400);
+      QVERIFY2(window.minimumSizeHint().width() <= 1400, qPrintable(QString::number(window.minimumSizeHint().width())));
+    };
+    ood->datasetBox()->setCurrentText(path);
+    QVERIFY2(ood->description()->text().contains(path), qPrintable(ood->description()->text()));
+    settled();
+    if (QTest::currentTestFailed()) return;
+    QToolButton* exportButton = nullptr;
+    for (auto* button : ood->findChildren<QToolButton*>()) {
+      if (button->text() == tr("Export…")) exportButton = button;
+    }
+    QVERIFY(exportButton && exportButton->isVisible());
+    QVERIFY(exportButton->mapTo(&window, QPoint(exportButton->width(), 0)).x() <= window.width());
+    // Wrapped onto lines of its width, each drawn within it (a QLabel cut a word this long).
+    QVERIFY(ood->description()->height() >= 2 * ood->description()->fontMetrics().height());
+    QVERIFY(ood->description()->width() <= ood->width());
+    QVERIFY(window.grab().save(QDir::current().filePath("window-long-ood-message.png")));
+    // Compute says the same in the line under the plot.
+    ood->compute();
+    QVERIFY(ood->memberScores()->text().contains(path));
+    settled();
+    // The status bar's line: one line, elided, the whole in its tooltip.
+    auto* status = window.findChild<RunStatusLine*>();
+    QVERIFY(status);
+    status->setText(tr("Cannot show %1: %2").arg(path, path));
+    settled();
+    QCOMPARE(window.statusText(), tr("Cannot show %1: %2").arg(path, path));
+    auto* line = qobject_cast<QLabel*>(window.statusBar()->findChild<ElidedLabel*>());
+    QVERIFY(line);
+    QVERIFY2(line->text().endsWith(QChar(0x2026)), qPrintable(line->text()));
+    QCOMPARE(line->toolTip(), window.statusText());
+    // A field's reason under it, the value typed quoted in it: the dock keeps its width.
+    QLineEdit* lr = window.form()->learningRateEdit();
+    lr->setText("-" + QString("5").repeated(200));
+    auto* reason = window.form()->findChild<QLabel*>("error-lr");
+    QVERIFY(reason && reason->isVisible());
+    settled();
+    QVERIFY(window.grab().save(QDir::current().filePath("window-long-field-message.png")));
+    lr->setText("0.05");
+    ood->datasetBox()->setCurrentText("inverted");  // as the next tests expect it
   }
 
   void metricsAndCheckpointsExport() {

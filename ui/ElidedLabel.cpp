@@ -14,6 +14,13 @@ ElidedLabel::ElidedLabel(const QString& text, QWidget* parent) : QLabel(parent),
   elide();
 }
 
+void ElidedLabel::setFullText(const QString& text) {
+  m_fullText = text;
+  setToolTip(text);
+  elide();
+  updateGeometry();
+}
+
 QSize ElidedLabel::minimumSizeHint() const { return {0, QLabel::minimumSizeHint().height()}; }
 
 QSize ElidedLabel::sizeHint() const { return {fontMetrics().horizontalAdvance(m_fullText), QLabel::sizeHint().height()}; }

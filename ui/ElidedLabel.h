@@ -15,6 +15,8 @@ class ElidedLabel final : public QLabel {
 
   /// The text before eliding.
   QString fullText() const { return m_fullText; }
+  /// Shows `text`, elided to the label's width; the whole of it is the tooltip.
+  void setFullText(const QString& text);
 
   QSize minimumSizeHint() const override;
   QSize sizeHint() const override;

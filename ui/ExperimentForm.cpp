@@ -30,6 +30,7 @@
 #include "core/config/RunMode.h"
 #include "ui/DialogFolders.h"
 #include "ui/ElidedLabel.h"
+#include "ui/MessageLabel.h"
 #include "ui/EngineMessage.h"
 
 namespace ensemble::ui {
@@ -213,8 +214,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   // Each row is a config field, labelled as ConfigFields.h declares it (the CLI's flags
   // and config.json's keys come from the same table); `name` is its config.json key.
   const auto addRow = [&](QWidget* field, QLayout* layout, const QString& name) {
-    auto* error = new QLabel;
-    error->setWordWrap(true);
+    auto* error = new MessageLabel;  // it quotes what was typed: a long value wraps, the panel keeps its width
     error->setStyleSheet("color: #c62828; font-size: small;");
     error->setVisible(false);
     error->setObjectName("error-" + name);

@@ -20,6 +20,7 @@
 #include "ui/DialogFolders.h"
 #include "ui/EngineMessage.h"
 #include "ui/LegendRow.h"
+#include "ui/MessageLabel.h"
 #include "ui/PlotExport.h"
 #include "ui/RunColors.h"
 
@@ -54,8 +55,8 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
       m_analysis(analysis),
       m_dataset(new QComboBox),
       m_compute(new QPushButton(tr("Compute"))),
-      m_description(new QLabel),
-      m_members(new QLabel),
+      m_description(new MessageLabel),
+      m_members(new MessageLabel),
       m_plot(new QCustomPlot) {
   m_dataset->setEditable(true);
   // Sets made from the run itself first: they work with any run's models. (A dataset of
@@ -80,7 +81,6 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
   m_compute->setToolTip(tr("Score the chosen dataset against the selected run's test set, in the background"));
   connect(m_compute, &QPushButton::clicked, this, &OodView::compute);
   connect(&m_analysis, &AnalysisController::outOfDistributionReady, this, &OodView::showScores);
-  m_members->setWordWrap(true);
   m_members->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   m_plot->setObjectName("oodPlot");

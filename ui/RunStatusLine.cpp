@@ -6,28 +6,30 @@
 #include <QProgressBar>
 #include <QStatusBar>
 
+#include "ui/ElidedLabel.h"
+
 #include "core/common/TextFormat.h"
 
 namespace ensemble::ui {
 
-RunStatusLine::RunStatusLine(QStatusBar* bar) : QObject(bar), m_text(new QLabel), m_progress(new QProgressBar) {
+RunStatusLine::RunStatusLine(QStatusBar* bar) : QObject(bar), m_text(new ElidedLabel({})), m_progress(new QProgressBar) {
   m_progress->setMaximumWidth(320);
   m_progress->setFormat(tr("%p%"));
   bar->addWidget(m_text, 1);
   bar->addPermanentWidget(m_progress);
 }
 
-QString RunStatusLine::text() const { return m_text->text(); }
-void RunStatusLine::setText(const QString& text) { m_text->setText(text); }
+QString RunStatusLine::text() const { return m_text->fullText(); }
+void RunStatusLine::setText(const QString& text) { m_text->setFullText(text); }
 
 void RunStatusLine::preparing(const QString& dataset) {
-  m_text->setText(tr("Preparing %1 (loading data, building replicas)…").arg(dataset));
+  setText(tr("Preparing %1 (loading data, building replicas)…").arg(dataset));
   m_progress->setValue(0);
 }
 
 void RunStatusLine::runStarted(const RunStartedEvent& event) {
   m_progress->setRange(0, int(event.config.epochs * event.stepsPerEpoch));
-  m_text->setText(tr("Training %1 %2 on %3…")
+  setText(tr("Training %1 %2 on %3…")
                       .arg(QString::fromStdString(modeName(event.config.mode)),
                            QString::fromStdString(modelName(event.config.model)), QString::fromStdString(event.devices)));
 }
@@ -37,36 +39,36 @@ void RunStatusLine::stepsDone(const StepEvent& last, bool stopping, bool paused)
   if (stopping || paused) return;  // "Stopping…" and "Paused" stay until the run moves on
   if (last.stepInEpoch == last.stepsPerEpoch) {
     // The epoch's last step: the test set is evaluated now (seconds), not trained on.
-    m_text->setText(tr("Epoch %1/%2 trained · evaluating on the test set…").arg(last.epoch).arg(last.epochs));
+    setText(tr("Epoch %1/%2 trained · evaluating on the test set…").arg(last.epoch).arg(last.epochs));
     return;
   }
   // A varying rate (a warmup, a schedule) is said as it moves; a constant one is the run's lr.
   const QString rate = last.learningRate ? tr(" · lr %1").arg(*last.learningRate, 0, 'g', 4) : QString();
-  m_text->setText(tr("Epoch %1/%2 · step %3/%4%5 · %6 img/s · ETA %7")
+  setText(tr("Epoch %1/%2 · step %3/%4%5 · %6 img/s · ETA %7")
                       .arg(last.epoch).arg(last.epochs).arg(last.stepInEpoch).arg(last.stepsPerEpoch).arg(rate)
                       .arg(last.imagesPerSecond, 0, 'f', 0).arg(QString::fromStdString(formatDuration(last.etaSeconds))));
 }
 
 void RunStatusLine::stopRequested() {
   // The run stops at its next step boundary, after an evaluation in progress: say so.
-  m_text->setText(tr("Stopping after the current step (and an evaluation in progress)…"));
+  setText(tr("Stopping after the current step (and an evaluation in progress)…"));
 }
 
 void RunStatusLine::runFinished(const RunFinishedEvent& event, const QString& message) {
   switch (event.status) {
     case RunStatus::Completed:
-      m_text->setText(tr("Run finished: %1").arg(QFileInfo(QString::fromStdString(event.runDirectory)).fileName()));
+      setText(tr("Run finished: %1").arg(QFileInfo(QString::fromStdString(event.runDirectory)).fileName()));
       break;
     case RunStatus::Stopped: {
       // The engine's message says where ("stopped at step 46 (epoch 1); …"): it is the status.
       QString text = message.isEmpty() ? tr("Stopped.") : message;
       text[0] = text[0].toUpper();
-      m_text->setText(text);
+      setText(text);
       break;
     }
     default:
       m_progress->reset();  // no bar left standing at the step where it failed
-      m_text->setText(tr("Run failed: %1").arg(message));
+      setText(tr("Run failed: %1").arg(message));
   }
 }
 

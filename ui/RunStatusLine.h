@@ -10,11 +10,12 @@
 
 #include "ui/EngineMetaTypes.h"
 
-class QLabel;
 class QProgressBar;
 class QStatusBar;
 
 namespace ensemble::ui {
+
+class ElidedLabel;
 
 class RunStatusLine final : public QObject {
   Q_OBJECT
@@ -36,7 +37,7 @@ class RunStatusLine final : public QObject {
   void runFinished(const RunFinishedEvent& event, const QString& message);
 
  private:
-  QLabel* m_text;
+  ElidedLabel* m_text;  ///< one line, the whole in its tooltip: a message quoting a path had widened the window
   QProgressBar* m_progress;
 };
 

@@ -15,6 +15,7 @@
 #include "ui/AnalysisController.h"
 #include "ui/EngineMessage.h"
 #include "ui/LegendRow.h"
+#include "ui/MessageLabel.h"
 #include "ui/PlotExport.h"
 #include "ui/RunColors.h"
 
@@ -53,12 +54,11 @@ ShiftView::ShiftView(AnalysisController& analysis, QWidget* parent)
       m_kind(new QComboBox),
       m_levels(new QLineEdit),
       m_compute(new QPushButton(tr("Compute"))),
-      m_message(new QLabel),
+      m_message(new MessageLabel),  // quotes the levels as typed
       m_plot(new QCustomPlot) {
   for (const KindChoice& choice : kKinds) m_kind->addItem(tr(choice.label), int(choice.kind));
   m_levels->setText(kKinds[0].levels);
   m_compute->setToolTip(tr("Evaluate the selected run(s) at every level, in the background"));
-  m_message->setWordWrap(true);
   m_plot->setObjectName("shiftPlot");
   m_plot->plotLayout()->insertRow(0);
   const QFont titleFont(font().family(), 10, QFont::Bold);

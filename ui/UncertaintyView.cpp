@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "ui/AnalysisController.h"
+#include "ui/MessageLabel.h"
 #include "ui/MistakesView.h"
 #include "ui/OodView.h"
 #include "ui/ReliabilityDiagram.h"
@@ -20,7 +21,7 @@ UncertaintyView::UncertaintyView(QWidget* parent)
     : QWidget(parent),
       m_analysis(new AnalysisController(this)),
       m_runLabel(new QLabel),
-      m_status(new QLabel),
+      m_status(new MessageLabel),  // "Failed: …" quotes a path
       m_progress(new QProgressBar),
       m_cancel(new QPushButton(tr("Cancel"))),
       m_pages(new QTabWidget),
@@ -39,7 +40,6 @@ UncertaintyView::UncertaintyView(QWidget* parent)
   m_progress->hide();
   m_cancel->setToolTip(tr("Stop the computation at its next step"));
   m_cancel->hide();
-  m_status->setWordWrap(true);
   // Two long run names and the note on the runs left out wrap: on one line they had made
   // the window's minimum width more than 1400 px (five runs selected).
   m_runLabel->setWordWrap(true);
