@@ -301,7 +301,8 @@ class TestUncertaintyView final : public QObject {
   }
 
   // The confusion matrix counts every test image; clicking a cell lists exactly its
-  // images; the default order lists exactly the images the members disagree on.
+  // images in the order chosen; the default order lists exactly the images the members
+  // disagree on.
   void confusionMatrixCellsFilterTheGallery() {
     MistakesView* mistakes = m_view->mistakes();
     m_view->pages()->setCurrentWidget(mistakes);
@@ -348,12 +349,33 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(gallery->cell().has_value());
     QCOMPARE(gallery->cell()->predicted, int64_t(bestX));
     QCOMPARE(gallery->cell()->label, int64_t(bestY));
-    QCOMPARE(gallery->rowCount(), int(map->data()->cell(bestX, bestY)));
+    // The order chosen stays (a click had switched it to the entropy): the cell's images
+    // the members disagree on, and the caption says how many of the cell's they are.
+    QCOMPARE(GalleryOrder(mistakes->orderBox()->currentData().toInt()), GalleryOrder::Disagreement);
+    const int inCell = int(map->data()->cell(bestX, bestY));
+    int disagreedInCell = 0;
+    for (const ImageVerdict& verdict : verdicts) {
+      disagreedInCell += verdict.label == bestY && verdict.ensembleVote == bestX && verdict.disagreement > 0;
+    }
+    QVERIFY(disagreedInCell > 0);
+    QCOMPARE(gallery->rowCount(), disagreedInCell);
+    const QString caption = mistakes->caption()->text();
+    QVERIFY2(caption.contains(QString("%1 of %2 images true ").arg(disagreedInCell).arg(inCell)) &&
+                 caption.endsWith("where the members disagree"),
+             qPrintable(caption));
+    for (int row = 0; row < gallery->rowCount(); ++row) QVERIFY(verdicts[gallery->imageIndex(row)].disagreement > 0);
+    screenshot(mistakes, "uncertainty-gallery-cell-disagreement.png");
+    // The entropy order keeps every image: all of the cell's, said as such.
+    mistakes->orderBox()->setCurrentIndex(mistakes->orderBox()->findData(int(GalleryOrder::Entropy)));
+    QVERIFY(gallery->cell().has_value());
+    QCOMPARE(gallery->rowCount(), inCell);
+    QVERIFY2(mistakes->caption()->text().contains(QString(": %1 images true ").arg(inCell)), qPrintable(mistakes->caption()->text()));
     for (int row = 0; row < gallery->rowCount(); ++row) {
       const ImageVerdict& verdict = verdicts[gallery->imageIndex(row)];
       QCOMPARE(verdict.label, int64_t(bestY));
       QCOMPARE(int64_t(verdict.ensembleVote), int64_t(bestX));
     }
+    screenshot(mistakes, "uncertainty-gallery-cell.png");
     // The clicked cell is outlined, around its centre.
     QCPItemRect* outline = nullptr;
     for (int i = 0; i < plot->itemCount(); ++i) {

@@ -28,6 +28,24 @@ namespace {
 constexpr int kContactSheetColumns = 10;
 constexpr int kContactSheetTiles = 100;
 
+/// Which images an order keeps, for the caption ("78 of 212 images …, where the members
+/// disagree"); empty for the order that keeps them all.
+QString whatTheOrderKeeps(GalleryOrder order) {
+  switch (order) {
+    case GalleryOrder::Disagreement: return MistakesView::tr("where the members disagree");
+    case GalleryOrder::Entropy: return {};
+    case GalleryOrder::EnsembleRightMostMembersWrong: return MistakesView::tr("where the ensemble is right and most members wrong");
+    case GalleryOrder::EnsembleWrongMostMembersRight: return MistakesView::tr("where the ensemble is wrong and most members right");
+  }
+  return {};
+}
+
+int64_t imagesInCell(const std::vector<ImageVerdict>& verdicts, const ConfusionCell& cell) {
+  return std::count_if(verdicts.begin(), verdicts.end(), [&](const ImageVerdict& verdict) {
+    return verdict.label == cell.label && verdict.ensembleVote == cell.predicted;
+  });
+}
+
 }  // namespace
 
 MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
@@ -161,8 +179,9 @@ void MistakesView::showCell(const ConfusionCell& cell, int run) {
   if (run < 0 || run >= m_runs.size()) return;
   m_galleryRun = run;
   refresh();
-  // Every image of the cell, not only the disagreed-on ones: the most uncertain first.
-  m_order->setCurrentIndex(m_order->findData(int(GalleryOrder::Entropy)));
+  // The order the user chose stays (it had been switched to the entropy, unasked): an order
+  // that keeps only some images keeps them in the cell too, and the caption says how many
+  // of the cell's images that is.
   m_gallery->setCell(cell);
   for (int other = 0; other < int(m_confusions.size()); ++other) {
     m_confusions[std::size_t(other)]->highlight(other == run ? std::optional<ConfusionCell>(cell) : std::nullopt);
@@ -184,13 +203,20 @@ void MistakesView::updateCaption() {
     m_caption->setText(tr("Predict the selected run's test set to see its confusion matrix and gallery."));
     return;
   }
-  QString scope = tr("of %1 test images").arg(inspection->verdicts.size());
+  const QString run = m_galleryRun < m_runs.size() ? m_runs[m_galleryRun].label : QString();
+  const QString kept = whatTheOrderKeeps(m_gallery->order());
+  const int shown = m_gallery->rowCount();
   if (const auto& cell = m_gallery->cell()) {
-    scope = tr("true %1 called %2 by the ensemble")
-                .arg(className(inspection->dataset, cell->label), className(inspection->dataset, cell->predicted));
+    const QString where = tr("true %1 called %2 by the ensemble")
+                              .arg(className(inspection->dataset, cell->label), className(inspection->dataset, cell->predicted));
+    const int64_t inCell = imagesInCell(inspection->verdicts, *cell);
+    m_caption->setText(kept.isEmpty() ? tr("%1: %2 images %3").arg(run).arg(shown).arg(where)
+                                      : tr("%1: %2 of %3 images %4, %5").arg(run).arg(shown).arg(inCell).arg(where, kept));
+    return;
   }
-  m_caption->setText(tr("%1: %2 images %3").arg(m_galleryRun < m_runs.size() ? m_runs[m_galleryRun].label : QString())
-                         .arg(m_gallery->rowCount()).arg(scope));
+  const auto total = qsizetype(inspection->verdicts.size());
+  m_caption->setText(kept.isEmpty() ? tr("%1: %2 images of %3 test images").arg(run).arg(shown).arg(total)
+                                    : tr("%1: %2 of %3 test images, %4").arg(run).arg(shown).arg(total).arg(kept));
 }
 
 QString MistakesView::saveContactSheet(const QString& path) const {

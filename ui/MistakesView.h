@@ -44,6 +44,8 @@ class MistakesView final : public QWidget {
   QPushButton* computeButton() const { return m_compute; }
   QPushButton* contactSheetButton() const { return m_sheet; }
   QComboBox* orderBox() const { return m_order; }
+  /// What the gallery shows: the run, how many images, of how many, and which.
+  QLabel* caption() const { return m_caption; }
   GalleryModel* gallery() const { return m_gallery; }
   QListView* galleryView() const { return m_view; }
   /// The matrix of the `run`-th selected run (0 or 1).
