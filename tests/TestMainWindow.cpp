@@ -167,7 +167,7 @@ class TestMainWindow final : public QObject {
 
   void theWindowAnswersWhileTraining() {
     QVERIFY(m_window);
-    qInfo("longest gap between 10 ms ticks while training: %lld ms, not counting waits for a core (%lld ms counting "
+    qInfo("longest gap between 10 ms ticks while training: %lld ms, not counting waits for a core or the hypervisor (%lld ms counting "
           "them)", m_worstGap, m_worstWallGap);
     QVERIFY2(m_worstGap < kMaxTickGapMs, qPrintable(QString("event loop stalled for %1 ms").arg(m_worstGap)));
   }
