@@ -30,19 +30,11 @@ struct Result {
   QString err;
 };
 
-Result runCli(const QStringList& arguments, const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment()) {
+Result runCli(const QStringList& arguments, const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment(),
+              const QString& workingDirectory = {}) {
   QProcess process;
   process.setProcessEnvironment(environment);
-  process.start(ENSEMBLELAB_CLI_PATH, arguments);
-  if (!process.waitForFinished(600000)) return {-1, "timed out"};
-  return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-          QString::fromUtf8(process.readAllStandardError())};
-}
-
-/// runCli with `folder` as the working directory.
-Result runCliIn(const QString& folder, const QStringList& arguments) {
-  QProcess process;
-  process.setWorkingDirectory(folder);
+  if (!workingDirectory.isEmpty()) process.setWorkingDirectory(workingDirectory);
   process.start(ENSEMBLELAB_CLI_PATH, arguments);
   if (!process.waitForFinished(600000)) return {-1, "timed out"};
   return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
@@ -255,21 +247,22 @@ class TestSweep final : public QObject {
     };
     writeData(started + "/data");
     const QStringList tiny{"--mode", "single", "--batch-size", "32", "--epochs", "1"};
-    const Result first = runCliIn(started, QStringList{"sweep", "--grid", "dataset=data,later", "--out", out} + tiny);
+    const QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    const Result first = runCli(QStringList{"sweep", "--grid", "dataset=data,later", "--out", out} + tiny, environment, started);
     QCOMPARE(first.exitCode, 1);
     QCOMPARE(statuses(out), (QStringList{"completed", "failed"}));
     QVERIFY2(first.err.contains("later") && first.err.contains("does not exist"), qPrintable(first.err));
 
     QVERIFY(QDir().mkpath(started + "/later"));
     writeData(started + "/later");
-    const Result resumed = runCliIn(elsewhere, {"sweep", "--resume", out});
+    const Result resumed = runCli({"sweep", "--resume", out}, environment, elsewhere);
     QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
     QVERIFY2(resumed.err.contains("failed last time") && resumed.err.contains("trying it again"), qPrintable(resumed.err));
     QCOMPARE(statuses(out), (QStringList{"completed", "completed"}));
 
     // The same for a dataset every job shares (--dataset, the sweep's base settings).
     const QString shared = m_dir.filePath("shared-dataset");
-    QCOMPARE(runCliIn(started, QStringList{"sweep", "--dataset", "data", "--grid", "seed=0", "--out", shared} + tiny)
+    QCOMPARE(runCli(QStringList{"sweep", "--dataset", "data", "--grid", "seed=0", "--out", shared} + tiny, environment, started)
                  .exitCode,
              0);
     QCOMPARE(readJson(shared + "/sweep.json")["base"].toObject()["dataset"].toString(),
