@@ -757,6 +757,33 @@ class TestMainWindow final : public QObject {
     QVERIFY(window.reliabilityDiagram()->emptyHint().startsWith("Select a run"));
   }
 
+  // A selected run whose metrics.csv cannot be read: the empty plots name it (they said that
+  // nothing was selected), and the status line's reason goes once it is no longer selected.
+  void anUnreadableRunIsNamedOnTheEmptyPlots() {
+    QTemporaryDir root;
+    const QString past = m_root.filePath("20260101-000000000-single-cnn");
+    const auto copyRun = [&](const QString& name, const QByteArray& metrics) {
+      QDir run(root.filePath(name));
+      run.mkpath(".");
+      for (const QString file : {"config.json", "summary.json"}) QFile::copy(past + "/" + file, run.filePath(file));
+      QFile csv(run.filePath("metrics.csv"));
+      csv.open(QIODevice::WriteOnly);
+      csv.write(metrics.isNull() ? fileBytes(past + "/metrics.csv") : metrics);
+      return run.path();
+    };
+    const QString garbage = copyRun("20260102-000000000-garbage", "\x01\x02not,a\ncsv at all\n");
+    const QString good = copyRun("20260101-000000000-good", QByteArray());
+    MainWindow window(root.path());
+    window.runsView()->selectRow(window.runsModel()->rowOf(garbage));
+    for (MetricPlot* plot : window.plots()) {
+      QVERIFY2(plot->emptyHint().startsWith("Cannot read 20260102-000000000-garbage: "), qPrintable(plot->emptyHint()));
+    }
+    QVERIFY2(window.statusText().startsWith("Cannot read 20260102-000000000-garbage"), qPrintable(window.statusText()));
+    window.runsView()->selectRow(window.runsModel()->rowOf(good));
+    QVERIFY(window.plots().front()->emptyHint().isEmpty());  // its curves are drawn
+    QVERIFY2(!window.statusText().contains("garbage"), qPrintable(window.statusText()));
+  }
+
   void screenshotOfTheWindow() {
     // What a person sees (kept in the build folder for review).
     m_window->resize(1400, 900);

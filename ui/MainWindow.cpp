@@ -315,14 +315,22 @@ void MainWindow::onRunFinished(const RunFinishedEvent& event) {
 void MainWindow::showRunsOnPlots() {
   // Exactly the selected runs, the live one among them only while it is selected.
   QVector<const RunRecord*> selected;
+  QStringList unreadable;
   for (const int row : m_runsView->selectedRows()) {
     RunRecord& record = m_runs->record(row);
     QString error;
     if (record.ensureCurves(&error)) selected.push_back(&record);
-    else m_status->setText(tr("Cannot show %1: %2").arg(record.name(), error));
+    else unreadable << tr("Cannot read %1: %2").arg(record.name(), error);
+  }
+  if (!unreadable.isEmpty()) {
+    m_unreadableStatus = unreadable.front();
+    m_status->setText(m_unreadableStatus);
+  } else if (!m_unreadableStatus.isEmpty() && m_status->text() == m_unreadableStatus) {
+    m_status->setText(QString());  // said of a run no longer selected
+    m_unreadableStatus.clear();
   }
   const PlotSelection shown = plotSelection(selected, m_plotPanel->groupSeeds());
-  m_plotPanel->setRuns(shown.runs, shown.groups);
+  m_plotPanel->setRuns(shown.runs, shown.groups, unreadable);
   QHash<QString, QColor> colors;
   for (auto it = shown.colorIndex.begin(); it != shown.colorIndex.end(); ++it) colors[it.key()->directory] = runColor(it.value());
   m_runs->setPlotColors(colors);

@@ -115,6 +115,9 @@ class MainWindow final : public QMainWindow {
   SweepQueue* m_sweepQueue;
   SweepPanel* m_sweepPanel;
   RunStatusLine* m_status = nullptr;
+  /// What the status line said of a selected run that could not be read: cleared once no such
+  /// run is selected (it outlived the selection).
+  QString m_unreadableStatus;
   QTabWidget* m_tabs = nullptr;
   QAction* m_start = nullptr;
   QAction* m_pause = nullptr;

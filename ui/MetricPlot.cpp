@@ -460,7 +460,12 @@ void MetricPlot::fitLegend(int width) {
 int MetricPlot::graphCount() const { return m_plot->graphCount(); }
 
 QString MetricPlot::whyEmpty() const {
-  if (m_runs.isEmpty() && m_groups.isEmpty()) return tr("No run shown: select runs in the Runs tab, or start one");
+  if (m_runs.isEmpty() && m_groups.isEmpty()) {
+    if (m_unreadable.isEmpty()) return tr("No run shown: select runs in the Runs tab, or start one");
+    // The reason can be long (a parse error): its first line, the Runs table's Status cell has it all.
+    const QString first = m_unreadable.front().section('\n', 0, 0);
+    return m_unreadable.size() == 1 ? first : tr("%1\n(and %2 more selected runs that cannot be read)").arg(first).arg(m_unreadable.size() - 1);
+  }
   return isTrain(m_metric) ? tr("No logged step yet")
                            : tr("No test point yet: a run is scored at each epoch's end\n(or every N steps: Evaluate every)");
 }

@@ -7,6 +7,7 @@
 // points arrive (QCustomPlot's realtime-demo pattern).
 #include <QHash>
 #include <QSet>
+#include <QStringList>
 #include <QVector>
 #include <QWidget>
 #include <memory>
@@ -32,6 +33,9 @@ class MetricPlot final : public QWidget {
 
   /// The runs to draw (the live one and any selected for comparison).
   void setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs);
+  /// Selected runs that cannot be drawn, each as "Cannot read NAME: why": an empty plot says
+  /// so rather than that nothing is selected. Kept until the next call.
+  void setUnreadable(const QStringList& problems) { m_unreadable = problems; }
   /// Seed groups to draw after the runs: a mean line and a filled band each.
   void setGroups(const QVector<std::shared_ptr<const SeedGroupCurves>>& groups);
   /// What a group's band spans: ± one standard deviation (default) or min to max.
@@ -121,6 +125,7 @@ class MetricPlot final : public QWidget {
   QVector<std::shared_ptr<const RunCurves>> m_runs;
   QVector<Line> m_lines;
   QVector<std::shared_ptr<const SeedGroupCurves>> m_groups;
+  QStringList m_unreadable;
   QVector<GroupGraphs> m_groupGraphs;
   BandKind m_bandKind = BandKind::StandardDeviation;
   double m_smoothing = 0.6;

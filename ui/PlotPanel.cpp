@@ -120,9 +120,10 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), m_legend(new PlotLegend
 }
 
 void PlotPanel::setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs,
-                        const QVector<std::shared_ptr<const SeedGroupCurves>>& groups) {
+                        const QVector<std::shared_ptr<const SeedGroupCurves>>& groups, const QStringList& unreadable) {
   m_legend->setHiddenBlocks({});  // other runs: every line shown (the plots forget theirs too)
   for (MetricPlot* plot : m_plots) {
+    plot->setUnreadable(unreadable);
     plot->setGroups(groups);
     plot->setRuns(runs);
   }

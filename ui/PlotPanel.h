@@ -4,6 +4,7 @@
 // (smoothing, log-scale loss, epoch axis) and the timer that repaints them: points arrive
 // as fast as the engine steps, the plots repaint at most kRepaintIntervalMs apart.
 #include <QVector>
+#include <QStringList>
 #include <QWidget>
 
 #include <memory>
@@ -30,9 +31,11 @@ class PlotPanel final : public QWidget {
   explicit PlotPanel(QWidget* parent = nullptr);
 
   /// Shows these runs' curves on every plot (the live run first, by convention), then the
-  /// seed groups' bands.
+  /// seed groups' bands; `unreadable`: selected runs that could not be read, which an empty
+  /// plot names (MetricPlot::setUnreadable).
   void setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs,
-               const QVector<std::shared_ptr<const SeedGroupCurves>>& groups = {});
+               const QVector<std::shared_ptr<const SeedGroupCurves>>& groups = {},
+               const QStringList& unreadable = {});
   /// Whether selected runs that differ only in seed show as one band (on by default).
   bool groupSeeds() const;
   /// New points in curves already shown: repaint at the next tick.

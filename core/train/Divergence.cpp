@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/train/Divergence.h"
 
-
 #include <cmath>
 #include <sstream>
 
