@@ -6,9 +6,8 @@
 #include <QProgressBar>
 #include <QStatusBar>
 
-#include "ui/ElidedLabel.h"
-
 #include "core/common/TextFormat.h"
+#include "ui/ElidedLabel.h"
 
 namespace ensemble::ui {
 
@@ -30,8 +29,8 @@ void RunStatusLine::preparing(const QString& dataset) {
 void RunStatusLine::runStarted(const RunStartedEvent& event) {
   m_progress->setRange(0, int(event.config.epochs * event.stepsPerEpoch));
   setText(tr("Training %1 %2 on %3…")
-                      .arg(QString::fromStdString(modeName(event.config.mode)),
-                           QString::fromStdString(modelName(event.config.model)), QString::fromStdString(event.devices)));
+              .arg(QString::fromStdString(modeName(event.config.mode)),
+                   QString::fromStdString(modelName(event.config.model)), QString::fromStdString(event.devices)));
 }
 
 void RunStatusLine::stepsDone(const StepEvent& last, bool stopping, bool paused) {
@@ -45,8 +44,8 @@ void RunStatusLine::stepsDone(const StepEvent& last, bool stopping, bool paused)
   // A varying rate (a warmup, a schedule) is said as it moves; a constant one is the run's lr.
   const QString rate = last.learningRate ? tr(" · lr %1").arg(*last.learningRate, 0, 'g', 4) : QString();
   setText(tr("Epoch %1/%2 · step %3/%4%5 · %6 img/s · ETA %7")
-                      .arg(last.epoch).arg(last.epochs).arg(last.stepInEpoch).arg(last.stepsPerEpoch).arg(rate)
-                      .arg(last.imagesPerSecond, 0, 'f', 0).arg(QString::fromStdString(formatDuration(last.etaSeconds))));
+              .arg(last.epoch).arg(last.epochs).arg(last.stepInEpoch).arg(last.stepsPerEpoch).arg(rate)
+              .arg(last.imagesPerSecond, 0, 'f', 0).arg(QString::fromStdString(formatDuration(last.etaSeconds))));
 }
 
 void RunStatusLine::stopRequested() {
