@@ -4,12 +4,16 @@
 // refused by name.
 #include <QTemporaryDir>
 #include <QtTest>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "core/common/Error.h"
 #include "core/data/Dataset.h"
 #include "core/io/RunDirectory.h"
+#include "core/io/RunWriterLock.h"
 #include "core/io/TensorBoardEvents.h"
 #include "core/config/ConfigFields.h"
 #include "core/config/ExperimentConfig.h"
@@ -159,6 +163,53 @@ class TestCheckpointResume final : public QObject {
     auto resumed = Trainer::open(path, testing::syntheticData());
     REQUIRE_COMPLETED(resumed->run(nullptr, nullptr));
     QCOMPARE(fileBytes(dir.filePath("config.json")), written);
+  }
+
+  // A run being trained (the CLI's, a sweep's, the window's) cannot be resumed by a second
+  // writer meanwhile: it is refused before its checkpoint is read, saying why, and the first
+  // run ends as if alone. Once it ends, the lock is gone with it.
+  void aRunBeingTrainedCannotBeResumedMeanwhile() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString();
+    struct HeldAtFirstCheckpoint final : TrainingObserver {
+      std::string run;
+      std::atomic<bool> held{false}, go{false}, freeWhenItSaysItEnded{false};
+      void onCheckpoint(const CheckpointEvent&) override {
+        held = true;
+        while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      // The window resumes a run as soon as it hears it ended, before the engine is gone.
+      void onRunFinished(const RunFinishedEvent&) override { freeWhenItSaysItEnded = !RunWriterLock::heldElsewhere(run); }
+    } gate;
+    gate.run = path;
+    RunFinishedEvent first;
+    std::thread training([&] {
+      first = Trainer::create(resumableConfig(), path, testing::syntheticData())->run(&gate, nullptr);
+    });
+    while (!gate.held) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    bool refused = false;
+    try {
+      Trainer::open(path, testing::syntheticData());
+    } catch (const IoError& e) {
+      refused = QString(e.what()).contains("is being trained by another process");
+    }
+    const bool heldWhileTraining = RunWriterLock::heldElsewhere(path);
+    bool lockRefused = false;
+    try {
+      RunWriterLock::take(path);  // as a second writer's recorder would
+    } catch (const IoError&) {
+      lockRefused = true;
+    }
+    gate.go = true;
+    training.join();
+    QVERIFY(refused);
+    QVERIFY(heldWhileTraining);
+    QVERIFY(lockRefused);
+    REQUIRE_COMPLETED(first);
+    QVERIFY(gate.freeWhenItSaysItEnded);
+    QCOMPARE(fileBytes(dir.filePath("metrics.csv")), fileBytes(m_reference.filePath("metrics.csv")));
+    QVERIFY(!RunWriterLock::heldElsewhere(path));
+    QCOMPARE(Trainer::open(path, testing::syntheticData())->globalStep(), int64_t(20));
   }
 
   void damagedCheckpointsAreRefused_data() {

@@ -11,6 +11,8 @@
 #include <QJsonObject>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QTimer>
 #include <QPushButton>
 #include <QElapsedTimer>
 #include <QFontMetricsF>
@@ -33,13 +35,17 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <memory>
 
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/WriteFaults.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
+#include "core/train/TrainingObserver.h"
 #include "tests/FormSetup.h"
 #include "tests/OwnTimeTimer.h"
 #include "tests/RunStatusCheck.h"
@@ -782,6 +788,106 @@ class TestMainWindow final : public QObject {
     window.runsView()->selectRow(window.runsModel()->rowOf(good));
     QVERIFY(window.plots().front()->emptyHint().isEmpty());  // its curves are drawn
     QVERIFY2(!window.statusText().contains("garbage"), qPrintable(window.statusText()));
+  }
+
+  // The run menu acts on the run under the pointer, and Delete's question names it: a
+  // right-click below the rows had opened the menu of the selected run, out of sight, and
+  // the question had said only "Delete 1 run folder(s)".
+  void theRunMenuActsOnTheRunUnderThePointer() {
+    QTemporaryDir root;
+    const QString past = m_root.filePath("20260101-000000000-single-cnn");
+    for (const QString name : {"20260101-000000000-first", "20260102-000000000-second"}) {
+      QVERIFY(QDir(root.path()).mkpath(name));
+      for (const QString file : {"config.json", "summary.json", "metrics.csv"}) {
+        QVERIFY(QFile::copy(past + "/" + file, root.filePath(name + "/" + file)));
+      }
+    }
+    MainWindow window(root.path());
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.tabs()->setCurrentWidget(window.runsView());
+    auto* view = static_cast<RunListView*>(window.runsView());
+    const int second = window.runsModel()->rowOf(root.filePath("20260102-000000000-second"));
+    const int first = window.runsModel()->rowOf(root.filePath("20260101-000000000-first"));
+    view->selectRow(second);
+    // Whatever popup or question opens is read, then closed.
+    QString popup;
+    const auto closeWhatOpens = [&popup] {
+      QTimer::singleShot(200, [&popup] {
+        if (QWidget* menu = QApplication::activePopupWidget()) {
+          popup = "menu";
+          menu->close();
+        } else if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+          popup = box->text();
+          box->reject();
+        }
+      });
+    };
+    closeWhatOpens();
+    emit view->customContextMenuRequested(view->visualRect(window.runsModel()->index(first, 1)).center());
+    QCOMPARE(popup, QString("menu"));
+    QCOMPARE(view->selectedRows(), QVector<int>({first}));  // the row under the pointer
+    popup.clear();
+    closeWhatOpens();
+    emit view->customContextMenuRequested(QPoint(5, view->viewport()->height() - 3));  // below the rows
+    QTest::qWait(300);
+    QCOMPARE(popup, QString());
+    QCOMPARE(view->selectedRows(), QVector<int>({first}));
+    closeWhatOpens();
+    view->findChild<QAction*>("deleteAction")->trigger();
+    QVERIFY2(popup.contains("20260101-000000000-first") && !popup.contains("second"), qPrintable(popup));
+    QVERIFY(QFileInfo::exists(root.filePath("20260101-000000000-first/metrics.csv")));  // answered No
+  }
+
+  // A run another process trains (the CLI, a sweep) appears in the open window, its row and
+  // selected curves follow what that process writes, and it goes once its folder is deleted.
+  void runsWrittenElsewhereAppearAndFollowTheirFolders() {
+    QTemporaryDir root;
+    MainWindow window(root.path());
+    QCOMPARE(window.runsModel()->rowCount(), 0);
+    // The engine, in a thread of its own as in another process, held after its first epoch
+    // until the window has shown it.
+    struct HeldAfterFirstEpoch final : TrainingObserver {
+      std::atomic<bool> go{false};
+      void onEpoch(const EpochEvent& event) override {
+        while (event.epoch == 1 && !go) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    } gate;
+    ExperimentConfig config;
+    config.dataset = "synthetic";
+    config.mode = TrainingMode::Single;
+    config.devices = "cpu";
+    config.batchSize = 64;
+    config.epochs = 2;
+    config.trainLimit = 1024;
+    const QString run = root.filePath("20260105-000000000-single-cnn");
+    RunFinishedEvent finished;
+    std::thread elsewhere([&] { finished = Trainer::create(config, run.toStdString())->run(&gate, nullptr); });
+    auto releaseAndJoin = qScopeGuard([&] {
+      gate.go = true;
+      elsewhere.join();
+    });
+    RunsModel& runs = *window.runsModel();
+    QTRY_VERIFY_WITH_TIMEOUT(runs.rowOf(run) >= 0 && runs.data(runs.index(runs.rowOf(run), RunsModel::Epochs), Qt::DisplayRole).toString() == "1/2",
+                             60000);
+    // Its process holds the run (RunWriterLock): it says so, and cannot be resumed meanwhile.
+    QTRY_COMPARE(runs.data(runs.index(runs.rowOf(run), RunsModel::Status), Qt::DisplayRole).toString(),
+                 QString("running elsewhere"));
+    window.runsView()->selectRow(runs.rowOf(run));
+    QVERIFY(!window.runsView()->findChild<QAction*>("resumeAction")->isEnabled());
+    MetricPlot* testAccuracy = window.plots()[3];
+    QTRY_COMPARE(testAccuracy->pointsOf(0, 0), 1);
+    releaseAndJoin.dismiss();
+    gate.go = true;
+    elsewhere.join();
+    REQUIRE_COMPLETED(finished);
+    QTRY_COMPARE(runs.data(runs.index(runs.rowOf(run), RunsModel::Status), Qt::DisplayRole).toString(), QString("completed"));
+    QTRY_COMPARE(testAccuracy->pointsOf(0, 0), 2);  // the selected run's plots read it again
+    QVERIFY(window.runsView()->selectionModel()->isRowSelected(runs.rowOf(run), {}));
+    QVERIFY(QDir(run).removeRecursively());
+    QTRY_COMPARE(runs.rowCount(), 0);
+    QVERIFY(testAccuracy->emptyHint().startsWith("No run shown"));
   }
 
   void screenshotOfTheWindow() {

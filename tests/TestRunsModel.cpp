@@ -167,6 +167,58 @@ class TestRunsModel final : public QObject {
     QCOMPARE(cell(model, 0, RunsModel::Status, Qt::ToolTipRole), QString("stopped at step 20"));
   }
 
+  // Another process adds, trains on and deletes runs while the window is open: refresh()
+  // catches the list up row by row, so the user's selection stays on the run it was on.
+  void refreshFollowsTheFolderAndKeepsTheSelection() {
+    QTemporaryDir root;
+    ExperimentConfig config;
+    const QString older = runFolder(root, "20260101-000000000-single-cnn", config);
+    const QString newer = runFolder(root, "20260102-000000000-single-cnn", config);
+    QVERIFY(!older.isEmpty() && !newer.isEmpty());
+    RunsModel model;
+    model.scan(root.path());
+    QItemSelectionModel selection(&model);
+    selection.select(model.index(model.rowOf(older), 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    RunStartedEvent started;  // this window's own run, whose folder does not exist (yet)
+    started.runDirectory = root.filePath("20260100-000000000-ensemble-cnn").toStdString();
+    model.runStarted(started);
+    QCOMPARE(model.rowCount(), 3);
+
+    // Unchanged on disk: nothing is read again.
+    QCOMPARE(model.refresh(root.path()), QStringList());
+    // A new run (the CLI's) appears where scan() puts it: the newest first.
+    const QString newest = runFolder(root, "20260103-000000000-single-cnn", config);
+    QVERIFY(!newest.isEmpty());
+    QCOMPARE(model.refresh(root.path()), QStringList());
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(model.rowOf(newest), 0);
+    // One between two listed runs goes between them.
+    const QString between = runFolder(root, "20260101-120000000-single-cnn", config);
+    QVERIFY(!between.isEmpty());
+    model.refresh(root.path());
+    QCOMPARE(model.rowOf(between), model.rowOf(older) - 1);
+    QCOMPARE(model.rowOf(newer), model.rowOf(between) - 1);
+    QVERIFY(QDir(between).removeRecursively());
+    model.refresh(root.path());
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(selection.selectedRows().size(), 1);
+    QCOMPARE(selection.selectedRows().front().row(), model.rowOf(older));
+    // The selected run, trained on elsewhere: its epoch's summary is read, its curves dropped.
+    RunSummary summary = summaryAfterEpoch(1, 0.7);
+    QVERIFY(writeText(older + "/summary.json", QByteArray::fromStdString(summary.toJson().dump())));
+    QCOMPARE(model.refresh(root.path()), QStringList({older}));
+    QCOMPARE(cell(model, model.rowOf(older), RunsModel::TestAccuracy), QString("0.7000"));
+    // Deleted elsewhere: its row goes; the selection stays on the run it was on.
+    QVERIFY(QDir(newer).removeRecursively());
+    model.refresh(root.path());
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.rowOf(newer), -1);
+    QCOMPARE(selection.selectedRows().front().row(), model.rowOf(older));
+    // The run this window trains is never dropped or read back, folder or no folder.
+    QVERIFY(model.liveRow() >= 0);
+    QCOMPARE(cell(model, model.liveRow(), RunsModel::Status), QString("running"));
+  }
+
   // A test limit above the test set's size: once evaluated, the row shows the images the run
   // was scored on, not the limit it asked for.
   void samplesShowTheTestImagesTheRunWasScoredOn() {

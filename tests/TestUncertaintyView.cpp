@@ -16,6 +16,8 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTimer>
+#include <QToolButton>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <set>
@@ -106,6 +108,37 @@ class TestUncertaintyView final : public QObject {
     m_view->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
     m_view->setRuns(bothRuns());
+  }
+
+  // A page not computed yet has nothing to export: its Export… says so before asking where,
+  // and a data export writes no file (it had written the CSV header and said "Saved").
+  void anUncomputedPageHasNothingToExport() {
+    UncertaintyView fresh;
+    fresh.setRuns(bothRuns());
+    fresh.resize(1200, 560);
+    fresh.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+    const QString csv = m_root.filePath("nothing.csv");
+    QVERIFY2(exportPlot(fresh.shift()->plot(), csv).contains("nothing to export"), qPrintable(exportPlot(fresh.shift()->plot(), csv)));
+    QVERIFY(!QFileInfo::exists(csv));
+    QSignalSpy exported(&fresh, &UncertaintyView::exported);
+    bool askedWhere = false;
+    QTimer::singleShot(300, [&askedWhere] {
+      if (QWidget* dialog = QApplication::activeModalWidget()) {
+        askedWhere = true;
+        dialog->close();
+      }
+    });
+    QToolButton* button = nullptr;
+    for (QToolButton* candidate : fresh.shift()->findChildren<QToolButton*>()) {
+      if (candidate->text() == QString("Export…")) button = candidate;
+    }
+    QVERIFY(button);
+    button->click();
+    QTest::qWait(400);
+    QVERIFY(!askedWhere);
+    QCOMPARE(exported.count(), 1);
+    QVERIFY2(exported.first().first().toString().contains("nothing to export"), qPrintable(exported.first().first().toString()));
   }
 
   // Both runs at each level, drawn as accuracy and ECE panels; at level 0 the numbers are

@@ -34,6 +34,7 @@
 #include "ui/RunController.h"
 #include "ui/RunListView.h"
 #include "ui/RunStatusLine.h"
+#include "ui/RunsFolderWatcher.h"
 #include "ui/RunsModel.h"
 #include "ui/PlotSelection.h"
 #include "ui/SweepDialog.h"
@@ -61,10 +62,12 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
       m_uncertainty(new UncertaintyView),
       m_export(new ExportActions(this, *m_plotPanel, *m_runsView, *m_runs)),
       m_sweepQueue(new SweepQueue(*m_controller, this)),
-      m_sweepPanel(new SweepPanel(*m_sweepQueue)) {
+      m_sweepPanel(new SweepPanel(*m_sweepQueue)),
+      m_folderWatcher(new RunsFolderWatcher(m_runsRoot, this)) {
   setWindowTitle(tr("EnsembleLab"));
   setWindowIcon(QIcon(":/icons/ensemble-lab.svg"));
   m_runs->scan(m_runsRoot);
+  m_folderWatcher->watch(*m_runs);
   buildActions();
   buildLayout();
 
@@ -79,6 +82,7 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
     offerSelectedRuns();
     updateActions();
   });
+  connect(m_folderWatcher, &RunsFolderWatcher::changed, this, &MainWindow::refreshRuns);
   connect(m_runsView, &RunListView::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_runsView, &RunListView::evaluateRequested, this, &MainWindow::evaluateRun);
   connect(m_runsView, &RunListView::failed, this, &MainWindow::showError);
@@ -216,7 +220,7 @@ void MainWindow::updateActions() {
   const int first = m_runsView->firstSelectedRow();
   const bool selected = first >= 0;
   const RunRecord* firstRun = selected ? &m_runs->record(first) : nullptr;
-  const bool resumable = firstRun && !firstRun->training && firstRun->summary &&
+  const bool resumable = firstRun && !firstRun->training && !firstRun->trainingElsewhere && firstRun->summary &&
                          firstRun->summary->status != RunStatus::Completed;
   m_export->updateFor(m_runsView->selectedRows());
   for (QAction* action : {m_resumeSelected, m_runsView->resumeAction()}) action->setEnabled(resumable && !running);
@@ -383,6 +387,21 @@ void MainWindow::offerSelectedRuns() {
                     record.config ? QString::fromStdString(record.config->dataset) : QString()});
   }
   m_uncertainty->setRuns(runs);
+}
+
+void MainWindow::refreshRuns() {
+  const QStringList reread = m_runs->refresh(m_runsRoot);
+  m_folderWatcher->watch(*m_runs);
+  // Rows removed from the selection have already said so (selectionChanged); a selected
+  // run read again has new curves and numbers to show.
+  bool shownChanged = false;
+  for (const int row : m_runsView->selectedRows()) shownChanged |= reread.contains(m_runs->record(row).directory);
+  if (shownChanged) {
+    showRunsOnPlots();
+    showEnsembleBreakdown(m_runsView->firstSelectedRow());
+    offerSelectedRuns();
+  }
+  updateActions();
 }
 
 void MainWindow::evaluateRun(int row) {

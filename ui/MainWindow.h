@@ -34,6 +34,7 @@ class RunController;
 class UncertaintyView;
 class RunListView;
 class RunStatusLine;
+class RunsFolderWatcher;
 class RunsModel;
 class SweepPanel;
 class SweepQueue;
@@ -93,6 +94,9 @@ class MainWindow final : public QMainWindow {
   void showEnsembleBreakdownIfSelected(int row);
   /// Tells the Uncertainty view which runs are selected.
   void offerSelectedRuns();
+  /// The runs folder changed on disk: the list catches up, and what shows a run that was
+  /// read again shows it as it is now.
+  void refreshRuns();
   void resumeRun(int row);
   void onRunStarted(const ensemble::RunStartedEvent& event);
   void onSteps(const QVector<ensemble::StepEvent>& steps);
@@ -114,6 +118,7 @@ class MainWindow final : public QMainWindow {
   ExportActions* m_export;
   SweepQueue* m_sweepQueue;
   SweepPanel* m_sweepPanel;
+  RunsFolderWatcher* m_folderWatcher;
   RunStatusLine* m_status = nullptr;
   /// What the status line said of a selected run that could not be read: cleared once no such
   /// run is selected (it outlived the selection).

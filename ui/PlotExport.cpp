@@ -42,6 +42,25 @@ void writeSeries(QTextStream& out, QCPAbstractPlottable* plottable) {
   }
 }
 
+/// True when a named series of `plot` has a point (a bar, a cell) to export.
+bool hasData(QCustomPlot* plot) {
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    QCPAbstractPlottable* plottable = plot->plottable(i);
+    if (plottable->name().isEmpty()) continue;
+    if (auto* map = qobject_cast<QCPColorMap*>(plottable)) {
+      if (map->data()->keySize() > 0 && map->data()->valueSize() > 0) return true;
+    } else if (plottable->interface1D() && plottable->interface1D()->dataCount() > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// What an export of a plot with nothing drawn says, instead of writing an empty file.
+QString nothingToExport() {
+  return QObject::tr("This plot has nothing to export yet: select a run, or compute the page first.");
+}
+
 /// Adds a caption row under the plot for as long as it lives (an export). Its lines are
 /// broken to fit `width`, the image's: a text element is as wide as its longest line, and
 /// a longer one was centred past both edges.
@@ -130,6 +149,7 @@ QString exportPlot(QCustomPlot* plot, const QString& path, const QString& captio
 }
 
 QString exportPlotData(QCustomPlot* plot, const QString& path) {
+  if (!hasData(plot)) return nothingToExport();  // a header alone, said to be saved, had looked like a result
   QString text;
   QTextStream out(&text);
   out << "panel,series,x,y,z\n";
@@ -149,6 +169,7 @@ QToolButton* makePlotExportButton(QCustomPlot* plot, const QString& fileBaseName
   button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   button->setToolTip(QObject::tr("Save this plot as PNG, PDF or SVG, or its data as CSV"));
   QObject::connect(button, &QToolButton::clicked, button, [=] {
+    if (!hasData(plot)) return report(nothingToExport(), QString());  // before asking where
     const QString path = dialogs::saveFileName(dialogParent, QObject::tr("Export plot"), fileBaseName + ".png", plotExportFilter());
     if (!path.isEmpty()) report(exportPlot(plot, path), path);
   });

@@ -12,9 +12,38 @@ namespace ensemble::ui {
 
 RunFolderActions::RunFolderActions(QWidget* window, RunsModel& runs) : QObject(window), m_window(window), m_runs(runs) {}
 
+namespace {
+
+/// Why `record`'s folder cannot be renamed or deleted now (`verb`: "renaming"), or empty.
+QString whyBusy(const RunRecord& record, const QString& verb) {
+  if (record.training) return QObject::tr("Stop the run before %1 it.").arg(verb);
+  if (record.trainingElsewhere) {
+    return QObject::tr("Another process (the CLI, a sweep or another window) is training %1. Stop it, or wait for it "
+                       "to end, before %2 it.")
+        .arg(record.name(), verb);
+  }
+  return {};
+}
+
+/// The runs a deletion would remove, by name: "“lr 0.1 · ensemble ×4” (20260101-…-ensemble-cnn)"
+/// one a line, the first ten and how many more.
+QString namesOf(const RunsModel& runs, const QVector<int>& rows) {
+  constexpr int kNamed = 10;
+  QStringList lines;
+  for (int i = 0; i < rows.size() && i < kNamed; ++i) {
+    const RunRecord& record = runs.record(rows[i]);
+    const QString shown = record.displayName();
+    lines << (shown == record.name() ? record.name() : QObject::tr("%1 (%2)").arg(shown, record.name()));
+  }
+  if (rows.size() > kNamed) lines << QObject::tr("and %1 more").arg(rows.size() - kNamed);
+  return lines.join('\n');
+}
+
+}  // namespace
+
 void RunFolderActions::rename(int row) {
   RunRecord& record = m_runs.record(row);
-  if (record.training) return emit failed(tr("Rename"), tr("Stop the run before renaming it."));
+  if (const QString why = whyBusy(record, tr("renaming")); !why.isEmpty()) return emit failed(tr("Rename"), why);
   bool ok = false;
   const QString name =
       QInputDialog::getText(m_window, tr("Rename run"), tr("New name:"), QLineEdit::Normal, record.name(), &ok).trimmed();
@@ -30,11 +59,15 @@ void RunFolderActions::rename(int row) {
 
 void RunFolderActions::remove(const QVector<int>& rows) {
   for (const int row : rows) {
-    if (m_runs.record(row).training) return emit failed(tr("Delete"), tr("Stop the run before deleting it."));
+    if (const QString why = whyBusy(m_runs.record(row), tr("deleting")); !why.isEmpty()) return emit failed(tr("Delete"), why);
   }
-  if (QMessageBox::question(m_window, tr("Delete runs"),
-                            tr("Delete %1 run folder(s) and their checkpoints from disk?").arg(rows.size())) !=
-      QMessageBox::Yes) {
+  // Named, so that a right-click on the wrong row shows before anything is lost.
+  const QString question = rows.size() == 1
+                               ? tr("Delete this run's folder, with its checkpoints, from disk?\n\n%1")
+                               : tr("Delete these %n runs' folders, with their checkpoints, from disk?\n\n%1", nullptr,
+                                    int(rows.size()));
+  if (QMessageBox::question(m_window, rows.size() == 1 ? tr("Delete run") : tr("Delete runs"),
+                            question.arg(namesOf(m_runs, rows))) != QMessageBox::Yes) {
     return;
   }
   for (auto it = rows.rbegin(); it != rows.rend(); ++it) {  // from the bottom: rows above keep their index

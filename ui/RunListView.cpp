@@ -3,6 +3,7 @@
 
 #include <QAction>
 #include <QHeaderView>
+#include <QMenu>
 
 #include "ui/RunFolderActions.h"
 #include "ui/RunsModel.h"
@@ -19,7 +20,16 @@ RunListView::RunListView(RunsModel& runs, QWidget* parent)
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   horizontalHeader()->setStretchLastSection(false);
   verticalHeader()->hide();
-  setContextMenuPolicy(Qt::ActionsContextMenu);
+  // The menu acts on the run under the pointer: a right-click on an unselected row selects
+  // it first, as file managers do, and one below the rows opens nothing (it had opened the
+  // menu of whatever was selected, out of sight).
+  setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(this, &QWidget::customContextMenuRequested, this, [this](const QPoint& position) {
+    const QModelIndex index = indexAt(position);
+    if (!index.isValid()) return;
+    if (!selectionModel()->isRowSelected(index.row(), {})) selectRow(index.row());
+    QMenu::exec(actions(), viewport()->mapToGlobal(position), nullptr, this);
+  });
   m_resume = addRowAction(tr("Resume"), "resumeAction", [this](int row) { emit resumeRequested(row); });
   m_evaluate = addRowAction(tr("Evaluate on the chosen dataset"), "evaluateAction",
                             [this](int row) { emit evaluateRequested(row); });

@@ -8,7 +8,9 @@
 
 #include <QBrush>
 #include <QMap>
+#include <QDateTime>
 #include <QDir>
+#include <QHash>
 #include <QFileInfo>
 #include <QIcon>
 #include <QPainter>
@@ -19,6 +21,7 @@
 #include "core/common/Error.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
+#include "core/io/RunWriterLock.h"
 #include "core/train/Determinism.h"
 #include "ui/EngineMessage.h"
 #include "ui/RunDistinctions.h"
@@ -66,6 +69,7 @@ QString limitsOf(const ExperimentConfig& c) {
 /// its last checkpoint).
 QString statusOf(const RunRecord& run) {
   if (run.training) return run.paused ? "paused" : "running";
+  if (run.trainingElsewhere) return "running elsewhere";
   if (!run.problem.isEmpty()) return "unreadable";  // the tooltip says why
   if (!run.summary || run.summary->status == RunStatus::Running) return "interrupted";
   return QString::fromStdString(runStatusName(run.summary->status));
@@ -171,6 +175,20 @@ QString RunRecord::captionLine() const {
       .arg(limitsOf(*config));
 }
 
+RunFileStamps RunFileStamps::of(const QString& directory) {
+  const auto modified = [&directory](const char* file) {
+    const QFileInfo info(directory + "/" + file);
+    return info.exists() ? info.lastModified().toMSecsSinceEpoch() : qint64(-1);
+  };
+  RunFileStamps stamps;
+  stamps.config = modified("config.json");
+  stamps.summary = modified("summary.json");
+  stamps.metrics = modified("metrics.csv");
+  const QFileInfo metrics(directory + "/metrics.csv");
+  stamps.metricsSize = metrics.exists() ? metrics.size() : -1;
+  return stamps;
+}
+
 RunRecord RunRecord::load(const QString& directory) {
   RunRecord record;
   record.directory = directory;
@@ -189,6 +207,8 @@ RunRecord RunRecord::load(const QString& directory) {
     }
   }
   record.problem = problems.join('\n');
+  record.stamps = RunFileStamps::of(directory);
+  record.trainingElsewhere = record.mayStillBeWritten() && RunWriterLock::heldElsewhere(directory.toStdString());
   return record;
 }
 
@@ -215,22 +235,88 @@ bool looksLikeRun(const QString& folder) {
   }
   return false;
 }
+
+/// The run folders under `root` in the list's order: newest first by name, a sweep folder's
+/// jobs after it in the sweep's order.
+QStringList runFoldersUnder(const QString& root) {
+  QStringList runs;
+  const QFileInfoList folders = QDir(root).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed);
+  for (const QFileInfo& folder : folders) {
+    if (looksLikeRun(folder.filePath())) runs << folder.filePath();
+    if (!QFileInfo::exists(folder.filePath() + "/sweep.json")) continue;
+    for (const QFileInfo& job : QDir(folder.filePath()).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+      if (looksLikeRun(job.filePath())) runs << job.filePath();
+    }
+  }
+  return runs;
+}
+
+/// The key two spellings of one folder share ("runs/a" and "runs//a/").
+QString folderKey(const QString& directory) { return QDir::cleanPath(QFileInfo(directory).absoluteFilePath()); }
 }  // namespace
 
 void RunsModel::scan(const QString& root) {
   beginResetModel();
   m_runs.clear();
-  const QFileInfoList folders = QDir(root).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed);
-  for (const QFileInfo& folder : folders) {
-    if (looksLikeRun(folder.filePath())) m_runs.push_back(RunRecord::load(folder.filePath()));
-    if (!QFileInfo::exists(folder.filePath() + "/sweep.json")) continue;
-    // A sweep's jobs are runs too, in its folder, in the sweep's order.
-    for (const QFileInfo& job : QDir(folder.filePath()).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-      if (looksLikeRun(job.filePath())) m_runs.push_back(RunRecord::load(job.filePath()));
-    }
-  }
+  for (const QString& folder : runFoldersUnder(root)) m_runs.push_back(RunRecord::load(folder));
   updateSeedGroups();
   endResetModel();
+}
+
+QStringList RunsModel::refresh(const QString& root) {
+  const QStringList found = runFoldersUnder(root);
+  QSet<QString> foundKeys;
+  for (const QString& folder : found) foundKeys.insert(folderKey(folder));
+  // Gone from disk: deleted or renamed by someone else. What this window trains stays.
+  for (int row = int(m_runs.size()) - 1; row >= 0; --row) {
+    if (m_runs[row].training || foundKeys.contains(folderKey(m_runs[row].directory))) continue;
+    beginRemoveRows({}, row, row);
+    m_runs.removeAt(row);
+    endRemoveRows();
+  }
+  // Changed on disk: read again. The curves go too; whoever shows them reloads them.
+  QStringList reread;
+  for (int row = 0; row < int(m_runs.size()); ++row) {
+    RunRecord& run = m_runs[row];
+    if (run.training) continue;
+    if (RunFileStamps::of(run.directory) == run.stamps) {
+      // Unchanged, but its process may have ended (killed, it wrote nothing more).
+      const bool elsewhere = run.mayStillBeWritten() && RunWriterLock::heldElsewhere(run.directory.toStdString());
+      if (elsewhere != run.trainingElsewhere) {
+        run.trainingElsewhere = elsewhere;
+        rowChanged(row);
+      }
+      continue;
+    }
+    RunRecord fresh = RunRecord::load(run.directory);
+    run.config = std::move(fresh.config);
+    run.summary = std::move(fresh.summary);
+    run.problem = std::move(fresh.problem);
+    run.stamps = fresh.stamps;
+    run.trainingElsewhere = fresh.trainingElsewhere;
+    run.curves.reset();
+    reread << run.directory;
+    rowChanged(row);
+  }
+  // New: placed after the nearest folder before it in scan order that is listed already.
+  QHash<QString, int> rowByKey;
+  for (int row = 0; row < int(m_runs.size()); ++row) rowByKey.insert(folderKey(m_runs[row].directory), row);
+  int insertAt = 0;
+  for (const QString& folder : found) {
+    const QString key = folderKey(folder);
+    if (const auto listed = rowByKey.constFind(key); listed != rowByKey.constEnd()) {
+      insertAt = *listed + 1;
+      continue;
+    }
+    beginInsertRows({}, insertAt, insertAt);
+    m_runs.insert(insertAt, RunRecord::load(folder));
+    endInsertRows();
+    for (int& row : rowByKey) row += row >= insertAt ? 1 : 0;
+    rowByKey.insert(key, insertAt);
+    ++insertAt;
+  }
+  updateSeedGroups();
+  return reread;
 }
 
 void RunsModel::updateSeedGroups() {
@@ -310,8 +396,15 @@ QVector<int> RunsModel::rowsOfSeedGroup(const QString& group) const {
 
 int RunsModel::rowOf(const QString& directory) const {
   if (directory.isEmpty()) return -1;
+  // By path, or by what it resolves to (a link to the runs folder). QFileInfo alone found
+  // any folder that does not exist (yet) equal to any other.
+  const QString key = folderKey(directory);
+  const QFileInfo info(directory);
   for (int i = 0; i < m_runs.size(); ++i) {
-    if (QFileInfo(m_runs[i].directory) == QFileInfo(directory)) return i;
+    if (folderKey(m_runs[i].directory) == key) return i;
+  }
+  for (int i = 0; info.exists() && i < m_runs.size(); ++i) {
+    if (QFileInfo(m_runs[i].directory) == info) return i;
   }
   return -1;
 }
@@ -409,6 +502,7 @@ int RunsModel::runFinished(const RunFinishedEvent& event) {
   run.training = false;
   run.paused = false;
   if (event.summary) run.summary = event.summary;
+  run.stamps = RunFileStamps::of(run.directory);  // what it wrote is what the row shows
   rowChanged(row);
   return row;
 }
@@ -437,6 +531,10 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ToolTipRole) {
     if (!run.problem.isEmpty()) return run.problem;
+    if (index.column() == Status && run.trainingElsewhere) {
+      return tr("Another process (the CLI, a sweep or another window) is training this run: its row and curves follow "
+                "what it writes. Resume, Rename and Delete wait until that process ends.");
+    }
     if (index.column() == Numerics && run.config) return numericsTip(*run.config);
     if (index.column() == SeedGroup && run.repeatsSeed) {
       return tr("A newer run of group %1 has the same seed (%2): this run repeats it, and the group's mean counts "

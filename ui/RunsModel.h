@@ -27,6 +27,20 @@ QString numericsOf(const ExperimentConfig& config);
 /// The sentence behind it: what the precision does and whether the same seed repeats.
 QString numericsTip(const ExperimentConfig& config);
 
+/// When a run folder's files last changed, to tell a folder another process writes to (the
+/// CLI, a sweep) from one that is as it was read.
+struct RunFileStamps {
+  qint64 config = -1, summary = -1, metrics = -1;  ///< modification times in ms; -1 absent
+  qint64 metricsSize = -1;
+
+  static RunFileStamps of(const QString& directory);
+  bool operator==(const RunFileStamps& other) const {
+    return config == other.config && summary == other.summary && metrics == other.metrics &&
+           metricsSize == other.metricsSize;
+  }
+  bool operator!=(const RunFileStamps& other) const { return !(*this == other); }
+};
+
 struct RunRecord {
   QString directory;
   std::optional<ExperimentConfig> config;  ///< none when config.json is unreadable
@@ -35,6 +49,9 @@ struct RunRecord {
   std::shared_ptr<RunCurves> curves;  ///< loaded on demand for past runs, live for the current
   bool training = false;              ///< true while this window trains it
   bool paused = false;                ///< training, and paused (Run > Pause)
+  /// Another process (the CLI, a sweep, another window) holds the run's writer lock: it is
+  /// training it now (core/io/RunWriterLock.h). Checked while its summary does not say it ended.
+  bool trainingElsewhere = false;
   /// Its seed group ("A", "B", ...) when other runs differ from it only in seed (and at
   /// least two seeds are among them); else empty.
   QString seedGroup;
@@ -46,6 +63,8 @@ struct RunRecord {
   /// The settings that tell it from runs whose names from their settings are the same as its
   /// own ("momentum 0.5", "batch size 64": ui/RunDistinctions.h); they end its display name.
   QStringList distinctions;
+  /// Its files as they were when it was read (load(), or the engine's last event for the live run).
+  RunFileStamps stamps;
 
   QString name() const;
   /// What it trains, in brief: "ensemble of 4, cnn", "single, lenet" (the name alone when
@@ -68,6 +87,8 @@ struct RunRecord {
   /// devices · numerics · lr · momentum · batch[ · train / test images]" (the folder's name
   /// alone when config.json is unreadable).
   QString captionLine() const;
+  /// Nobody here trains it and its summary does not say it ended: a process may be writing it.
+  bool mayStillBeWritten() const { return !training && (!summary || summary->status == RunStatus::Running); }
   /// True for an ensemble run (its curves include the ensemble's).
   bool isEnsemble() const { return config && config->mode == TrainingMode::Ensemble; }
   /// Reads config.json and summary.json; what cannot be read is left out and said in `problem`.
@@ -88,6 +109,12 @@ class RunsModel final : public QAbstractTableModel {
   /// Replaces the list with the run folders under `root` (newest first), a sweep folder's
   /// jobs among them.
   void scan(const QString& root);
+  /// Brings the list up to date with the folders under `root` as they are now, row by row so
+  /// that the selection stays: new run folders are added where scan() would place them,
+  /// vanished ones removed, and runs whose files changed on disk (another process trains
+  /// them) read again, their curves dropped to be reloaded. Runs this window trains are
+  /// left alone. Returns the folders of the runs that were read again.
+  QStringList refresh(const QString& root);
   int rowOf(const QString& directory) const;
   RunRecord& record(int row) { return m_runs[row]; }
   const RunRecord& record(int row) const { return m_runs[row]; }

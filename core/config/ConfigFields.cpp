@@ -2,6 +2,7 @@
 #include "core/config/ConfigFields.h"
 
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 #include <type_traits>
 #include <utility>
@@ -356,7 +357,13 @@ std::string phraseMention(const std::string& mention, FieldNaming naming, const 
   const std::string resumePrefix = "resume:";
   if (mention.rfind(resumePrefix, 0) == 0) {
     const std::string run = mention.substr(resumePrefix.size());
-    return naming == FieldNaming::Labels ? "Run > Resume selected run" : "ensemble-lab-cli resume --run " + run;
+    std::string folder = run;
+    while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+    // The window's Resume acts on the selection: the message names the run to select (it
+    // said "Resume selected run" while another run was selected).
+    return naming == FieldNaming::Labels
+               ? "Run > Resume selected run, with " + std::filesystem::path(folder).filename().string() + " selected"
+               : "ensemble-lab-cli resume --run " + run;
   }
   if (mention == "devices-list") {
     return naming == FieldNaming::Labels ? "the Devices list of the Experiment panel" : "`ensemble-lab-cli devices`";

@@ -67,6 +67,7 @@ std::string RunRecorder::rowName(std::size_t slot) const {
 void RunRecorder::open(bool resumed, RunState& state) {
   if (!leader()) return;
   m_directory.create();
+  m_lock = RunWriterLock::take(m_directory.path());  // before the first write
   if (resumed) removeIncompleteCheckpoints(m_directory.checkpointsPath());
   // A resumed run whose config.json was removed gets it back from the checkpoint's copy: the
   // window, eval and `train --config` read it.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/io/RunDirectory.h"
+#include "core/io/RunWriterLock.h"
 #include "core/train/TrainingEvents.h"
 
 namespace ensemble {
@@ -43,6 +44,9 @@ class RunRecorder final {
   /// a killed checkpoint write left (a resumed one), and opens metrics.csv cut to the rows
   /// `state` had seen. Throws IoError.
   void open(bool resumed, RunState& state);
+  /// The run has written its last file (its final summary): another process may resume it
+  /// now, even before this one has let go of the run (the window hears of the end first).
+  void releaseFolder() { m_lock = RunWriterLock(); }
   /// The checkpoint `state` came from: no need to write that step again.
   void resumedFrom(int64_t globalStep) { m_lastCheckpointStep = globalStep; }
 
@@ -89,6 +93,7 @@ class RunRecorder final {
   int64_t m_classes;
   std::unique_ptr<MetricsCsvWriter> m_metrics;  ///< rank 0, once open
   std::unique_ptr<TensorBoardWriter> m_tensorboard;  ///< rank 0, once open
+  RunWriterLock m_lock;  ///< rank 0, once open: no other process writes the folder meanwhile
   int64_t m_lastCheckpointStep = -1;
 };
 

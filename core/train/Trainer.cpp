@@ -19,6 +19,7 @@
 #include "core/common/ErrorMessage.h"
 #include "core/common/FieldMention.h"
 #include "core/io/Checkpoint.h"
+#include "core/io/RunWriterLock.h"
 #include "core/config/LearningRateSchedule.h"
 #include "core/train/Divergence.h"
 #include "core/train/Precision.h"
@@ -121,6 +122,7 @@ RunFinishedEvent RunSession::stop(TrainingObserver* observer) {
   finished.message = "stopped at step " + std::to_string(state.globalStep) +
                      "; resume with: " + mention::resumeCommand(runPath);
   finished.summary = writeSummary(finished.status, finished.message);
+  recorder->releaseFolder();
   if (observer) observer->onRunFinished(finished);
   return finished;
 }
@@ -135,6 +137,8 @@ std::unique_ptr<Trainer> Trainer::create(ExperimentConfig config, std::string ru
 
 std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory, std::shared_ptr<const DatasetPair> data,
                                        const ProcessGroupOptions& group) {
+  // Before its checkpoint is read: the process training it may be writing the next one.
+  RunWriterLock::refuseIfHeldElsewhere(runDirectory);
   return std::unique_ptr<Trainer>(new Trainer(openRunSession(runDirectory, {}, std::move(data), group)));
 }
 
@@ -238,6 +242,7 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
       // The disk may be what failed; the message still reaches the user below.
     }
   }
+  d.recorder->releaseFolder();
   if (observer) observer->onRunFinished(finished);
   return finished;
 }
