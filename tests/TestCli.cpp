@@ -670,6 +670,8 @@ class TestCli final : public QObject {
     QTest::newRow("lr not a number") << (QStringList{"train", "--lr", "fast"} + quick) << "--lr expects a number" << 1;
     QTest::newRow("devices --check with a timeout that is no number")
         << QStringList{"devices", "--check", "--timeout", "soon"} << "--timeout expects a number, got 'soon'" << 1;
+    QTest::newRow("devices --timeout without --check") << QStringList{"devices", "--timeout", "5"}
+                                                       << "--timeout only goes with --check" << 2;
     QTest::newRow("deterministic neither on nor off") << (QStringList{"train", "--deterministic", "mostly"} + quick)
                                                       << "--deterministic takes on or off, got 'mostly'" << 1;
     QTest::newRow("an ensemble of one") << (QStringList{"train", "--mode", "ensemble", "--devices", "cpu"} + quick)

@@ -87,7 +87,10 @@ double timeoutOf(const CliOptions& options) {
 }  // namespace
 
 int commandDevices(const CliOptions& options) {
-  if (options.has("timeout") && !options.has("check")) throw ConfigError("--timeout belongs to --check");
+  // A flag that does nothing without another is a usage mistake (exit 2), as an unknown one is.
+  if (options.has("timeout") && !options.has("check")) {
+    throw UsageError("--timeout only goes with --check (devices --check --timeout S); add --check, or drop --timeout");
+  }
   listDeviceTable();
   if (!options.has("check")) return 0;
   const double timeout = timeoutOf(options);
