@@ -60,6 +60,23 @@ QStringList jobNames(const QString& sweep) {
 const QStringList kTiny{"--dataset", "synthetic", "--mode", "single", "--train-limit", "256", "--test-limit",
                         "100",       "--batch-size", "32"};
 
+/// kTiny without the flags of the settings `arguments`' grids set: sweep refuses a flag for a
+/// setting a grid sets too.
+QStringList tinyBeside(const QStringList& arguments) {
+  QStringList tiny;
+  for (int i = 0; i + 1 < kTiny.size(); i += 2) {
+    bool gridSetsIt = false;
+    for (int a = 0; a + 1 < arguments.size(); ++a) {
+      if (arguments[a] != "--grid") continue;
+      const std::string name = arguments[a + 1].section('=', 0, 0).toStdString();
+      const ConfigField* field = configFieldByKey(name) ? configFieldByKey(name) : configFieldByFlag(name);
+      gridSetsIt = gridSetsIt || (field && kTiny[i] == QString("--") + field->flag);
+    }
+    if (!gridSetsIt) tiny << kTiny[i] << kTiny[i + 1];
+  }
+  return tiny;
+}
+
 /// The message of the ConfigError `action` throws, in the CLI's words; "" when none.
 template <typename Action>
 QString refusal(Action action) {
@@ -172,8 +189,29 @@ class TestSweep final : public QObject {
     const QString out = m_dir.filePath("refused-" + QString(QTest::currentDataTag()).replace(' ', '-'));
     QStringList arguments{"sweep", "--out", out};
     for (const QString& axis : grid) arguments << "--grid" << axis;
-    const Result r = runCli(arguments + kTiny);
+    const Result r = runCli(arguments + tinyBeside(arguments));
     QVERIFY2(r.exitCode == 1 && r.err.contains(expected), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(out));
+  }
+
+  // A train flag for a setting a grid also sets would be replaced by the grid's values in
+  // every job without a word: a usage error (exit 2) naming both, whichever name the grid
+  // uses (flag or key), and nothing is written.
+  void aFlagForASettingTheGridSetsIsRefused_data() {
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("lr") << QStringList{"--grid", "lr=0.1,0.2", "--lr", "0.3"}
+                        << "--grid lr=0.1,0.2 and --lr 0.3 both set lr; drop one of the two";
+    // kTiny gives --train-limit 256.
+    QTest::newRow("by its key") << QStringList{"--grid", "train_limit=128,256"}
+                                << "--grid train_limit=128,256 and --train-limit 256 both set train_limit; drop one of the two";
+  }
+  void aFlagForASettingTheGridSetsIsRefused() {
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, expected);
+    const QString out = m_dir.filePath("flag-and-grid-" + QString(QTest::currentDataTag()).replace(' ', '-'));
+    const Result r = runCli(QStringList{"sweep", "--out", out, "--epochs", "1"} + arguments + kTiny);
+    QVERIFY2(r.exitCode == 2 && r.err.contains(expected), qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(out));
   }
 
@@ -194,7 +232,7 @@ class TestSweep final : public QObject {
     QFETCH(QStringList, arguments);
     QFETCH(QString, expected);
     const QString out = m_dir.filePath("clash-" + QString(QTest::currentDataTag()).replace(' ', '-'));
-    const Result r = runCli(QStringList{"sweep", "--out", out, "--epochs", "1"} + arguments + kTiny);
+    const Result r = runCli(QStringList{"sweep", "--out", out, "--epochs", "1"} + arguments + tinyBeside(arguments));
     QVERIFY2(r.exitCode == 1 && r.err.contains(expected) && !r.err.contains("job 1 of"), qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(out));
   }

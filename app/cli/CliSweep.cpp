@@ -8,6 +8,7 @@
 #include "app/cli/CliTraining.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
+#include "core/config/ConfigFields.h"
 #include "core/data/DatasetSource.h"
 #include "core/io/RemoveTree.h"
 #include "core/io/RunDirectory.h"
@@ -20,10 +21,25 @@ namespace {
 
 constexpr int kExitInterrupted = 130;
 
+/// Refuses a train flag for a setting a grid also sets: the grid's values would replace
+/// the flag's in every job, so the flag would be dropped without a word.
+void refuseFlagsTheGridSets(const CliOptions& options, const std::vector<SweepAxis>& grid,
+                            const std::vector<std::string>& gridTexts) {
+  for (std::size_t a = 0; a < grid.size(); ++a) {
+    const ConfigField* field = configFieldByKey(grid[a].key);
+    if (!field || !options.has(field->flag)) continue;
+    throw UsageError("--grid " + gridTexts[a] + " and --" + field->flag + " " + options.value(field->flag) +
+                     " both set " + grid[a].key + "; drop one of the two (the grid gives each job its own " +
+                     grid[a].key + ", the flag gives every job the same)");
+  }
+}
+
 /// The sweep the flags describe, every job checked; refused before anything is written.
 Sweep planFromOptions(const CliOptions& options) {
   std::vector<SweepAxis> grid;
-  for (const std::string& axis : options.values("grid")) grid.push_back(parseSweepAxis(axis));
+  const std::vector<std::string> gridTexts = options.values("grid");
+  for (const std::string& axis : gridTexts) grid.push_back(parseSweepAxis(axis));
+  refuseFlagsTheGridSets(options, grid, gridTexts);
   // A dataset folder as an absolute path, as config.json records it: sweep --resume may run
   // from another working directory.
   ExperimentConfig base = configFromOptions(options);
