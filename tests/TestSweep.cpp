@@ -215,6 +215,26 @@ class TestSweep final : public QObject {
     QVERIFY(!QFileInfo::exists(out));
   }
 
+  // A value given twice in one grid, compared as parsed (0.1 and 0.10 are one number), would
+  // train the same job twice: planSweep refuses it naming the value (the window's dialog
+  // says so), and the CLI as a usage error (exit 2), writing nothing.
+  void aValueGivenTwiceInAGridIsRefused_data() {
+    QTest::addColumn<QString>("grid");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("one number written two ways") << "lr=0.1,0.10" << "sweep grid lr gives 0.1 twice (as 0.1 and 0.10)";
+    QTest::newRow("the same text") << "seed=0,1,0" << "sweep grid seed gives 0 twice, which would train the same job twice";
+  }
+  void aValueGivenTwiceInAGridIsRefused() {
+    QFETCH(QString, grid);
+    QFETCH(QString, expected);
+    const QString message = refusal([&] { planSweep(ExperimentConfig{}, {parseSweepAxis(grid.toStdString())}); });
+    QVERIFY2(message.contains(expected), qPrintable(message));
+    const QString out = m_dir.filePath("value-twice-" + QString(QTest::currentDataTag()).replace(' ', '-'));
+    const Result r = runCli(QStringList{"sweep", "--out", out, "--epochs", "1", "--grid", grid} + kTiny);
+    QVERIFY2(r.exitCode == 2 && r.err.contains(expected), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(out));
+  }
+
   // Settings that are each valid but clash with the devices, or a file that is not there,
   // are refused before the first job trains, naming the job: no sweep folder is written.
   void aJobThatCannotStartIsRefusedBeforeAnyTrains_data() {

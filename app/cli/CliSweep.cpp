@@ -50,6 +50,11 @@ Sweep planFromOptions(const CliOptions& options) {
       if (value.is_string()) value = recordedDatasetSpec(value.get<std::string>());
     }
   }
+  // A value given twice is a slip in what was typed (planSweep refuses it too, for the
+  // window): a usage error here, checked after the folders were made absolute (a and ./a).
+  for (const SweepAxis& axis : grid) {
+    if (const std::string why = whyValuesRepeat(axis); !why.empty()) throw UsageError(why);
+  }
   Sweep sweep = planSweep(base, grid);
   // planSweep checks each job's settings alone; a clash of settings with the devices
   // (mode single on cpu*2) or an init_from file that is not there would otherwise fail

@@ -155,12 +155,29 @@ SweepAxis parseSweepAxis(const std::string& text) {
   return axis;
 }
 
+std::string whyValuesRepeat(const SweepAxis& axis) {
+  const auto typed = [&](std::size_t i) {
+    const nlohmann::json& value = axis.values[i];
+    return i < axis.texts.size() ? axis.texts[i] : value.is_string() ? value.get<std::string>() : value.dump();
+  };
+  for (std::size_t i = 0; i < axis.values.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (axis.values[i] != axis.values[j]) continue;  // as parsed: JSON compares numbers by value
+      const std::string as = typed(i) == typed(j) ? "" : " (as " + typed(j) + " and " + typed(i) + ")";
+      return "sweep grid " + axis.key + " gives " + typed(j) + " twice" + as +
+             ", which would train the same job twice; give each value once";
+    }
+  }
+  return "";
+}
+
 Sweep planSweep(const ExperimentConfig& base, const std::vector<SweepAxis>& grid) {
   if (grid.empty()) throw ConfigError("a sweep needs at least one grid axis, e.g. lr=0.05,0.1");
   for (std::size_t a = 0; a < grid.size(); ++a) {
     for (std::size_t b = 0; b < a; ++b) {
       if (grid[a].key == grid[b].key) throw ConfigError("sweep grid sets " + grid[a].key + " twice; give its values once");
     }
+    if (const std::string why = whyValuesRepeat(grid[a]); !why.empty()) throw ConfigError(why, grid[a].key);
   }
   Sweep sweep;
   sweep.base = base.toJson();

@@ -54,9 +54,15 @@ struct Sweep {
 /// value, or a value of the wrong kind ("batch_size=1.5").
 SweepAxis parseSweepAxis(const std::string& text);
 
+/// Why `axis` cannot be swept as given: a value that repeats an earlier one, compared as
+/// values (0.1 and 0.10 are one), would train the same job twice. Empty when every value
+/// differs.
+std::string whyValuesRepeat(const SweepAxis& axis);
+
 /// Every combination of `grid` over `base`, the first axis varying slowest. Every job's
 /// config is validated here, so an invalid value is refused, naming the setting and value,
-/// before any job starts. Throws ConfigError (also for an empty grid or a setting twice).
+/// before any job starts. Throws ConfigError (also for an empty grid, a setting twice or a
+/// value twice).
 Sweep planSweep(const ExperimentConfig& base, const std::vector<SweepAxis>& grid);
 
 /// SWEEP/sweep.json, written atomically; throws IoError.
