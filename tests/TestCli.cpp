@@ -898,6 +898,28 @@ class TestCli final : public QObject {
     QVERIFY(!QFileInfo::exists(other + "/ensemble") && !QFileInfo::exists(other + "/model"));
   }
 
+  // A checkpoint's optimizer-state file is a state_dict of the weights' own names and
+  // shapes: taken as --init-from's weights, a run started from its momentum buffers. It is
+  // refused naming the file and the weights file beside it, which is then taken.
+  void initFromRefusesACheckpointsOptimizerState() {
+    QTemporaryDir dir;
+    const QStringList quick{"train", "--dataset", "synthetic", "--mode", "single", "--devices", "cpu",
+                            "--train-limit", "256", "--test-limit", "64", "--epochs", "1"};
+    Result r = runCli(quick + QStringList{"--out", dir.filePath("run")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QString checkpoint = dir.filePath("run/checkpoints/") + testing::readLines(dir.filePath("run/checkpoints/latest")).value(0);
+    const QString optimizer = checkpoint + "/member-0-optimizer.pt", weights = checkpoint + "/member-0.pt";
+    QVERIFY(QFileInfo::exists(optimizer) && QFileInfo::exists(weights));
+    r = runCli(quick + QStringList{"--init-from", optimizer, "--out", dir.filePath("from-optimizer")});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("--init-from file " + optimizer + " holds a checkpoint's optimizer state") &&
+                 r.err.contains("give the weights beside it, " + weights),
+             qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(dir.filePath("from-optimizer")));
+    r = runCli(quick + QStringList{"--init-from", weights, "--out", dir.filePath("from-weights")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  }
+
   void refusesToOverwriteARun() {
     const Result r = runCli({"train", "--dataset", "synthetic", "--out", m_realRun});
     QCOMPARE(r.exitCode, 1);

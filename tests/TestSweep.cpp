@@ -246,6 +246,10 @@ class TestSweep final : public QObject {
                                           << "sweep job 002-devices=cpu_2: single mode trains one model on one device";
     QTest::newRow("a missing init_from file") << QStringList{"--grid", "init_from=" + m_dir.filePath("none.pt")}
                                               << "none.pt: cannot open it";
+    QTest::newRow("a checkpoint's optimizer state as init_from")
+        << QStringList{"--grid", "init_from=" + m_dir.filePath("step-000000008/member-1-optimizer.pt")}
+        << "holds a checkpoint's optimizer state (momentum buffers), not weights; give the weights beside it, " +
+               m_dir.filePath("step-000000008/member-1.pt");
   }
 
   void aJobThatCannotStartIsRefusedBeforeAnyTrains() {

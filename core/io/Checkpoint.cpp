@@ -46,6 +46,11 @@ std::vector<std::string> stepFolders(const std::string& checkpointsDir) {
   return folders;
 }
 
+/// A checkpoint's files for model `i`: its weights, and its optimizer's state.
+std::string weightsFileName(std::size_t i) { return "member-" + std::to_string(i) + ".pt"; }
+constexpr const char* kOptimizerSuffix = "-optimizer.pt";
+std::string optimizerFileName(std::size_t i) { return "member-" + std::to_string(i) + kOptimizerSuffix; }
+
 std::string stepFolderName(int64_t step) {
   char name[32];
   std::snprintf(name, sizeof name, "step-%09lld", static_cast<long long>(step));
@@ -176,8 +181,8 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
       files[file] = {{"bytes", bytes.size()}, {"crc32", crc32Of(bytes)}};
     };
     for (std::size_t i = 0; i < data.weights.size(); ++i) {
-      save("member-" + std::to_string(i) + ".pt", pickle(data.weights[i]));
-      save("member-" + std::to_string(i) + "-optimizer.pt", pickle(data.optimizer[i]));
+      save(weightsFileName(i), pickle(data.weights[i]));
+      save(optimizerFileName(i), pickle(data.optimizer[i]));
     }
     const nlohmann::json manifest{{"format", kFormatVersion},
                                   {"version", ENSEMBLELAB_VERSION},
@@ -306,8 +311,8 @@ CheckpointData readCheckpointFiles(const std::string& checkpointDir) {
       }
     };
     for (std::size_t i = 0; i < models; ++i) {
-      data.weights.push_back(load("member-" + std::to_string(i) + ".pt"));
-      data.optimizer.push_back(load("member-" + std::to_string(i) + "-optimizer.pt"));
+      data.weights.push_back(load(weightsFileName(i)));
+      data.optimizer.push_back(load(optimizerFileName(i)));
     }
   } catch (const nlohmann::json::exception& e) {
     throw DamagedCheckpoint(manifestPath + " is malformed (" + plainJsonError(e) + ")");
@@ -335,6 +340,20 @@ CheckpointData readCheckpoint(const std::string& checkpointDir) {
     throw CheckpointError(std::string(damaged.what()) + ". The checkpoint before it, " + before +
                           ", is kept: to go on from there, remove the damaged " + checkpointDir);
   }
+}
+
+std::string weightsBesideOptimizerState(const std::string& path) {
+  // Named, not looked into: its momentum buffers are a state_dict of the weights' own names
+  // and shapes, so nothing in the file tells it from the weights.
+  const std::string name = fs::path(path).filename().string();
+  const std::string suffix = kOptimizerSuffix;
+  if (name.rfind("member-", 0) != 0 || name.size() <= 7 + suffix.size() ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return "";
+  }
+  const std::string index = name.substr(7, name.size() - 7 - suffix.size());
+  if (index.find_first_not_of("0123456789") != std::string::npos) return "";
+  return (fs::path(path).parent_path() / ("member-" + index + ".pt")).string();
 }
 
 }  // namespace ensemble

@@ -40,6 +40,10 @@ std::string latestCheckpoint(const std::string& checkpointsDir);
 /// The newest whole checkpoint older than `checkpointDir`, beside it; empty when there is none.
 std::string checkpointBefore(const std::string& checkpointDir);
 
+/// The weights file a checkpoint keeps beside the optimizer-state file `path`
+/// (`.../member-1-optimizer.pt` -> `.../member-1.pt`); empty when `path` is not named as one.
+std::string weightsBesideOptimizerState(const std::string& path);
+
 /// Reads and verifies (sizes and CRC-32) a checkpoint folder. Throws CheckpointError
 /// naming the damaged file and, where there is one, the whole checkpoint before it (an
 /// unreadable file or another format names no other).

@@ -8,7 +8,6 @@
 #include "core/common/FieldMention.h"
 #include "core/config/RunMode.h"
 #include "core/devices/DeviceSpec.h"
-#include "core/io/PyTorchStateDict.h"
 #include "core/train/CudaGraphsBuilt.h"
 #include "core/train/RunSetup.h"
 
@@ -29,7 +28,7 @@ void checkNewRunBeforeData(ExperimentConfig config, const ProcessGroupOptions& g
   }
   // Read, not only looked for: a file that is no state dict fails here too. Whether its
   // shapes fit the model needs the dataset's image size, and is left to the run's start.
-  for (const std::string& file : files) readPyTorchStateDict(file);
+  for (const std::string& file : files) readInitialWeights(file);
 }
 
 }  // namespace ensemble

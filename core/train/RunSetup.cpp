@@ -283,6 +283,17 @@ std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelIn
   return replicas;
 }
 
+TensorDict readInitialWeights(const std::string& file) {
+  // Its momentum buffers have the weights' names and shapes: loaded as weights, they would
+  // start the run from near-zero noise without a word.
+  if (const std::string weights = weightsBesideOptimizerState(file); !weights.empty()) {
+    throw ConfigError(mention::field("init_from") + " file " + file + " holds a checkpoint's optimizer state " +
+                          "(momentum buffers), not weights; give the weights beside it, " + weights,
+                      "init_from");
+  }
+  return readPyTorchStateDict(file);
+}
+
 void initialiseReplicasFrom(std::vector<Replica>& replicas, const ExperimentConfig& config, int firstReplica,
                             std::size_t models) {
   const std::vector<std::string> files = config.initFromFiles();
@@ -296,7 +307,7 @@ void initialiseReplicasFrom(std::vector<Replica>& replicas, const ExperimentConf
   for (std::size_t r = 0; r < replicas.size(); ++r) {
     const std::size_t model = RunMode::of(config.mode).modelOfReplica(firstReplica, r);
     const std::size_t file = files.size() == 1 ? 0 : model;
-    if (!read.count(file)) read.emplace(file, readPyTorchStateDict(files[file]));
+    if (!read.count(file)) read.emplace(file, readInitialWeights(files[file]));
     replicas[r].initialiseFrom(read.at(file), files[file], modelName(config.model));
   }
 }

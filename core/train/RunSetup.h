@@ -89,6 +89,11 @@ std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, co
 std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelInput& input,
                                    const std::vector<DeviceRef>& devices, int firstReplica);
 
+/// The weights of one init_from file (a state_dict torch.save wrote). Throws ConfigError
+/// for a checkpoint's optimizer-state file, naming the weights file beside it, and
+/// readPyTorchStateDict's errors.
+TensorDict readInitialWeights(const std::string& file);
+
 /// Gives freshly built `replicas` the weights of config.initFrom's state_dicts: one file
 /// for every model, or file i for model i of the whole group (`firstReplica` + r; `models`
 /// in all). Throws ConfigError for a number of files that fits neither, CheckpointError
