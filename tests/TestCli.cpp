@@ -815,6 +815,28 @@ class TestCli final : public QObject {
     QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["test_samples"].toInt(), 30);
   }
 
+  // resume takes no --dataset (its run goes on with the data it started with): a dataset
+  // folder moved away since is named as what to put back, not as a flag to pass, which
+  // eval (that takes --dataset) still says.
+  void resumeAsksForTheRunsDatasetBackNotForAFlag() {
+    QTemporaryDir dir;
+    const QString data = dir.filePath("data"), run = dir.filePath("run");
+    QVERIFY(QDir().mkpath(data));
+    testing::writeMnistFolder(data, 64, 30, 16, 16, false);
+    Result r = runCli({"train", "--dataset", data, "--mode", "single", "--devices", "cpu", "--batch-size", "32",
+                       "--epochs", "1", "--out", run});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(QDir().rename(data, dir.filePath("moved")));
+    r = runCli({"resume", "--run", run});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("dataset folder " + data + ", which this run trained on, does not exist; put the run's "
+                            "dataset back there, then resume the run") &&
+                 !r.err.contains("--dataset") && !r.err.contains("--out"),
+             qPrintable(r.err));
+    r = runCli({"eval", "--run", run});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("pass --dataset"), qPrintable(r.err));
+  }
+
   // A dataset's classes are its largest label + 1 (27 for EMNIST's letters, 1-26): the models
   // have as many outputs, and an evaluation on another dataset keeps to them.
   void trainsAndEvaluatesOnAnyNumberOfClasses() {

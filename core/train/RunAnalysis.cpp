@@ -14,7 +14,8 @@ RunAnalysis::~RunAnalysis() = default;
 
 std::unique_ptr<RunAnalysis> RunAnalysis::open(const std::string& runDirectory, const EvaluationData& evaluation,
                                                std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group) {
-  return std::unique_ptr<RunAnalysis>(new RunAnalysis(openRunSession(runDirectory, evaluation, std::move(data), group)));
+  return std::unique_ptr<RunAnalysis>(
+      new RunAnalysis(openRunSession(runDirectory, evaluation, std::move(data), group, OpenedFor::Evaluating)));
 }
 
 const ExperimentConfig& RunAnalysis::config() const { return m_session->config; }

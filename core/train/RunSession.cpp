@@ -60,11 +60,13 @@ std::unique_ptr<RunSession> createRunSession(ExperimentConfig config, std::strin
 }
 
 std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, const EvaluationData& evaluation,
-                                           std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group) {
+                                           std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group,
+                                           OpenedFor purpose) {
   const RunDirectory directory(runDirectory);
   const std::string checkpointDir = latestCheckpoint(directory.checkpointsPath());
   CheckpointData saved = readCheckpoint(checkpointDir);
   ExperimentConfig config = ExperimentConfig::fromJson(saved.config, checkpointDir + "/manifest.json");
+  if (purpose == OpenedFor::Resuming && !data) checkResumedRunsDatasetIsThere(config.dataset);
   if (!evaluation.dataset.empty()) {
     checkSameImageSize(config.dataset, evaluation.dataset);
     config.dataset = evaluation.dataset;

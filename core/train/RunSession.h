@@ -127,10 +127,15 @@ struct RunSession {
 /// A new run's session (Trainer::create): validated, prepared, its replicas initialised.
 std::unique_ptr<RunSession> createRunSession(ExperimentConfig config, std::string runDirectory,
                                              std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group);
+/// What a saved run is opened for. Resuming takes no other settings, so what is wrong with
+/// the data it recorded is said as what to put back, not as a setting to change.
+enum class OpenedFor { Resuming, Evaluating };
+
 /// A saved run's session at its latest checkpoint: to resume it (Trainer::open), or to
 /// evaluate it on `evaluation`'s data (RunAnalysis::open; on another dataset it is opened
 /// for evaluation only).
 std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, const EvaluationData& evaluation,
-                                           std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group);
+                                           std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group,
+                                           OpenedFor purpose);
 
 }  // namespace ensemble

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "core/comm/LocalCommunicator.h"
@@ -248,6 +249,23 @@ std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, co
     return makeNcclCommunicator(gpus, group.timeoutSeconds);  // like pmap's pmean
   }
   return std::make_unique<LocalCommunicator>(int(devices.size()));
+}
+
+void checkResumedRunsDatasetIsThere(const std::string& spec) {
+  if (spec == "synthetic") return;  // generated, never missing
+  const std::string folder = spec == "fashion-mnist" ? defaultFashionMnistFolder() : spec;
+  std::error_code ec;
+  if (std::filesystem::is_directory(folder, ec)) return;
+  if (spec == "fashion-mnist") {
+    throw DatasetError("Fashion-MNIST, which this run trained on, is not installed at " + folder +
+                           "; install it with `apt install dataset-fashion-mnist`, then resume the run",
+                       "dataset");
+  }
+  throw DatasetError("dataset folder " + folder + ", which this run trained on, " +
+                         (std::filesystem::exists(folder, ec) ? "is a file, not a folder" : "does not exist") +
+                         "; put the run's dataset back there, then resume the run (it goes on with the data it "
+                         "started with)",
+                     "dataset");
 }
 
 void checkResumable(const RunState& state, const ExperimentConfig& config, int64_t stepsPerEpoch,

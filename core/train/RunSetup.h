@@ -107,6 +107,11 @@ void initialiseReplicasFrom(std::vector<Replica>& replicas, const ExperimentConf
 void restoreReplicas(std::vector<Replica>& replicas, const CheckpointData& saved, TrainingMode mode, int firstReplica,
                      const std::string& checkpointDir);
 
+/// Throws DatasetError when the dataset a resumed run recorded (`spec`) is not where it was:
+/// resume takes no other, so the message says to put it back (loading it would say to pass
+/// another, which only train, eval and predict take).
+void checkResumedRunsDatasetIsThere(const std::string& spec);
+
 /// Throws CheckpointError when the checkpoint at `checkpointDir` cannot continue this run:
 /// its position outside the run's epochs and steps (unless it is only evaluated on another
 /// dataset), running means or saved models for another number of models.

@@ -139,7 +139,8 @@ std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory, std::sha
                                        const ProcessGroupOptions& group) {
   // Before its checkpoint is read: the process training it may be writing the next one.
   RunWriterLock::refuseIfHeldElsewhere(runDirectory);
-  return std::unique_ptr<Trainer>(new Trainer(openRunSession(runDirectory, {}, std::move(data), group)));
+  return std::unique_ptr<Trainer>(
+      new Trainer(openRunSession(runDirectory, {}, std::move(data), group, OpenedFor::Resuming)));
 }
 
 namespace {
