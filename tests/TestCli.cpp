@@ -942,6 +942,36 @@ class TestCli final : public QObject {
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   }
 
+  // A file is written under a temporary name beside it (metrics exports, summary.json) and
+  // a checkpoint in a hidden staging folder, each renamed into place: a failure names the
+  // file the user asked for or the checkpoint's own folder, never our temporaries.
+  void writeFailuresNameTheRealFileNotOurTemporaries() {
+    QTemporaryDir dir;
+    const QString run = dir.filePath("run");
+    const QStringList quick{"train", "--dataset", "synthetic", "--mode", "single", "--devices", "cpu",
+                            "--train-limit", "256", "--test-limit", "64", "--epochs", "1"};
+    Result r = runCli(quick + QStringList{"--out", run});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QString missing = dir.filePath("no-such-folder/metrics.csv");
+    r = runCli({"export", "--run", run, "--to", missing});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("cannot create " + missing + ": No such file or directory") &&
+                 !r.err.contains(".tmp"),
+             qPrintable(r.err));
+
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("ENSEMBLELAB_WRITE_FAULT", "member-0.pt:1:ENOSPC");  // the first checkpoint's weights
+    process.setProcessEnvironment(environment);
+    process.start(ENSEMBLELAB_CLI_PATH, quick + QStringList{"--out", dir.filePath("full")});
+    QVERIFY(process.waitForFinished(300000));
+    const QString errors = QString::fromUtf8(process.readAllStandardError());
+    QCOMPARE(process.exitCode(), 1);
+    QVERIFY2(errors.contains("cannot write " + dir.filePath("full/checkpoints/step-000000002/member-0.pt") +
+                             ": No space left on device") &&
+                 !errors.contains(".incomplete-"),
+             qPrintable(errors));
+  }
+
   void refusesToOverwriteARun() {
     const Result r = runCli({"train", "--dataset", "synthetic", "--out", m_realRun});
     QCOMPARE(r.exitCode, 1);

@@ -29,7 +29,8 @@ std::string describeIoFailure(const std::string& what, const std::string& path, 
 void writeFileAtomically(const std::string& path, std::string_view contents) {
   const std::string temporary = path + ".tmp";
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw IoError(describeIoFailure("cannot create", temporary, errno));
+  // Failures name `path`: the temporary beside it is ours, not a file the user knows of.
+  if (fd < 0) throw IoError(describeIoFailure("cannot create", path, errno));
   std::size_t written = 0;
   while (written < contents.size()) {
     ssize_t n = 0;

@@ -46,6 +46,14 @@ std::vector<std::string> stepFolders(const std::string& checkpointsDir) {
   return folders;
 }
 
+/// `text` with every `from` replaced by `to`.
+std::string replacedEverywhere(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
 /// A checkpoint's files for model `i`: its weights, and its optimizer's state.
 std::string weightsFileName(std::size_t i) { return "member-" + std::to_string(i) + ".pt"; }
 constexpr const char* kOptimizerSuffix = "-optimizer.pt";
@@ -172,7 +180,7 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
   const fs::path final = fs::path(checkpointsDir) / name;
   removeIncompleteCheckpoints(checkpointsDir);
   fs::create_directories(staging, ec);
-  if (ec) throw IoError(describeIoFailure("cannot create", staging.string(), ec.value()));
+  if (ec) throw IoError(describeIoFailure("cannot create", final.string(), ec.value()));
 
   try {
     nlohmann::json files = nlohmann::json::object();
@@ -196,6 +204,10 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
     syncDirectory(checkpointsDir);
     crashPoint("checkpoint-published");  // whole, but `latest` still names the previous one
     writeFileAtomically((fs::path(checkpointsDir) / kLatestName).string(), name + "\n");
+  } catch (const IoError& error) {
+    removeTree(staging.string(), ec);
+    // The staging folder is ours, and gone: the message names the checkpoint's own folder.
+    throw IoError(replacedEverywhere(error.what(), staging.string(), final.string()));
   } catch (...) {
     removeTree(staging.string(), ec);
     throw;
