@@ -668,6 +668,17 @@ class TestCli final : public QObject {
     QTest::newRow("NaN lr") << (QStringList{"train", "--lr", "nan"} + quick) << "learning rate (lr) must be a positive" << 1;
     QTest::newRow("momentum 1") << (QStringList{"train", "--momentum", "1"} + quick) << "momentum must be in [0, 1)" << 1;
     QTest::newRow("lr not a number") << (QStringList{"train", "--lr", "fast"} + quick) << "--lr expects a number" << 1;
+    // A number too large or small to hold is said to be out of range, with the range: "expects
+    // a number" would send the user looking for a typo.
+    QTest::newRow("lr too large to hold") << (QStringList{"train", "--lr", "1e400"} + quick)
+                                          << "--lr 1e400 is out of range: a number is at most about 1.8e308 in size" << 1;
+    QTest::newRow("lr too small to hold") << (QStringList{"train", "--lr", "1e-400"} + quick)
+                                          << "--lr 1e-400 is out of range: a number other than 0 is at least about 2.2e-308" << 1;
+    QTest::newRow("batch size too large to hold")
+        << (QStringList{"train", "--batch-size", "99999999999999999999"} + quick)
+        << "--batch-size 99999999999999999999 is out of range: an integer is from -9223372036854775808 to 9223372036854775807" << 1;
+    QTest::newRow("devices --check with a timeout too large to hold")
+        << QStringList{"devices", "--check", "--timeout", "1e400"} << "--timeout 1e400 is out of range" << 1;
     QTest::newRow("devices --check with a timeout that is no number")
         << QStringList{"devices", "--check", "--timeout", "soon"} << "--timeout expects a number, got 'soon'" << 1;
     QTest::newRow("devices --timeout without --check") << QStringList{"devices", "--timeout", "5"}

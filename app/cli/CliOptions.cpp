@@ -147,12 +147,18 @@ Exit status: 0 success, 1 error, 2 usage error, 130 stopped by a signal (resumab
 int64_t parseInteger(const CliOptions& options, const std::string& flag) {
   const std::string& text = options.value(flag);
   if (const auto value = ensemble::wholeInteger(text)) return *value;
+  if (const std::string range = ensemble::integerOutOfRange(text); !range.empty()) {
+    throw ensemble::ConfigError("--" + flag + " " + text + " is " + range);
+  }
   throw ensemble::ConfigError("--" + flag + " expects an integer, got '" + text + "'");
 }
 
 double parseNumber(const CliOptions& options, const std::string& flag) {
   const std::string& text = options.value(flag);
   if (const auto value = ensemble::wholeNumber(text)) return *value;
+  if (const std::string range = ensemble::numberOutOfRange(text); !range.empty()) {
+    throw ensemble::ConfigError("--" + flag + " " + text + " is " + range);
+  }
   throw ensemble::ConfigError("--" + flag + " expects a number, got '" + text + "'");
 }
 

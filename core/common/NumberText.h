@@ -2,8 +2,12 @@
 #pragma once
 // A number typed as text, all of it: "12" reads 12, "12x", "" or "1e99999" read nothing.
 // The CLI's flags and the bench's arguments are parsed through it, each front end saying
-// in its own words what was wrong.
+// in its own words what was wrong; *OutOfRange tell a number too large (or small) to hold
+// from a typo.
+#include <cerrno>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -38,6 +42,28 @@ inline std::optional<double> wholeNumber(const std::string& text) {
   } catch (const std::exception&) {
   }
   return std::nullopt;
+}
+
+/// Where `text` is written as an integer but int64 cannot hold it, the range it can, for a
+/// message that says so (saying it is no integer would send the user looking for a typo);
+/// empty otherwise.
+inline std::string integerOutOfRange(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || errno != ERANGE) return "";
+  return "out of range: an integer is from -9223372036854775808 to 9223372036854775807";
+}
+
+/// Where `text` is written as a number but a double cannot hold it (1e400, 1e-400), the
+/// range it can, as integerOutOfRange says; empty otherwise.
+inline std::string numberOutOfRange(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno != ERANGE) return "";
+  return std::isinf(value) ? "out of range: a number is at most about 1.8e308 in size"
+                           : "out of range: a number other than 0 is at least about 2.2e-308 in size";
 }
 
 }  // namespace ensemble

@@ -316,10 +316,16 @@ json ConfigField::parseText(const std::string& text) const {
       throw ConfigError(named + " takes on or off, got '" + text + "'", key);
     case Kind::Number:
       if (const auto value = wholeNumber(text)) return *value;
+      if (const std::string range = numberOutOfRange(text); !range.empty()) {
+        throw ConfigError(named + " " + text + " is " + range, key);
+      }
       throw ConfigError(named + " expects a number, got '" + text + "'", key);
     case Kind::Integer:
       if (const auto value = wholeInteger(text)) return *value;
       if (acceptsAuto && text == "auto") return text;
+      if (const std::string range = integerOutOfRange(text); !range.empty()) {
+        throw ConfigError(named + " " + text + " is " + range, key);
+      }
       throw ConfigError(named + (acceptsAuto ? " expects auto or an integer" : " expects an integer") + ", got '" + text +
                             "'",
                         key);
