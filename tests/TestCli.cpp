@@ -848,6 +848,33 @@ class TestCli final : public QObject {
     QVERIFY2(r.exitCode == 1 && r.err.contains("pass --dataset"), qPrintable(r.err));
   }
 
+  // A dataset that lost training images since its run trained is said to have changed, with
+  // both counts: not a checkpoint that "belongs to another run", nor a batch size to lower
+  // with flags resume does not take.
+  void resumeSaysTheDatasetChangedWhenItShrank() {
+    QTemporaryDir dir;
+    const QString data = dir.filePath("data"), run = dir.filePath("run");
+    QVERIFY(QDir().mkpath(data));
+    testing::writeMnistFolder(data, 64, 30, 16, 16, false);
+    Result r = runCli({"train", "--dataset", data, "--mode", "single", "--devices", "cpu", "--batch-size", "32",
+                       "--epochs", "2", "--out", run});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    for (const int now : {40, 20}) {  // fewer steps per epoch; fewer images than a batch
+      testing::writeMnistFolder(data, now, 30, 16, 16, false);
+      r = runCli({"resume", "--run", run});
+      QCOMPARE(r.exitCode, 1);
+      QVERIFY2(r.err.contains(QString("the dataset %1 changed since this run trained: the run recorded 64 training "
+                                      "images, it now has %2; put the run's dataset back as it was")
+                                  .arg(data)
+                                  .arg(now)) &&
+                   !r.err.contains("checkpoint") && !r.err.contains("--batch-size"),
+               qPrintable(r.err));
+    }
+    testing::writeMnistFolder(data, 64, 30, 16, 16, false);  // as it was: nothing left to do
+    r = runCli({"resume", "--run", run});
+    QVERIFY2(r.exitCode == 0 && r.err.contains("nothing to resume"), qPrintable(r.err));
+  }
+
   // A dataset's classes are its largest label + 1 (27 for EMNIST's letters, 1-26): the models
   // have as many outputs, and an evaluation on another dataset keeps to them.
   void trainsAndEvaluatesOnAnyNumberOfClasses() {

@@ -19,7 +19,10 @@ void RunSession::prepare() {
   config.memberForm = resolveMemberForm(config, devices);  // what config.json and the step see
   config.cudaGraphs = resolveCudaGraphs(config, devices, group.distributed(), cudaGraphsBuilt());
   config.evalBatchSize = evalBatchSizeFor(config.evalBatchSize, everyDeviceIsGpu(devices));
-  data = loadRunData(config, std::move(data), !evaluationOnly);
+  // A changed dataset is said as such before its size meets the batch size or the
+  // checkpoint's position (each would blame the settings or the checkpoint).
+  data = loadRunData(config, std::move(data), !evaluationOnly && !recordedTrainSamples);
+  if (recordedTrainSamples) checkSameTrainingSet(*recordedTrainSamples, data->train.size(), config.dataset);
   if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
   modelInput = modelInputOf(data->train);
   if (savedClasses) modelInput.classes = classesForOpenedRun(*data, *savedClasses, evaluationOnly, config.dataset);
@@ -56,6 +59,7 @@ std::unique_ptr<RunSession> createRunSession(ExperimentConfig config, std::strin
   // folder as an absolute path, so it resumes from any working directory.
   session->config.devices = formatDevices(session->devices);
   session->config.dataset = recordedDatasetSpec(session->config.dataset);
+  session->state.trainSamples = session->data->train.size();
   return session;
 }
 
@@ -79,10 +83,13 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
   session->group = group;
   session->evaluationOnly = !evaluation.dataset.empty();
   session->savedClasses = savedClassCount(saved, config.model);
+  RunState savedState = RunState::fromJson(saved.state, checkpointDir);
+  if (!session->evaluationOnly && savedState.trainSamples > 0) session->recordedTrainSamples = savedState.trainSamples;
   session->prepare();
-  session->state = RunState::fromJson(saved.state, checkpointDir);
+  session->state = std::move(savedState);
   checkResumable(session->state, config, session->evaluationOnly ? 0 : session->sampler->stepsPerEpoch(), session->memberCount(),
                  saved.weights.size(), session->evaluationOnly, checkpointDir);
+  if (!session->evaluationOnly) session->state.trainSamples = session->data->train.size();  // older checkpoints: from now
   restoreReplicas(session->replicas, saved, config.mode, session->communicator->firstReplica(), checkpointDir);
   session->resumed = true;
   session->recorder->resumedFrom(session->state.globalStep);

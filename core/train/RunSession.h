@@ -75,6 +75,10 @@ struct RunSession {
   /// An opened run's classes, from its checkpoint's weights (SavedClasses.h): its models are
   /// built for them whatever the dataset's labels say, once those are checked to fit.
   std::optional<int64_t> savedClasses;
+  /// The training images an opened run's checkpoint recorded it trains on (RunState), to
+  /// check the dataset against before anything else is said about it; unset for a new run,
+  /// an evaluation on another dataset, or a checkpoint from before they were recorded.
+  std::optional<int64_t> recordedTrainSamples;
   /// The image shape and classes the models are built for (prepare()).
   ModelInput modelInput;
 

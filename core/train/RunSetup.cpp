@@ -268,6 +268,16 @@ void checkResumedRunsDatasetIsThere(const std::string& spec) {
                      "dataset");
 }
 
+void checkSameTrainingSet(int64_t recorded, int64_t now, const std::string& spec) {
+  if (recorded == now) return;
+  const std::string folder = spec == "fashion-mnist" ? defaultFashionMnistFolder() : spec;
+  throw DatasetError("the dataset " + folder + " changed since this run trained: the run recorded " +
+                         std::to_string(recorded) + " training images, it now has " + std::to_string(now) +
+                         "; put the run's dataset back as it was to go on with the run, or start a new run on "
+                         "this one with " + mention::startRun(),
+                     "dataset");
+}
+
 void checkResumable(const RunState& state, const ExperimentConfig& config, int64_t stepsPerEpoch,
                     std::size_t models, std::size_t savedModels, bool otherDataset, const std::string& checkpointDir) {
   // A manifest that parses can still describe another run (or be damaged): its position
@@ -282,7 +292,10 @@ void checkResumable(const RunState& state, const ExperimentConfig& config, int64
                           std::to_string(stepsPerEpoch) + " per epoch, global step " +
                           std::to_string(state.globalStep) + ", " + std::to_string(state.window.size()) +
                           " score slots for " + std::to_string(slots) +
-                          "); the checkpoint is damaged or belongs to another run");
+                          "); the checkpoint is damaged or belongs to another run" +
+                          // A checkpoint from before RunState kept the training images cannot
+                          // tell a changed dataset apart (checkSameTrainingSet does for newer ones).
+                          (state.trainSamples == 0 ? ", or the run's dataset changed since it trained" : ""));
   }
   if (savedModels != models) {
     throw CheckpointError(checkpointDir + " holds " + std::to_string(savedModels) + " models but the run has " +

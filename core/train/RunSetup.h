@@ -112,6 +112,11 @@ void restoreReplicas(std::vector<Replica>& replicas, const CheckpointData& saved
 /// another, which only train, eval and predict take).
 void checkResumedRunsDatasetIsThere(const std::string& spec);
 
+/// Throws DatasetError when an opened run's training split (`now` images of the dataset
+/// `spec`) is not the size its checkpoint recorded (`recorded`): the dataset changed since
+/// the run trained, which is what to put right, not the checkpoint.
+void checkSameTrainingSet(int64_t recorded, int64_t now, const std::string& spec);
+
 /// Throws CheckpointError when the checkpoint at `checkpointDir` cannot continue this run:
 /// its position outside the run's epochs and steps (unless it is only evaluated on another
 /// dataset), running means or saved models for another number of models.

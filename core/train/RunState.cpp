@@ -47,6 +47,7 @@ nlohmann::json RunState::toJson() const {
                       {"train_seconds", trainSeconds},
                       {"samples_trained", samplesTrained},
                       {"metrics_bytes", metricsBytes},
+                      {"train_samples", trainSamples},
                       {"window", accumulatorsToJson(window)},
                       {"epoch_totals", accumulatorsToJson(epochTotals)}};
   if (lastEvaluation) json["last_evaluation"] = ensemble::toJson(*lastEvaluation);
@@ -65,6 +66,7 @@ RunState RunState::fromJson(const nlohmann::json& json, const std::string& origi
     state.trainSeconds = json.at("train_seconds").get<double>();
     state.samplesTrained = count("samples_trained");
     state.metricsBytes = integerOrThrow<std::uint64_t, CheckpointError>(json.at("metrics_bytes"), origin + ": metrics_bytes");
+    if (json.contains("train_samples")) state.trainSamples = count("train_samples");
     state.window = accumulatorsFromJson(json.at("window"));
     state.epochTotals = accumulatorsFromJson(json.at("epoch_totals"));
     if (json.contains("last_evaluation")) {

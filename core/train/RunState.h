@@ -30,6 +30,9 @@ struct RunState {
   double trainSeconds = 0;
   int64_t samplesTrained = 0;  ///< summed over members
   std::uint64_t metricsBytes = 0;  ///< length of metrics.csv at this state
+  /// The training images the run trains on (after train_limit), so a resume can tell its
+  /// dataset changed from a damaged checkpoint; 0 in checkpoints from before it was kept.
+  int64_t trainSamples = 0;
   /// One per member, then the ensemble: since the last logged step, and over the epoch.
   std::vector<ScoreAccumulator> window;
   std::vector<ScoreAccumulator> epochTotals;
