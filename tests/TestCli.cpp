@@ -1010,6 +1010,49 @@ class TestCli final : public QObject {
              qPrintable(errors));
   }
 
+  // A metrics.csv whose last row was cut short (a copy or a disk that lost its tail) is
+  // warned of, naming the file and the line, by resume and export, which drop that row
+  // rather than pass it on; resume keeps every whole row before it (it used to pad the file
+  // with zero bytes up to its checkpoint's length, and write on after them).
+  void aMetricsRowCutShortIsWarnedOfAndResumeKeepsEveryWholeRow() {
+    QTemporaryDir dir;
+    const QString run = dir.filePath("run"), metrics = run + "/metrics.csv";
+    QProcess killed;  // killed once the second epoch's checkpoint is whole, `latest` still at the first
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("ENSEMBLELAB_CRASH_AT", "checkpoint-published:2");
+    killed.setProcessEnvironment(environment);
+    killed.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--mode", "single", "--devices", "cpu",
+                                        "--train-limit", "256", "--test-limit", "64", "--epochs", "3", "--log-every",
+                                        "1", "--out", run});
+    QVERIFY(killed.waitForFinished(300000));
+    QCOMPARE(killed.exitStatus(), QProcess::CrashExit);
+    // The file as far as the checkpoint resumed from had seen, its last row cut mid-way.
+    const QString checkpoint = run + "/checkpoints/" + testing::readLines(run + "/checkpoints/latest").value(0);
+    const qint64 seen = readJson(checkpoint + "/manifest.json")["state"].toObject()["metrics_bytes"].toInteger();
+    QVERIFY(QFile::resize(metrics, seen - 7));
+    const QStringList before = testing::readLines(metrics);
+    const QString torn = before.last();
+    const QString warning = QString("warning: %1 ends in a row cut short, line %2 ('%3')").arg(metrics).arg(before.size()).arg(torn);
+
+    Result r = runCli({"export", "--run", run, "--to", dir.filePath("m.csv")});
+    QVERIFY2(r.exitCode == 0 && r.err.contains(warning + "; the export leaves it out"), qPrintable(r.err));
+    QCOMPARE(testing::readLines(dir.filePath("m.csv")), before.mid(0, before.size() - 1));
+
+    r = runCli({"resume", "--run", run});
+    QVERIFY2(r.exitCode == 0 && r.err.contains(warning + "; resume drops that line and keeps every whole row before it"),
+             qPrintable(r.err));
+    QFile file(metrics);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray after = file.readAll();
+    QVERIFY2(!after.contains('\0') && after.endsWith('\n'), after.constData());
+    const QStringList lines = testing::readLines(metrics);
+    QCOMPARE(lines.mid(0, before.size() - 1), before.mid(0, before.size() - 1));  // every whole row kept
+    for (const QString& line : lines) QCOMPARE(line.count(','), 6);
+    QVERIFY2(lines.last().startsWith("6,3,"), qPrintable(lines.last()));  // and on to the end
+    r = runCli({"export", "--run", run, "--to", dir.filePath("m2.csv")});
+    QVERIFY2(r.exitCode == 0 && !r.err.contains("warning"), qPrintable(r.err));
+  }
+
   void refusesToOverwriteARun() {
     const Result r = runCli({"train", "--dataset", "synthetic", "--out", m_realRun});
     QCOMPARE(r.exitCode, 1);

@@ -18,6 +18,7 @@
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
 #include "core/devices/DeviceInventory.h"
+#include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
 #include "core/runs/RunExport.h"
 #include "core/metrics/EvaluationJson.h"
@@ -137,6 +138,14 @@ RunFinishedEvent trainAndReport(Trainer& trainer) {
   return finished;
 }
 
+void warnOfARowCutShort(const std::string& run, const std::string& whatBecomesOfIt) {
+  const std::string metrics = RunDirectory(run).metricsPath();
+  const std::optional<TornLine> torn = tornLastLineOfFile(metrics);
+  if (!torn) return;
+  std::fprintf(stderr, "ensemble-lab-cli: warning: %s ends in a row cut short, line %lld ('%s'); %s\n", metrics.c_str(),
+               static_cast<long long>(torn->number), torn->text.c_str(), whatBecomesOfIt.c_str());
+}
+
 std::string inFlags(const std::string& message, const std::string& command) {
   std::string output;  // train's (and sweep's) --out DIR is phraseMessage's own
   if (command == "resume") output = "--run DIR";
@@ -181,6 +190,7 @@ int resumeRun(const std::string& run, const ProcessGroupOptions& group) {
                  run.c_str(), static_cast<long long>(trainer->config().epochs), trainer->config().epochs == 1 ? "" : "s");
     return 0;
   }
+  warnOfARowCutShort(run, kResumingDropsIt);
   return runTraining(*trainer);
 }
 
@@ -296,6 +306,7 @@ int exportSeveralRuns(const CliOptions& options) {
                         "; give each a file of its own");
     }
   }
+  for (const std::string& run : runs) warnOfARowCutShort(run, "the export leaves it out");
   for (const char* what : {"table", "curves"}) {
     if (!options.has(what)) continue;
     if (std::string(what) == "table") writeRunComparison(runs, options.value(what));
@@ -322,6 +333,7 @@ int commandExport(const CliOptions& options) {
                         "its own (e.g. " + options.value("run") + "/exported-tensorboard)");
     }
   }
+  warnOfARowCutShort(options.value("run"), "the export leaves it out");
   if (options.has("to")) {
     exportRunMetrics(options.value("run"), options.value("to"));
     std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value("to").c_str());

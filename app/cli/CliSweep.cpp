@@ -92,6 +92,7 @@ RunFinishedEvent runJob(const Sweep& sweep, const SweepJob& job, const std::stri
       done.runDirectory = run;
       return done;
     }
+    warnOfARowCutShort(run, kResumingDropsIt);
   } else {
     std::error_code ec;
     removeTree(run, ec);  // no checkpoint: nothing in it to keep

@@ -29,6 +29,13 @@ void catchStopSignals();
 /// Whether a stop signal came since catchStopSignals.
 bool stopSignalled();
 
+/// Warns on stderr where `run`'s metrics.csv ends in a row cut short (a copy or a disk that
+/// lost its tail), naming the file and the line, and `whatBecomesOfIt` ("the export leaves
+/// it out"): readers skip such a row, which would otherwise go without a word.
+void warnOfARowCutShort(const std::string& run, const std::string& whatBecomesOfIt);
+/// What resuming does with such a row (MetricsCsvWriter), for that warning.
+inline constexpr const char* kResumingDropsIt = "resume drops that line and keeps every whole row before it";
+
 /// An engine message in the CLI's words: the settings it names as flags (Error.h), and where
 /// it says to write elsewhere, the flags by which `command` is told where to write.
 std::string inFlags(const std::string& message, const std::string& command = "train");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/MetricsCsvReader.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -54,6 +55,20 @@ std::vector<MetricsRow> parseMetricsCsv(const std::string& text, const std::stri
     if (ok) rows.push_back(std::move(row));
   }
   return rows;
+}
+
+std::optional<TornLine> tornLastLine(const std::string& text) {
+  if (text.empty() || text.back() == '\n') return std::nullopt;
+  const std::size_t start = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+  return TornLine{int64_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(start), '\n')) + 1, text.substr(start)};
+}
+
+std::optional<TornLine> tornLastLineOfFile(const std::string& path) {
+  try {
+    return tornLastLine(readWholeFile(path));
+  } catch (const IoError&) {
+    return std::nullopt;
+  }
 }
 
 std::vector<MetricsRow> readMetricsCsv(const std::string& path) {

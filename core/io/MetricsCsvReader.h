@@ -16,6 +16,16 @@ std::vector<MetricsRow> readMetricsCsv(const std::string& path);
 /// Parses the text of a metrics.csv (for tests and fuzzing); `origin` names it in errors.
 std::vector<MetricsRow> parseMetricsCsv(const std::string& text, const std::string& origin);
 
+/// A metrics.csv's last line when it is cut short mid-row (no newline after it: a copy or a
+/// disk that lost the file's tail), which readers skip; front ends warn of it by its number.
+struct TornLine {
+  int64_t number = 0;  ///< 1 = the header
+  std::string text;
+};
+std::optional<TornLine> tornLastLine(const std::string& text);
+/// tornLastLine of the file at `path`; none where it cannot be read (its readers say why).
+std::optional<TornLine> tornLastLineOfFile(const std::string& path);
+
 /// An epoch's evaluation row: the epoch's training means and its test scores.
 inline bool isEpochRow(const MetricsRow& row) { return row.trainLoss && row.testLoss; }
 /// Steps per epoch: `recorded` (summary.json's "steps_per_epoch") where the run wrote it,

@@ -31,7 +31,15 @@ MetricsCsvWriter::MetricsCsvWriter(std::string path, std::optional<std::uint64_t
   std::error_code ec;
   const bool exists = std::filesystem::exists(m_path, ec);
   if (exists && keepBytes) {
-    if (::truncate(m_path.c_str(), off_t(*keepBytes)) != 0) {
+    std::uint64_t keep = *keepBytes;
+    if (std::filesystem::file_size(m_path, ec) < keep && !ec) {
+      // The file lost its tail since (a copy cut short): truncate() would pad it with zero
+      // bytes up to `keep`. Its whole rows are kept, and a row cut short is dropped.
+      const std::string text = readWholeFile(m_path);
+      const std::size_t lastNewline = text.rfind('\n');
+      keep = lastNewline == std::string::npos ? 0 : lastNewline + 1;
+    }
+    if (::truncate(m_path.c_str(), off_t(keep)) != 0) {
       throw IoError(describeIoFailure("cannot trim", m_path, errno));
     }
   }

@@ -26,7 +26,8 @@ class MetricsCsvWriter final {
 
   /// Opens `path` for appending, writing the header to a new file. With `keepBytes`, the
   /// file is first cut to that length: a resumed run drops the rows written after the
-  /// checkpoint it resumes from, so no row appears twice. Throws IoError.
+  /// checkpoint it resumes from, so no row appears twice. A file shorter than that (its tail
+  /// lost) keeps its whole rows and drops a last one cut short. Throws IoError.
   MetricsCsvWriter(std::string path, std::optional<std::uint64_t> keepBytes);
   ~MetricsCsvWriter();
   MetricsCsvWriter(const MetricsCsvWriter&) = delete;

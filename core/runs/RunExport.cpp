@@ -54,7 +54,10 @@ nlohmann::json runMetricsDocument(const std::string& runDirectory) {
 
 void exportRunMetrics(const std::string& runDirectory, const std::string& path) {
   if (endsWith(path, ".csv")) {
-    writeFileAtomically(path, readWholeFile(RunDirectory(runDirectory).metricsPath()));
+    std::string text = readWholeFile(RunDirectory(runDirectory).metricsPath());
+    // A row cut short is no row (readers skip it; the CLI warns of it): the copy ends whole.
+    if (const std::optional<TornLine> torn = tornLastLine(text)) text.resize(text.size() - torn->text.size());
+    writeFileAtomically(path, text);
   } else if (endsWith(path, ".json")) {
     writeFileAtomically(path, runMetricsDocument(runDirectory).dump(2) + "\n");
   } else {
