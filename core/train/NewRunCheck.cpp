@@ -8,6 +8,7 @@
 #include "core/common/FieldMention.h"
 #include "core/config/RunMode.h"
 #include "core/devices/DeviceSpec.h"
+#include "core/io/PyTorchStateDict.h"
 #include "core/train/CudaGraphsBuilt.h"
 #include "core/train/RunSetup.h"
 
@@ -28,7 +29,10 @@ void checkNewRunBeforeData(ExperimentConfig config, const ProcessGroupOptions& g
   }
   // Read, not only looked for: a file that is no state dict fails here too. Whether its
   // shapes fit the model needs the dataset's image size, and is left to the run's start.
-  for (const std::string& file : files) readInitialWeights(file);
+  for (const std::string& file : files) {
+    refuseOptimizerStateAsWeights(file);
+    readPyTorchStateDict(file);
+  }
 }
 
 }  // namespace ensemble

@@ -314,16 +314,23 @@ std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelIn
   return replicas;
 }
 
-TensorDict readInitialWeights(const std::string& file) {
-  // Its momentum buffers have the weights' names and shapes: loaded as weights, they would
-  // start the run from near-zero noise without a word.
+void refuseOptimizerStateAsWeights(const std::string& file) {
   if (const std::string weights = weightsBesideOptimizerState(file); !weights.empty()) {
     throw ConfigError(mention::field("init_from") + " file " + file + " holds a checkpoint's optimizer state " +
                           "(momentum buffers), not weights; give the weights beside it, " + weights,
                       "init_from");
   }
+}
+
+namespace {
+
+/// The weights of one init_from file (a state_dict torch.save wrote).
+TensorDict readInitialWeights(const std::string& file) {
+  refuseOptimizerStateAsWeights(file);
   return readPyTorchStateDict(file);
 }
+
+}  // namespace
 
 void initialiseReplicasFrom(std::vector<Replica>& replicas, const ExperimentConfig& config, int firstReplica,
                             std::size_t models) {

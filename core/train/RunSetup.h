@@ -89,10 +89,10 @@ std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, co
 std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelInput& input,
                                    const std::vector<DeviceRef>& devices, int firstReplica);
 
-/// The weights of one init_from file (a state_dict torch.save wrote). Throws ConfigError
-/// for a checkpoint's optimizer-state file, naming the weights file beside it, and
-/// readPyTorchStateDict's errors.
-TensorDict readInitialWeights(const std::string& file);
+/// Throws ConfigError for an init_from file that is a checkpoint's optimizer state, naming
+/// the weights file beside it: its momentum buffers have the weights' names and shapes, so
+/// loaded as weights they would start the run from near-zero noise without a word.
+void refuseOptimizerStateAsWeights(const std::string& file);
 
 /// Gives freshly built `replicas` the weights of config.initFrom's state_dicts: one file
 /// for every model, or file i for model i of the whole group (`firstReplica` + r; `models`
