@@ -167,7 +167,11 @@ class TestExperimentForm final : public QObject {
     QVERIFY(form.errors().value("devices").contains("single mode trains one model"));
     form.cpuReplicasBox()->setValue(1);
     QVERIFY(form.isValid());
+    // Back to an ensemble: the members it had before single mode (it was left at one, wrong).
     form.modeBox()->setCurrentIndex(form.modeBox()->findData("ensemble"));
+    QCOMPARE(form.cpuReplicasBox()->value(), 4);
+    QVERIFY(form.isValid());
+    form.cpuReplicasBox()->setValue(1);
     QVERIFY(form.errors().value("devices").contains("an ensemble needs two members or more"));
     form.cpuReplicasBox()->setValue(2);
     QVERIFY(form.isValid());

@@ -141,6 +141,35 @@ class TestUncertaintyView final : public QObject {
     QVERIFY2(exported.first().first().toString().contains("nothing to export"), qPrintable(exported.first().first().toString()));
   }
 
+  // A single model's confusion matrix is its own predictions': no page of it speaks of an
+  // ensemble's vote (it did, in the title, the axis and the gallery's caption).
+  void aSingleModelsConfusionMatrixNamesTheModel() {
+    UncertaintyView view;
+    view.setRuns({{m_single, "single", "synthetic"}});
+    view.resize(1200, 560);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    MistakesView* mistakes = view.mistakes();
+    view.pages()->setCurrentWidget(mistakes);
+    QTest::mouseClick(mistakes->computeButton(), Qt::LeftButton);
+    const auto [cancelled, error] = waitForJob(*view.analysis());
+    QVERIFY2(error.isEmpty() && !cancelled, qPrintable(error));
+    QCustomPlot* plot = mistakes->confusion()->plot();
+    auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+    QVERIFY(title);
+    QVERIFY2(title->text().contains("model's predictions"), qPrintable(title->text()));
+    QCOMPARE(plot->xAxis->label(), QString("predicted by the model"));
+    // A cell of mistakes, clicked: the caption says who called them.
+    mistakes->gallery()->setCell(std::nullopt);
+    const std::vector<ImageVerdict> verdicts = judgeImages(RunAnalysis::open(m_single.toStdString())->predict());
+    const auto wrong = std::find_if(verdicts.begin(), verdicts.end(),
+                                    [](const ImageVerdict& v) { return v.ensembleVote != v.label; });
+    QVERIFY(wrong != verdicts.end());
+    mistakes->showCell(ConfusionCell{wrong->label, wrong->ensembleVote}, 0);
+    const QString caption = mistakes->caption()->text();
+    QVERIFY2(caption.contains("by the model") && !caption.contains("ensemble"), qPrintable(caption));
+  }
+
   // Both runs at each level, drawn as accuracy and ECE panels; at level 0 the numbers are
   // the plain evaluation's, exactly. The window keeps answering meanwhile: the longest gap
   // between 10 ms ticks, less the GUI thread's waits for a core (CI runs two tests on two

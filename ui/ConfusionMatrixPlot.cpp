@@ -70,6 +70,9 @@ void ConfusionMatrixPlot::showInspection(const std::shared_ptr<const Inspection>
   m_plot->clearItems();
   m_outline = nullptr;
   m_classes = inspection->predictions.classes;
+  // A single model's matrix is its own predictions: no ensemble voted.
+  m_plot->xAxis->setLabel(inspection->predictions.members.size() > 1 ? tr("predicted by the ensemble")
+                                                                     : tr("predicted by the model"));
   const std::vector<int64_t> counts = confusionMatrix(inspection->verdicts, m_classes);
   m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
   m_map->setName(tr("images (true class y, predicted x)"));

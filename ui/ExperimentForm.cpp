@@ -267,8 +267,17 @@ ExperimentForm::ExperimentForm(QWidget* parent)
     connect(box, &QComboBox::currentIndexChanged, this, &ExperimentForm::revalidate);
   }
   // Single mode trains one model: its replica count is 1 (more is an error, not a choice).
+  // Leaving it gives back the count it replaced, where the user has not changed it since.
+  m_lastMode = m_mode->currentData().toString();
   connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
-    if (m_mode->currentData().toString() == "single") m_cpuReplicas->setValue(1);
+    const QString mode = m_mode->currentData().toString();
+    if (mode == "single" && m_lastMode != "single") {
+      if (m_cpuReplicas->value() > 1) m_replicasBeforeSingle = m_cpuReplicas->value();
+      m_cpuReplicas->setValue(1);
+    } else if (m_lastMode == "single" && mode != "single" && m_cpuReplicas->value() == 1) {
+      m_cpuReplicas->setValue(m_replicasBeforeSingle);
+    }
+    m_lastMode = mode;
   });
   connect(m_devices, &QListWidget::itemChanged, this, &ExperimentForm::revalidate);
   connect(m_deterministic, &QCheckBox::toggled, this, &ExperimentForm::revalidate);

@@ -80,6 +80,10 @@ class ExperimentForm final : public QWidget {
   QComboBox* m_mode;
   QListWidget* m_devices;
   QSpinBox* m_cpuReplicas;
+  /// The CPU replicas before single mode set them to 1, given back when another mode is
+  /// chosen (an ensemble of 1 had been left, with an error to fix by hand).
+  int m_replicasBeforeSingle = 4;
+  QString m_lastMode;
   QLineEdit* m_learningRate;
   QLineEdit* m_momentum;
   QLineEdit* m_weightDecay;

@@ -165,7 +165,9 @@ void MistakesView::refresh() {
     } else if (confusion->inspection() != found->get()) {
       confusion->showInspection(*found);
     }
+    const bool single = found != m_inspections.constEnd() && (*found)->predictions.members.size() < 2;
     confusion->setTitle(comparing ? tr("%1 (click a cell)").arg(m_runs[run].label)
+                        : single  ? tr("Confusion matrix of the model's predictions (click a cell)")
                                   : tr("Confusion matrix of the ensemble's vote (click a cell)"),
                         comparing ? runColor(run) : QColor(Qt::black));
   }
@@ -207,7 +209,8 @@ void MistakesView::updateCaption() {
   const QString kept = whatTheOrderKeeps(m_gallery->order());
   const int shown = m_gallery->rowCount();
   if (const auto& cell = m_gallery->cell()) {
-    const QString where = tr("true %1 called %2 by the ensemble")
+    const QString where = (inspection->predictions.members.size() > 1 ? tr("true %1 called %2 by the ensemble")
+                                                                       : tr("true %1 called %2 by the model"))
                               .arg(className(inspection->dataset, cell->label), className(inspection->dataset, cell->predicted));
     const int64_t inCell = imagesInCell(inspection->verdicts, *cell);
     m_caption->setText(kept.isEmpty() ? tr("%1: %2 images %3").arg(run).arg(shown).arg(where)
