@@ -792,6 +792,13 @@ class TestCli final : public QObject {
     QVERIFY(process.waitForStarted());
     QByteArray err;
     QTRY_VERIFY_WITH_TIMEOUT((err += process.readAllStandardError()).contains("epoch 1/6 done"), 120000);
+    // A second process may not write the run meanwhile (RunWriterLock): refused, saying why,
+    // before anything of it is read or restarted.
+    const Result meanwhile = runCli({"resume", "--run", out});
+    QCOMPARE(meanwhile.exitCode, 1);
+    QVERIFY2(meanwhile.err.contains("is being trained by another process") && !meanwhile.err.contains("starting it again"),
+             qPrintable(meanwhile.err));
+    QCOMPARE(process.state(), QProcess::Running);
     ::kill(pid_t(process.processId()), SIGINT);
     QVERIFY(process.waitForFinished(60000));
     err += process.readAllStandardError();

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 
 #include "core/common/ErrorMessage.h"
+#include "core/io/RunWriterLock.h"
 #include "ui/RunController.h"
 
 namespace ensemble::ui {
@@ -112,10 +113,12 @@ void SweepQueue::startNext() {
     if (checkpointed) {
       m_controller.resume(folder);  // an interrupted job goes on from its checkpoint
     } else {
-      QDir(folder).removeRecursively();  // begun without a checkpoint: nothing to keep
       try {
+        // Unless another process (the CLI's sweep --resume) is training it now: its files go.
+        RunWriterLock::refuseIfHeldElsewhere(folder.toStdString());
+        QDir(folder).removeRecursively();  // begun without a checkpoint: nothing to keep
         m_controller.start(m_sweep.configOf(job), folder);
-      } catch (...) {  // its settings no longer read (sweep.json edited by hand)
+      } catch (...) {  // held elsewhere, or its settings no longer read (sweep.json edited by hand)
         RunFinishedEvent refused;
         refused.status = RunStatus::Failed;
         refused.runDirectory = folder.toStdString();

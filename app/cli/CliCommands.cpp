@@ -20,6 +20,7 @@
 #include "core/devices/DeviceInventory.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
+#include "core/io/RunWriterLock.h"
 #include "core/runs/RunExport.h"
 #include "core/metrics/EvaluationJson.h"
 #include "core/config/ConfigFields.h"
@@ -178,6 +179,8 @@ std::optional<ExperimentConfig> configOfRunWithoutCheckpoint(const std::string& 
 
 /// Continues `run` from its last checkpoint (from step 0 when it has none yet).
 int resumeRun(const std::string& run, const ProcessGroupOptions& group) {
+  // Before anything is said or read of it: another process may be training it now.
+  RunWriterLock::refuseIfHeldElsewhere(run);
   if (auto config = configOfRunWithoutCheckpoint(run)) {
     // Killed before its first checkpoint: nothing to lose, so start it again as it was.
     std::fprintf(stderr, "ensemble-lab-cli: %s has no checkpoint yet; starting it again from step 0\n", run.c_str());

@@ -12,6 +12,7 @@
 #include "core/data/DatasetSource.h"
 #include "core/io/RemoveTree.h"
 #include "core/io/RunDirectory.h"
+#include "core/io/RunWriterLock.h"
 #include "core/runs/Sweep.h"
 #include "core/train/NewRunCheck.h"
 #include "core/train/Trainer.h"
@@ -84,6 +85,9 @@ bool hasCheckpoint(const std::string& run) {
 /// (from step 0 when it was killed before its first checkpoint).
 RunFinishedEvent runJob(const Sweep& sweep, const SweepJob& job, const std::string& run) {
   std::unique_ptr<Trainer> trainer;
+  // Another process (a second sweep --resume, the window) training it now: refused before
+  // anything of it is removed or read.
+  if (begun(run)) RunWriterLock::refuseIfHeldElsewhere(run);
   if (begun(run) && hasCheckpoint(run)) {
     trainer = Trainer::open(run);
     if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
