@@ -28,7 +28,17 @@ struct Result {
   QString out, err;
 };
 
-Result runCli(const QStringList& arguments, int timeoutMs = 300000, const QString& workingDirectory = {}) {
+Result runCli(const QStringList& arguments, int timeoutMs = 300000, const QString& workingDirectory = {});
+
+/// Trains a single model for `epochs` on a new 64-image MNIST-format folder `data`, into `run`.
+Result trainOnSmallFolder(const QString& data, const QString& run, int epochs) {
+  if (!QDir().mkpath(data)) return {1, {}, "cannot make " + data};
+  testing::writeMnistFolder(data, 64, 30, 16, 16, false);
+  return runCli({"train", "--dataset", data, "--mode", "single", "--devices", "cpu", "--batch-size", "32", "--epochs",
+                 QString::number(epochs), "--out", run});
+}
+
+Result runCli(const QStringList& arguments, int timeoutMs, const QString& workingDirectory) {
   QProcess process;
   if (!workingDirectory.isEmpty()) process.setWorkingDirectory(workingDirectory);
   process.start(ENSEMBLELAB_CLI_PATH, arguments);
@@ -839,10 +849,7 @@ class TestCli final : public QObject {
   void resumeAsksForTheRunsDatasetBackNotForAFlag() {
     QTemporaryDir dir;
     const QString data = dir.filePath("data"), run = dir.filePath("run");
-    QVERIFY(QDir().mkpath(data));
-    testing::writeMnistFolder(data, 64, 30, 16, 16, false);
-    Result r = runCli({"train", "--dataset", data, "--mode", "single", "--devices", "cpu", "--batch-size", "32",
-                       "--epochs", "1", "--out", run});
+    Result r = trainOnSmallFolder(data, run, 1);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(QDir().rename(data, dir.filePath("moved")));
     r = runCli({"resume", "--run", run});
@@ -861,10 +868,7 @@ class TestCli final : public QObject {
   void resumeSaysTheDatasetChangedWhenItShrank() {
     QTemporaryDir dir;
     const QString data = dir.filePath("data"), run = dir.filePath("run");
-    QVERIFY(QDir().mkpath(data));
-    testing::writeMnistFolder(data, 64, 30, 16, 16, false);
-    Result r = runCli({"train", "--dataset", data, "--mode", "single", "--devices", "cpu", "--batch-size", "32",
-                       "--epochs", "2", "--out", run});
+    Result r = trainOnSmallFolder(data, run, 2);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     for (const int now : {40, 20}) {  // fewer steps per epoch; fewer images than a batch
       testing::writeMnistFolder(data, now, 30, 16, 16, false);

@@ -80,6 +80,18 @@ QByteArray fileBytes(const QString& path) {
 
 void quickSetup(ExperimentForm* form) { testing::setUpForm(form); }
 
+/// A small single-model run on the synthetic set, two epochs of 16 steps.
+ExperimentConfig pastRunConfig() {
+  ExperimentConfig config;
+  config.dataset = "synthetic";
+  config.mode = TrainingMode::Single;
+  config.devices = "cpu";
+  config.batchSize = 64;
+  config.epochs = 2;
+  config.trainLimit = 1024;
+  return config;
+}
+
 #if defined(ENSEMBLELAB_SANITIZED)
 // Sanitized code runs several times slower and CI runs two tests at once; the 100 ms bound
 // is the normal build's. Measured there (gap less waits for a core): 15-17 ms idle, 15-28 ms
@@ -106,13 +118,7 @@ class TestMainWindow final : public QObject {
     QStandardPaths::setTestModeEnabled(true);
     QSettings().clear();
     // A past run written by the engine, as the CLI writes it.
-    ExperimentConfig config;
-    config.dataset = "synthetic";
-    config.mode = TrainingMode::Single;
-    config.devices = "cpu";
-    config.batchSize = 64;
-    config.epochs = 2;
-    config.trainLimit = 1024;
+    const ExperimentConfig config = pastRunConfig();
     auto trainer = Trainer::create(config, m_root.filePath("20260101-000000000-single-cnn").toStdString());
     REQUIRE_COMPLETED(trainer->run(nullptr, nullptr));
   }
@@ -854,13 +860,7 @@ class TestMainWindow final : public QObject {
         while (event.epoch == 1 && !go) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
     } gate;
-    ExperimentConfig config;
-    config.dataset = "synthetic";
-    config.mode = TrainingMode::Single;
-    config.devices = "cpu";
-    config.batchSize = 64;
-    config.epochs = 2;
-    config.trainLimit = 1024;
+    const ExperimentConfig config = pastRunConfig();
     const QString run = root.filePath("20260105-000000000-single-cnn");
     RunFinishedEvent finished;
     std::thread elsewhere([&] { finished = Trainer::create(config, run.toStdString())->run(&gate, nullptr); });
