@@ -498,6 +498,30 @@ class TestMainWindow final : public QObject {
     window.resize(1400, 900);
   }
 
+  // An empty plot's hint is broken into lines that fit it at a small window (one line of it
+  // ran over the axis labels and off both edges at 1100x700); what it says is unchanged.
+  void anEmptyPlotsHintFitsItsPlot() {
+    QTemporaryDir root;
+    MainWindow window(root.path());
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTest::qWait(100);
+    for (MetricPlot* plot : window.plots()) {
+      QCustomPlot* custom = plot->customPlot();
+      custom->replot();
+      const auto* hint = custom->findChild<QCPItemText*>("plotHint");
+      QVERIFY(hint && hint->visible());
+      QVERIFY2(plot->emptyHint() == "No run shown: select runs in the Runs tab, or start one", qPrintable(plot->emptyHint()));
+      const QFontMetricsF metrics(hint->font());
+      QVERIFY2(hint->text().contains('\n'), qPrintable(QString("%1 px wide, one line").arg(custom->width())));
+      for (const QString& line : hint->text().split('\n')) {
+        QVERIFY2(metrics.horizontalAdvance(line) <= custom->width() - 60,
+                 qPrintable(QString("'%1' in %2 px").arg(line).arg(custom->width())));
+      }
+    }
+  }
+
   void theSmoothingOutlivesTheWindow() {
     {
       PlotPanel first;

@@ -470,7 +470,7 @@ QString MetricPlot::whyEmpty() const {
                            : tr("No test point yet: a run is scored at each epoch's end\n(or every N steps: Evaluate every)");
 }
 
-QString MetricPlot::emptyHint() const { return m_hint->visible() ? m_hint->text() : QString(); }
+QString MetricPlot::emptyHint() const { return m_hint->visible() ? plotHintText(m_hint) : QString(); }
 
 int MetricPlot::pointsOf(int runIndex, int member) const {
   for (const Line& line : m_lines) {

@@ -84,7 +84,7 @@ void ReliabilityDiagram::clear(const QString& why) {
   redraw();
 }
 
-QString ReliabilityDiagram::emptyHint() const { return m_hint->visible() ? m_hint->text() : QString(); }
+QString ReliabilityDiagram::emptyHint() const { return m_hint->visible() ? plotHintText(m_hint) : QString(); }
 
 void ReliabilityDiagram::setComparison(const EvaluationResult* result, const QString& runLabel) {
   m_comparison = result ? std::make_unique<EvaluationResult>(*result) : nullptr;
