@@ -7,6 +7,7 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListView>
 #include <QProcess>
@@ -139,6 +140,20 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(!askedWhere);
     QCOMPARE(exported.count(), 1);
     QVERIFY2(exported.first().first().toString().contains("nothing to export"), qPrintable(exported.first().first().toString()));
+  }
+
+  // The selected run's name is one line where the page has the width for it (it was squeezed
+  // to a few words a line beside an empty status).
+  void theRunsNameTakesTheWidthItNeeds() {
+    UncertaintyView view;
+    view.setRuns({{m_ensemble, "ensemble ×2 · lr 0.1 · 6k imgs", "synthetic"}});
+    view.resize(650, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    auto* label = view.findChild<QLabel*>("runLabel");
+    QVERIFY(label);
+    QVERIFY2(label->height() < 2 * label->fontMetrics().lineSpacing(),
+             qPrintable(QString("%1 px tall, %2 px wide").arg(label->height()).arg(label->width())));
   }
 
   // A single model's confusion matrix is its own predictions': no page of it speaks of an

@@ -43,6 +43,7 @@ UncertaintyView::UncertaintyView(QWidget* parent)
   // Two long run names and the note on the runs left out wrap: on one line they had made
   // the window's minimum width more than 1400 px (five runs selected).
   m_runLabel->setWordWrap(true);
+  m_runLabel->setObjectName("runLabel");
 
   connect(m_cancel, &QPushButton::clicked, m_analysis, &AnalysisController::cancel);
   connect(m_analysis, &AnalysisController::busyChanged, this, &UncertaintyView::setBusy);
@@ -67,7 +68,10 @@ UncertaintyView::UncertaintyView(QWidget* parent)
   }
 
   auto* top = new QHBoxLayout;
-  top->addWidget(m_runLabel);
+  // The runs' names share the width with the status: without a stretch of its own the label
+  // was squeezed to a few words a line ("ensemble ×2 · lr" over "0.1 · 6k imgs") beside an
+  // empty status.
+  top->addWidget(m_runLabel, 2);
   top->addWidget(m_status, 1);
   top->addWidget(m_progress);
   top->addWidget(m_cancel);
