@@ -10,8 +10,6 @@
 
 namespace ensemble::ui {
 
-RunFolderActions::RunFolderActions(QWidget* window, RunsModel& runs) : QObject(window), m_window(window), m_runs(runs) {}
-
 namespace {
 
 /// Why `record`'s folder cannot be renamed or deleted now (`verb`: "renaming"), or empty.
@@ -25,7 +23,7 @@ QString whyBusy(const RunRecord& record, const QString& verb) {
   return {};
 }
 
-/// The runs a deletion would remove, by name: "“lr 0.1 · ensemble ×4” (20260101-…-ensemble-cnn)"
+/// The runs a deletion would remove, by name: "ensemble ×4 · lr 0.1 (20260101-…-ensemble-cnn)",
 /// one a line, the first ten and how many more.
 QString namesOf(const RunsModel& runs, const QVector<int>& rows) {
   constexpr int kNamed = 10;
@@ -40,6 +38,8 @@ QString namesOf(const RunsModel& runs, const QVector<int>& rows) {
 }
 
 }  // namespace
+
+RunFolderActions::RunFolderActions(QWidget* window, RunsModel& runs) : QObject(window), m_window(window), m_runs(runs) {}
 
 void RunFolderActions::rename(int row) {
   RunRecord& record = m_runs.record(row);

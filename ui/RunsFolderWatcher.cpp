@@ -61,6 +61,4 @@ void RunsFolderWatcher::watch(const RunsModel& runs) {
   if (!anyElsewhere) m_poll.stop();
 }
 
-QStringList RunsFolderWatcher::watched() const { return m_watcher.directories() + m_watcher.files(); }
-
 }  // namespace ensemble::ui

@@ -30,8 +30,6 @@ class RunsFolderWatcher final : public QObject {
   /// Watches the root and what `runs` lists now; call again after each refresh (new runs,
   /// files replaced by an atomic write, which ends the watch on the old one).
   void watch(const RunsModel& runs);
-  /// The paths watched now (for tests).
-  QStringList watched() const;
 
  signals:
   void changed();

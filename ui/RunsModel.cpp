@@ -7,12 +7,12 @@
 #include <tuple>
 
 #include <QBrush>
-#include <QMap>
 #include <QDateTime>
 #include <QDir>
-#include <QHash>
 #include <QFileInfo>
+#include <QHash>
 #include <QIcon>
+#include <QMap>
 #include <QPainter>
 #include <QPixmap>
 #include <QRegularExpression>
