@@ -173,7 +173,6 @@ class TestSweep final : public QObject {
     QTest::newRow("unknown mode") << QStringList{"mode=single,parallel"} << "unknown mode 'parallel'";
     QTest::newRow("wrong kind") << QStringList{"batch-size=32,1.5"} << "sweep grid batch_size=1.5: --batch-size expects an integer, got '1.5'";
     QTest::newRow("empty value") << QStringList{"lr=0.1,"} << "has an empty value for lr";
-    QTest::newRow("twice") << QStringList{"lr=0.1", "lr=0.2"} << "sets lr twice";
   }
 
   void aBadGridIsRefusedNamingIt() {
@@ -213,6 +212,25 @@ class TestSweep final : public QObject {
     const Result r = runCli(QStringList{"sweep", "--out", out, "--epochs", "1"} + arguments + kTiny);
     QVERIFY2(r.exitCode == 2 && r.err.contains(expected), qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(out));
+  }
+
+  // One setting in two grids: planSweep refuses it (the window's dialog says so), and the CLI
+  // as a usage error naming both (exit 2, as for a value given twice; it was 1).
+  void aSettingInTwoGridsIsRefused() {
+    const QString message = refusal([] { planSweep(ExperimentConfig{}, {parseSweepAxis("lr=0.1"), parseSweepAxis("lr=0.2")}); });
+    QVERIFY2(message.contains("sweep grid sets lr twice"), qPrintable(message));
+    const QString out = m_dir.filePath("two-grids");
+    const Result r = runCli(QStringList{"sweep", "--out", out, "--epochs", "1", "--grid", "lr=0.1", "--grid", "lr=0.2"} + kTiny);
+    QVERIFY2(r.exitCode == 2 && r.err.contains("--grid lr=0.1 and --grid lr=0.2 both set lr; give its values in one --grid"),
+             qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(out));
+  }
+
+  // sweep --resume runs the settings its sweep.json records: a setting's flag beside it would
+  // change nothing, and is refused as a usage error (it was dropped without a word).
+  void aSettingsFlagBesideResumeIsRefused() {
+    const Result r = runCli({"sweep", "--resume", m_dir.filePath("no-such-sweep"), "--lr", "5"});
+    QVERIFY2(r.exitCode == 2 && r.err.contains("--lr would change nothing: give --resume DIR alone"), qPrintable(r.err));
   }
 
   // A value given twice in one grid, compared as parsed (0.1 and 0.10 are one number), would

@@ -40,6 +40,15 @@ Sweep planFromOptions(const CliOptions& options) {
   std::vector<SweepAxis> grid;
   const std::vector<std::string> gridTexts = options.values("grid");
   for (const std::string& axis : gridTexts) grid.push_back(parseSweepAxis(axis));
+  // Two --grid for one setting: a slip in what was typed, as a value given twice is.
+  for (std::size_t a = 0; a < grid.size(); ++a) {
+    for (std::size_t b = 0; b < a; ++b) {
+      if (grid[a].key == grid[b].key) {
+        throw UsageError("--grid " + gridTexts[b] + " and --grid " + gridTexts[a] + " both set " + grid[a].key +
+                         "; give its values in one --grid (" + grid[a].key + "=V1,V2,...)");
+      }
+    }
+  }
   refuseFlagsTheGridSets(options, grid, gridTexts);
   // A dataset folder as an absolute path, as config.json records it: sweep --resume may run
   // from another working directory.
@@ -126,6 +135,14 @@ int commandSweep(const CliOptions& options) {
   const bool resuming = options.has("resume");
   if (resuming && options.values("grid").size()) {
     throw UsageError("sweep --resume continues the grid its sweep.json records; give --resume DIR alone");
+  }
+  // A setting's flag beside --resume would be dropped without a word: the jobs' settings are
+  // the sweep's own.
+  for (const ConfigField& field : configFields()) {
+    if (resuming && options.has(field.flag)) {
+      throw UsageError("sweep --resume continues the settings its sweep.json records; --" + std::string(field.flag) +
+                       " would change nothing: give --resume DIR alone, or start a new sweep with it");
+    }
   }
   if (!resuming && !options.has("grid")) {
     throw UsageError("sweep needs --grid SETTING=V1,V2 (e.g. --grid lr=0.05,0.1), or --resume DIR");
