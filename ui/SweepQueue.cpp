@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/SweepQueue.h"
 
-#include <QDir>
 #include <QFileInfo>
 
 #include "core/common/ErrorMessage.h"
-#include "core/io/RunWriterLock.h"
 #include "ui/RunController.h"
 
 namespace ensemble::ui {
@@ -114,9 +112,7 @@ void SweepQueue::startNext() {
       m_controller.resume(folder);  // an interrupted job goes on from its checkpoint
     } else {
       try {
-        // Unless another process (the CLI's sweep --resume) is training it now: its files go.
-        RunWriterLock::refuseIfHeldElsewhere(folder.toStdString());
-        QDir(folder).removeRecursively();  // begun without a checkpoint: nothing to keep
+        clearJobWithoutCheckpoint(folder.toStdString());  // refused while another process trains it
         m_controller.start(m_sweep.configOf(job), folder);
       } catch (...) {  // held elsewhere, or its settings no longer read (sweep.json edited by hand)
         RunFinishedEvent refused;

@@ -10,9 +10,7 @@
 #include "core/common/ErrorMessage.h"
 #include "core/config/ConfigFields.h"
 #include "core/data/DatasetSource.h"
-#include "core/io/RemoveTree.h"
 #include "core/io/RunDirectory.h"
-#include "core/io/RunWriterLock.h"
 #include "core/runs/Sweep.h"
 #include "core/train/NewRunCheck.h"
 #include "core/train/Trainer.h"
@@ -94,9 +92,8 @@ bool hasCheckpoint(const std::string& run) {
 /// (from step 0 when it was killed before its first checkpoint).
 RunFinishedEvent runJob(const Sweep& sweep, const SweepJob& job, const std::string& run) {
   std::unique_ptr<Trainer> trainer;
-  // Another process (a second sweep --resume, the window) training it now: refused before
-  // anything of it is removed or read.
-  if (begun(run)) RunWriterLock::refuseIfHeldElsewhere(run);
+  // Either way a job another process is training now is refused before anything of it is
+  // read or removed (Trainer::open, clearJobWithoutCheckpoint).
   if (begun(run) && hasCheckpoint(run)) {
     trainer = Trainer::open(run);
     if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
@@ -107,8 +104,7 @@ RunFinishedEvent runJob(const Sweep& sweep, const SweepJob& job, const std::stri
     }
     warnOfARowCutShort(run, kResumingDropsIt);
   } else {
-    std::error_code ec;
-    removeTree(run, ec);  // no checkpoint: nothing in it to keep
+    clearJobWithoutCheckpoint(run);
     trainer = Trainer::create(sweep.configOf(job), run);
   }
   return trainAndReport(*trainer);

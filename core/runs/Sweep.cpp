@@ -15,7 +15,9 @@
 #include "core/common/FieldMention.h"
 #include "core/common/JsonDuplicateKeys.h"
 #include "core/io/AtomicFile.h"
+#include "core/io/RemoveTree.h"
 #include "core/io/RunDirectory.h"
+#include "core/io/RunWriterLock.h"
 #include "core/runs/RunSummary.h"
 #include "core/config/ConfigFields.h"
 
@@ -217,6 +219,12 @@ void writeSweep(const std::string& folder, const Sweep& sweep) {
 bool holdsSweep(const std::string& folder) {
   std::error_code ec;
   return std::filesystem::exists(folder + "/" + kFileName, ec);
+}
+
+void clearJobWithoutCheckpoint(const std::string& run) {
+  RunWriterLock::refuseIfHeldElsewhere(run);
+  std::error_code ec;
+  removeTree(run, ec);
 }
 
 std::vector<SweepJob> retryFailedJobs(Sweep& sweep) {

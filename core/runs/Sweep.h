@@ -78,6 +78,11 @@ bool holdsSweep(const std::string& folder);
 /// and returns them as they were (names and messages), for the caller to say so.
 std::vector<SweepJob> retryFailedJobs(Sweep& sweep);
 
+/// Clears what an earlier attempt at a job left in `run` without a checkpoint (nothing in it
+/// to keep), for the job to start afresh. Throws IoError, removing nothing, when another
+/// process is training it now (RunWriterLock): its files are not ours to remove.
+void clearJobWithoutCheckpoint(const std::string& run);
+
 /// The test accuracy (the ensemble's, or the single model's) a finished job's summary.json
 /// records, read from the job's folder in `folder`; none while it has no evaluation or the
 /// file cannot be read. For a sweep opened from disk: a running sweep learns its jobs'
