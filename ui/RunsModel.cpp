@@ -176,15 +176,12 @@ QString RunRecord::captionLine() const {
 }
 
 RunFileStamps RunFileStamps::of(const QString& directory) {
-  const auto modified = [&directory](const char* file) {
-    const QFileInfo info(directory + "/" + file);
-    return info.exists() ? info.lastModified().toMSecsSinceEpoch() : qint64(-1);
-  };
-  RunFileStamps stamps;
-  stamps.config = modified("config.json");
-  stamps.summary = modified("summary.json");
-  stamps.metrics = modified("metrics.csv");
+  const auto modified = [](const QFileInfo& info) { return info.exists() ? info.lastModified().toMSecsSinceEpoch() : qint64(-1); };
   const QFileInfo metrics(directory + "/metrics.csv");
+  RunFileStamps stamps;
+  stamps.config = modified(QFileInfo(directory + "/config.json"));
+  stamps.summary = modified(QFileInfo(directory + "/summary.json"));
+  stamps.metrics = modified(metrics);
   stamps.metricsSize = metrics.exists() ? metrics.size() : -1;
   return stamps;
 }
@@ -192,6 +189,8 @@ RunFileStamps RunFileStamps::of(const QString& directory) {
 RunRecord RunRecord::load(const QString& directory) {
   RunRecord record;
   record.directory = directory;
+  // Before the files are read: a write that lands while they are read shows as a change next time.
+  record.stamps = RunFileStamps::of(directory);
   const RunDirectory files(directory.toStdString());
   QStringList problems;
   try {
@@ -207,7 +206,6 @@ RunRecord RunRecord::load(const QString& directory) {
     }
   }
   record.problem = problems.join('\n');
-  record.stamps = RunFileStamps::of(directory);
   record.trainingElsewhere = record.mayStillBeWritten() && RunWriterLock::heldElsewhere(directory.toStdString());
   return record;
 }

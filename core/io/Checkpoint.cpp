@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <string_view>
 
 #include "core/common/Error.h"
 #include "core/common/JsonErrorText.h"
@@ -55,9 +56,10 @@ std::string replacedEverywhere(std::string text, const std::string& from, const 
 }
 
 /// A checkpoint's files for model `i`: its weights, and its optimizer's state.
-std::string weightsFileName(std::size_t i) { return "member-" + std::to_string(i) + ".pt"; }
-constexpr const char* kOptimizerSuffix = "-optimizer.pt";
-std::string optimizerFileName(std::size_t i) { return "member-" + std::to_string(i) + kOptimizerSuffix; }
+constexpr std::string_view kMemberPrefix = "member-", kOptimizerSuffix = "-optimizer.pt";
+std::string weightsFileName(const std::string& i) { return std::string(kMemberPrefix) + i + ".pt"; }
+std::string weightsFileName(std::size_t i) { return weightsFileName(std::to_string(i)); }
+std::string optimizerFileName(std::size_t i) { return std::string(kMemberPrefix) + std::to_string(i) + std::string(kOptimizerSuffix); }
 
 std::string stepFolderName(int64_t step) {
   char name[32];
@@ -358,14 +360,14 @@ std::string weightsBesideOptimizerState(const std::string& path) {
   // Named, not looked into: its momentum buffers are a state_dict of the weights' own names
   // and shapes, so nothing in the file tells it from the weights.
   const std::string name = fs::path(path).filename().string();
-  const std::string suffix = kOptimizerSuffix;
-  if (name.rfind("member-", 0) != 0 || name.size() <= 7 + suffix.size() ||
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+  const std::size_t affixes = kMemberPrefix.size() + kOptimizerSuffix.size();
+  if (name.size() <= affixes || name.rfind(kMemberPrefix, 0) != 0 ||
+      name.compare(name.size() - kOptimizerSuffix.size(), kOptimizerSuffix.size(), kOptimizerSuffix) != 0) {
     return "";
   }
-  const std::string index = name.substr(7, name.size() - 7 - suffix.size());
+  const std::string index = name.substr(kMemberPrefix.size(), name.size() - affixes);
   if (index.find_first_not_of("0123456789") != std::string::npos) return "";
-  return (fs::path(path).parent_path() / ("member-" + index + ".pt")).string();
+  return (fs::path(path).parent_path() / weightsFileName(index)).string();
 }
 
 }  // namespace ensemble

@@ -59,7 +59,8 @@ std::vector<MetricsRow> parseMetricsCsv(const std::string& text, const std::stri
 
 std::optional<TornLine> tornLastLine(const std::string& text) {
   if (text.empty() || text.back() == '\n') return std::nullopt;
-  const std::size_t start = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+  const std::size_t lastNewline = text.rfind('\n');
+  const std::size_t start = lastNewline == std::string::npos ? 0 : lastNewline + 1;
   return TornLine{int64_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(start), '\n')) + 1, text.substr(start)};
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/common/Error.h"
 #include "core/io/AtomicFile.h"
+#include "core/io/MetricsCsvReader.h"
 #include "core/io/WriteFaults.h"
 
 namespace ensemble {
@@ -36,8 +37,8 @@ MetricsCsvWriter::MetricsCsvWriter(std::string path, std::optional<std::uint64_t
       // The file lost its tail since (a copy cut short): truncate() would pad it with zero
       // bytes up to `keep`. Its whole rows are kept, and a row cut short is dropped.
       const std::string text = readWholeFile(m_path);
-      const std::size_t lastNewline = text.rfind('\n');
-      keep = lastNewline == std::string::npos ? 0 : lastNewline + 1;
+      const std::optional<TornLine> torn = tornLastLine(text);
+      keep = text.size() - (torn ? torn->text.size() : 0);
     }
     if (::truncate(m_path.c_str(), off_t(keep)) != 0) {
       throw IoError(describeIoFailure("cannot trim", m_path, errno));
