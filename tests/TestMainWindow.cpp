@@ -49,6 +49,7 @@
 #include "tests/FormSetup.h"
 #include "tests/OwnTimeTimer.h"
 #include "tests/RunStatusCheck.h"
+#include "ui/ConfusionMatrixPlot.h"
 #include "ui/ElidedLabel.h"
 #include "ui/EnsembleBreakdownView.h"
 #include "ui/ExperimentForm.h"
@@ -57,6 +58,7 @@
 #include "ui/RunStatusLine.h"
 #include "ui/ReliabilityDiagram.h"
 #include "ui/MetricPlot.h"
+#include "ui/MistakesView.h"
 #include "ui/PlotExport.h"
 #include "ui/PlotLegend.h"
 #include "ui/PlotPanel.h"
@@ -428,9 +430,6 @@ class TestMainWindow final : public QObject {
     window.resize(1400, 900);
   }
 
-  // A window 700 px tall cannot hold four plots at their minimum size above the tabs: they
-  // scroll, and each can be seen whole, axes included. (Their minimum had held the window at
-  // 823 px, and a window manager that made it smaller cut them off below their x axes.)
   // Five runs compared at 1400x900 (three ensembles, two single models): the one legend
   // above the plots takes three rows, and each plot keeps most of its height for its axes.
   // (Each plot's own legend had taken about two thirds of it.)
@@ -475,6 +474,64 @@ class TestMainWindow final : public QObject {
     QVERIFY2(!scroll->verticalScrollBar()->isVisible(), "the four plots do not fit the window");
   }
 
+  // Half a 1920-px screen holds the window, with two runs compared on any tab or page: its
+  // least width had been 1182 px (a row of controls on one line, the longest choice of a
+  // box, a plot title's whole text each set one). At 960 px the four live plots stay two a
+  // row, and no control shown reaches past the window's edge. (A narrower window wraps the
+  // rows of controls; below 2 x 240 px the plots go one a row.)
+  void theWindowFitsHalfAFullHdScreen() {
+    constexpr int kHalfScreen = 960;
+    MainWindow& window = *m_window;  // the past run and the live run
+    QVERIFY(window.runsModel()->rowCount() >= 2);
+    window.runsView()->selectAll();
+    auto* uncertainty = window.findChild<UncertaintyView*>();
+    auto* mistakes = uncertainty->findChild<MistakesView*>();
+    window.tabs()->setCurrentWidget(uncertainty);
+    uncertainty->pages()->setCurrentWidget(mistakes);
+    QTest::qWait(50);  // the layouts' posted requests
+    int confusions = 0;  // the compared runs' confusion matrices side by side: the widest page
+    for (auto* confusion : mistakes->findChildren<ConfusionMatrixPlot*>()) confusions += confusion->isVisible();
+    QCOMPARE(confusions, 2);
+    QVERIFY2(window.minimumSizeHint().width() <= kHalfScreen, qPrintable(QString::number(window.minimumSizeHint().width())));
+    window.resize(kHalfScreen, 700);
+    QTest::qWait(150);
+    QCOMPARE(window.width(), kHalfScreen);
+    const auto everyControlInside = [&](const QString& where) {
+      QCoreApplication::processEvents();
+      for (QWidget* control : window.findChildren<QWidget*>()) {
+        const bool isControl = qobject_cast<QAbstractButton*>(control) || qobject_cast<QComboBox*>(control) ||
+                               qobject_cast<QAbstractSpinBox*>(control) || qobject_cast<QLineEdit*>(control) ||
+                               qobject_cast<QSlider*>(control);
+        if (!isControl || !control->isVisible() || qobject_cast<QAbstractSpinBox*>(control->parentWidget()) ||
+            qobject_cast<QComboBox*>(control->parentWidget()))
+          continue;  // a spin box's or an editable box's own line edit is the box's
+        const int left = control->mapTo(&window, QPoint(0, 0)).x();
+        QVERIFY2(left >= 0 && left + control->width() <= window.width(),
+                 qPrintable(QString("%1 '%2' at %3 to %4 px, on %5").arg(control->metaObject()->className())
+                                .arg(control->property("text").toString()).arg(left).arg(left + control->width()).arg(where)));
+      }
+    };
+    for (int page = 0; page < uncertainty->pages()->count(); ++page) {
+      uncertainty->pages()->setCurrentIndex(page);
+      everyControlInside(uncertainty->pages()->tabText(page));
+      if (QTest::currentTestFailed()) return;
+    }
+    QVERIFY(window.grab().save(QDir::current().filePath("window-960x700-confusion.png")));
+    for (int tab = window.tabs()->count() - 1; tab >= 0; --tab) {
+      window.tabs()->setCurrentIndex(tab);
+      everyControlInside(window.tabs()->tabText(tab));
+      if (QTest::currentTestFailed()) return;
+    }
+    const QVector<MetricPlot*>& plots = window.plots();
+    QCOMPARE(plots[1]->y(), plots[0]->y());
+    QVERIFY(plots[2]->y() > plots[0]->y());
+    QVERIFY(window.grab().save(QDir::current().filePath("window-960x700.png")));
+    window.resize(1400, 900);
+  }
+
+  // A window 700 px tall cannot hold four plots at their minimum size above the tabs: they
+  // scroll, and each can be seen whole, axes included. (Their minimum had held the window at
+  // 823 px, and a window manager that made it smaller cut them off below their x axes.)
   void atASmallWindowEveryPlotCanBeSeenWhole() {
     MainWindow& window = *m_window;
     window.resize(1024, 700);

@@ -7,14 +7,14 @@
 #include <cmath>
 
 #include "ui/ClassNames.h"
+#include "ui/PlotTitle.h"
 
 namespace ensemble::ui {
 
 ConfusionMatrixPlot::ConfusionMatrixPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot) {
   m_plot->setObjectName("confusionPlot");
   m_plot->plotLayout()->insertRow(0);
-  m_title = new QCPTextElement(m_plot, tr("Confusion matrix of the ensemble's vote (click a cell)"),
-                               QFont(font().family(), 10, QFont::Bold));
+  m_title = new PlotTitle(m_plot, tr("Confusion matrix of the ensemble's vote (click a cell)"));
   m_plot->plotLayout()->addElement(0, 0, m_title);
   m_plot->xAxis->setLabel(tr("predicted by the ensemble"));
   m_plot->yAxis->setLabel(tr("true class"));
@@ -26,6 +26,10 @@ ConfusionMatrixPlot::ConfusionMatrixPlot(QWidget* parent) : QWidget(parent), m_p
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot);
+  // Ten rows of class names and ten columns of counts still read at this width (two
+  // compared runs' side by side in a 960-px window); narrower, the gallery beside it took
+  // the room and the counts ran into each other.
+  setMinimumWidth(220);
 }
 
 std::optional<ConfusionCell> ConfusionMatrixPlot::cellAt(const QPointF& position) const {

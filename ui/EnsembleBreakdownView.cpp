@@ -13,6 +13,7 @@
 
 #include "core/metrics/EvaluationResult.h"
 #include "ui/LegendRow.h"
+#include "ui/PlotTitle.h"
 #include "ui/RunColors.h"
 
 namespace ensemble::ui {
@@ -27,8 +28,7 @@ EnsembleBreakdownView::EnsembleBreakdownView(QWidget* parent)
   m_table->verticalHeader()->hide();
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_sizePlot->plotLayout()->insertRow(0);
-  m_sizePlot->plotLayout()->addElement(
-      0, 0, new QCPTextElement(m_sizePlot, tr("Accuracy vs. ensemble size"), QFont(font().family(), 10, QFont::Bold)));
+  m_sizePlot->plotLayout()->addElement(0, 0, new PlotTitle(m_sizePlot, tr("Accuracy vs. ensemble size")));
   m_sizePlot->xAxis->setLabel(tr("members k (mean over k-member subsets; band: worst to best)"));
   m_sizePlot->yAxis->setLabel(tr("test accuracy"));
   m_sizePlot->yAxis->setRange(0, 1);  // an accuracy's range until a run is shown

@@ -31,6 +31,7 @@
 #include "ui/DialogFolders.h"
 #include "ui/ElidedLabel.h"
 #include "ui/MessageLabel.h"
+#include "ui/ShrinkableComboBox.h"
 #include "ui/EngineMessage.h"
 
 namespace ensemble::ui {
@@ -86,7 +87,7 @@ QWidget* makeFieldWidget(const char* key) {
       return box;
     }
     case ConfigField::Kind::Choice: {
-      auto* box = new QComboBox;
+      auto* box = new ShrinkableComboBox;
       for (const std::string& choice : field.choices) box->addItem(QString::fromStdString(choice), QString::fromStdString(choice));
       return box;
     }
@@ -118,7 +119,7 @@ QString fieldLabel(const QString& key) {
 
 ExperimentForm::ExperimentForm(QWidget* parent)
     : QWidget(parent),
-      m_dataset(new QComboBox),
+      m_dataset(new ShrinkableComboBox),
       m_model(fieldWidget<QComboBox>("model")),
       m_mode(fieldWidget<QComboBox>("mode")),
       m_devices(new QListWidget),
@@ -137,7 +138,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
       m_precision(fieldWidget<QComboBox>("precision")),
       m_deterministic(fieldWidget<QCheckBox>("deterministic")),
       m_datasetShape(new QLabel) {
-  m_deterministic->setText(tr("same numbers for the same seed"));
+  m_deterministic->setText(tr("same seed, same numbers"));
   m_dataset->addItem(tr("Fashion-MNIST"), "fashion-mnist");
   m_dataset->addItem(tr("Synthetic (small, generated)"), "synthetic");
   auto* openFolder = new QPushButton(tr("Open folder…"));

@@ -14,6 +14,7 @@
 #include "ui/LegendRow.h"
 #include "ui/PlotExport.h"
 #include "ui/PlotHint.h"
+#include "ui/PlotTitle.h"
 #include "ui/RunColors.h"
 
 namespace ensemble::ui {
@@ -31,11 +32,12 @@ MetricPlot::MetricPlot(Metric metric, QWidget* parent)
   layout->addWidget(m_plot);
   // 160 px tall at least: in the window the legend is the panel's, so all of it is axes
   // (200 had been the floor with a legend inside; five compared runs then needed a scroll).
-  setMinimumSize(280, 160);
+  // 240 wide: two side by side beside the Experiment panel in half a 1920-px screen.
+  setMinimumSize(240, 160);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_plot->setNoAntialiasingOnDrag(true);
   m_plot->plotLayout()->insertRow(0);
-  m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, title(), QFont(font().family(), 10, QFont::Bold)));
+  m_plot->plotLayout()->addElement(0, 0, new PlotTitle(m_plot, title()));
   m_plot->xAxis->setLabel(isTrain(metric) ? "step" : "epoch");
   m_plot->yAxis->setLabel(isLoss(metric) ? "loss (NLL)" : "accuracy");
   m_plot->legend->setVisible(false);  // shown once it has entries

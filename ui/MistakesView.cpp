@@ -4,7 +4,6 @@
 #include <QComboBox>
 #include <algorithm>
 #include <QFileDialog>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QListView>
 #include <QPushButton>
@@ -16,11 +15,13 @@
 #include "ui/ClassNames.h"
 #include "ui/ConfusionMatrixPlot.h"
 #include "ui/DialogFolders.h"
+#include "ui/FlowLayout.h"
 #include "ui/GalleryDelegate.h"
 #include "ui/GalleryModel.h"
 #include "ui/PlotExport.h"
 #include "ui/RunColors.h"
 #include "ui/SaveFile.h"
+#include "ui/ShrinkableComboBox.h"
 
 namespace ensemble::ui {
 namespace {
@@ -52,7 +53,7 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
     : QWidget(parent),
       m_analysis(analysis),
       m_compute(new QPushButton(tr("Predict the test set"))),
-      m_order(new QComboBox),
+      m_order(new ShrinkableComboBox(16)),
       m_caption(new QLabel),
       m_showAll(new QPushButton(tr("Whole test set"))),
       m_confusions{new ConfusionMatrixPlot, new ConfusionMatrixPlot},
@@ -98,15 +99,16 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
     if (!path.isEmpty()) emit exported(saveContactSheet(path), path);
   });
 
-  auto* controls = new QHBoxLayout;
+  // On as many lines as the page's width needs (FlowLayout.h), the caption last: it takes
+  // the rest of the last line.
+  auto* controls = new FlowLayout;
   controls->addWidget(m_compute);
-  controls->addWidget(new QLabel(tr("Order:")));
-  controls->addWidget(m_order);
+  controls->addWidget(sideBySide({new QLabel(tr("Order:")), m_order}));
   controls->addWidget(m_showAll);
-  controls->addWidget(m_caption, 1);
   controls->addWidget(m_sheet);
   controls->addWidget(makePlotExportButton(m_confusions[0]->plot(), "confusion-matrix", this,
                                            [this](const QString& error, const QString& path) { emit exported(error, path); }));
+  controls->addWidget(m_caption, 1);
   auto* splitter = new QSplitter;
   splitter->addWidget(m_confusions[0]);
   splitter->addWidget(m_confusions[1]);

@@ -6,7 +6,6 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QToolButton>
@@ -19,10 +18,13 @@
 #include "ui/AnalysisController.h"
 #include "ui/DialogFolders.h"
 #include "ui/EngineMessage.h"
+#include "ui/FlowLayout.h"
 #include "ui/LegendRow.h"
 #include "ui/MessageLabel.h"
 #include "ui/PlotExport.h"
+#include "ui/PlotTitle.h"
 #include "ui/RunColors.h"
+#include "ui/ShrinkableComboBox.h"
 
 namespace ensemble::ui {
 namespace {
@@ -53,7 +55,7 @@ QCPBars* densityBars(QCPAxisRect* panel, const std::vector<double>& entropy, dou
 OodView::OodView(AnalysisController& analysis, QWidget* parent)
     : QWidget(parent),
       m_analysis(analysis),
-      m_dataset(new QComboBox),
+      m_dataset(new ShrinkableComboBox(16)),
       m_compute(new QPushButton(tr("Compute"))),
       m_description(new MessageLabel),
       m_members(new MessageLabel),
@@ -86,9 +88,8 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
   m_plot->setObjectName("oodPlot");
   m_plot->setAutoAddPlottableToLegend(false);  // each panel's plottables go in its own legend
   m_plot->plotLayout()->insertRow(0);
-  const QFont titleFont(font().family(), 10, QFont::Bold);
   for (int column = 0; column < kComparedRuns; ++column) {
-    m_titles[column] = new QCPTextElement(m_plot, tr("Out of distribution: the ensemble's entropy"), titleFont);
+    m_titles[column] = new PlotTitle(m_plot, tr("Out of distribution: the ensemble's entropy"));
     m_panels[column] = column == 0 ? m_plot->axisRect(0) : new QCPAxisRect(m_plot);
     m_panels[column]->axis(QCPAxis::atBottom)->setLabel(tr("predictive entropy (nats)"));
     m_panels[column]->axis(QCPAxis::atLeft)->setLabel(tr("share of images"));
@@ -102,9 +103,8 @@ OodView::OodView(AnalysisController& analysis, QWidget* parent)
   m_plot->plotLayout()->addElement(0, 0, m_titles[0]);
   m_plot->axisRect(0)->insetLayout()->take(m_legends[0]);  // under the axes while a run is shown (LegendRow.h)
 
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(tr("Out-of-distribution dataset:")));
-  controls->addWidget(m_dataset, 1);
+  auto* controls = new FlowLayout;  // on as many lines as the page's width needs
+  controls->addWidget(sideBySide({new QLabel(tr("Out-of-distribution dataset:")), m_dataset}), 1);
   controls->addWidget(browse);
   controls->addWidget(m_compute);
   controls->addWidget(makePlotExportButton(m_plot, "out-of-distribution", this, [this](const QString& error, const QString& path) {

@@ -6,8 +6,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
-#include <QHBoxLayout>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "ui/ElidedLabel.h"
+#include "ui/FlowLayout.h"
 #include "ui/MetricPlot.h"
 #include "ui/PlotLegend.h"
 #include "ui/RunCurves.h"
@@ -23,14 +24,14 @@
 namespace ensemble::ui {
 
 PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), m_legend(new PlotLegend) {
-  auto* grid = new QGridLayout;
+  auto* grid = m_grid = new QGridLayout;
   const Metric metrics[] = {Metric::TrainLoss, Metric::TrainAccuracy, Metric::TestLoss, Metric::TestAccuracy};
   for (int i = 0; i < 4; ++i) {
     auto* plot = new MetricPlot(metrics[i]);
     plot->setObjectName(QString("plot%1").arg(i));
     plot->setOwnLegend(false);  // the panel's legend names the lines of all four
     m_plots.push_back(plot);
-    grid->addWidget(plot, i / 2, i % 2);
+    grid->addWidget(plot, i / m_columns, i % m_columns);
     connect(plot->customPlot(), &QCustomPlot::mousePress, this, [this, plot] { m_activePlot = plot; });
   }
   m_activePlot = m_plots.back();
@@ -61,16 +62,15 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), m_legend(new PlotLegend
   m_band->addItem(tr("± 1 std"), int(BandKind::StandardDeviation));
   m_band->addItem(tr("min–max"), int(BandKind::MinMax));
   m_band->setToolTip(tr("What a seed group's band spans"));
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(tr("Smoothing")));
-  controls->addWidget(m_smoothing);
-  controls->addSpacing(16);
+  // On as many lines as the panel's width needs (FlowLayout.h).
+  auto* controls = new FlowLayout;
+  controls->addWidget(sideBySide({new QLabel(tr("Smoothing")), m_smoothing}));
+  controls->addSpacing(10);
   controls->addWidget(m_logScale);
-  controls->addSpacing(16);
+  controls->addSpacing(10);
   controls->addWidget(m_epochAxis);
-  controls->addSpacing(16);
-  controls->addWidget(m_groupSeeds);
-  controls->addWidget(m_band);
+  controls->addSpacing(10);
+  controls->addWidget(sideBySide({m_groupSeeds, m_band}));
   // The hint gives way first when the window is narrow (it ends in "…", whole in its tooltip).
   auto* hint = new ElidedLabel(tr("Drag to pan, wheel to zoom, double-click to follow the data"));
   hint->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -80,8 +80,9 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), m_legend(new PlotLegend
   auto* plots = new QWidget;
   plots->setLayout(grid);
   grid->setContentsMargins(0, 0, 0, 0);
-  auto* scroll = new QScrollArea;
+  auto* scroll = m_scroll = new QScrollArea;
   scroll->setObjectName("plotScroll");
+  scroll->viewport()->installEventFilter(this);  // its width decides the plots' columns
   scroll->setWidget(plots);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
@@ -127,6 +128,22 @@ void PlotPanel::setRuns(const QVector<std::shared_ptr<const RunCurves>>& runs,
     plot->setGroups(groups);
     plot->setRuns(runs);
   }
+}
+
+bool PlotPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_scroll->viewport() && event->type() == QEvent::Resize) {
+    arrangePlots(static_cast<QResizeEvent*>(event)->size().width());
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+void PlotPanel::arrangePlots(int width) {
+  const int twoColumns = 2 * m_plots.front()->minimumWidth() + m_grid->horizontalSpacing();
+  const int columns = width >= twoColumns ? 2 : 1;
+  if (columns == m_columns) return;
+  m_columns = columns;
+  for (MetricPlot* plot : m_plots) m_grid->removeWidget(plot);
+  for (int i = 0; i < m_plots.size(); ++i) m_grid->addWidget(m_plots[i], i / columns, i % columns);
 }
 
 bool PlotPanel::groupSeeds() const { return m_groupSeeds->isChecked(); }

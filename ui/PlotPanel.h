@@ -11,6 +11,8 @@
 
 class QCheckBox;
 class QComboBox;
+class QGridLayout;
+class QScrollArea;
 class QSlider;
 class QTimer;
 
@@ -55,8 +57,18 @@ class PlotPanel final : public QWidget {
   /// Seed grouping was switched on or off: the window regroups the selected runs.
   void groupingChanged();
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
+  /// Two plots a row where `width` holds two at their minimum width, else one (they then
+  /// scroll up and down rather than sideways).
+  void arrangePlots(int width);
+
   QVector<MetricPlot*> m_plots;
+  QGridLayout* m_grid = nullptr;
+  QScrollArea* m_scroll = nullptr;
+  int m_columns = 2;
   MetricPlot* m_activePlot = nullptr;
   PlotLegend* m_legend = nullptr;
   QSlider* m_smoothing = nullptr;

@@ -11,6 +11,7 @@
 #include "core/metrics/EvaluationResult.h"
 #include "ui/PlotExport.h"
 #include "ui/PlotHint.h"
+#include "ui/PlotTitle.h"
 #include "ui/RunColors.h"
 
 namespace ensemble::ui {
@@ -34,7 +35,7 @@ ReliabilityDiagram::ReliabilityDiagram(QWidget* parent)
       m_emptyReason(noRunReason()),
       m_members(new QCheckBox(tr("Show each member"))) {
   m_plot->plotLayout()->insertRow(0);
-  m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Reliability (test set)"), QFont(font().family(), 10, QFont::Bold)));
+  m_plot->plotLayout()->addElement(0, 0, new PlotTitle(m_plot, tr("Reliability (test set)")));
   m_plot->xAxis->setLabel(tr("confidence (top probability)"));
   m_plot->yAxis->setLabel(tr("accuracy"));
   m_plot->xAxis->setRange(0, 1);

@@ -4,7 +4,6 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -14,10 +13,13 @@
 #include "core/common/ErrorMessage.h"
 #include "ui/AnalysisController.h"
 #include "ui/EngineMessage.h"
+#include "ui/FlowLayout.h"
 #include "ui/LegendRow.h"
 #include "ui/MessageLabel.h"
 #include "ui/PlotExport.h"
+#include "ui/PlotTitle.h"
 #include "ui/RunColors.h"
+#include "ui/ShrinkableComboBox.h"
 
 namespace ensemble::ui {
 namespace {
@@ -51,7 +53,7 @@ QCPAxisRect* panel(QCustomPlot* plot, int column, const QString& quantity) {
 ShiftView::ShiftView(AnalysisController& analysis, QWidget* parent)
     : QWidget(parent),
       m_analysis(analysis),
-      m_kind(new QComboBox),
+      m_kind(new ShrinkableComboBox(16)),
       m_levels(new QLineEdit),
       m_compute(new QPushButton(tr("Compute"))),
       m_message(new MessageLabel),  // quotes the levels as typed
@@ -61,11 +63,10 @@ ShiftView::ShiftView(AnalysisController& analysis, QWidget* parent)
   m_compute->setToolTip(tr("Evaluate the selected run(s) at every level, in the background"));
   m_plot->setObjectName("shiftPlot");
   m_plot->plotLayout()->insertRow(0);
-  const QFont titleFont(font().family(), 10, QFont::Bold);
-  m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Accuracy under dataset shift"), titleFont));
+  m_plot->plotLayout()->addElement(0, 0, new PlotTitle(m_plot, tr("Accuracy under dataset shift")));
   panel(m_plot, 0, tr("accuracy"));
   panel(m_plot, 1, tr("ECE"));
-  m_plot->plotLayout()->addElement(0, 1, new QCPTextElement(m_plot, tr("Calibration error under dataset shift"), titleFont));
+  m_plot->plotLayout()->addElement(0, 1, new PlotTitle(m_plot, tr("Calibration error under dataset shift")));
   m_plot->legend->setFont(QFont(font().family(), 8));
   // The legend under the panels, never over the curves (inside, it hid them from 35° to 85°).
   m_plot->axisRect(0)->insetLayout()->take(m_plot->legend);
@@ -83,11 +84,9 @@ ShiftView::ShiftView(AnalysisController& analysis, QWidget* parent)
   connect(m_compute, &QPushButton::clicked, this, &ShiftView::compute);
   connect(&m_analysis, &AnalysisController::shiftCurveReady, this, &ShiftView::showCurve);
 
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(tr("Shift:")));
-  controls->addWidget(m_kind);
-  controls->addWidget(new QLabel(tr("levels:")));
-  controls->addWidget(m_levels, 1);
+  auto* controls = new FlowLayout;  // on as many lines as the page's width needs
+  controls->addWidget(sideBySide({new QLabel(tr("Shift:")), m_kind}));
+  controls->addWidget(sideBySide({new QLabel(tr("levels:")), m_levels}), 1);
   controls->addWidget(m_compute);
   controls->addWidget(makePlotExportButton(m_plot, "dataset-shift", this, [this](const QString& error, const QString& path) {
     emit exported(error, path);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/SweepPanel.h"
 
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
@@ -9,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "core/runs/Sweep.h"
+#include "ui/FlowLayout.h"
 #include "ui/SweepQueue.h"
 
 namespace ensemble::ui {
@@ -34,9 +34,8 @@ SweepPanel::SweepPanel(SweepQueue& queue, QWidget* parent)
   m_pause->setToolTip(tr("Let the running job finish, then start no other"));
   m_cancel->setToolTip(tr("Stop the running job now (it keeps a checkpoint) and start no other"));
   m_up->setToolTip(tr("Run the selected pending job earlier"));
-  auto* buttons = new QHBoxLayout;
+  auto* buttons = new FlowLayout;  // on as many lines as the tab's width needs
   for (QPushButton* button : {m_pause, m_resume, m_cancel, m_up, m_down}) buttons->addWidget(button);
-  buttons->addStretch();
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_summary);
   layout->addWidget(m_table, 1);
