@@ -14,12 +14,15 @@
 #include <torch/torch.h>
 
 #include "core/common/Error.h"
+#include "core/io/Checkpoint.h"
 #include "core/io/PyTorchStateDict.h"
 #include "core/models/Classifier.h"
 #include "core/config/ConfigFields.h"
 #include "core/models/ModelRegistry.h"
 #include "core/config/ExperimentConfig.h"
+#include "core/train/RunSetup.h"
 #include "core/train/Trainer.h"
+#include "tests/RunStatusCheck.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;
@@ -76,6 +79,36 @@ ExperimentConfig fashionConfig(const QString& initFrom) {
   return config;
 }
 
+/// Two members on synthetic data, one epoch of two steps: a run whose weights another starts from.
+ExperimentConfig smallEnsemble(const std::string& initFrom = "") {
+  ExperimentConfig config;
+  config.dataset = "synthetic";
+  config.mode = TrainingMode::Ensemble;
+  config.devices = "cpu*2";
+  config.epochs = 1;
+  config.batchSize = 32;
+  config.trainLimit = 64;
+  config.testLimit = 64;
+  config.initFrom = initFrom;
+  return config;
+}
+
+/// The weights of each model in `run`'s latest checkpoint.
+std::vector<TensorDict> latestWeights(const QString& run) {
+  return readCheckpoint(latestCheckpoint((run + "/checkpoints").toStdString())).weights;
+}
+
+bool sameWeights(const std::vector<TensorDict>& a, const std::vector<TensorDict>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t model = 0; model < a.size(); ++model) {
+    if (a[model].size() != b[model].size()) return false;
+    for (const auto& item : a[model]) {
+      if (!b[model].contains(item.key()) || !torch::equal(item.value(), b[model].at(item.key()))) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 class TestInitFrom final : public QObject {
@@ -98,7 +131,7 @@ class TestInitFrom final : public QObject {
       QVERIFY2(made.exitCode == 0, qPrintable(made.text));
       m_pythons << python;
     }
-    if (m_pythons.isEmpty()) QSKIP("no Python with torch to write state_dicts");
+    if (m_pythons.isEmpty()) qInfo("no Python with torch: the tests of files PyTorch wrote skip");
   }
 
   void readsEveryTensorAsPyTorchWroteIt_data() {
@@ -216,6 +249,49 @@ class TestInitFrom final : public QObject {
 
     // Refused before anything is written.
     QVERIFY(!QFileInfo::exists(run));
+  }
+
+  // A run folder given to --init-from (or its checkpoints/, or one checkpoint folder)
+  // starts each model from that run's latest checkpoint's model of the same index: the run
+  // is, weight for weight, the one started from those files by name. A path through
+  // checkpoints/latest, a file naming the newest checkpoint, reads as that folder (it said
+  // "Not a directory"). A folder of another number of models, or without weights, is
+  // refused by name before anything is written. Needs no Python.
+  void startsFromAnEarlierRunsFolder() {
+    const QString earlier = m_dir.filePath("earlier");
+    REQUIRE_COMPLETED(Trainer::create(smallEnsemble(), earlier.toStdString())->run(nullptr, nullptr));
+    const std::string checkpoint = latestCheckpoint((earlier + "/checkpoints").toStdString());
+    const std::vector<std::string> byName{checkpoint + "/member-0.pt", checkpoint + "/member-1.pt"};
+    QCOMPARE(initialWeightFiles(smallEnsemble(earlier.toStdString()), 2), byName);
+    QCOMPARE(initialWeightFiles(smallEnsemble(earlier.toStdString() + "/checkpoints"), 2), byName);
+    QCOMPARE(initialWeightFiles(smallEnsemble(checkpoint), 2), byName);
+    const std::string throughLatest = earlier.toStdString() + "/checkpoints/latest/member-1.pt";
+    QCOMPARE(initialWeightFiles(smallEnsemble(throughLatest), 2), std::vector<std::string>{byName[1]});
+
+    const auto trained = [&](const QString& name, const std::string& initFrom) {
+      const QString run = m_dir.filePath(name);
+      const RunFinishedEvent finished = Trainer::create(smallEnsemble(initFrom), run.toStdString())->run(nullptr, nullptr);
+      return finished.status == RunStatus::Completed ? latestWeights(run) : std::vector<TensorDict>{};
+    };
+    const std::vector<TensorDict> fromFiles = trained("from-files", byName[0] + "," + byName[1]);
+    QCOMPARE(fromFiles.size(), std::size_t(2));
+    QVERIFY(sameWeights(trained("from-folder", earlier.toStdString()), fromFiles));
+    QVERIFY(sameWeights(trained("through-latest", earlier.toStdString() + "/checkpoints/latest/member-0.pt," + throughLatest),
+                        fromFiles));
+    QVERIFY(!sameWeights(trained("seeded", ""), fromFiles));  // the files made a difference
+    const std::vector<TensorDict> swapped = trained("swapped", byName[1] + "," + byName[0]);
+    QVERIFY(!sameWeights(swapped, fromFiles));  // and each model took its own
+
+    const QString refused = m_dir.filePath("refused");
+    ExperimentConfig three = smallEnsemble(earlier.toStdString());
+    three.devices = "cpu*3";
+    QString message = refusal([&] { Trainer::create(three, refused.toStdString()); });
+    QVERIFY2(message.contains("holds the weights of 2 models") && message.contains("this run has 3") &&
+                 message.contains(QString::fromStdString(byName[0])),
+             qPrintable(message));
+    message = refusal([&] { Trainer::create(smallEnsemble(earlier.toStdString() + "/tensorboard"), refused.toStdString()); });
+    QVERIFY2(message.contains("holds no model weights"), qPrintable(message));
+    QVERIFY(!QFileInfo::exists(refused));
   }
 
   void theCliRefusesWithTheMessage() {

@@ -264,9 +264,10 @@ std::vector<ConfigField> makeFields() {
                          "runs are deterministic either way)",
                          Kind::Switch, true, &ExperimentConfig::deterministic)));
   fields.push_back(echoed(cudaGraphsChoice()));
-  fields.push_back(plain("init_from", "init-from", "Initial weights", "FILE[,FILE]",
-                         "start from state_dicts PyTorch saved (torch.save(model.\nstate_dict(), FILE)): one file for "
-                         "every member, or one\nper member, comma-separated (default: seeded initialisation)",
+  fields.push_back(plain("init_from", "init-from", "Initial weights", "PATH[,PATH]",
+                         "start from state_dicts PyTorch saved (torch.save(model.\nstate_dict(), PATH)): one file for "
+                         "every member, or one\nper member, comma-separated; or an earlier run's folder\n(each member "
+                         "from its latest checkpoint's) or a checkpoint\nfolder (default: seeded initialisation)",
                          Kind::Text, false, &ExperimentConfig::initFrom, [](const ExperimentConfig& config) {
                            for (const std::string& file : config.initFromFiles()) {
                              if (file.empty()) {

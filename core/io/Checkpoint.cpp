@@ -370,4 +370,33 @@ std::string weightsBesideOptimizerState(const std::string& path) {
   return (fs::path(path).parent_path() / weightsFileName(index)).string();
 }
 
+std::vector<std::string> weightFilesAt(const std::string& path) {
+  std::error_code ec;
+  const fs::path given(path);
+  if (fs::is_directory(given, ec)) {
+    fs::path checkpoint = given;
+    if (fs::is_directory(given / "checkpoints", ec)) checkpoint = latestCheckpoint((given / "checkpoints").string());
+    else if (fs::exists(given / kLatestName, ec)) checkpoint = latestCheckpoint(given.string());
+    std::vector<std::string> files;
+    for (std::size_t i = 0; fs::is_regular_file(checkpoint / weightsFileName(std::to_string(i)), ec); ++i) {
+      files.push_back((checkpoint / weightsFileName(std::to_string(i))).string());
+    }
+    if (files.empty()) {
+      throw CheckpointError(path + " holds no model weights (no " + weightsFileName("0") +
+                            "): give a run folder, one of its checkpoints/step-* folders, or a file torch.save wrote");
+    }
+    return files;
+  }
+  // checkpoints/latest is a file, not a link (some filesystems have none): a path through it,
+  // as a person types it, is taken through the folder it names.
+  if (!fs::exists(given, ec)) {
+    for (fs::path folder = given.parent_path(); !folder.empty() && folder != folder.parent_path(); folder = folder.parent_path()) {
+      if (folder.filename() == kLatestName && fs::is_regular_file(folder, ec)) {
+        return {(fs::path(latestCheckpoint(folder.parent_path().string())) / given.lexically_relative(folder)).string()};
+      }
+    }
+  }
+  return {path};
+}
+
 }  // namespace ensemble

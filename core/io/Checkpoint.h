@@ -44,6 +44,13 @@ std::string checkpointBefore(const std::string& checkpointDir);
 /// (`.../member-1-optimizer.pt` -> `.../member-1.pt`); empty when `path` is not named as one.
 std::string weightsBesideOptimizerState(const std::string& path);
 
+/// The weights files a path to start a run from names: the path itself where it is a file;
+/// for a run folder (or its checkpoints/) its latest checkpoint's, for a checkpoint folder
+/// its own, one per model (member-0.pt, member-1.pt, ...); and a path through
+/// checkpoints/latest, which is a file naming the newest checkpoint, as if it were that
+/// folder. Throws CheckpointError for a folder with no checkpoint or no weights in it.
+std::vector<std::string> weightFilesAt(const std::string& path);
+
 /// Reads and verifies (sizes and CRC-32) a checkpoint folder. Throws CheckpointError
 /// naming the damaged file and, where there is one, the whole checkpoint before it (an
 /// unreadable file or another format names no other).

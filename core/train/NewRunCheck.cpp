@@ -20,13 +20,8 @@ void checkNewRunBeforeData(ExperimentConfig config, const ProcessGroupOptions& g
   checkNewEnsembleHasMembers(config.mode, group.worldSize, int64_t(devices.size()), formatDevices(devices));
   config.memberForm = resolveMemberForm(config, devices);
   resolveCudaGraphs(config, devices, group.distributed(), cudaGraphsBuilt());
-  const std::vector<std::string> files = config.initFromFiles();
   const std::size_t models = RunMode::of(config.mode).modelCount(int(devices.size()) * group.worldSize);
-  if (files.size() > 1 && files.size() != models) {  // initialiseReplicasFrom's words
-    throw ConfigError(mention::field("init_from") + " names " + std::to_string(files.size()) + " files for " +
-                          std::to_string(models) + " models; give one file for all, or one per model",
-                      "init_from");
-  }
+  const std::vector<std::string> files = initialWeightFiles(config, models);
   // Read, not only looked for: a file that is no state dict fails here too. Whether its
   // shapes fit the model needs the dataset's image size, and is left to the run's start.
   for (const std::string& file : files) {

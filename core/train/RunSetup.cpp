@@ -332,15 +332,34 @@ TensorDict readInitialWeights(const std::string& file) {
 
 }  // namespace
 
-void initialiseReplicasFrom(std::vector<Replica>& replicas, const ExperimentConfig& config, int firstReplica,
-                            std::size_t models) {
-  const std::vector<std::string> files = config.initFromFiles();
-  if (files.empty()) return;
-  if (files.size() != 1 && files.size() != models) {
-    throw ConfigError(mention::field("init_from") + " names " + std::to_string(files.size()) + " files for " +
-                          std::to_string(models) + " models; give one file for all, or one per model",
+std::vector<std::string> initialWeightFiles(const ExperimentConfig& config, std::size_t models) {
+  const std::vector<std::string> given = config.initFromFiles();
+  std::vector<std::string> files;
+  for (const std::string& path : given) {
+    try {
+      const std::vector<std::string> found = weightFilesAt(path);
+      files.insert(files.end(), found.begin(), found.end());
+    } catch (const CheckpointError& e) {
+      throw ConfigError(mention::field("init_from") + " " + path + ": " + e.what(), "init_from");
+    }
+  }
+  if (files.size() <= 1 || files.size() == models) return files;
+  if (given.size() == 1) {  // a folder: its checkpoint's models
+    throw ConfigError(mention::field("init_from") + " " + given.front() + " holds the weights of " +
+                          std::to_string(files.size()) + " models (" + std::filesystem::path(files.front()).parent_path().string() +
+                          ") but this run has " + std::to_string(models) + "; give one of its files to start every model from (" +
+                          files.front() + "), or train " + std::to_string(files.size()) + " models",
                       "init_from");
   }
+  throw ConfigError(mention::field("init_from") + " names " + std::to_string(files.size()) + " files for " +
+                        std::to_string(models) + " models; give one file for all, or one per model",
+                    "init_from");
+}
+
+void initialiseReplicasFrom(std::vector<Replica>& replicas, const ExperimentConfig& config, int firstReplica,
+                            std::size_t models) {
+  const std::vector<std::string> files = initialWeightFiles(config, models);
+  if (files.empty()) return;
   std::map<std::size_t, TensorDict> read;  // each file once, however many replicas start from it
   for (std::size_t r = 0; r < replicas.size(); ++r) {
     const std::size_t model = RunMode::of(config.mode).modelOfReplica(firstReplica, r);

@@ -94,9 +94,15 @@ std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelIn
 /// loaded as weights they would start the run from near-zero noise without a word.
 void refuseOptimizerStateAsWeights(const std::string& file);
 
-/// Gives freshly built `replicas` the weights of config.initFrom's state_dicts: one file
-/// for every model, or file i for model i of the whole group (`firstReplica` + r; `models`
-/// in all). Throws ConfigError for a number of files that fits neither, CheckpointError
+/// The weights files config.initFrom names for a run of `models` models, each folder in it
+/// taken as its checkpoint's files (core/io/Checkpoint.h weightFilesAt): one file for every
+/// model, or one per model. Throws ConfigError for a number that fits neither (naming what
+/// a folder held), CheckpointError for a folder without a checkpoint.
+std::vector<std::string> initialWeightFiles(const ExperimentConfig& config, std::size_t models);
+
+/// Gives freshly built `replicas` the weights of config.initFrom's state_dicts
+/// (initialWeightFiles): one file for every model, or file i for model i of the whole group
+/// (`firstReplica` + r; `models` in all). Throws ConfigError for a number of files that fits neither, CheckpointError
 /// naming the file and what does not fit the model.
 void initialiseReplicasFrom(std::vector<Replica>& replicas, const ExperimentConfig& config, int firstReplica,
                             std::size_t models);
