@@ -886,6 +886,27 @@ class TestCli final : public QObject {
     QVERIFY2(r.exitCode == 0 && r.err.contains("nothing to resume"), qPrintable(r.err));
   }
 
+  // eval on the run's own dataset, changed since it trained (fewer test images), says so on
+  // stderr with both counts, and still scores what is there; unchanged, or on a dataset
+  // named by flag, it says nothing of it.
+  void evalSaysTheRunsDatasetChanged() {
+    QTemporaryDir dir;
+    const QString data = dir.filePath("data"), run = dir.filePath("run");
+    Result r = trainOnSmallFolder(data, run, 1);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = runCli({"eval", "--run", run});
+    QVERIFY2(r.exitCode == 0 && !r.err.contains("changed"), qPrintable(r.err));
+    testing::writeMnistFolder(data, 64, 20, 16, 16, false);
+    r = runCli({"eval", "--run", run});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("the run's dataset changed since it trained: it was scored on 30 test images "
+                            "(summary.json), its dataset now gives 20"),
+             qPrintable(r.err));
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["test_samples"].toInt(), 20);
+    r = runCli({"eval", "--run", run, "--test-limit", "10"});
+    QVERIFY2(r.exitCode == 0 && !r.err.contains("changed"), qPrintable(r.err));
+  }
+
   // A dataset's classes are its largest label + 1 (27 for EMNIST's letters, 1-26): the models
   // have as many outputs, and an evaluation on another dataset keeps to them.
   void trainsAndEvaluatesOnAnyNumberOfClasses() {

@@ -22,6 +22,7 @@
 #include "core/io/RunDirectory.h"
 #include "core/io/RunWriterLock.h"
 #include "core/runs/RunExport.h"
+#include "core/runs/RunSummary.h"
 #include "core/metrics/EvaluationJson.h"
 #include "core/config/ConfigFields.h"
 #include "core/runs/PredictionsCsv.h"
@@ -250,11 +251,30 @@ std::unique_ptr<RunAnalysis> openToEvaluate(const CliOptions& options) {
   return RunAnalysis::open(options.value("run"), evaluation);
 }
 
+/// Says on stderr where a run's own test set is no longer the one it was scored on as it
+/// trained (its dataset folder changed since): eval's numbers then differ from summary.json's
+/// for that reason alone, which nothing else would tell.
+void noteAChangedTestSet(const std::string& run, int64_t samplesNow) {
+  std::optional<RunSummary> summary;
+  try {
+    summary = RunSummary::read(RunDirectory(run).summaryPath());
+  } catch (const std::exception&) {
+    return;  // no summary (a run stopped early): nothing to compare with
+  }
+  if (!summary->evaluation || summary->evaluation->samples == samplesNow) return;
+  std::fprintf(stderr,
+               "ensemble-lab-cli: note: the run's dataset changed since it trained: it was scored on %lld test "
+               "images (summary.json), its dataset now gives %lld; these numbers are on the images there now\n",
+               static_cast<long long>(summary->evaluation->samples), static_cast<long long>(samplesNow));
+}
+
 int commandEval(const CliOptions& options) {
   // Settings are checked before the run is loaded and evaluated.
   const std::vector<DatasetShift> shifts = options.has("shift") ? parseShifts(options.value("shift")) : std::vector<DatasetShift>{};
   auto run = openToEvaluate(options);
-  nlohmann::json result = toJson(run->evaluate());
+  const EvaluationResult scored = run->evaluate();
+  if (!options.has("dataset") && !options.has("test-limit")) noteAChangedTestSet(options.value("run"), scored.samples);
+  nlohmann::json result = toJson(scored);
   if (!shifts.empty()) {
     result["shift"] = nlohmann::json::array();
     for (const DatasetShift& shift : shifts) {
