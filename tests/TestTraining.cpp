@@ -13,6 +13,7 @@
 
 #include "core/common/Error.h"
 #include "core/data/Dataset.h"
+#include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
 #include "core/runs/RunExport.h"
@@ -328,6 +329,46 @@ class TestTraining final : public QObject {
     for (const auto& dict : testing::latestWeights(dir.path().toStdString())) {
       for (const auto& item : dict) QVERIFY(torch::isfinite(item.value()).all().item<bool>());
     }
+  }
+
+  // A diverged run's message says what its checkpoints hold. The last one can hold the very
+  // weights whose loss was NaN (written at the step before): the message says so, since
+  // resuming it diverges again at once, and names the one before it. (It called whatever was
+  // last "the last good checkpoint".)
+  void aDivergedRunSaysWhatItsCheckpointsHold() {
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+    config.learningRate = 50;
+    config.checkpointEvery = 1;
+    config.logEvery = 1;
+    const RunFinishedEvent finished =
+        Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    EXPECT_STATUS(finished, RunStatus::Failed);
+    const QString message = QString::fromStdString(finished.message);
+    const QRegularExpressionMatch diverged = QRegularExpression("became (NaN|infinite) at step (\\d+)").match(message);
+    QVERIFY2(diverged.hasMatch(), qPrintable(message));
+    const int64_t step = diverged.captured(2).toLongLong();
+    const QRegularExpressionMatch named =
+        QRegularExpression("The last checkpoint, (\\S+), holds the weights whose loss was not finite \\(resuming it "
+                           "repeats this\\); the one before, (\\S+), holds those of the step before\\.$")
+            .match(message);
+    QVERIFY2(named.hasMatch(), qPrintable(message));
+    QVERIFY(!message.contains("last good checkpoint"));
+    QCOMPARE(checkpointStep(named.captured(1).toStdString()), step - 1);  // the weights step N's loss was taken on
+    QCOMPARE(checkpointStep(named.captured(2).toStdString()), step - 2);
+    QCOMPARE(latestCheckpoint(RunDirectory(dir.path().toStdString()).checkpointsPath()), named.captured(1).toStdString());
+    // Resuming the last one diverges again, at the same step.
+    const RunFinishedEvent again = Trainer::open(dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    EXPECT_STATUS(again, RunStatus::Failed);
+    QVERIFY2(QString::fromStdString(again.message).contains(QString("at step %1 ").arg(step)), again.message.c_str());
+    // A checkpoint every step - 2 steps (none at step - 1, where no epoch ends): the last one
+    // is from before the divergence, and says so.
+    QVERIFY(step >= 4);
+    QTemporaryDir sparse;
+    config.checkpointEvery = step - 2;
+    const RunFinishedEvent earlier =
+        Trainer::create(config, sparse.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    QVERIFY2(QString::fromStdString(earlier.message).contains("holds weights from before it diverged."), earlier.message.c_str());
   }
 
   void scoresReadBackInBulkNameTheStepThatDiverged() {

@@ -60,14 +60,18 @@ class IoError final : public Error {
 /// Training produced a non-finite loss; the run stops and keeps its last good checkpoint.
 class DivergenceError final : public Error {
  public:
-  DivergenceError(const std::string& message, int64_t lastFiniteStep)
-      : Error(message), m_lastFiniteStep(lastFiniteStep) {}
+  DivergenceError(const std::string& message, int64_t lastFiniteStep, int64_t lastGoodWeights)
+      : Error(message), m_lastFiniteStep(lastFiniteStep), m_lastGoodWeights(lastGoodWeights) {}
   /// The last step whose loss was finite. Scores are read some steps late (ScoreLedger), so
   /// the run may have gone on past it, on non-finite weights: those steps do not count.
   int64_t lastFiniteStep() const { return m_lastFiniteStep; }
+  /// The last step whose weights are known to give finite numbers: a checkpoint written
+  /// later holds the weights that diverged (or worse), one written then or before does not.
+  int64_t lastGoodWeights() const { return m_lastGoodWeights; }
 
  private:
   int64_t m_lastFiniteStep;
+  int64_t m_lastGoodWeights;
 };
 
 /// A process of a multi-process run did not arrive, disagreed, or was lost mid-run.

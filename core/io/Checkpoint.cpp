@@ -251,6 +251,15 @@ std::string latestCheckpoint(const std::string& checkpointsDir) {
   return (fs::path(checkpointsDir) / name).string();
 }
 
+int64_t checkpointStep(const std::string& checkpointDir) {
+  std::string folder = checkpointDir;
+  while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+  const std::string name = fs::path(folder).filename().string();
+  const std::string digits = name.rfind("step-", 0) == 0 ? name.substr(5) : "";
+  if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoll(digits);
+}
+
 std::string checkpointBefore(const std::string& checkpointDir) {
   const fs::path checkpoint(checkpointDir);
   const std::string name = checkpoint.filename().string();

@@ -37,6 +37,10 @@ void removeIncompleteCheckpoints(const std::string& checkpointsDir);
 /// not exist as such.
 std::string latestCheckpoint(const std::string& checkpointsDir);
 
+/// The step a checkpoint folder was written at, read from its name (step-000000042: 42); -1
+/// for a folder not named as one.
+int64_t checkpointStep(const std::string& checkpointDir);
+
 /// The newest whole checkpoint older than `checkpointDir`, beside it; empty when there is none.
 std::string checkpointBefore(const std::string& checkpointDir);
 

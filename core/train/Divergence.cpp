@@ -2,10 +2,12 @@
 #include "core/train/Divergence.h"
 
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
+#include "core/io/Checkpoint.h"
 
 namespace ensemble {
 
@@ -13,8 +15,26 @@ std::string divergenceMessage(const std::string& whatHappened, double learningRa
   std::ostringstream lr;
   lr << learningRate;
   return whatHappened + "; the learning rate " + lr.str() + " is probably too high, try a smaller " +
-         mention::field("lr") + ". The metrics so far and the last good checkpoint, if one was written, are kept in " +
-         runPath;
+         mention::field("lr") + ". The metrics so far are kept in " + runPath;
+}
+
+std::string checkpointsAfterDivergence(const std::string& checkpointsDir, int64_t lastGoodWeights) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::path(checkpointsDir) / "latest", ec)) {
+    return "No checkpoint was written before it.";
+  }
+  std::string latest;
+  try {
+    latest = latestCheckpoint(checkpointsDir);
+  } catch (const Error&) {
+    return "";  // a damaged pointer: resume and eval say what is wrong with it
+  }
+  std::string good = latest;
+  while (!good.empty() && checkpointStep(good) > lastGoodWeights) good = checkpointBefore(good);
+  if (good == latest) return "The last checkpoint, " + latest + ", holds weights from before it diverged.";
+  const std::string bad = "The last checkpoint, " + latest + ", holds the weights whose loss was not finite (resuming it repeats this)";
+  if (good.empty()) return bad + ", and no earlier one is kept.";
+  return bad + "; the one before, " + good + ", holds those of the step before.";
 }
 
 std::string atStep(int64_t step, int64_t epoch) {
@@ -31,6 +51,9 @@ void refuseNonFiniteTestLoss(const EvaluationResult& test, bool oneModel, const 
                                                 atStep(place.step, place.epoch) +
                                                 ": its weights no longer give finite numbers",
                                             place.learningRate, place.runPath),
+                          place.step - 1,
+                          // This step's update made the weights checked; the ones before it
+                          // gave a finite training loss.
                           place.step - 1);
   }
 }

@@ -13,8 +13,15 @@
 namespace ensemble {
 
 /// "<what happened>; the learning rate ... is probably too high, try a smaller lr. The metrics
-/// so far ... are kept in <runPath>": the message of the DivergenceError each check throws.
+/// so far are kept in <runPath>": the message of the DivergenceError each check throws.
 std::string divergenceMessage(const std::string& whatHappened, double learningRate, const std::string& runPath);
+
+/// What a diverged run's checkpoints hold, for its message: whether the last one holds the
+/// weights whose loss was not finite (written after `lastGoodWeights`, see DivergenceError:
+/// resuming it diverges again at once), and the one before it. Their loss was finite, which
+/// is all that is known of them: weights one step from a divergence may be finite yet huge,
+/// so nothing is promised of them. Empty where there is nothing to say (a damaged pointer).
+std::string checkpointsAfterDivergence(const std::string& checkpointsDir, int64_t lastGoodWeights);
 
 /// " at step N (epoch E)".
 std::string atStep(int64_t step, int64_t epoch);

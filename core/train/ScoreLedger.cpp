@@ -82,7 +82,10 @@ void ScoreLedger::record(RunState& state, const std::vector<StepScore>& scores, 
                               " became " + (std::isnan(scores[m].loss) ? "NaN" : "infinite") +
                               atStep(step.globalStep, step.epoch),
                           m_setup.learningRate, m_setup.runPath),
-        step.globalStep - 1);
+        step.globalStep - 1,
+        // The loss was taken before the step's update, on the weights of the step before:
+        // those gave it, and the ones before them are the last that gave a finite loss.
+        step.globalStep - 2);
   }
   for (std::size_t m = 0; m < scores.size(); ++m) {
     state.window[m].add(scores[m].loss, scores[m].correct, scores[m].samples);

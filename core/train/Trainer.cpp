@@ -19,6 +19,7 @@
 #include "core/common/ErrorMessage.h"
 #include "core/common/FieldMention.h"
 #include "core/io/Checkpoint.h"
+#include "core/io/RunDirectory.h"
 #include "core/io/RunWriterLock.h"
 #include "core/config/LearningRateSchedule.h"
 #include "core/train/Divergence.h"
@@ -145,12 +146,12 @@ std::unique_ptr<Trainer> Trainer::open(const std::string& runDirectory, std::sha
 
 namespace {
 
-/// Where a failure is a divergence, the last step whose loss was finite.
-std::optional<int64_t> lastFiniteStepOf(const std::exception_ptr& failure) {
+/// The failure as a divergence, where it is one.
+std::optional<DivergenceError> divergenceOf(const std::exception_ptr& failure) {
   try {
     std::rethrow_exception(failure);
   } catch (const DivergenceError& diverged) {
-    return diverged.lastFiniteStep();
+    return diverged;
   } catch (...) {
   }
   return std::nullopt;
@@ -226,8 +227,16 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
   } catch (...) {
     finished.status = RunStatus::Failed;
     finished.message = describeCurrentException();
+    if (const std::optional<DivergenceError> diverged = divergenceOf(std::current_exception())) {
+      lastFiniteStep = diverged->lastFiniteStep();
+      // Which checkpoint still holds good weights: the last one may hold the ones that
+      // diverged (written at the step before a NaN loss), and resuming it repeats the NaN.
+      if (d.communicator->processRank() == 0) {
+        const std::string note = checkpointsAfterDivergence(RunDirectory(d.runPath).checkpointsPath(), diverged->lastGoodWeights());
+        if (!note.empty()) finished.message += ". " + note;
+      }
+    }
     d.communicator->announceFailure(finished.message);
-    lastFiniteStep = lastFiniteStepOf(std::current_exception());
   }
   if (finished.status == RunStatus::Failed && folderOpen) {
     finished.summary = d.recorder->summarize(finished.status, finished.message, d.state);
