@@ -22,6 +22,7 @@
 #include "core/config/ExperimentConfig.h"
 #include "core/train/RunSetup.h"
 #include "core/train/Trainer.h"
+#include "tests/CheckpointWeights.h"
 #include "tests/RunStatusCheck.h"
 #include "tests/TestSupport.h"
 
@@ -91,22 +92,6 @@ ExperimentConfig smallEnsemble(const std::string& initFrom = "") {
   config.testLimit = 64;
   config.initFrom = initFrom;
   return config;
-}
-
-/// The weights of each model in `run`'s latest checkpoint.
-std::vector<TensorDict> latestWeights(const QString& run) {
-  return readCheckpoint(latestCheckpoint((run + "/checkpoints").toStdString())).weights;
-}
-
-bool sameWeights(const std::vector<TensorDict>& a, const std::vector<TensorDict>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t model = 0; model < a.size(); ++model) {
-    if (a[model].size() != b[model].size()) return false;
-    for (const auto& item : a[model]) {
-      if (!b[model].contains(item.key()) || !torch::equal(item.value(), b[model].at(item.key()))) return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace
@@ -271,16 +256,16 @@ class TestInitFrom final : public QObject {
     const auto trained = [&](const QString& name, const std::string& initFrom) {
       const QString run = m_dir.filePath(name);
       const RunFinishedEvent finished = Trainer::create(smallEnsemble(initFrom), run.toStdString())->run(nullptr, nullptr);
-      return finished.status == RunStatus::Completed ? latestWeights(run) : std::vector<TensorDict>{};
+      return finished.status == RunStatus::Completed ? testing::latestWeights(run.toStdString()) : std::vector<TensorDict>{};
     };
     const std::vector<TensorDict> fromFiles = trained("from-files", byName[0] + "," + byName[1]);
     QCOMPARE(fromFiles.size(), std::size_t(2));
-    QVERIFY(sameWeights(trained("from-folder", earlier.toStdString()), fromFiles));
-    QVERIFY(sameWeights(trained("through-latest", earlier.toStdString() + "/checkpoints/latest/member-0.pt," + throughLatest),
+    QVERIFY(testing::identical(trained("from-folder", earlier.toStdString()), fromFiles));
+    QVERIFY(testing::identical(trained("through-latest", earlier.toStdString() + "/checkpoints/latest/member-0.pt," + throughLatest),
                         fromFiles));
-    QVERIFY(!sameWeights(trained("seeded", ""), fromFiles));  // the files made a difference
+    QVERIFY(!testing::identical(trained("seeded", ""), fromFiles));  // the files made a difference
     const std::vector<TensorDict> swapped = trained("swapped", byName[1] + "," + byName[0]);
-    QVERIFY(!sameWeights(swapped, fromFiles));  // and each model took its own
+    QVERIFY(!testing::identical(swapped, fromFiles));  // and each model took its own
 
     const QString refused = m_dir.filePath("refused");
     ExperimentConfig three = smallEnsemble(earlier.toStdString());
