@@ -5,6 +5,7 @@
 #include <cmath>
 #include <thread>
 
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -151,6 +152,27 @@ class TestMemoryBudget final : public QObject {
     QCOMPARE(runCli({"train", "--dataset", "synthetic", "--memory-budget", "1", "--out", dir.filePath("cli")}, &errors), 1);
     QVERIFY2(errors.contains("raise --memory-budget"), qPrintable(errors));
     QVERIFY(!QFile::exists(dir.filePath("cli")));
+  }
+
+  // The budget is for training: eval of a run that has one, on a dataset the run would be
+  // over its budget to train on, scores it (it was refused, naming --batch-size, --devices
+  // and --memory-budget, none of which eval takes).
+  void anEvaluationIsNotHeldToTheTrainingBudget() {
+    QTemporaryDir dir;
+    QString errors;
+    QCOMPARE(runCli({"train", "--dataset", "synthetic", "--devices", "cpu*2", "--epochs", "1", "--train-limit", "256",
+                     "--memory-budget", "20", "--out", dir.filePath("run")},
+                    &errors),
+             0);
+    const QString big = dir.filePath("big");  // 16x16 as the synthetic set, 100,000 training images
+    QVERIFY(QDir().mkpath(big));
+    testing::writeMnistFolder(big, 100000, 500, 16, 16, false);
+    QCOMPARE(runCli({"train", "--dataset", big, "--devices", "cpu*2", "--memory-budget", "20", "--out", dir.filePath("over")},
+                    &errors),
+             1);
+    QVERIFY2(errors.contains("more than its memory budget of 20 MiB"), qPrintable(errors));
+    QCOMPARE(runCli({"eval", "--run", dir.filePath("run"), "--dataset", big}, &errors), 0);
+    QVERIFY2(!errors.contains("memory budget"), qPrintable(errors));
   }
 };
 

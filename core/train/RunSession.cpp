@@ -26,7 +26,9 @@ void RunSession::prepare() {
   if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
   modelInput = modelInputOf(data->train);
   if (savedClasses) modelInput.classes = classesForOpenedRun(*data, *savedClasses, evaluationOnly, config.dataset);
-  checkMemoryBudget(config, devices, group.worldSize, *data, modelInput);
+  // The budget is the training's (its steps, its replicas' optimizer state): an evaluation
+  // needs less, and it was refused naming flags eval does not take.
+  if (!evaluationOnly) checkMemoryBudget(config, devices, group.worldSize, *data, modelInput);
   if (!evaluationOnly) checkDeterministicKernels(config, modelInput, devices);
   communicator = connectReplicas(config, devices, group);
   replicas = buildReplicas(config, modelInput, devices, communicator->firstReplica());
