@@ -6,6 +6,9 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QMenu>
+#include <QMenuBar>
 #include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -526,6 +529,39 @@ class TestMainWindow final : public QObject {
     QCOMPARE(plots[1]->y(), plots[0]->y());
     QVERIFY(plots[2]->y() > plots[0]->y());
     QVERIFY(window.grab().save(QDir::current().filePath("window-960x700.png")));
+    window.resize(1400, 900);
+  }
+
+  // In a narrow window the Experiment panel can be put away (View > Experiment panel, or its
+  // title bar's close button) and brought back: the plots and tabs then take its width, and
+  // the window may be as narrow as they are.
+  void theExperimentPanelCanBePutAwayAndBroughtBack() {
+    MainWindow& window = *m_window;
+    window.resize(960, 700);
+    QTest::qWait(100);
+    auto* dock = window.findChild<QDockWidget*>("experimentDock");
+    auto* toggle = window.findChild<QAction*>("experimentPanelAction");
+    QVERIFY(dock && toggle && toggle->isCheckable() && toggle->isChecked() && dock->isVisible());
+    QVERIFY(dock->features() & QDockWidget::DockWidgetClosable);
+    QMenu* view = nullptr;
+    for (QAction* menu : window.menuBar()->actions()) {
+      if (menu->text() == tr("&View")) view = menu->menu();
+    }
+    QVERIFY(view && view->actions().contains(toggle));
+    const int plotWidth = window.plots()[0]->width();
+    const int leastWidth = window.minimumSizeHint().width();
+    toggle->trigger();
+    QTest::qWait(100);
+    QVERIFY(!dock->isVisible() && !toggle->isChecked());
+    QVERIFY2(window.plots()[0]->width() > plotWidth + 150,
+             qPrintable(QString("%1 px, %2 with the panel").arg(window.plots()[0]->width()).arg(plotWidth)));
+    QVERIFY2(window.minimumSizeHint().width() < leastWidth - 300,
+             qPrintable(QString("%1 px, %2 with the panel").arg(window.minimumSizeHint().width()).arg(leastWidth)));
+    QVERIFY(window.grab().save(QDir::current().filePath("window-960x700-without-panel.png")));
+    toggle->trigger();
+    QTest::qWait(100);
+    QVERIFY(dock->isVisible() && toggle->isChecked());
+    QVERIFY(window.form()->isVisible());
     window.resize(1400, 900);
   }
 

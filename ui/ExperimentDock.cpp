@@ -31,7 +31,7 @@ ExperimentDock::ExperimentDock(ExperimentForm* form, QAction* start, QWidget* pa
                           2 * scroll->frameWidth());
   setObjectName("experimentDock");
   setWidget(scroll);
-  setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
 }
 
 }  // namespace ensemble::ui

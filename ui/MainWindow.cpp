@@ -174,6 +174,7 @@ void MainWindow::buildActions() {
     if (!folder.isEmpty()) openSweep(folder);
   });
   openSweepAction->setObjectName("openSweepAction");
+  m_viewMenu = menuBar()->addMenu(tr("&View"));
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About EnsembleLab"), this, [this] {
     QMessageBox::about(this, tr("About EnsembleLab"),
@@ -194,6 +195,13 @@ void MainWindow::buildActions() {
 void MainWindow::buildLayout() {
   auto* dock = new ExperimentDock(m_form, m_start, this);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
+  // Put away and brought back (its title bar's close button, or here): in a narrow window
+  // the plots and tabs then take its width. The window's saved state keeps the choice.
+  QAction* showPanel = dock->toggleViewAction();
+  showPanel->setText(tr("&Experiment panel"));
+  showPanel->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_E);
+  showPanel->setObjectName("experimentPanelAction");
+  m_viewMenu->addAction(showPanel);
 
   m_tabs = new QTabWidget;
   m_tabs->addTab(m_runsView, tr("Runs"));

@@ -10,6 +10,7 @@
 #include "ui/EngineMetaTypes.h"
 
 class QAction;
+class QMenu;
 class QCheckBox;
 class QCustomPlot;
 class QLabel;
@@ -113,6 +114,7 @@ class MainWindow final : public QMainWindow {
   PlotPanel* m_plotPanel;
   EnsembleBreakdownView* m_breakdown;
   QAction* m_resumeSelected = nullptr;
+  QMenu* m_viewMenu = nullptr;  // filled by buildLayout, which makes what it shows
   QAction* m_evaluateSelected = nullptr;
   UncertaintyView* m_uncertainty;
   ExportActions* m_export;
