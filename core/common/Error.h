@@ -57,7 +57,8 @@ class IoError final : public Error {
   using Error::Error;
 };
 
-/// Training produced a non-finite loss; the run stops and keeps its last good checkpoint.
+/// Training produced a non-finite loss; the run stops and keeps its checkpoints (its message
+/// says what they hold: core/train/Divergence.h).
 class DivergenceError final : public Error {
  public:
   DivergenceError(const std::string& message, int64_t lastFiniteStep, int64_t lastGoodWeights)

@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "core/common/Error.h"
-#include "core/common/FieldMention.h"
 #include "core/config/RunMode.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/io/PyTorchStateDict.h"
