@@ -80,16 +80,10 @@ ExperimentConfig fashionConfig(const QString& initFrom) {
   return config;
 }
 
-/// Two members on synthetic data, one epoch of two steps: a run whose weights another starts from.
+/// Two members on synthetic data (tests/TestSupport.h), two steps: a run another starts from.
 ExperimentConfig smallEnsemble(const std::string& initFrom = "") {
-  ExperimentConfig config;
-  config.dataset = "synthetic";
-  config.mode = TrainingMode::Ensemble;
-  config.devices = "cpu*2";
-  config.epochs = 1;
-  config.batchSize = 32;
-  config.trainLimit = 64;
-  config.testLimit = 64;
+  ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
+  config.trainLimit = 128;
   config.initFrom = initFrom;
   return config;
 }
