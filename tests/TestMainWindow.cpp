@@ -29,6 +29,7 @@
 #include <QXmlStreamReader>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QStandardPaths>
 #include <QTableView>
@@ -71,6 +72,7 @@
 #include "ui/RunsModel.h"
 #include "ui/OodView.h"
 #include "ui/ShiftView.h"
+#include "ui/TabPaneHeights.h"
 #include "ui/UncertaintyView.h"
 
 using namespace ensemble;
@@ -562,6 +564,88 @@ class TestMainWindow final : public QObject {
     QTest::qWait(100);
     QVERIFY(dock->isVisible() && toggle->isChecked());
     QVERIFY(window.form()->isVisible());
+    window.resize(1400, 900);
+  }
+
+  // The tabs below share the splitter with the live plots, not their height: a tab with plots
+  // opens tall enough to read them (at 960x700 a confusion matrix had 127 px), the run list
+  // gives the room back, and a height the user drags to is that tab's own, kept across
+  // restarts, until a double-click on the splitter's handle makes it automatic again.
+  void eachTabBelowHasItsOwnHeight() {
+    MainWindow& window = *m_window;
+    window.resize(960, 700);
+    window.runsView()->selectAll();
+    QTest::qWait(150);
+    auto* splitter = window.findChild<QSplitter*>("plotsAndTabs");
+    auto* uncertainty = window.uncertaintyView();
+    QVERIFY(splitter && splitter->count() == 2);
+    const auto tabsHeight = [&] { return splitter->sizes().back(); };
+    const int total = splitter->sizes().front() + splitter->sizes().back();
+    const int largest = int(total * TabPaneHeights::kLargestAutomaticShare);
+    const auto tallestPlot = [&] {
+      int tallest = 0;
+      for (auto* plot : window.tabs()->currentWidget()->findChildren<QCustomPlot*>()) {
+        if (plot->isVisible()) tallest = std::max(tallest, plot->height());
+      }
+      return tallest;
+    };
+    window.tabs()->setCurrentWidget(window.runsView());
+    QTest::qWait(50);
+    const int runsHeight = tabsHeight();
+    // Two fifths, unless the tabs' least height (their tallest page's controls) is more.
+    const int runsShare = std::max(int(total * TabPaneHeights::kDefaultShare), window.tabs()->minimumSizeHint().height());
+    QVERIFY2(qAbs(runsHeight - runsShare) <= 2, qPrintable(QString("%1 of %2 px").arg(runsHeight).arg(total)));
+    window.tabs()->setCurrentWidget(uncertainty);
+    for (int page = 0; page < uncertainty->pages()->count(); ++page) {
+      uncertainty->pages()->setCurrentIndex(page);
+      QTest::qWait(50);
+      const QString where = QString("%1: plot %2 px, tabs %3 of %4 px")
+                                .arg(uncertainty->pages()->tabText(page)).arg(tallestPlot()).arg(tabsHeight()).arg(total);
+      // Readable, or as tall as the tabs may be made without asking (the live plots keep a third).
+      QVERIFY2(tallestPlot() >= TabPaneHeights::kReadablePlotHeight || tabsHeight() >= largest - 2, qPrintable(where));
+      QVERIFY2(tallestPlot() >= 150 && tabsHeight() <= largest + 2, qPrintable(where));
+    }
+    QVERIFY(window.grab().save(QDir::current().filePath("window-960x700-uncertainty.png")));
+    const int automaticHeight = tabsHeight();
+    window.tabs()->setCurrentWidget(window.runsView());
+    QTest::qWait(50);
+    QVERIFY2(qAbs(tabsHeight() - runsHeight) <= 2, qPrintable(QString::number(tabsHeight())));
+
+    // The user drags the handle 100 px down on the Uncertainty tab: that height is the tab's.
+    window.tabs()->setCurrentWidget(uncertainty);
+    QTest::qWait(50);
+    QSplitterHandle* handle = splitter->handle(1);
+    const QPoint grip = handle->rect().center();
+    const auto send = [&](QEvent::Type type, QPoint at, Qt::MouseButton button, Qt::MouseButtons held) {
+      QMouseEvent event(type, at, handle->mapToGlobal(at), button, held, Qt::NoModifier);
+      QApplication::sendEvent(handle, &event);
+    };
+    send(QEvent::MouseButtonPress, grip, Qt::LeftButton, Qt::LeftButton);
+    send(QEvent::MouseMove, grip + QPoint(0, 100), Qt::NoButton, Qt::LeftButton);
+    send(QEvent::MouseButtonRelease, grip + QPoint(0, 100), Qt::LeftButton, Qt::NoButton);
+    const int draggedHeight = tabsHeight();
+    QVERIFY2(qAbs(draggedHeight - (automaticHeight - 100)) <= 2, qPrintable(QString::number(draggedHeight)));
+    window.tabs()->setCurrentWidget(window.runsView());
+    QTest::qWait(50);
+    QVERIFY(qAbs(tabsHeight() - runsHeight) <= 2);
+    window.tabs()->setCurrentWidget(uncertainty);
+    QTest::qWait(50);
+    QVERIFY2(qAbs(tabsHeight() - draggedHeight) <= 2, qPrintable(QString::number(tabsHeight())));
+    {
+      MainWindow reopened(m_root.path());
+      reopened.resize(960, 700);
+      reopened.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&reopened));
+      reopened.tabs()->setCurrentWidget(reopened.uncertaintyView());
+      QTest::qWait(100);
+      auto* reopenedSplitter = reopened.findChild<QSplitter*>("plotsAndTabs");
+      QVERIFY2(qAbs(reopenedSplitter->sizes().back() - draggedHeight) <= 3,
+               qPrintable(QString("%1 px after a restart, %2 dragged").arg(reopenedSplitter->sizes().back()).arg(draggedHeight)));
+    }
+    QTest::mouseDClick(handle, Qt::LeftButton, Qt::NoModifier, grip);
+    QTest::qWait(50);
+    QVERIFY2(qAbs(tabsHeight() - automaticHeight) <= 2, qPrintable(QString::number(tabsHeight())));
+    window.tabs()->setCurrentWidget(window.runsView());
     window.resize(1400, 900);
   }
 

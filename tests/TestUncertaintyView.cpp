@@ -166,10 +166,11 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     MistakesView* mistakes = view.mistakes();
     view.pages()->setCurrentWidget(mistakes);
+    QCustomPlot* plot = mistakes->confusion()->plot();
+    QVERIFY2(!plot->xAxis->label().contains("ensemble"), qPrintable(plot->xAxis->label()));  // nor before it is computed
     QTest::mouseClick(mistakes->computeButton(), Qt::LeftButton);
     const auto [cancelled, error] = waitForJob(*view.analysis());
     QVERIFY2(error.isEmpty() && !cancelled, qPrintable(error));
-    QCustomPlot* plot = mistakes->confusion()->plot();
     auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
     QVERIFY(title);
     QVERIFY2(title->text().contains("model's predictions"), qPrintable(title->text()));

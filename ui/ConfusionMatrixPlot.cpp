@@ -16,7 +16,7 @@ ConfusionMatrixPlot::ConfusionMatrixPlot(QWidget* parent) : QWidget(parent), m_p
   m_plot->plotLayout()->insertRow(0);
   m_title = new PlotTitle(m_plot, tr("Confusion matrix of the ensemble's vote (click a cell)"));
   m_plot->plotLayout()->addElement(0, 0, m_title);
-  m_plot->xAxis->setLabel(tr("predicted by the ensemble"));
+  m_plot->xAxis->setLabel(tr("predicted class"));  // whose prediction: said once it is computed
   m_plot->yAxis->setLabel(tr("true class"));
   m_plot->yAxis->setRangeReversed(true);  // class 0 at the top, as tables read
   m_plot->setToolTip(tr("Click a cell to list its images in the gallery"));
@@ -65,6 +65,7 @@ void ConfusionMatrixPlot::clear() {
   m_outline = nullptr;
   m_map = nullptr;  // owned by the plot, which has deleted it
   m_classes = 0;
+  m_plot->xAxis->setLabel(tr("predicted class"));
   m_plot->replot();
 }
 

@@ -40,6 +40,7 @@
 #include "ui/SweepDialog.h"
 #include "ui/SweepPanel.h"
 #include "ui/SweepQueue.h"
+#include "ui/TabPaneHeights.h"
 #include "ui/UncertaintyView.h"
 
 namespace ensemble::ui {
@@ -208,15 +209,23 @@ void MainWindow::buildLayout() {
   m_tabs->addTab(m_breakdown, tr("Ensemble"));
   m_tabs->addTab(m_uncertainty, tr("Uncertainty"));
   m_tabs->addTab(m_sweepPanel, tr("Sweep"));
+  // Their names key each tab's height in the settings (TabPaneHeights).
+  m_runsView->setObjectName("runsTab");
+  m_breakdown->setObjectName("ensembleTab");
+  m_uncertainty->setObjectName("uncertaintyTab");
+  m_sweepPanel->setObjectName("sweepTab");
   auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->setObjectName("plotsAndTabs");
   splitter->addWidget(m_plotPanel);
   splitter->addWidget(m_tabs);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 2);
-  // The tabs below get two fifths: at 1400x900 the reliability diagram and the confusion
-  // matrix need about 320 px to be read (260 left them 50 px of plot).
-  splitter->setSizes({480, 320});
+  splitter->setSizes({480, 320});  // until the window is shown and the shown tab sets its own
   setCentralWidget(splitter);
+  // Each tab's own height: the user's, or one that gives its plots room (the live plots
+  // above scroll). Another Uncertainty page has other controls above its plots.
+  auto* heights = new TabPaneHeights(*splitter, *m_tabs, this);
+  connect(m_uncertainty->pages(), &QTabWidget::currentChanged, heights, &TabPaneHeights::fit);
 
   m_status = new RunStatusLine(statusBar());
 }
