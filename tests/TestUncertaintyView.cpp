@@ -556,15 +556,39 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(rows[1].startsWith("accuracy,"));
     QVERIFY(std::abs(accuracy - RunAnalysis::open(m_ensemble.toStdString())->evaluate().ensemble.accuracy) < 1e-9);
 
+    // The out-of-distribution set asked for is the one scored (uniform-noise had been scored
+    // as inverted, the page's default, with exit 0).
+    const auto oodCsv = [&](const QString& set) {
+      const QString folder = m_root.filePath("figures-" + set);
+      app.start(ENSEMBLELAB_GUI_PATH, {"--figures", folder, "--compare", m_single, "--ood", set});
+      if (!app.waitForFinished(300000) || app.exitCode() != 0) return QString::fromUtf8(app.readAll());
+      QFile file(folder + "/out-of-distribution.csv");
+      return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString("no CSV");
+    };
+    const QString noise = oodCsv("uniform-noise"), inverted = oodCsv("inverted");
+    QVERIFY2(noise.contains("out: uniform-noise") && !noise.contains("inverted"), qPrintable(noise));
+    QVERIFY2(inverted.contains("out: inverted") && inverted != noise, qPrintable(inverted));
+
+    // A bad request says what is wrong, exits 1 and writes nothing (a bad --shift had been
+    // found after the reliability diagram's files were written).
+    const QString refused = m_root.filePath("figures-refused");
     for (const auto& [arguments, reason] : std::vector<std::pair<QStringList, QString>>{
              {{"--shift", "spin:0,10"}, "unknown shift kind"},
-             {{"--shift", "rotate:0,-5"}, "0 or more"}}) {
-      app.start(ENSEMBLELAB_GUI_PATH, QStringList{"--figures", out, "--compare", m_single} + arguments);
+             {{"--shift", "rotate:0,-5"}, "0 or more"},
+             {{"--shift", "rotate:0,15", "--shift", "noise:0.1,x"}, "not a number"},
+             {{"--ood", "fashion-mnst"}, "neither a set in the list nor a folder"}}) {
+      app.start(ENSEMBLELAB_GUI_PATH, QStringList{"--figures", refused, "--compare", m_single} + arguments);
       QVERIFY(app.waitForFinished(120000));
       const QString error = QString::fromUtf8(app.readAll());
       QCOMPARE(app.exitCode(), 1);
       QVERIFY2(error.contains(reason), qPrintable(error));
+      QVERIFY2(!QFileInfo::exists(refused), qPrintable(arguments.join(' ') + " left " + refused));
     }
+    // What only --figures takes is refused without it (the window had opened, ignoring it).
+    app.start(ENSEMBLELAB_GUI_PATH, {"--compare", m_single});
+    QVERIFY(app.waitForFinished(60000));
+    QCOMPARE(app.exitCode(), 1);
+    QVERIFY(QString::fromUtf8(app.readAll()).contains("--compare goes with --figures"));
     app.start(ENSEMBLELAB_GUI_PATH, {"--figures", out, "--compare", m_root.filePath("no-such-run")});
     QVERIFY(app.waitForFinished(60000));
     QCOMPARE(app.exitCode(), 1);

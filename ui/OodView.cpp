@@ -156,6 +156,12 @@ QString OodView::problemWithChosenSet() const {
       .arg(chosen, sets.join(", "));
 }
 
+QString OodView::chooseSet(const QString& set) {
+  if (QFileInfo(set).isDir()) return addDatasetFolder(set);
+  m_dataset->setCurrentText(set);
+  return problemWithChosenSet();
+}
+
 QString OodView::chosenSet() const { return m_dataset->currentText().trimmed(); }
 
 void OodView::setRuns(const RunChoices& runs) {

@@ -36,6 +36,9 @@ class OodView final : public QWidget {
   /// Adds a dataset folder to the choices and picks it; refuses (and returns why) a folder
   /// without MNIST-format files or of another image size than the selected runs'.
   QString addDatasetFolder(const QString& folder);
+  /// Picks `set` (a set made from the run, a dataset name, or a folder, as the CLI's --ood
+  /// takes it); returns why it cannot be scored, empty when it can.
+  QString chooseSet(const QString& set);
   void compute();
 
   QComboBox* datasetBox() const { return m_dataset; }

@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QTabWidget>
 #include <cstdio>
+#include <vector>
 
 #include "ui/AnalysisController.h"
 #include "ui/ConfusionMatrixPlot.h"
@@ -35,9 +36,10 @@ class FigureWriter {
  public:
   FigureWriter(UncertaintyView& view, const QString& folder) : m_view(view), m_folder(folder) {}
 
-  /// Starts a job with `start` and waits for it; throws its error.
+  /// Starts a job with `start` and waits for it; throws its error, or says that no job
+  /// started (the page refused what it was given: its own message says why).
   template <typename Start>
-  void compute(Start start) {
+  void compute(const QString& what, Start start) {
     QEventLoop loop;
     QString error;
     const auto connection = QObject::connect(m_view.analysis(), &AnalysisController::jobEnded, &loop,
@@ -46,9 +48,11 @@ class FigureWriter {
                                                loop.quit();
                                              });
     start();
-    if (m_view.analysis()->isBusy()) loop.exec();
+    const bool started = m_view.analysis()->isBusy();
+    if (started) loop.exec();
     QObject::disconnect(connection);
     if (!error.isEmpty()) throw FigureError{error};
+    if (!started) throw FigureError{QObject::tr("the %1 could not be computed").arg(what)};
   }
 
   /// `name`.png and `name`.csv of `plot`, and a screenshot of the page it is on.
@@ -88,12 +92,21 @@ int exportFigures(const FigureRequest& request) {
     if (request.runs.isEmpty() || request.runs.size() > 2) {
       throw FigureError{QObject::tr("--compare takes one or two run folders, comma-separated")};
     }
-    if (!QDir().mkpath(request.outputFolder)) throw FigureError{QObject::tr("cannot create %1").arg(request.outputFolder)};
+    // Everything asked for is checked before a file is written: a bad request leaves nothing.
+    std::vector<ShiftKind> shiftKinds;
+    for (const QString& spec : request.shifts) shiftKinds.push_back(parseShifts(spec.toStdString()).front().kind);
     UncertaintyView view;
     view.setAttribute(Qt::WA_DontShowOnScreen);
     view.resize(1280, 620);
     view.show();
     view.setRuns(choicesOf(request.runs));
+    if (!request.ood.isEmpty()) {
+      // The same check as the page's picker: a set made from the run, a dataset name, or a folder.
+      if (const QString problem = view.outOfDistribution()->chooseSet(request.ood); !problem.isEmpty()) {
+        throw FigureError{QObject::tr("--ood %1").arg(problem)};
+      }
+    }
+    if (!QDir().mkpath(request.outputFolder)) throw FigureError{QObject::tr("cannot create %1").arg(request.outputFolder)};
     FigureWriter writer(view, request.outputFolder);
 
     const RunRecord first = RunRecord::load(request.runs.front());
@@ -106,20 +119,19 @@ int exportFigures(const FigureRequest& request) {
       writer.save(view.reliability()->plot(), view.reliability(), "reliability");
     }
     ShiftView* shift = view.shift();
-    for (const QString& spec : request.shifts) {
-      const ShiftKind kind = parseShifts(spec.toStdString()).front().kind;  // says what is wrong with a bad one
-      shift->kindBox()->setCurrentIndex(shift->kindBox()->findData(int(kind)));
-      shift->levelsEdit()->setText(spec.section(':', 1));
-      writer.compute([&] { shift->compute(); });
-      writer.save(shift->plot(), shift, "shift-" + QString::fromStdString(shiftKindName(kind)));
+    for (std::size_t i = 0; i < shiftKinds.size(); ++i) {
+      const QString name = "shift-" + QString::fromStdString(shiftKindName(shiftKinds[i]));
+      shift->kindBox()->setCurrentIndex(shift->kindBox()->findData(int(shiftKinds[i])));
+      shift->levelsEdit()->setText(request.shifts[int(i)].section(':', 1));
+      writer.compute(name, [&] { shift->compute(); });
+      writer.save(shift->plot(), shift, name);
     }
     if (!request.ood.isEmpty()) {
-      view.outOfDistribution()->addDatasetFolder(request.ood);
-      writer.compute([&] { view.outOfDistribution()->compute(); });
+      writer.compute("out-of-distribution", [&] { view.outOfDistribution()->compute(); });
       writer.save(view.outOfDistribution()->plot(), view.outOfDistribution(), "out-of-distribution");
     }
     MistakesView* mistakes = view.mistakes();
-    writer.compute([&] { mistakes->compute(); });
+    writer.compute("confusion matrix", [&] { mistakes->compute(); });
     writer.save(mistakes->confusion()->plot(), mistakes, "confusion-matrix");
     writer.write("gallery.png", mistakes->saveContactSheet(QDir(request.outputFolder).filePath("gallery.png")));
     return 0;

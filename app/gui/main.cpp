@@ -4,6 +4,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QIcon>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -70,6 +71,16 @@ int main(int argc, char** argv) {
   QGuiApplication::setDesktopFileName("org.ensemblelab.EnsembleLab");
   QApplication::setWindowIcon(QIcon(":/icons/ensemble-lab.svg"));
 
+  if (!parser.isSet(options.figures)) {
+    // Said rather than ignored: without --figures the window would open and do none of it.
+    for (const QCommandLineOption* option : {&options.compare, &options.shift, &options.ood}) {
+      if (parser.isSet(*option)) {
+        std::fprintf(stderr, "ensemble-lab: --%s goes with --figures DIR (the figures to save); without it the window "
+                             "opens and compares the runs you select\n", qPrintable(option->names().front()));
+        return 1;
+      }
+    }
+  }
   if (parser.isSet(options.figures)) {
     return ensemble::app::exportFigures({parser.value(options.figures), parser.value(options.compare).split(',', Qt::SkipEmptyParts),
                                          parser.values(options.shift), parser.value(options.ood)});
