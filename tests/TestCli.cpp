@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QSet>
+#include <filesystem>
 #include <QMap>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -548,6 +549,25 @@ class TestCli final : public QObject {
     QCOMPARE(curves[0], QString("run,model,step,epoch,metric,value"));
     QCOMPARE(curves.size() - 1, values);
     QVERIFY(curves.filter(QRegularExpression("^b,ensemble,\\d+,1,test_accuracy,")).size() == 1);
+    // Two runs whose folders share a name (job 001 of two sweeps) are told apart by the
+    // folder above (they had one name, and two values per (run, model, step, metric)); the
+    // same run twice is refused.
+    std::filesystem::create_directories((root + "/again").toStdString());
+    std::filesystem::copy((root + "/a").toStdString(), (root + "/again/a").toStdString(),
+                          std::filesystem::copy_options::recursive);
+    r = runCli({"export", "--runs", root + "/a," + root + "/again/a", "--table", root + "/same-name.csv", "--curves",
+                root + "/same-name-curves.csv"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QString topFolder = QFileInfo(root).fileName();
+    const QStringList sameName = testing::readLines(root + "/same-name.csv");
+    QVERIFY2(sameName.size() == 3 && sameName[1].startsWith(topFolder + "/a,") && sameName[2].startsWith("again/a,"),
+             qPrintable(sameName.join('\n')));
+    QSet<QString> keys;
+    const QStringList sameNameCurves = testing::readLines(root + "/same-name-curves.csv").mid(1);
+    for (const QString& line : sameNameCurves) keys.insert(line.section(',', 0, 2) + ',' + line.section(',', 4, 4));
+    QCOMPARE(keys.size(), sameNameCurves.size());
+    r = runCli({"export", "--runs", root + "/a," + root + "/./a", "--table", root + "/twice.csv"});
+    QVERIFY2(r.exitCode != 0 && r.err.contains("twice") && !QFileInfo::exists(root + "/twice.csv"), qPrintable(r.err));
     r = runCli({"export", "--runs", root + "/a"});
     QVERIFY2(r.exitCode == 2 && r.err.contains("needs --table FILE.csv"), qPrintable(r.err));
     saw("export", {"--runs", "--table", "--curves"});

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/runs/RunComparison.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <map>
 #include <optional>
 #include <sstream>
 
+#include "core/common/Error.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
@@ -33,6 +37,52 @@ std::string number(const std::optional<double>& value) { return value ? number(*
 
 std::string curveModelName(const std::string& member) { return member == "ensemble" ? member : "member-" + member; }
 
+/// Each run's name in the files: its folder's name, or, where two runs' folders share it
+/// (job 001 of two sweeps), as much of the path above as tells them apart ("sweep-a/001-…"),
+/// so (run, model, step, metric) still names one value. The same run given twice is refused.
+std::vector<std::string> distinctRunNames(const std::vector<std::string>& runDirectories) {
+  namespace fs = std::filesystem;
+  std::vector<std::vector<std::string>> parts;  // each run's path components, the folder's own first
+  for (const std::string& directory : runDirectories) {
+    std::error_code ec;
+    fs::path path = fs::weakly_canonical(fs::absolute(directory, ec), ec);
+    if (ec) path = fs::path(directory).lexically_normal();
+    std::vector<std::string> components;
+    for (const fs::path& part : path) {
+      if (!part.empty() && part != "/") components.insert(components.begin(), part.string());
+    }
+    for (const auto& earlier : parts) {
+      if (earlier == components) {
+        throw ConfigError("--runs names " + directory + " twice; give each run once");
+      }
+    }
+    parts.push_back(std::move(components));
+  }
+  std::vector<std::size_t> depth(parts.size(), 1);
+  const auto nameAt = [&](std::size_t run) {
+    std::string name;
+    for (std::size_t i = std::min(depth[run], parts[run].size()); i-- > 0;) name += parts[run][i] + (i ? "/" : "");
+    return name;
+  };
+  for (bool clash = true; clash;) {
+    clash = false;
+    std::map<std::string, std::vector<std::size_t>> byName;
+    for (std::size_t run = 0; run < parts.size(); ++run) byName[nameAt(run)].push_back(run);
+    for (const auto& [name, runs] : byName) {
+      if (runs.size() < 2) continue;
+      for (std::size_t run : runs) {
+        if (depth[run] < parts[run].size()) {
+          ++depth[run];
+          clash = true;
+        }
+      }
+    }
+  }
+  std::vector<std::string> names;
+  for (std::size_t run = 0; run < parts.size(); ++run) names.push_back(nameAt(run));
+  return names;
+}
+
 }  // namespace
 
 std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
@@ -40,10 +90,12 @@ std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
   out << "run,status,mode,model,dataset,devices,replicas,seed,lr,momentum,weight_decay,batch_size,epochs,epochs_completed,"
          "test_accuracy,test_nll,test_brier,test_ece,mean_member_accuracy,disagreement,seconds_per_epoch,"
          "images_per_second,train_limit,test_limit\n";
-  for (const std::string& directory : runDirectories) {
+  const std::vector<std::string> names = distinctRunNames(runDirectories);
+  for (std::size_t run = 0; run < runDirectories.size(); ++run) {
+    const std::string& directory = runDirectories[run];
     const RunSummary s = RunSummary::read(RunDirectory(directory).summaryPath());
     const ExperimentConfig& setup = s.setup;
-    out << csvField(RunDirectory::nameOf(directory)) << ',' << runStatusName(s.status) << ',' << modeName(setup.mode)
+    out << csvField(names[run]) << ',' << runStatusName(s.status) << ',' << modeName(setup.mode)
         << ',' << modelName(setup.model) << ',' << csvField(setup.dataset) << ',' << csvField(s.devices) << ','
         << s.replicas << ',' << setup.seed << ',' << number(setup.learningRate) << ',' << number(setup.momentum) << ','
         << number(setup.weightDecay) << ','
@@ -66,8 +118,10 @@ std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
 std::string runCurvesCsv(const std::vector<std::string>& runDirectories) {
   std::ostringstream out;
   out << "run,model,step,epoch,metric,value\n";
-  for (const std::string& directory : runDirectories) {
-    const std::string run = csvField(RunDirectory::nameOf(directory));
+  const std::vector<std::string> names = distinctRunNames(runDirectories);
+  for (std::size_t index = 0; index < runDirectories.size(); ++index) {
+    const std::string& directory = runDirectories[index];
+    const std::string run = csvField(names[index]);
     for (const MetricsRow& row : readMetricsCsv(RunDirectory(directory).metricsPath())) {
       const std::string prefix = run + ',' + csvField(curveModelName(row.member)) + ',' + std::to_string(row.step) + ',' +
                                  std::to_string(row.epoch) + ',';

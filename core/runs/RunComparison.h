@@ -11,6 +11,8 @@
 //   (model: member-0, member-1, ... or ensemble; metric: train_loss, train_accuracy,
 //   test_loss, test_accuracy; a test point's step is the step its epoch ended at).
 // Values a run does not have yet (no evaluation before its first epoch) are left empty.
+// A run is named by its folder's name; runs whose folders share a name (job 001 of two
+// sweeps) by as much of the path above as tells them apart. A run given twice is refused.
 // Torch-free.
 #include <string>
 #include <vector>
