@@ -844,6 +844,48 @@ class TestCli final : public QObject {
     QCOMPARE(summary["epochs_completed"].toInt(), 6);
   }
 
+  // A hang-up (a closed terminal, a dropped ssh connection) stops a run as Ctrl-C does, and a
+  // reader that goes away (`train | head`) does not end it: both had killed the run and left
+  // its summary "running" (and the table of runs said so, of a run nobody trained).
+  void aHangUpStopsTheRunAndAClosedPipeDoesNotEndIt() {
+    const QString hungUp = m_dir.filePath("hung-up");
+    QProcess process;
+    process.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--devices", "cpu*2", "--epochs", "6", "--out", hungUp});
+    QVERIFY(process.waitForStarted());
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += process.readAllStandardError()).contains("epoch 1/6 done"), 120000);
+    ::kill(pid_t(process.processId()), SIGHUP);
+    QVERIFY(process.waitForFinished(60000));
+    err += process.readAllStandardError();
+    QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 130, err.constData());
+    QVERIFY2(err.contains("resume with: ensemble-lab-cli resume --run"), err.constData());
+    QCOMPARE(readJson(hungUp + "/summary.json")["status"].toString(), QString("stopped"));
+    QVERIFY(QFileInfo(hungUp + "/checkpoints/latest").exists());
+
+    // `head -1` reads the first line and goes; the run trains on to its end (its exit status,
+    // PIPESTATUS[0], is 0: it had been 141, killed by SIGPIPE).
+    const QString piped = m_dir.filePath("piped");
+    process.start("bash", {"-c", "\"$0\" train --dataset synthetic --devices 'cpu*2' --epochs 2 --log-every 1 --out \"$1\" "
+                                 "2>&1 | head -1; exit ${PIPESTATUS[0]}",
+                           ENSEMBLELAB_CLI_PATH, piped});
+    QVERIFY(process.waitForFinished(300000));
+    QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0,
+             qPrintable(QString("exit %1: %2").arg(process.exitCode()).arg(QString::fromUtf8(process.readAll()))));
+    QCOMPARE(readJson(piped + "/summary.json")["status"].toString(), QString("completed"));
+
+    // A process killed outright leaves "running": the table calls it what it is.
+    QJsonObject summary = readJson(piped + "/summary.json");
+    summary["status"] = "running";
+    QFile file(piped + "/summary.json");
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(QJsonDocument(summary).toJson());
+    file.close();
+    const Result table = runCli({"export", "--runs", piped, "--table", m_dir.filePath("killed.csv")});
+    QVERIFY2(table.exitCode == 0, qPrintable(table.err));
+    QVERIFY2(testing::readLines(m_dir.filePath("killed.csv")).value(1).startsWith("piped,interrupted,"),
+             qPrintable(testing::readLines(m_dir.filePath("killed.csv")).join('\n')));
+  }
+
   // A dataset folder given relative to where the run started is recorded as an absolute
   // path, so the run resumes and evaluates from any other working directory.
   void aRelativeDatasetFolderIsRecordedAbsolute() {

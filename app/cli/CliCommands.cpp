@@ -21,6 +21,7 @@
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
 #include "core/io/RunWriterLock.h"
+#include "core/comm/BrokenPipes.h"
 #include "core/runs/RunExport.h"
 #include "core/runs/RunSummary.h"
 #include "core/metrics/EvaluationJson.h"
@@ -56,8 +57,12 @@ void catchStopSignals() {
   action.sa_handler = handleStopSignal;
   action.sa_flags = SA_RESETHAND;  // a second signal kills, as without the handler
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  // A hang-up (the terminal closed, the ssh connection dropped) stops the run as Ctrl-C
+  // does: checkpointed, "stopped", resumable. It had killed it, its summary left "running".
+  for (const int stop : {SIGINT, SIGTERM, SIGHUP}) sigaction(stop, &action, nullptr);
+  // Nor does a reader that went away (`train ... | head`) end the run: its progress lines
+  // are then written nowhere, and it trains on to its end (its files say how it went).
+  ignoreBrokenPipes();
 }
 
 bool stopSignalled() { return g_stopSignalled != 0; }

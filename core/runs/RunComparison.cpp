@@ -12,6 +12,7 @@
 #include "core/io/AtomicFile.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
+#include "core/io/RunWriterLock.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/runs/RunSummary.h"
 
@@ -95,7 +96,9 @@ std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
     const std::string& directory = runDirectories[run];
     const RunSummary s = RunSummary::read(RunDirectory(directory).summaryPath());
     const ExperimentConfig& setup = s.setup;
-    out << csvField(names[run]) << ',' << runStatusName(s.status) << ',' << modeName(setup.mode)
+    // A summary that says "running" while no process holds the run was left by a killed one.
+    const bool killed = s.status == RunStatus::Running && !RunWriterLock::heldElsewhere(directory);
+    out << csvField(names[run]) << ',' << (killed ? "interrupted" : runStatusName(s.status)) << ',' << modeName(setup.mode)
         << ',' << modelName(setup.model) << ',' << csvField(setup.dataset) << ',' << csvField(s.devices) << ','
         << s.replicas << ',' << setup.seed << ',' << number(setup.learningRate) << ',' << number(setup.momentum) << ','
         << number(setup.weightDecay) << ','

@@ -10,7 +10,8 @@
 //     run,model,step,epoch,metric,value
 //   (model: member-0, member-1, ... or ensemble; metric: train_loss, train_accuracy,
 //   test_loss, test_accuracy; a test point's step is the step its epoch ended at).
-// Values a run does not have yet (no evaluation before its first epoch) are left empty.
+// A run whose summary says "running" but that no process is training (it was killed) is
+// "interrupted", as the window calls it. Values a run does not have yet (no evaluation before its first epoch) are left empty.
 // A run is named by its folder's name; runs whose folders share a name (job 001 of two
 // sweeps) by as much of the path above as tells them apart. A run given twice is refused.
 // Torch-free.
