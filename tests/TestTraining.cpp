@@ -374,8 +374,8 @@ class TestTraining final : public QObject {
   void scoresReadBackInBulkNameTheStepThatDiverged() {
     // Step numbers stay on the device until a logged row, a checkpoint or the epoch's end
     // needs them; read back 1 or 1000 steps late, the divergence is named at the same step.
-    const auto failure = [](int64_t logEvery) {
-      QTemporaryDir dir;
+    QTemporaryDir everyStepDir, inBulkDir;
+    const auto failure = [](const QTemporaryDir& dir, int64_t logEvery) {
       ExperimentConfig config = testing::smallConfig("ensemble", "cpu*2");
       config.learningRate = 50;
       config.logEvery = logEvery;
@@ -383,13 +383,33 @@ class TestTraining final : public QObject {
           Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
       return QString::fromStdString(finished.message);
     };
-    const QString everyStep = failure(1), inBulk = failure(1000);
+    const QString everyStep = failure(everyStepDir, 1), inBulk = failure(inBulkDir, 1000);
     const QRegularExpression step("became (NaN|infinite) at step (\\d+)");
     const QRegularExpressionMatch a = step.match(everyStep), b = step.match(inBulk);
     QVERIFY2(a.hasMatch(), qPrintable(everyStep));
     QVERIFY2(b.hasMatch(), qPrintable(inBulk));
     QCOMPARE(b.captured(2), a.captured(2));
-    QVERIFY(a.captured(2).toInt() > 1);  // diverged after some steps, not at the first
+    const int64_t diverged = a.captured(2).toInt();
+    QVERIFY(diverged > 1);  // diverged after some steps, not at the first
+    // Logged in bulk, the finite steps before it are still in metrics.csv: one row a model at
+    // the last finite step, the mean of the rows logged every step (they had been dropped).
+    const auto rowsOf = [](const QTemporaryDir& dir) {
+      return readMetricsCsv(RunDirectory(dir.path().toStdString()).metricsPath());
+    };
+    const std::vector<MetricsRow> bulk = rowsOf(inBulkDir), each = rowsOf(everyStepDir);
+    QCOMPARE(bulk.size(), std::size_t(3));  // member 0, member 1, the ensemble
+    for (const MetricsRow& row : bulk) {
+      QCOMPARE(row.step, diverged - 1);
+      double sum = 0;
+      int64_t steps = 0;
+      for (const MetricsRow& single : each) {
+        if (single.member == row.member && single.trainLoss) sum += *single.trainLoss, steps += 1;
+      }
+      QCOMPARE(steps, diverged - 1);
+      QVERIFY2(row.trainLoss && std::abs(*row.trainLoss - sum / double(steps)) < 1e-9 * std::max(1.0, std::abs(sum)),
+               qPrintable(QString("%1: %2, the steps' mean %3").arg(QString::fromStdString(row.member))
+                              .arg(row.trainLoss.value_or(-1)).arg(sum / double(steps))));
+    }
   }
 
   void anUpdateThatRuinsTheWeightsStopsTheRunBeforeTheyAreScoredOrSaved() {

@@ -97,6 +97,9 @@ struct RunSession {
   /// Moves the position on by one step of `seconds`.
   void advance(double seconds);
   void logStep(TrainingObserver* observer, bool logged, int64_t sessionSteps, double sessionSeconds);
+  /// After a divergence: the training rows of the finite steps since the last logged one, at
+  /// `lastFiniteStep` (how the loss grew is what the user looks for; they had been dropped).
+  void logStepsBeforeDivergence(int64_t lastFiniteStep);
   /// Evaluates, writes the epoch's metrics rows and moves the state to the next epoch.
   EpochEvent finishEpoch(double epochSeconds);
   /// Evaluates between epoch ends (eval_every) and writes the test rows of this step.

@@ -78,6 +78,15 @@ void RunSession::logStep(TrainingObserver* observer, bool logged, int64_t sessio
   if (observer) observer->onStep(event);
 }
 
+void RunSession::logStepsBeforeDivergence(int64_t lastFiniteStep) {
+  // The ledger recorded each step up to the one that diverged: the window holds the finite
+  // ones since the last logged row (none where it diverged at a window's first step).
+  if (state.window.empty() || state.window.front().steps == 0 || lastFiniteStep > state.globalStep) return;
+  RunState upToThen = state;
+  upToThen.globalStep = lastFiniteStep;
+  recorder->writeTrainingRows(upToThen);
+}
+
 EpochEvent RunSession::finishEpoch(double epochSeconds) {
   EpochEvent event;
   event.epoch = state.epoch + 1;
@@ -229,6 +238,13 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     finished.message = describeCurrentException();
     if (const std::optional<DivergenceError> diverged = divergenceOf(std::current_exception())) {
       lastFiniteStep = diverged->lastFiniteStep();
+      if (folderOpen) {
+        try {
+          d.logStepsBeforeDivergence(*lastFiniteStep);
+        } catch (const Error&) {
+          // The rows are a help, not the failure: the message below still says what happened.
+        }
+      }
       // Which checkpoint still holds good weights: the last one may hold the ones that
       // diverged (written at the step before a NaN loss), and resuming it repeats the NaN.
       if (d.communicator->processRank() == 0) {
