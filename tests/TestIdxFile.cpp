@@ -30,18 +30,30 @@ class TestIdxFile final : public QObject {
   Q_OBJECT
 
  private slots:
+  // Also a gzip file of several members one after another (`cat a.gz b.gz`, pigz, bgzip),
+  // which gzip reads as one: only the first had been read ("truncated ... copy it again").
   void readsRawAndGzipAlike_data() {
-    QTest::addColumn<bool>("gz");
-    QTest::newRow("raw") << false;
-    QTest::newRow("gzip") << true;
+    QTest::addColumn<int>("gzipMembers");
+    QTest::newRow("raw") << 0;
+    QTest::newRow("gzip") << 1;
+    QTest::newRow("gzip of two members, the header split") << 2;
+    QTest::newRow("gzip of three members") << 3;
   }
   void readsRawAndGzipAlike() {
-    QFETCH(bool, gz);
+    QFETCH(int, gzipMembers);
     QTemporaryDir dir;
     const QByteArray payload = pattern(5 * 7 * 3);
     const QByteArray raw = idxBytes({5, 7, 3}, payload);
     const QString path = dir.filePath("images");
-    writeFile(path, gz ? gzipped(raw) : raw);
+    const std::vector<int> cuts = gzipMembers == 2 ? std::vector<int>{0, 3, int(raw.size())}
+                                                   : std::vector<int>{0, 20, 60, int(raw.size())};
+    QByteArray file = raw;
+    if (gzipMembers == 1) file = gzipped(raw);
+    if (gzipMembers > 1) {
+      file.clear();
+      for (std::size_t i = 0; i + 1 < cuts.size(); ++i) file += gzipped(raw.mid(cuts[i], cuts[i + 1] - cuts[i]));
+    }
+    writeFile(path, file);
     const IdxArray array = readIdxFile(path.toStdString());
     QCOMPARE(array.dims, (std::vector<std::uint32_t>{5, 7, 3}));
     QCOMPARE(array.data.size(), std::size_t(payload.size()));

@@ -123,7 +123,7 @@ static std::vector<std::uint8_t> inflateGzip(const std::vector<std::uint8_t>& co
   std::vector<std::uint8_t> out;
   std::uint8_t chunk[1 << 16];
   int status = Z_OK;
-  while (status != Z_STREAM_END) {
+  for (;;) {
     const uInt feed = uInt(std::min<std::size_t>(inputLeft, std::numeric_limits<uInt>::max()));
     stream.avail_in = feed;
     stream.next_out = chunk;
@@ -149,6 +149,15 @@ static std::vector<std::uint8_t> inflateGzip(const std::vector<std::uint8_t>& co
                          " bytes, more than its IDX header declares; the file is corrupt");
     }
     out.insert(out.end(), chunk, chunk + produced);
+    if (status == Z_STREAM_END) {
+      // A gzip file may hold several members one after another (`cat a.gz b.gz`, pigz,
+      // bgzip): gzip reads them all as one, and so do we. Bytes after the last that are not
+      // a member are left alone (the IDX header's count decides what is missing).
+      if (inputLeft < 2 || stream.next_in[0] != 0x1f || stream.next_in[1] != 0x8b) break;
+      inflateReset(&stream);
+      status = Z_OK;
+      continue;
+    }
     if (status == Z_BUF_ERROR && produced == 0) break;
   }
   inflateEnd(&stream);
