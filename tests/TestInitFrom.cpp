@@ -273,6 +273,40 @@ class TestInitFrom final : public QObject {
     QVERIFY(!QFileInfo::exists(refused));
   }
 
+  // Weights holding a NaN or an infinity cannot train: refused by name before anything is
+  // written (they had trained to a NaN loss at step 1, blamed on the learning rate, and left
+  // a failed run). Needs no Python: the earlier run's checkpoint, one value spoilt.
+  void refusesWeightsThatAreNotFinite() {
+    const QString earlier = m_dir.filePath("before-spoilt");
+    REQUIRE_COMPLETED(Trainer::create(smallEnsemble(), earlier.toStdString())->run(nullptr, nullptr));
+    CheckpointData saved = readCheckpoint(latestCheckpoint((earlier + "/checkpoints").toStdString()));
+    std::string spoilt;
+    for (const auto& item : saved.weights[1]) {
+      if (item.value().is_floating_point() && item.value().numel() > 3) spoilt = item.key();
+    }
+    QVERIFY(!spoilt.empty());
+    for (const double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+      CheckpointData copy = saved;
+      copy.weights[1] = copy.weights[1].copy();
+      torch::Tensor tensor = copy.weights[1].at(spoilt).clone();
+      tensor.view({-1})[2] = bad;
+      copy.weights[1].insert_or_assign(spoilt, tensor);
+      const QString folder = m_dir.filePath(std::isnan(bad) ? "spoilt-nan" : "spoilt-inf");
+      const std::string checkpoint = writeCheckpoint(folder.toStdString(), 1, copy);
+      const QString run = folder + "-run";
+      const QString message = refusal([&] { Trainer::create(smallEnsemble(checkpoint), run.toStdString()); });
+      QVERIFY2(message.contains(QString::fromStdString(checkpoint + "/member-1.pt holds 1 of ")) &&
+                   message.contains(QString::fromStdString("'" + spoilt + "' that are NaN or infinite")) &&
+                   message.contains("without --init-from"),
+               qPrintable(message));
+      QVERIFY(!QFileInfo::exists(run));
+    }
+    // Member 0's file, untouched, is taken.
+    const QString fromGood = m_dir.filePath("from-unspoilt-member");
+    const std::string good = latestCheckpoint(m_dir.filePath("spoilt-nan").toStdString()) + "/member-0.pt";
+    REQUIRE_COMPLETED(Trainer::create(smallEnsemble(good), fromGood.toStdString())->run(nullptr, nullptr));
+  }
+
   void theCliRefusesWithTheMessage() {
     if (m_pythons.isEmpty()) QSKIP("no fixtures");
     const QString out = m_dir.filePath("cli-refused");

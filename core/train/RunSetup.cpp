@@ -324,10 +324,25 @@ void refuseOptimizerStateAsWeights(const std::string& file) {
 
 namespace {
 
-/// The weights of one init_from file (a state_dict torch.save wrote).
+/// The weights of one init_from file (a state_dict torch.save wrote). Weights with a NaN or
+/// an infinity cannot train: refused here, naming the entry (they had trained to a NaN loss
+/// at step 1, blamed on the learning rate, and left a failed run behind).
 TensorDict readInitialWeights(const std::string& file) {
   refuseOptimizerStateAsWeights(file);
-  return readPyTorchStateDict(file);
+  TensorDict weights = readPyTorchStateDict(file);
+  for (const auto& item : weights) {
+    const torch::Tensor& tensor = item.value();
+    if (!tensor.is_floating_point() || tensor.numel() == 0) continue;
+    const int64_t notFinite = tensor.numel() - torch::isfinite(tensor).sum().item<int64_t>();
+    if (notFinite == 0) continue;
+    throw ConfigError(mention::field("init_from") + " file " + file + " holds " + std::to_string(notFinite) + " of " +
+                          std::to_string(tensor.numel()) + " values in '" + item.key() +
+                          "' that are NaN or infinite: such weights cannot train. Start from other weights (a "
+                          "checkpoint written before the run that saved these diverged) or without " +
+                          mention::field("init_from"),
+                      "init_from");
+  }
+  return weights;
 }
 
 }  // namespace
