@@ -364,6 +364,28 @@ class TestSweep final : public QObject {
     }
   }
 
+  // A sweep folder that cannot be made says why (on a read-only disk it had said "cannot
+  // create .../sweep.json: No such file or directory"). Needs root for a read-only mount.
+  void aSweepFolderThatCannotBeMadeSaysWhy() {
+    const QString readOnly = m_dir.filePath("read-only");
+    QVERIFY(QDir().mkpath(readOnly));
+    const QString mountReadOnly = "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && ";
+    QProcess probe;
+    probe.start("unshare", {"-m", "sh", "-c", mountReadOnly + "! touch \"$1\"/probe 2>/dev/null", "sh", readOnly});
+    if (!probe.waitForFinished(30000) || probe.exitStatus() != QProcess::NormalExit || probe.exitCode() != 0) {
+      QSKIP("no read-only mount here (needs root and unshare)");
+    }
+    QProcess sweep;
+    sweep.start("unshare", QStringList{"-m", "sh", "-c", mountReadOnly + "exec \"$0\" sweep --grid seed=0,1 --epochs 1 --out \"$1\"/sweep " +
+                                                             kTiny.join(' '),
+                                       ENSEMBLELAB_CLI_PATH, readOnly});
+    QVERIFY(sweep.waitForFinished(120000));
+    const QString err = QString::fromUtf8(sweep.readAllStandardError());
+    QVERIFY2(sweep.exitCode() == 1 && err.contains("cannot create sweep folder " + readOnly + "/sweep: Read-only file system") &&
+                 err.contains("choose a folder you can write to (--out DIR)"),
+             qPrintable(err));
+  }
+
   void aSignalBetweenJobsStopsTheSweep() {
     // SIGINT as job 2 starts (it loads Fashion-MNIST, so it is most likely still loading):
     // no run is training yet, and the sweep must stop all the same, resumable.

@@ -213,6 +213,8 @@ Sweep planSweep(const ExperimentConfig& base, const std::vector<SweepAxis>& grid
 void writeSweep(const std::string& folder, const Sweep& sweep) {
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
+  // Said as it is (a read-only disk), not as the missing folder writing into it then meets.
+  if (ec) throw IoError(describeIoFailure("cannot create sweep folder", folder, ec.value()));
   writeFileAtomically(folder + "/" + kFileName, sweep.toJson().dump(2) + "\n");
 }
 
