@@ -470,6 +470,14 @@ class TestDistributed final : public QObject {
     EXPECT_EXIT(rank1, 130);
     EXPECT_EXIT(rank0, 130);  // the stop is agreed: rank 0 stops at the same step
     QVERIFY(!QFile::exists(elsewhere));
+    // Rank 1 names no folder of its own (it had printed its --out as the run folder, and
+    // as the folder to resume, though it writes none); rank 0 names its own.
+    const QString said1 = rank1.errors(), said0 = rank0.errors();
+    QVERIFY2(said1.contains("run folder: rank 0's (this rank writes none)") && !said1.contains(elsewhere) &&
+                 said1.contains("resume every rank with the same group flags"),
+             qPrintable(said1));
+    QVERIFY2(said0.contains("run folder: " + group) && said0.contains("resume with: ensemble-lab-cli resume --run " + group),
+             qPrintable(said0));
     const QJsonObject stopped = readJson(group + "/summary.json");
     QCOMPARE(stopped["status"].toString(), QString("stopped"));
     const int stoppedAt = stopped["steps_completed"].toInt();

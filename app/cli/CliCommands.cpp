@@ -123,7 +123,7 @@ RunFinishedEvent trainAndReport(Trainer& trainer) {
   } else {
     catchStopSignals();
   }
-  ProgressPrinter printer(stderr);
+  ProgressPrinter printer(stderr, trainer.processRank());
   const RunFinishedEvent finished = trainer.run(&printer, &control);
   g_control.store(nullptr);
   const bool leader = trainer.processRank() == 0;

@@ -8,8 +8,8 @@
 #include "core/common/TextFormat.h"
 
 namespace ensemble::cli {
-ProgressPrinter::ProgressPrinter(std::FILE* stream)
-    : m_stream(stream), m_live(::isatty(::fileno(stream)) != 0) {}
+ProgressPrinter::ProgressPrinter(std::FILE* stream, int processRank)
+    : m_stream(stream), m_live(::isatty(::fileno(stream)) != 0), m_processRank(processRank) {}
 
 void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
   m_ensemble = event.config.mode == TrainingMode::Ensemble && event.replicas > 1;
@@ -24,7 +24,9 @@ void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
                event.startStep > 0 ? (" from step " + std::to_string(event.startStep)).c_str() : "",
                event.config.dataset.c_str(), static_cast<long long>(event.trainSamples),
                static_cast<long long>(event.imageHeight), static_cast<long long>(event.imageWidth),
-               static_cast<long long>(event.classes), event.runDirectory.c_str());
+               static_cast<long long>(event.classes),
+               // Another rank's own path names no folder: it writes none (rank 0 writes --out).
+               m_processRank == 0 ? event.runDirectory.c_str() : "rank 0's (this rank writes none)");
   std::fflush(m_stream);
 }
 

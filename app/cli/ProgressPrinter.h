@@ -11,7 +11,8 @@ namespace ensemble::cli {
 
 class ProgressPrinter final : public TrainingObserver {
  public:
-  explicit ProgressPrinter(std::FILE* stream);
+  /// `processRank`: this process's rank in a process group; only rank 0 writes a run folder.
+  explicit ProgressPrinter(std::FILE* stream, int processRank = 0);
 
   void onRunStarted(const RunStartedEvent& event) override;
   void onStep(const StepEvent& event) override;
@@ -31,6 +32,7 @@ class ProgressPrinter final : public TrainingObserver {
   std::chrono::steady_clock::time_point m_lastPrint{};
   ModelScore m_lastLogged;
   bool m_ensemble = false;
+  int m_processRank = 0;
 };
 
 }  // namespace ensemble::cli

@@ -129,8 +129,11 @@ RunFinishedEvent RunSession::stop(TrainingObserver* observer) {
   RunFinishedEvent finished;
   finished.runDirectory = runPath;
   finished.status = RunStatus::Stopped;
+  // Rank 0 names its folder; another rank's own path is no folder (it writes none).
   finished.message = "stopped at step " + std::to_string(state.globalStep) +
-                     "; resume with: " + mention::resumeCommand(runPath);
+                     (communicator->processRank() == 0
+                          ? "; resume with: " + mention::resumeCommand(runPath)
+                          : "; resume every rank with the same group flags and resume --run, naming rank 0's run folder");
   finished.summary = writeSummary(finished.status, finished.message);
   recorder->releaseFolder();
   if (observer) observer->onRunFinished(finished);
