@@ -700,6 +700,10 @@ class TestCli final : public QObject {
     QTest::newRow("lr not a number") << (QStringList{"train", "--lr", "fast"} + quick) << "--lr expects a number" << 1;
     // A number too large or small to hold is said to be out of range, with the range: "expects
     // a number" would send the user looking for a typo.
+    // C's hex floats, which strtod reads, are no number here: "0x10" had trained at lr 16.
+    QTest::newRow("lr in hex") << (QStringList{"train", "--lr", "0x10"} + quick) << "--lr expects a number, got '0x10'" << 1;
+    QTest::newRow("momentum as a hex float") << (QStringList{"train", "--momentum", "0x0.8"} + quick)
+                                             << "--momentum expects a number, got '0x0.8'" << 1;
     QTest::newRow("lr too large to hold") << (QStringList{"train", "--lr", "1e400"} + quick)
                                           << "--lr 1e400 is out of range: a number is at most about 1.8e308 in size" << 1;
     QTest::newRow("lr too small to hold") << (QStringList{"train", "--lr", "1e-400"} + quick)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// A number typed as text, all of it: "12" reads 12, "12x", "" or "1e99999" read nothing.
+// A number typed as text, all of it: "12" reads 12, "12x", "", "0x10" or "1e99999" read nothing.
 // The CLI's flags and the bench's arguments are parsed through it, each front end saying
 // in its own words what was wrong; *OutOfRange tell a number too large (or small) to hold
 // from a typo.
@@ -34,7 +34,20 @@ inline std::optional<std::uint64_t> wholeUnsigned(const std::string& text) {
   return std::nullopt;
 }
 
+/// Written as people write numbers: decimal digits, a point, an exponent, a sign ("0.1",
+/// "-2.5e-3"), or inf and nan (which the settings' checks then refuse by name). strtod also
+/// reads C's hex floats ("0x10" is 16, "0x1p-3" 0.125): a typo there must not train at
+/// another rate.
+inline bool writtenInDecimal(const std::string& text) {
+  std::string lower;
+  for (const char c : text) lower += char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  const std::string unsigned_ = !lower.empty() && (lower[0] == '+' || lower[0] == '-') ? lower.substr(1) : lower;
+  if (unsigned_ == "inf" || unsigned_ == "infinity" || unsigned_ == "nan") return true;
+  return !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos;
+}
+
 inline std::optional<double> wholeNumber(const std::string& text) {
+  if (!writtenInDecimal(text)) return std::nullopt;
   try {
     std::size_t used = 0;
     const double value = std::stod(text, &used);
@@ -58,6 +71,7 @@ inline std::string integerOutOfRange(const std::string& text) {
 /// Where `text` is written as a number but a double cannot hold it (1e400, 1e-400), the
 /// range it can, as integerOutOfRange says; empty otherwise.
 inline std::string numberOutOfRange(const std::string& text) {
+  if (!writtenInDecimal(text)) return "";
   char* end = nullptr;
   errno = 0;
   const double value = std::strtod(text.c_str(), &end);
