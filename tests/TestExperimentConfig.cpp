@@ -381,12 +381,18 @@ class TestExperimentConfig final : public QObject {
   void messagesNameSettingsInEachFrontEndsWords() {
     const std::string message = "try a smaller {{lr}} or {{batch_size}}; see {{out}}; {{resume:/r 1}}; {{nope}} {{";
     QCOMPARE(phraseMessage(message, FieldNaming::Flags),
-             std::string("try a smaller --lr or --batch-size; see --out DIR; ensemble-lab-cli resume --run /r 1; nope {{"));
+             std::string("try a smaller --lr or --batch-size; see --out DIR; ensemble-lab-cli resume --run '/r 1'; nope {{"));
     QCOMPARE(phraseMessage(message, FieldNaming::Labels),
              std::string("try a smaller \"Learning rate\" or \"Batch size\"; see another runs folder; "
                          "Run > Resume selected run, with r 1 selected; nope {{"));
     QCOMPARE(phraseMessage(message, FieldNaming::Keys),
-             std::string("try a smaller lr or batch_size; see out; ensemble-lab-cli resume --run /r 1; nope {{"));
+             std::string("try a smaller lr or batch_size; see out; ensemble-lab-cli resume --run '/r 1'; nope {{"));
+    // The command is one to copy into a shell: a path is quoted where the shell would split
+    // or read it (it was not: "resume --run runs/my run" resumed "runs/my").
+    QCOMPARE(phraseMessage("{{resume:runs/ü-1,a=b@c+d%e:f}}", FieldNaming::Flags),
+             std::string("ensemble-lab-cli resume --run runs/ü-1,a=b@c+d%e:f"));
+    QCOMPARE(phraseMessage("{{resume:/it's $HOME}}", FieldNaming::Flags),
+             std::string("ensemble-lab-cli resume --run '/it'\\''s $HOME'"));
     // Actions the window offers by its own controls, not by CLI commands.
     const std::string actions = "see " + mention::listDevices() + "; " + mention::startRun() + "; " + mention::startSweep();
     QCOMPARE(phraseMessage(actions, FieldNaming::Flags),

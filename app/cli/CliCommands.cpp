@@ -22,6 +22,7 @@
 #include "core/io/RunDirectory.h"
 #include "core/io/RunWriterLock.h"
 #include "core/comm/BrokenPipes.h"
+#include "core/common/TextFormat.h"
 #include "core/runs/RunExport.h"
 #include "core/runs/RunSummary.h"
 #include "core/metrics/EvaluationJson.h"
@@ -221,7 +222,7 @@ int commandTrain(const CliOptions& options) {
   }
   if (group.rank == 0 && outHoldsARun) {
     throw ConfigError("run folder " + out + " already holds a run; choose another --out, or " +
-                      "continue it with `ensemble-lab-cli resume --run " + out + "`");
+                      "continue it with `ensemble-lab-cli resume --run " + shellWord(out) + "`");
   }
   if (const std::string why = RunDirectory(out).whyNotANewRunFolder(); group.rank == 0 && !why.empty()) {
     throw ConfigError("--out " + why + "; choose a new or empty folder");
@@ -369,7 +370,7 @@ int commandExport(const CliOptions& options) {
   if (options.has("tensorboard")) {
     const TensorBoardExported exported = exportTensorBoard(options.value("run"), options.value("tensorboard"));
     std::fprintf(stderr, "ensemble-lab-cli: wrote the TensorBoard log to %s (tensorboard --logdir %s)\n",
-                 options.value("tensorboard").c_str(), options.value("tensorboard").c_str());
+                 options.value("tensorboard").c_str(), shellWord(options.value("tensorboard")).c_str());
     if (!exported.learningRates) {
       std::fprintf(stderr, "ensemble-lab-cli: note: %s has no config.json, so the log has no train/learning_rate "
                    "(put the run's config.json back and export again to add it)\n", options.value("run").c_str());

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/common/Error.h"
+#include "core/common/TextFormat.h"
 #include "core/common/FieldMention.h"
 #include "core/common/JsonInteger.h"
 #include "core/common/NumberText.h"
@@ -370,7 +371,7 @@ std::string phraseMention(const std::string& mention, FieldNaming naming, const 
     // said "Resume selected run" while another run was selected).
     return naming == FieldNaming::Labels
                ? "Run > Resume selected run, with " + std::filesystem::path(folder).filename().string() + " selected"
-               : "ensemble-lab-cli resume --run " + run;
+               : "ensemble-lab-cli resume --run " + shellWord(run);
   }
   if (mention == "devices-list") {
     return naming == FieldNaming::Labels ? "the Devices list of the Experiment panel" : "`ensemble-lab-cli devices`";
