@@ -692,7 +692,10 @@ class TestCli final : public QObject {
     QTest::newRow("count mismatch") << QStringList{"train", "--dataset", "@broken/count"} << "the two files must come from the same split" << 1;
     QTest::newRow("a stray label") << QStringList{"train", "--dataset", "@broken/label"} << "so classes 0-200, but only" << 1;
     QTest::newRow("batch 0") << (QStringList{"train", "--batch-size", "0"} + quick) << "batch size (batch_size) must be at least 1" << 1;
-    QTest::newRow("batch > training set") << (QStringList{"train", "--batch-size", "300", "--train-limit", "200"} + quick) << "larger than the 200 training samples" << 1;
+    QTest::newRow("batch > training set") << (QStringList{"train", "--batch-size", "300", "--train-limit", "200"} + quick) << "larger than the 200 training samples; use a smaller --batch-size or a larger --train-limit" << 1;
+    // Without a limit, a larger one cannot help (it had been suggested all the same).
+    QTest::newRow("batch > the dataset") << QStringList{"train", "--dataset", "synthetic", "--batch-size", "4096"}
+                                         << "larger than the 2048 training samples the dataset holds; use a --batch-size of at most 2048" << 1;
     QTest::newRow("negative lr") << (QStringList{"train", "--lr", "-1"} + quick) << "learning rate (lr) must be a positive" << 1;
     QTest::newRow("zero lr") << (QStringList{"train", "--lr", "0"} + quick) << "learning rate (lr) must be a positive" << 1;
     QTest::newRow("NaN lr") << (QStringList{"train", "--lr", "nan"} + quick) << "learning rate (lr) must be a positive" << 1;
