@@ -119,7 +119,7 @@ Usage:
   ensemble-lab-cli predict --run DIR [--dataset NAME|DIR] [--test-limit N] [--shift KIND:LEVEL]
                            --out FILE.csv
       Write every model's probabilities for every test image:
-      index,label,model,p0,...,p9 (model: member-0 ... member-N-1, ensemble).
+      index,label,model,p0,...,p{C-1} (C classes; model: member-0 ... member-N-1, ensemble).
   ensemble-lab-cli export --run DIR [--to FILE.json|FILE.csv] [--tensorboard FOLDER]
       Write a run's metrics for other tools: .csv is metrics.csv; .json holds its config,
       summary and every curve (the window's Export writes the same); --tensorboard

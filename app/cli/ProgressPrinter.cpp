@@ -15,7 +15,7 @@ void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
   m_ensemble = event.config.mode == TrainingMode::Ensemble && event.replicas > 1;
   std::fprintf(m_stream,
                "%s %s %s on %s: %lld epoch%s of %lld step%s%s\n"
-               "  data: %s, %lld training images of %lldx%lld, %lld classes\n"
+               "  data: %s, %lld training image%s of %lldx%lld, %lld class%s\n"
                "  run folder: %s\n",
                event.startStep > 0 ? "resuming" : "training", modeName(event.config.mode).c_str(),
                modelName(event.config.model).c_str(), event.devices.c_str(), static_cast<long long>(event.config.epochs),
@@ -23,8 +23,9 @@ void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
                event.stepsPerEpoch == 1 ? "" : "s",
                event.startStep > 0 ? (" from step " + std::to_string(event.startStep)).c_str() : "",
                event.config.dataset.c_str(), static_cast<long long>(event.trainSamples),
-               static_cast<long long>(event.imageHeight), static_cast<long long>(event.imageWidth),
-               static_cast<long long>(event.classes),
+               event.trainSamples == 1 ? "" : "s", static_cast<long long>(event.imageHeight),
+               static_cast<long long>(event.imageWidth), static_cast<long long>(event.classes),
+               event.classes == 1 ? "" : "es",
                // Another rank's own path names no folder: it writes none (rank 0 writes --out).
                m_processRank == 0 ? event.runDirectory.c_str() : "rank 0's (this rank writes none)");
   std::fflush(m_stream);
