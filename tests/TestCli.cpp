@@ -893,6 +893,29 @@ class TestCli final : public QObject {
              qPrintable(testing::readLines(m_dir.filePath("killed.csv")).join('\n')));
   }
 
+  // A completed run whose summary.json is damaged or gone: every command that needs it says
+  // how to write it again, and resume writes it from the last checkpoint, as it was (resume
+  // had said "nothing to resume", export only "the run folder is damaged").
+  void resumeWritesAgainACompletedRunsDamagedSummary() {
+    const QString run = m_dir.filePath("summary-damaged");
+    Result r = runCli({"train", "--dataset", "synthetic", "--devices", "cpu*2", "--epochs", "2", "--train-limit", "512",
+                       "--out", run});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject original = readJson(run + "/summary.json");
+    for (const bool deleted : {false, true}) {
+      QFile file(run + "/summary.json");
+      QVERIFY(deleted ? file.remove() : file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write("garbage") > 0);
+      file.close();
+      r = runCli({"export", "--run", run, "--to", m_dir.filePath("damaged.json")});
+      QVERIFY2(r.exitCode == 1 && r.err.contains("`ensemble-lab-cli resume --run " + run + "` writes it again"), qPrintable(r.err));
+      r = runCli({"resume", "--run", run});
+      QVERIFY2(r.exitCode == 0 && r.err.contains("wrote it again from the last checkpoint"), qPrintable(r.err));
+      QCOMPARE(readJson(run + "/summary.json"), original);
+    }
+    r = runCli({"resume", "--run", run});  // whole again: nothing to do
+    QVERIFY2(r.exitCode == 0 && r.err.contains("nothing to resume"), qPrintable(r.err));
+  }
+
   // A dataset folder given relative to where the run started is recorded as an absolute
   // path, so the run resumes and evaluates from any other working directory.
   void aRelativeDatasetFolderIsRecordedAbsolute() {

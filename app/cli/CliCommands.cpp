@@ -196,6 +196,27 @@ int resumeRun(const std::string& run, const ProcessGroupOptions& group) {
   }
   auto trainer = Trainer::open(run, nullptr, group);
   if (trainer->globalStep() >= trainer->config().epochs * trainer->stepsPerEpoch()) {
+    const std::string summaryPath = RunDirectory(run).summaryPath();
+    const bool summaryReadable = [&] {
+      try {
+        RunSummary::read(summaryPath);
+        return true;
+      } catch (const Error&) {
+        return false;
+      }
+    }();
+    if (!summaryReadable) {
+      // A completed run whose summary.json is gone or damaged: its last checkpoint holds
+      // what the summary says (the state, the last evaluation), so a run of no steps writes it.
+      const RunFinishedEvent finished = trainer->run(nullptr, nullptr);
+      if (finished.status != RunStatus::Completed) {
+        std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", inFlags(finished.message).c_str());
+        return kExitError;
+      }
+      std::fprintf(stderr, "ensemble-lab-cli: run %s had completed, but its summary.json was missing or unreadable; "
+                           "wrote it again from the last checkpoint\n", run.c_str());
+      return 0;
+    }
     std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epoch%s; nothing to resume\n",
                  run.c_str(), static_cast<long long>(trainer->config().epochs), trainer->config().epochs == 1 ? "" : "s");
     return 0;

@@ -12,6 +12,7 @@
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RemoveTree.h"
 #include "core/io/RunDirectory.h"
+#include "core/runs/RunSummary.h"
 
 namespace ensemble {
 namespace {
@@ -30,7 +31,8 @@ nlohmann::json runMetricsDocument(const std::string& runDirectory) {
   const RunDirectory run(runDirectory);
   nlohmann::json curves = nlohmann::json::object();
   const std::vector<MetricsRow> rows = readMetricsCsv(run.metricsPath());
-  const nlohmann::json summary = RunDirectory::readJson(run.summaryPath());
+  RunSummary::read(run.summaryPath());  // a damaged one is refused saying how to write it again
+  const nlohmann::json summary = RunDirectory::readJson(run.summaryPath());  // exported as it is
   const auto recorded = summary.find("steps_per_epoch");  // absent from older summaries
   const double stepsPerEpoch =
       stepsPerEpochOf(rows, recorded != summary.end() && recorded->is_number_integer() ? recorded->get<int64_t>() : 0);

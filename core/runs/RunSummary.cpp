@@ -3,9 +3,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 #include "core/common/EnumNames.h"
 #include "core/common/Error.h"
 #include "core/common/JsonInteger.h"
+#include "core/common/TextFormat.h"
 #include "core/config/ConfigFields.h"
 #include "core/io/RunDirectory.h"
 #include "core/metrics/EvaluationJson.h"
@@ -109,6 +112,19 @@ RunSummary RunSummary::fromJson(const nlohmann::json& json, const std::string& o
   return summary;
 }
 
-RunSummary RunSummary::read(const std::string& path) { return fromJson(RunDirectory::readJson(path), path); }
+RunSummary RunSummary::read(const std::string& path) {
+  // What to do, beside what is wrong: the run's checkpoint holds what its summary says.
+  const std::string remedy = "; `ensemble-lab-cli resume --run " + shellWord(std::filesystem::path(path).parent_path().string()) +
+                             "` writes it again from the run's last checkpoint";
+  try {
+    return fromJson(RunDirectory::readJson(path), path);
+  } catch (const ConfigError& e) {
+    throw ConfigError(e.what() + remedy, e.field());
+  } catch (const IoError& e) {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) throw;  // unreadable for another reason (permissions): said as it is
+    throw IoError(e.what() + remedy);
+  }
+}
 
 }  // namespace ensemble
