@@ -952,6 +952,15 @@ class TestCli final : public QObject {
              qPrintable(r.err));
     r = runCli({"eval", "--run", run});
     QVERIFY2(r.exitCode == 1 && r.err.contains("pass --dataset"), qPrintable(r.err));
+    // The folder back, its files moved into a subfolder (as torchvision's MNIST/raw): move them
+    // back, not "name that subfolder in --dataset".
+    QVERIFY(QDir().mkpath(data) && QDir().rename(dir.filePath("moved"), data + "/raw"));
+    r = runCli({"resume", "--run", run});
+    QVERIFY2(r.exitCode == 1 &&
+                 r.err.contains("dataset folder " + data + ", which this run trained on, no longer holds its MNIST-format "
+                                "files, but its subfolder " + data + "/raw does; move them back to " + data) &&
+                 !r.err.contains("--dataset"),
+             qPrintable(r.err));
   }
 
   // A dataset that lost training images since its run trained is said to have changed, with

@@ -76,9 +76,9 @@ std::string missingFileMessage(const fs::path& folder, const std::string& prefix
          "the four share, as EMNIST's emnist-letters-train-images-idx3-ubyte.gz)";
 }
 
-/// A subfolder of `folder` that holds one whole dataset, as torchvision's MNIST/raw does: a
-/// user who names the dataset's top folder is told which one to name instead.
-std::string subfolderWithADataset(const fs::path& folder) {
+}  // namespace
+
+std::string subfolderWithADataset(const std::string& folder) {
   std::error_code ec;
   std::vector<std::string> found;
   for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
@@ -93,6 +93,8 @@ std::string subfolderWithADataset(const fs::path& folder) {
   std::sort(found.begin(), found.end());
   return found.empty() ? std::string() : found.front();
 }
+
+namespace {
 
 /// The four files of the dataset in `folder`. Its MNIST-named set wins where the folder holds
 /// others beside it (a copy under a prefix); otherwise the one whole set, and a folder with

@@ -29,6 +29,10 @@ DatasetPair loadDataset(const std::string& spec, int64_t trainLimit = 0, int64_t
 /// they are.
 std::string recordedDatasetSpec(const std::string& spec);
 
+/// A subfolder of `folder` that holds one whole dataset, as torchvision's MNIST/raw does (the
+/// first by name), or "": a user who names the dataset's top folder is told which to name.
+std::string subfolderWithADataset(const std::string& folder);
+
 /// The number of training samples of the dataset `spec` names, read from the training
 /// images' IDX header alone (a few bytes, also of a .gz file), so a form can check a batch
 /// size as the user types. Throws DatasetError as loadDataset does for a missing folder or

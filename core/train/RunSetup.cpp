@@ -260,7 +260,22 @@ void checkResumedRunsDatasetIsThere(const std::string& spec) {
   if (spec == "synthetic") return;  // generated, never missing
   const std::string folder = spec == "fashion-mnist" ? defaultFashionMnistFolder() : spec;
   std::error_code ec;
-  if (std::filesystem::is_directory(folder, ec)) return;
+  if (std::filesystem::is_directory(folder, ec)) {
+    // Its files moved into a subfolder: the loader would say to name that one in --dataset,
+    // which resume does not take (the run goes on with the data it started with).
+    if (spec == "fashion-mnist") return;
+    try {
+      trainingSampleCount(spec);  // the training images' header alone
+      return;
+    } catch (const DatasetError&) {
+      const std::string inside = subfolderWithADataset(folder);
+      if (inside.empty()) throw;  // a missing or damaged file: named as it is
+      throw DatasetError("dataset folder " + folder + ", which this run trained on, no longer holds its MNIST-format "
+                             "files, but its subfolder " + inside + " does; move them back to " + folder +
+                             ", then resume the run (it goes on with the data it started with)",
+                         "dataset");
+    }
+  }
   if (spec == "fashion-mnist") {
     throw DatasetError("Fashion-MNIST, which this run trained on, is not installed at " + folder +
                            "; install it with `apt install dataset-fashion-mnist`, then resume the run",
