@@ -4,7 +4,8 @@
 // are not read to list) into --runs folders, then times what the GUI thread does with them:
 // the first scan, a refresh when nothing changed (RunsFolderWatcher asks for one whenever
 // any watched file changes, at most twice a second) and a refresh after one run's
-// metrics.csv grew (another process training it). Prints one JSON line, medians of --repeat.
+// metrics.csv grew (another process training it), each followed by the watcher's update, as
+// MainWindow::refreshRuns does. Prints one JSON line, medians of --repeat.
 //   ensemble-lab-runs-bench --folder DIR [--runs N] [--repeat N]
 #include <QCoreApplication>
 #include <QCommandLineParser>
@@ -20,6 +21,7 @@
 
 #include "core/config/ExperimentConfig.h"
 #include "core/train/Trainer.h"
+#include "ui/RunsFolderWatcher.h"
 #include "ui/RunsModel.h"
 
 using namespace ensemble;
@@ -86,21 +88,25 @@ int main(int argc, char** argv) {
   }
 
   RunsModel model;
+  RunsFolderWatcher watcher(root);
   QElapsedTimer clock;
   clock.start();
   model.scan(root);
+  watcher.watch(model);
   const double scanMs = double(clock.nsecsElapsed()) / 1e6;
   std::vector<double> unchanged, oneGrew;
   const QString growing = root + QString("/20260101-%1-ensemble-cnn/metrics.csv").arg(count / 2, 9, 10, QChar('0'));
   for (int i = 0; i < repeats; ++i) {
     clock.restart();
     model.refresh(root);
+    watcher.watch(model);
     unchanged.push_back(double(clock.nsecsElapsed()) / 1e6);
     QFile metrics(growing);
     if (!metrics.open(QIODevice::Append) || metrics.write("\n") != 1) return 1;
     metrics.close();
     clock.restart();
     const QStringList reread = model.refresh(root);
+    watcher.watch(model);
     oneGrew.push_back(double(clock.nsecsElapsed()) / 1e6);
     if (reread.size() != 1) {
       std::fprintf(stderr, "ensemble-lab-runs-bench: %lld runs were read again, not 1\n", static_cast<long long>(reread.size()));

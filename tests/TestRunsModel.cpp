@@ -208,6 +208,21 @@ class TestRunsModel final : public QObject {
     QVERIFY(writeText(older + "/summary.json", QByteArray::fromStdString(summary.toJson().dump())));
     QCOMPARE(model.refresh(root.path()), QStringList({older}));
     QCOMPARE(cell(model, model.rowOf(older), RunsModel::TestAccuracy), QString("0.7000"));
+    // A run's setup rewritten (another seed): read again, and the seed groups follow it (a
+    // refresh that changes no row or setup leaves them as they were).
+    QVERIFY(model.record(model.rowOf(newest)).seedGroup.isEmpty());  // one setup, one seed: no group
+    ExperimentConfig reseeded = config;
+    reseeded.seed = 7;
+    QVERIFY(writeText(newest + "/config.json", QByteArray::fromStdString(reseeded.toJson().dump())));
+    QFile rewritten(newest + "/config.json");  // later than its first write, as a real rewrite is
+    QVERIFY(rewritten.open(QIODevice::ReadWrite) &&
+            rewritten.setFileTime(QDateTime::currentDateTime().addSecs(5), QFileDevice::FileModificationTime));
+    rewritten.close();
+    QCOMPARE(model.refresh(root.path()), QStringList({newest}));
+    const QString group = model.record(model.rowOf(newest)).seedGroup;
+    QVERIFY(!group.isEmpty());
+    QCOMPARE(model.record(model.rowOf(older)).seedGroup, group);
+    QCOMPARE(model.seedCount(group), 2);
     // Deleted elsewhere: its row goes; the selection stays on the run it was on.
     QVERIFY(QDir(newer).removeRecursively());
     model.refresh(root.path());

@@ -6,9 +6,16 @@
 #include <iterator>
 #include <tuple>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
 #include <QBrush>
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QHash>
 #include <QIcon>
@@ -176,13 +183,22 @@ QString RunRecord::captionLine() const {
 }
 
 RunFileStamps RunFileStamps::of(const QString& directory) {
-  const auto modified = [](const QFileInfo& info) { return info.exists() ? info.lastModified().toMSecsSinceEpoch() : qint64(-1); };
-  const QFileInfo metrics(directory + "/metrics.csv");
+  // A stat each, relative to the run's folder: every refresh stamps every listed run, and
+  // QFileInfo's lastModified (a local-time QDateTime) took most of a refresh's 550 ms at
+  // 10,000 runs (bench/RunsFolderBench.cpp).
   RunFileStamps stamps;
-  stamps.config = modified(QFileInfo(directory + "/config.json"));
-  stamps.summary = modified(QFileInfo(directory + "/summary.json"));
-  stamps.metrics = modified(metrics);
-  stamps.metricsSize = metrics.exists() ? metrics.size() : -1;
+  const int folder = ::open(QFile::encodeName(directory).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder < 0) return stamps;
+  const auto stampOf = [folder](const char* file, qint64* size = nullptr) {
+    struct stat status {};
+    if (::fstatat(folder, file, &status, 0) != 0) return qint64(-1);
+    if (size) *size = qint64(status.st_size);
+    return qint64(status.st_mtim.tv_sec) * 1000000000 + qint64(status.st_mtim.tv_nsec);
+  };
+  stamps.config = stampOf("config.json");
+  stamps.summary = stampOf("summary.json");
+  stamps.metrics = stampOf("metrics.csv", &stamps.metricsSize);
+  ::close(folder);
   return stamps;
 }
 
@@ -234,23 +250,29 @@ bool looksLikeRun(const QString& folder) {
   return false;
 }
 
+/// The key two spellings of one folder share ("runs/a" and "runs//a/").
+QString folderKey(const QString& directory) { return QDir::cleanPath(QFileInfo(directory).absoluteFilePath()); }
+
 /// The run folders under `root` in the list's order: newest first by name, a sweep folder's
-/// jobs after it in the sweep's order.
-QStringList runFoldersUnder(const QString& root) {
+/// jobs after it in the sweep's order. A folder whose key is in `listed` is a run already
+/// (a refresh asks nothing more of it than that it is still there: at 10,000 runs, looking
+/// into each folder again took 70 ms of every refresh, bench/RunsFolderBench.cpp).
+QStringList runFoldersUnder(const QString& root, const QSet<QString>& listed = {}) {
   QStringList runs;
+  const auto isRun = [&](const QString& folder) { return listed.contains(folderKey(folder)) || looksLikeRun(folder); };
   const QFileInfoList folders = QDir(root).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed);
   for (const QFileInfo& folder : folders) {
-    if (looksLikeRun(folder.filePath())) runs << folder.filePath();
+    if (isRun(folder.filePath())) {
+      runs << folder.filePath();
+      continue;  // a run's folder is no sweep's
+    }
     if (!QFileInfo::exists(folder.filePath() + "/sweep.json")) continue;
     for (const QFileInfo& job : QDir(folder.filePath()).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-      if (looksLikeRun(job.filePath())) runs << job.filePath();
+      if (isRun(job.filePath())) runs << job.filePath();
     }
   }
   return runs;
 }
-
-/// The key two spellings of one folder share ("runs/a" and "runs//a/").
-QString folderKey(const QString& directory) { return QDir::cleanPath(QFileInfo(directory).absoluteFilePath()); }
 }  // namespace
 
 void RunsModel::scan(const QString& root) {
@@ -262,15 +284,19 @@ void RunsModel::scan(const QString& root) {
 }
 
 QStringList RunsModel::refresh(const QString& root) {
-  const QStringList found = runFoldersUnder(root);
+  QSet<QString> listedKeys;
+  for (const RunRecord& run : m_runs) listedKeys.insert(folderKey(run.directory));
+  const QStringList found = runFoldersUnder(root, listedKeys);
   QSet<QString> foundKeys;
   for (const QString& folder : found) foundKeys.insert(folderKey(folder));
+  bool rowsChanged = false;  // the seed groups follow the rows and their configs
   // Gone from disk: deleted or renamed by someone else. What this window trains stays.
   for (int row = int(m_runs.size()) - 1; row >= 0; --row) {
     if (m_runs[row].training || foundKeys.contains(folderKey(m_runs[row].directory))) continue;
     beginRemoveRows({}, row, row);
     m_runs.removeAt(row);
     endRemoveRows();
+    rowsChanged = true;
   }
   // Changed on disk: read again. The curves go too; whoever shows them reloads them.
   QStringList reread;
@@ -287,6 +313,10 @@ QStringList RunsModel::refresh(const QString& root) {
       continue;
     }
     RunRecord fresh = RunRecord::load(run.directory);
+    // A run training elsewhere is read again at each of its rows: its setup, which the seed
+    // groups and the distinctions between runs follow, rarely changes.
+    const auto setup = [](const RunRecord& record) { return record.config ? record.config->toJson().dump() : std::string(); };
+    rowsChanged = rowsChanged || setup(fresh) != setup(run);
     run.config = std::move(fresh.config);
     run.summary = std::move(fresh.summary);
     run.problem = std::move(fresh.problem);
@@ -312,8 +342,10 @@ QStringList RunsModel::refresh(const QString& root) {
     for (int& row : rowByKey) row += row >= insertAt ? 1 : 0;
     rowByKey.insert(key, insertAt);
     ++insertAt;
+    rowsChanged = true;
   }
-  updateSeedGroups();
+  // Grouping 10,000 runs took 120 ms; a refresh that changed no row leaves the groups as they are.
+  if (rowsChanged) updateSeedGroups();
   return reread;
 }
 

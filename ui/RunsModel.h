@@ -30,7 +30,7 @@ QString numericsTip(const ExperimentConfig& config);
 /// When a run folder's files last changed, to tell a folder another process writes to (the
 /// CLI, a sweep) from one that is as it was read.
 struct RunFileStamps {
-  qint64 config = -1, summary = -1, metrics = -1;  ///< modification times in ms; -1 absent
+  qint64 config = -1, summary = -1, metrics = -1;  ///< modification times in ns; -1 absent
   qint64 metricsSize = -1;
 
   static RunFileStamps of(const QString& directory);
