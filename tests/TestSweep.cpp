@@ -312,6 +312,13 @@ class TestSweep final : public QObject {
     QCOMPARE(third["batch_size"].toInt(), 32);
     QVERIFY(QFileInfo::exists(out + "/" + names[2] + "/summary.json"));
     QVERIFY2(r.err.contains(names[3]) && r.err.contains("failed"), qPrintable(r.err));  // the closing table
+    // Read back by --resume, the reason is said in flags, as when the job failed (it was
+    // sweep.json's keys: "use a smaller batch_size").
+    const Result again = runCli({"sweep", "--resume", out});
+    QCOMPARE(again.exitCode, 1);
+    QVERIFY2(again.err.contains("failed last time (") && again.err.contains("use a smaller --batch-size") &&
+                 !again.err.contains("smaller batch_size"),
+             qPrintable(again.err));
   }
 
   void aFailedJobIsTriedAgainOnResumeFromAnyFolder() {

@@ -83,11 +83,15 @@ nlohmann::json Sweep::toJson() const {
   nlohmann::json axes = nlohmann::json::array(), list = nlohmann::json::array();
   for (const SweepAxis& axis : grid) axes.push_back({{"key", axis.key}, {"values", axis.values}});
   for (const SweepJob& job : jobs) {
-    list.push_back({{"name", job.name},
-                    {"settings", job.settings},
-                    {"status", jobStatusName(job.status)},
-                    // mentions named as summary.json names them (Error.h), not left as {{key}}
-                    {"message", phraseMessage(job.message, FieldNaming::Keys)}});
+    nlohmann::json item{{"name", job.name},
+                        {"settings", job.settings},
+                        {"status", jobStatusName(job.status)},
+                        // mentions named as summary.json names them (Error.h), not left as {{key}}
+                        {"message", phraseMessage(job.message, FieldNaming::Keys)}};
+    // The message with its marks as well, so that a sweep read back (--resume, Run > Open
+    // sweep) says it in its reader's words: flags in the CLI, labels in the window.
+    if (job.message.find("{{") != std::string::npos) item["message_template"] = job.message;
+    list.push_back(std::move(item));
   }
   return {{"format", kFormat}, {"base", base}, {"grid", axes}, {"jobs", list}};
 }
@@ -112,7 +116,7 @@ Sweep Sweep::fromJson(const nlohmann::json& json, const std::string& origin) {
       SweepJob job;
       job.name = item.at("name").get<std::string>();
       job.settings = item.at("settings");
-      job.message = item.value("message", "");
+      job.message = item.value("message_template", item.value("message", ""));
       const std::string status = item.at("status").get<std::string>();
       const std::optional<JobStatus> known = valueNamed(kJobStatusNames, status);
       if (known) job.status = *known;
