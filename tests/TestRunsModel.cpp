@@ -234,6 +234,61 @@ class TestRunsModel final : public QObject {
     QCOMPARE(cell(model, model.liveRow(), RunsModel::Status), QString("running"));
   }
 
+  // Given what the watcher saw change, a refresh reads again only the runs it names (a run's
+  // folder, or its metrics.csv) and looks at the folders only where it names something else
+  // (the runs folder): at 10,000 runs, stamping every run on every change took 500 ms of the
+  // GUI thread twice a second. The watcher's poll looks at the runs that may still be written.
+  void aRefreshReadsOnlyWhatTheWatcherSawChange() {
+    QTemporaryDir root;
+    ExperimentConfig config;
+    const QString a = runFolder(root, "20260101-000000000-single-cnn", config);
+    const QString b = runFolder(root, "20260102-000000000-single-cnn", config);
+    QVERIFY(!a.isEmpty() && !b.isEmpty());
+    RunsModel model;
+    model.scan(root.path());
+    const auto later = [](const QString& file) {  // a write after the first, as real ones are
+      QFile written(file);
+      return written.open(QIODevice::ReadWrite) &&
+             written.setFileTime(QDateTime::currentDateTime().addSecs(5), QFileDevice::FileModificationTime);
+    };
+    const auto write = [&](const QString& run, double accuracy) {  // a completed run's summary
+      RunSummary summary = summaryAfterEpoch(1, accuracy);
+      summary.status = RunStatus::Completed;
+      return writeText(run + "/summary.json", QByteArray::fromStdString(summary.toJson().dump())) && later(run + "/summary.json");
+    };
+    QVERIFY(write(a, 0.6) && write(b, 0.7));
+    RunsFolderChanges onlyA;
+    onlyA.paths.insert(QFileInfo(a).absoluteFilePath());
+    QCOMPARE(model.refresh(root.path(), &onlyA), QStringList({a}));
+    QCOMPARE(cell(model, model.rowOf(b), RunsModel::TestAccuracy), QString());  // not named: not read
+    RunsFolderChanges metricsOfB;
+    QVERIFY(writeText(b + "/metrics.csv", "step,epoch,member,train_loss,train_accuracy,test_loss,test_accuracy\n"));
+    metricsOfB.paths.insert(QFileInfo(b + "/metrics.csv").absoluteFilePath());
+    QCOMPARE(model.refresh(root.path(), &metricsOfB), QStringList({b}));
+    QCOMPARE(cell(model, model.rowOf(b), RunsModel::TestAccuracy), QString("0.7000"));
+
+    // A new run: listed once the runs folder is named, not before.
+    const QString c = runFolder(root, "20260103-000000000-single-cnn", config);
+    QVERIFY(!c.isEmpty());
+    QCOMPARE(model.refresh(root.path(), &onlyA), QStringList());
+    QCOMPARE(model.rowOf(c), -1);
+    RunsFolderChanges theFolder;
+    theFolder.paths.insert(QFileInfo(root.path()).absoluteFilePath());
+    model.refresh(root.path(), &theFolder);
+    QCOMPARE(model.rowOf(c), 0);
+
+    // The poll: a run that may still be written (c: no summary when listed) is looked at, a
+    // completed one (a) is not.
+    RunSummary running = summaryAfterEpoch(1, 0.8);
+    running.status = RunStatus::Running;
+    QVERIFY(writeText(c + "/summary.json", QByteArray::fromStdString(running.toJson().dump())) && later(c + "/summary.json"));
+    QVERIFY(write(a, 0.9));
+    RunsFolderChanges polled;
+    polled.poll = true;
+    QCOMPARE(model.refresh(root.path(), &polled), QStringList({c}));
+    QCOMPARE(cell(model, model.rowOf(a), RunsModel::TestAccuracy), QString("0.6000"));
+  }
+
   // A test limit above the test set's size: once evaluated, the row shows the images the run
   // was scored on, not the limit it asked for.
   void samplesShowTheTestImagesTheRunWasScoredOn() {

@@ -407,7 +407,8 @@ void MainWindow::offerSelectedRuns() {
 }
 
 void MainWindow::refreshRuns() {
-  const QStringList reread = m_runs->refresh(m_runsRoot);
+  const RunsFolderChanges changes = m_folderWatcher->takeChanges();
+  const QStringList reread = m_runs->refresh(m_runsRoot, &changes);
   m_folderWatcher->watch(*m_runs);
   // Rows removed from the selection have already said so (selectionChanged); a selected
   // run read again has new curves and numbers to show.

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QSet>
+#include <utility>
 
 #include "ui/RunsModel.h"
 
@@ -30,26 +31,41 @@ RunsFolderWatcher::RunsFolderWatcher(const QString& root, QObject* parent) : QOb
   const auto settle = [this] {
     if (!m_settle.isActive()) m_settle.start();
   };
-  connect(&m_watcher, &QFileSystemWatcher::directoryChanged, this, settle);
-  connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, settle);
+  const auto pathChanged = [this, settle](const QString& path) {
+    m_changes.paths.insert(path);
+    settle();
+  };
+  connect(&m_watcher, &QFileSystemWatcher::directoryChanged, this, pathChanged);
+  connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, pathChanged);
   connect(&m_settle, &QTimer::timeout, this, &RunsFolderWatcher::changed);
   m_poll.setInterval(kPollMs);
-  connect(&m_poll, &QTimer::timeout, this, settle);
+  connect(&m_poll, &QTimer::timeout, this, [this, settle] {
+    m_changes.poll = true;
+    settle();
+  });
 }
+
+RunsFolderChanges RunsFolderWatcher::takeChanges() { return std::exchange(m_changes, {}); }
 
 void RunsFolderWatcher::watch(const RunsModel& runs) {
   QSet<QString> wanted{nearestExisting(m_root)};
-  for (const QFileInfo& folder : QDir(m_root).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-    if (QFileInfo::exists(folder.filePath() + "/sweep.json")) wanted.insert(folder.absoluteFilePath());
-  }
+  QSet<QString> runFolders;
   bool anyElsewhere = false;
   for (int row = 0; row < runs.rowCount(); ++row) {
     const RunRecord& run = runs.record(row);
+    const QString folder = QFileInfo(run.directory).absoluteFilePath();
+    runFolders.insert(folder);
     if (run.training) continue;  // its events say what changes
     anyElsewhere |= run.trainingElsewhere;
-    wanted.insert(QFileInfo(run.directory).absoluteFilePath());
+    wanted.insert(folder);
     const QString metrics = run.directory + "/metrics.csv";
     if (run.mayStillBeWritten() && QFileInfo::exists(metrics)) wanted.insert(QFileInfo(metrics).absoluteFilePath());
+  }
+  // Sweep folders: a listed run's folder is none (at 10,000 runs, asking each for a
+  // sweep.json took a stat each, every refresh).
+  for (const QFileInfo& folder : QDir(m_root).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    const QString path = folder.absoluteFilePath();
+    if (!runFolders.contains(path) && QFileInfo::exists(path + "/sweep.json")) wanted.insert(path);
   }
   QStringList gone;
   for (const QString& path : m_watcher.directories() + m_watcher.files()) {

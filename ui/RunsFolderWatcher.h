@@ -8,13 +8,16 @@
 // folder in it, each run folder, and the metrics.csv of every run that may still be training
 // elsewhere, so that such a run's curves grow in the window as its process writes them.
 // Changes come in bursts (a step's rows, a checkpoint's files): one `changed` follows them
-// within half a second, at most twice a second however fast another process writes. While a
+// within half a second, at most twice a second however fast another process writes, and
+// takeChanges() says which paths they were, so the refresh reads only those runs. While a
 // run is training elsewhere, `changed` also comes every two seconds, so that a process that
 // was killed (and writes nothing more) is seen to have ended.
 #include <QFileSystemWatcher>
 #include <QObject>
 #include <QString>
 #include <QTimer>
+
+#include "ui/RunsFolderChanges.h"
 
 namespace ensemble::ui {
 
@@ -30,6 +33,8 @@ class RunsFolderWatcher final : public QObject {
   /// Watches the root and what `runs` lists now; call again after each refresh (new runs,
   /// files replaced by an atomic write, which ends the watch on the old one).
   void watch(const RunsModel& runs);
+  /// What changed since the last call (RunsModel::refresh reads again only what it names).
+  RunsFolderChanges takeChanges();
 
  signals:
   void changed();
@@ -41,6 +46,7 @@ class RunsFolderWatcher final : public QObject {
   /// While a listed run is training elsewhere: its process may end without a write (killed),
   /// which only its lock says.
   QTimer m_poll;
+  RunsFolderChanges m_changes;  ///< since the last takeChanges()
 };
 
 }  // namespace ensemble::ui

@@ -283,26 +283,60 @@ void RunsModel::scan(const QString& root) {
   endResetModel();
 }
 
-QStringList RunsModel::refresh(const QString& root) {
-  QSet<QString> listedKeys;
-  for (const RunRecord& run : m_runs) listedKeys.insert(folderKey(run.directory));
-  const QStringList found = runFoldersUnder(root, listedKeys);
-  QSet<QString> foundKeys;
-  for (const QString& folder : found) foundKeys.insert(folderKey(folder));
+QStringList RunsModel::refresh(const QString& root, const RunsFolderChanges* changes) {
+  QHash<QString, int> rowByKey;  // each listed run's folder key -> its row
+  const auto keyRows = [&] {
+    rowByKey.clear();
+    for (int row = 0; row < int(m_runs.size()); ++row) rowByKey.insert(folderKey(m_runs[row].directory), row);
+  };
+  keyRows();
+  // The runs the changes name (a run's folder, or its metrics.csv); anything else they name
+  // (the runs folder, a sweep's folder) may have added or removed runs.
+  bool listing = !changes;
+  const auto namedRows = [&] {
+    QSet<int> rows;
+    for (const QString& path : changes ? changes->paths : QSet<QString>()) {
+      const QString key = folderKey(path);
+      if (const auto run = rowByKey.constFind(key); run != rowByKey.constEnd()) {
+        rows.insert(*run);
+      } else if (const auto owner = rowByKey.constFind(QFileInfo(key).path());
+                 owner != rowByKey.constEnd() && QFileInfo(key).fileName() == QLatin1String("metrics.csv")) {
+        rows.insert(*owner);
+      } else {
+        listing = true;
+      }
+    }
+    return rows;
+  };
+  QSet<int> named = namedRows();
   bool rowsChanged = false;  // the seed groups follow the rows and their configs
-  // Gone from disk: deleted or renamed by someone else. What this window trains stays.
-  for (int row = int(m_runs.size()) - 1; row >= 0; --row) {
-    if (m_runs[row].training || foundKeys.contains(folderKey(m_runs[row].directory))) continue;
-    beginRemoveRows({}, row, row);
-    m_runs.removeAt(row);
-    endRemoveRows();
-    rowsChanged = true;
+  QStringList found;
+  if (listing) {
+    QSet<QString> listedKeys(rowByKey.keyBegin(), rowByKey.keyEnd());
+    found = runFoldersUnder(root, listedKeys);
+    QSet<QString> foundKeys;
+    for (const QString& folder : found) foundKeys.insert(folderKey(folder));
+    // Gone from disk: deleted or renamed by someone else. What this window trains stays.
+    for (int row = int(m_runs.size()) - 1; row >= 0; --row) {
+      if (m_runs[row].training || foundKeys.contains(folderKey(m_runs[row].directory))) continue;
+      beginRemoveRows({}, row, row);
+      m_runs.removeAt(row);
+      endRemoveRows();
+      rowsChanged = true;
+    }
+    if (rowsChanged) {
+      keyRows();
+      named = namedRows();
+    }
   }
-  // Changed on disk: read again. The curves go too; whoever shows them reloads them.
+  // Changed on disk: read again. The curves go too; whoever shows them reloads them. Where
+  // the listing was looked at, every run is stamped (that is rare: runs added or removed);
+  // otherwise the runs the changes name, and on the poll those that may still be written.
   QStringList reread;
   for (int row = 0; row < int(m_runs.size()); ++row) {
     RunRecord& run = m_runs[row];
     if (run.training) continue;
+    if (!listing && !named.contains(row) && !(changes->poll && run.mayStillBeWritten())) continue;
     if (RunFileStamps::of(run.directory) == run.stamps) {
       // Unchanged, but its process may have ended (killed, it wrote nothing more).
       const bool elsewhere = run.mayStillBeWritten() && RunWriterLock::heldElsewhere(run.directory.toStdString());
@@ -327,8 +361,6 @@ QStringList RunsModel::refresh(const QString& root) {
     rowChanged(row);
   }
   // New: placed after the nearest folder before it in scan order that is listed already.
-  QHash<QString, int> rowByKey;
-  for (int row = 0; row < int(m_runs.size()); ++row) rowByKey.insert(folderKey(m_runs[row].directory), row);
   int insertAt = 0;
   for (const QString& folder : found) {
     const QString key = folderKey(folder);

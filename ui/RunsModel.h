@@ -18,6 +18,7 @@
 #include "core/config/ExperimentConfig.h"
 #include "core/runs/RunSummary.h"
 #include "ui/RunCurves.h"
+#include "ui/RunsFolderChanges.h"
 
 namespace ensemble::ui {
 
@@ -113,8 +114,10 @@ class RunsModel final : public QAbstractTableModel {
   /// that the selection stays: new run folders are added where scan() would place them,
   /// vanished ones removed, and runs whose files changed on disk (another process trains
   /// them) read again, their curves dropped to be reloaded. Runs this window trains are
-  /// left alone. Returns the folders of the runs that were read again.
-  QStringList refresh(const QString& root);
+  /// left alone. With `changes` (what the watcher saw), only the runs they name are looked
+  /// at, and the folders only where they name something else; without, everything. Returns
+  /// the folders of the runs that were read again.
+  QStringList refresh(const QString& root, const RunsFolderChanges* changes = nullptr);
   int rowOf(const QString& directory) const;
   RunRecord& record(int row) { return m_runs[row]; }
   const RunRecord& record(int row) const { return m_runs[row]; }
