@@ -59,8 +59,6 @@ QString TabPaneHeights::currentKey() const {
   return page && !page->objectName().isEmpty() ? page->objectName() : QString("tab%1").arg(m_tabs.currentIndex());
 }
 
-bool TabPaneHeights::isChosen() const { return m_chosenShares.contains(currentKey()); }
-
 int TabPaneHeights::total() const {
   const QList<int> sizes = m_splitter.sizes();
   int sum = 0;

@@ -36,8 +36,6 @@ class TabPaneHeights final : public QObject {
   /// Sets the shown tab's height: the user's, or the automatic one measured now. Called when
   /// the tab changes, and by pages whose plots change (another page of the Uncertainty tab).
   void fit();
-  /// Whether the user chose the shown tab's height.
-  bool isChosen() const;
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;

@@ -54,7 +54,7 @@ std::vector<std::string> distinctRunNames(const std::vector<std::string>& runDir
     }
     for (const auto& earlier : parts) {
       if (earlier == components) {
-        throw ConfigError("--runs names " + directory + " twice; give each run once");
+        throw ConfigError("the run " + directory + " is listed twice; give each run once");
       }
     }
     parts.push_back(std::move(components));
