@@ -10,6 +10,7 @@
 #include <QSlider>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QVBoxLayout>
 #include <QtTest>
 #include <memory>
 
@@ -86,6 +87,29 @@ class TestPlotLegend final : public QObject {
     QCOMPARE(previousColumns, 1);  // 200 px hold one run a row
     legend.resize(1600, 100);
     QVERIFY(legend.columns() >= 3);  // and a wide screen several
+  }
+
+  // In a layout, as above the plots: narrowed until a second row is needed, the legend is
+  // given that row. (Its fixed height held it to the rows of its width before, so at 960 px
+  // the second run's entry was cut off while its lines were drawn.)
+  void inALayoutItTakesTheRowsOfItsNewWidth() {
+    QWidget panel;
+    auto* legend = new PlotLegend;
+    auto* layout = new QVBoxLayout(&panel);
+    layout->addWidget(legend);
+    layout->addWidget(new QWidget, 1);  // the plots, which take what is left
+    legend->setEntries(comparedRuns(3));
+    panel.resize(1600, 400);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTRY_COMPARE(legend->rows(), 1);
+    for (const int width : {900, 600, 400, 900, 1600}) {
+      panel.resize(width, 400);
+      QTRY_COMPARE_WITH_TIMEOUT(legend->height(), legend->heightForWidth(legend->width()), 1000);
+      if (legend->rows() <= PlotLegend::kMostRows) {  // more would scroll
+        QVERIFY2(legend->entryRect(comparedRuns(3).size() - 1).bottom() < legend->height(), qPrintable(QString::number(width)));
+      }
+    }
   }
 
   // Twenty runs: at most kMostRows rows tall, the rest a scroll away, the last run

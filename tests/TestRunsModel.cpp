@@ -68,6 +68,13 @@ QString runFolder(const QTemporaryDir& root, const QString& name, const Experime
   return made ? run : QString();
 }
 
+/// Two past runs of one setup under `root`, a day apart (older first); empty when not written.
+QStringList twoRunFolders(const QTemporaryDir& root, const ExperimentConfig& config) {
+  const QString older = runFolder(root, "20260101-000000000-single-cnn", config);
+  const QString newer = runFolder(root, "20260102-000000000-single-cnn", config);
+  return older.isEmpty() || newer.isEmpty() ? QStringList() : QStringList{older, newer};
+}
+
 }  // namespace
 
 class TestRunsModel final : public QObject {
@@ -172,9 +179,9 @@ class TestRunsModel final : public QObject {
   void refreshFollowsTheFolderAndKeepsTheSelection() {
     QTemporaryDir root;
     ExperimentConfig config;
-    const QString older = runFolder(root, "20260101-000000000-single-cnn", config);
-    const QString newer = runFolder(root, "20260102-000000000-single-cnn", config);
-    QVERIFY(!older.isEmpty() && !newer.isEmpty());
+    const QStringList runs = twoRunFolders(root, config);
+    QVERIFY(runs.size() == 2);
+    const QString older = runs[0], newer = runs[1];
     RunsModel model;
     model.scan(root.path());
     QItemSelectionModel selection(&model);
@@ -241,9 +248,9 @@ class TestRunsModel final : public QObject {
   void aRefreshReadsOnlyWhatTheWatcherSawChange() {
     QTemporaryDir root;
     ExperimentConfig config;
-    const QString a = runFolder(root, "20260101-000000000-single-cnn", config);
-    const QString b = runFolder(root, "20260102-000000000-single-cnn", config);
-    QVERIFY(!a.isEmpty() && !b.isEmpty());
+    const QStringList runs = twoRunFolders(root, config);
+    QVERIFY(runs.size() == 2);
+    const QString a = runs[0], b = runs[1];
     RunsModel model;
     model.scan(root.path());
     const auto later = [](const QString& file) {  // a write after the first, as real ones are

@@ -169,6 +169,9 @@ void PlotLegend::mouseReleaseEvent(QMouseEvent* event) {
 void PlotLegend::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   updateScrollBar();
+  // Its height is fixed at its width's rows: a layout that gives it another width must ask
+  // again (narrowed, it had kept one row and cut off the second run's entry).
+  if (heightForWidth(event->size().width()) != heightForWidth(event->oldSize().width())) updateGeometry();
 }
 
 void PlotLegend::wheelEvent(QWheelEvent* event) {
