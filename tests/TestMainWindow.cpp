@@ -645,7 +645,29 @@ class TestMainWindow final : public QObject {
     QTest::mouseDClick(handle, Qt::LeftButton, Qt::NoModifier, grip);
     QTest::qWait(50);
     QVERIFY2(qAbs(tabsHeight() - automaticHeight) <= 2, qPrintable(QString::number(tabsHeight())));
+
+    // Only the shown page holds the tabs' least height: the run list's pane can be dragged
+    // shorter than the Uncertainty tab needs (a QTabWidget takes its tallest page's minimum,
+    // which had held the run list at 281 px), and that tab still gets what it needs.
+    const int uncertaintyLeast = window.tabs()->minimumSizeHint().height();
     window.tabs()->setCurrentWidget(window.runsView());
+    QTest::qWait(50);
+    const int runsLeast = window.tabs()->minimumSizeHint().height();
+    QVERIFY2(runsLeast < uncertaintyLeast - 50, qPrintable(QString("%1 vs %2 px").arg(runsLeast).arg(uncertaintyLeast)));
+    const int down = tabsHeight() - (runsLeast + 30);  // to just above the run list's least height
+    send(QEvent::MouseButtonPress, grip, Qt::LeftButton, Qt::LeftButton);
+    send(QEvent::MouseMove, grip + QPoint(0, down), Qt::NoButton, Qt::LeftButton);
+    send(QEvent::MouseButtonRelease, grip + QPoint(0, down), Qt::LeftButton, Qt::NoButton);
+    QVERIFY2(tabsHeight() < uncertaintyLeast && tabsHeight() >= runsLeast,
+             qPrintable(QString("%1 px, least %2, the Uncertainty tab's %3").arg(tabsHeight()).arg(runsLeast).arg(uncertaintyLeast)));
+    window.tabs()->setCurrentWidget(uncertainty);
+    QTest::qWait(50);
+    QVERIFY2(tabsHeight() >= uncertaintyLeast, qPrintable(QString::number(tabsHeight())));
+    window.tabs()->setCurrentWidget(window.runsView());
+    QTest::qWait(50);
+    QTest::mouseDClick(handle, Qt::LeftButton, Qt::NoModifier, grip);
+    QTest::qWait(50);
+    QVERIFY2(qAbs(tabsHeight() - runsHeight) <= 2, qPrintable(QString::number(tabsHeight())));
     window.resize(1400, 900);
   }
 

@@ -30,6 +30,13 @@ TabPaneHeights::TabPaneHeights(QSplitter& splitter, QTabWidget& tabs, QObject* p
     const double share = it.value().toDouble(&ok);
     if (ok && share >= 0 && share <= 1) m_chosenShares.insert(it.key(), share);
   }
+  for (int index = 0; index < m_tabs.count(); ++index) {
+    QWidget* page = m_tabs.widget(index);
+    m_ownPolicies.insert(page, page->sizePolicy().verticalPolicy());
+  }
+  yieldHiddenPagesHeight();
+  // First the least height, then the fit: the splitter honours the shown page's minimum.
+  connect(&m_tabs, &QTabWidget::currentChanged, this, &TabPaneHeights::yieldHiddenPagesHeight);
   connect(&m_tabs, &QTabWidget::currentChanged, this, &TabPaneHeights::fit);
   // Emitted for the user's drags only (setSizes does not emit it).
   connect(&m_splitter, &QSplitter::splitterMoved, this, &TabPaneHeights::remember);
@@ -78,6 +85,16 @@ void TabPaneHeights::setTabsHeight(int height) {
   // The pages' own layouts (a page just shown posts its request) take their new room now, so
   // what is measured next is what the user will see.
   QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+}
+
+void TabPaneHeights::yieldHiddenPagesHeight() {
+  for (auto it = m_ownPolicies.constBegin(); it != m_ownPolicies.constEnd(); ++it) {
+    QWidget* page = it.key();
+    QSizePolicy policy = page->sizePolicy();
+    // Ignored: QStackedLayout's least size leaves the page out (qSmartMinSize).
+    policy.setVerticalPolicy(page == m_tabs.currentWidget() ? it.value() : QSizePolicy::Ignored);
+    page->setSizePolicy(policy);
+  }
 }
 
 int TabPaneHeights::tallestPlotHeight() const {

@@ -10,8 +10,12 @@
 //   page's plots under kReadablePlotHeight, up to two thirds (the live plots above scroll).
 // Both are set again when the tab changes and when the window's size does.
 // A double-click on the splitter's handle forgets the shown tab's height: automatic again.
+// Only the shown page holds the tabs' least height: a QTabWidget takes its tallest page's
+// minimum (the Uncertainty tab's controls and plots), which kept the run list's pane from
+// being dragged under 281 px at 960 px wide.
 #include <QHash>
 #include <QObject>
+#include <QSizePolicy>
 
 class QSplitter;
 class QTabWidget;
@@ -49,10 +53,14 @@ class TabPaneHeights final : public QObject {
   int tallestPlotHeight() const;
   int total() const;
   void save() const;
+  /// Lets the shown page alone hold the tabs' least height (hidden pages' vertical policy
+  /// Ignored, the shown one's given back).
+  void yieldHiddenPagesHeight();
 
   QSplitter& m_splitter;
   QTabWidget& m_tabs;
   QHash<QString, double> m_chosenShares;  // page objectName -> the tabs' share of the splitter
+  QHash<QWidget*, QSizePolicy::Policy> m_ownPolicies;  // each page's vertical policy, as built
   bool m_shown = false;                    // the splitter has had its first real size
   bool m_fitPending = false;               // a fit is queued for the splitter's new size
 };
