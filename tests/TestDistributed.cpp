@@ -471,10 +471,14 @@ class TestDistributed final : public QObject {
     EXPECT_EXIT(rank0, 130);  // the stop is agreed: rank 0 stops at the same step
     QVERIFY(!QFile::exists(elsewhere));
     // Rank 1 names no folder of its own (it had printed its --out as the run folder, and
-    // as the folder to resume, though it writes none); rank 0 names its own.
+    // as the folder to resume, though it writes none) but rank 0's, and its host (rank 0's
+    // hello says them); rank 0 names its own.
     const QString said1 = rank1.errors(), said0 = rank0.errors();
-    QVERIFY2(said1.contains("run folder: rank 0's (this rank writes none)") && !said1.contains(elsewhere) &&
-                 said1.contains("resume every rank with the same group flags"),
+    const QString rankZeros = group + " on host " + QString::fromStdString(ensemble::environment::hostName());
+    QVERIFY2(said1.contains("run folder: " + rankZeros + ", rank 0's (this rank writes none)") &&
+                 !said1.contains(elsewhere) &&
+                 said1.contains("resume every rank with the same group flags and resume --run, naming rank 0's run "
+                                "folder (" + rankZeros + ")"),
              qPrintable(said1));
     QVERIFY2(said0.contains("run folder: " + group) && said0.contains("resume with: ensemble-lab-cli resume --run " + group),
              qPrintable(said0));
@@ -489,6 +493,8 @@ class TestDistributed final : public QObject {
     resume1.start(QStringList{"resume", "--run", group} + groupFlags(2, 1, resumePort));
     EXPECT_EXIT(resume0, 0);
     EXPECT_EXIT(resume1, 0);
+    QVERIFY2(resume1.errors().contains("rank 1: done; rank 0 wrote the run folder, " + rankZeros),
+             qPrintable(resume1.errors()));
     QVERIFY(testing::identical(testing::latestWeights(alone.toStdString()),
                                testing::latestWeights(group.toStdString())));
     expectSameTestMetrics(alone, group);

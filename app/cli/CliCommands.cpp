@@ -134,7 +134,8 @@ RunFinishedEvent trainAndReport(Trainer& trainer) {
       if (leader) {
         printResult(*finished.summary, finished.runDirectory);
       } else {
-        std::fprintf(stderr, "ensemble-lab-cli: %sdone; rank 0 wrote the run folder\n", rank.c_str());
+        std::fprintf(stderr, "ensemble-lab-cli: %sdone; rank 0 wrote the run folder, %s\n", rank.c_str(),
+                     trainer.rankZerosFolder().c_str());
       }
       break;
     case RunStatus::Stopped:

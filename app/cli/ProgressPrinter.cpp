@@ -27,7 +27,8 @@ void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
                static_cast<long long>(event.imageWidth), static_cast<long long>(event.classes),
                event.classes == 1 ? "" : "es",
                // Another rank's own path names no folder: it writes none (rank 0 writes --out).
-               m_processRank == 0 ? event.runDirectory.c_str() : "rank 0's (this rank writes none)");
+               m_processRank == 0 ? event.runDirectory.c_str()
+                                  : (event.rankZerosFolder + ", rank 0's (this rank writes none)").c_str());
   std::fflush(m_stream);
 }
 

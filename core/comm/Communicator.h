@@ -24,6 +24,13 @@
 
 namespace ensemble {
 
+/// Where rank 0 writes the run, as its hello said: the folder's absolute path on rank 0's
+/// host. Another rank writes nothing, and its own --out or --run may name no folder at all.
+struct LeaderRunFolder {
+  std::string path;  ///< empty in one process and on rank 0 itself
+  std::string host;
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -47,6 +54,9 @@ class Communicator {
   /// This process's rank and the number of processes; rank 0 writes the run folder.
   virtual int processRank() const { return 0; }
   virtual int processCount() const { return 1; }
+
+  /// On a rank other than 0: rank 0's run folder (LeaderRunFolder); empty otherwise.
+  virtual LeaderRunFolder leaderRunFolder() const { return {}; }
 
   /// Tells the other processes, best effort, why this one is leaving, so that they can
   /// name it in their own error instead of only seeing a lost connection.

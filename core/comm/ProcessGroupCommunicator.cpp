@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/common/Environment.h"
@@ -96,6 +97,12 @@ std::shared_ptr<::gloo::transport::Device> glooDevice(const ProcessGroupOptions&
 }
 #endif
 
+std::string absolutePath(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  return ec ? path : absolute.lexically_normal().string();
+}
+
 /// How often a waiting Gloo collective checks whether a peer is gone.
 constexpr std::chrono::milliseconds kWatchSlice{250};
 
@@ -104,13 +111,19 @@ class ProcessGroupCommunicator final : public Communicator {
   /// `backend` is "gloo" (collectives on CPU tensors) or "nccl" (on `device`, this
   /// process's first GPU).
   ProcessGroupCommunicator(const ProcessGroupOptions& options, const std::string& backend, int localReplicas,
-                           const torch::Device& device, const std::string& deviceLocation, const nlohmann::json& config)
+                           const torch::Device& device, const std::string& deviceLocation, const nlohmann::json& config,
+                           const std::string& runFolder)
       : m_options(options), m_backend(backend), m_localReplicas(localReplicas),
         m_device(backend == "nccl" ? device : torch::Device(torch::kCPU)) {
     // NCCL ranks say which GPU they use, so two on one GPU are refused by name at the start.
     const std::string gpu = backend == "nccl" ? deviceLocation : "";
     m_rendezvous = std::make_unique<Rendezvous>(
-        options, nlohmann::json{{"replicas", localReplicas}, {"backend", backend}, {"gpu", gpu}, {"config", config}});
+        options, nlohmann::json{{"replicas", localReplicas},
+                                {"backend", backend},
+                                {"gpu", gpu},
+                                {"config", config},
+                                // Absolute: the other ranks print it, from other working folders.
+                                {"run_folder", absolutePath(runFolder)}});
     const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
     auto store = c10::make_intrusive<c10d::PrefixStore>(backend, m_rendezvous->store());
     if (backend == "gloo") {
@@ -162,6 +175,12 @@ class ProcessGroupCommunicator final : public Communicator {
   int firstReplica() const override { return m_localReplicas * m_options.rank; }
   int processRank() const override { return m_options.rank; }
   int processCount() const override { return m_options.worldSize; }
+  LeaderRunFolder leaderRunFolder() const override {
+    if (m_options.rank == 0) return {};
+    const nlohmann::json& hello = m_rendezvous->leaderHello();
+    if (!hello.is_object()) return {};  // value() throws on anything else
+    return {hello.value("run_folder", ""), hello.value("host", "")};
+  }
   std::string name() const override { return m_backend; }
   void announceFailure(const std::string& message) override { m_rendezvous->announceFailure(message); }
   void finish() override { m_rendezvous->finish(); }
@@ -241,11 +260,11 @@ bool processGroupsAvailable() { return glooGroupBuilt(); }
 
 std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions& options, int localReplicas,
                                                   const std::string& device, const std::string& deviceLocation,
-                                                  const nlohmann::json& config) {
+                                                  const nlohmann::json& config, const std::string& runFolder) {
   options.validate();
   const std::string backend = chooseBackend(options.backend, device);
   return std::make_unique<ProcessGroupCommunicator>(options, backend, localReplicas, torch::Device(device),
-                                                    deviceLocation, config);
+                                                    deviceLocation, config, runFolder);
 }
 
 #else
@@ -253,7 +272,7 @@ std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions& opt
 bool processGroupsAvailable() { return false; }
 
 std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions&, int, const std::string&,
-                                                  const std::string&, const nlohmann::json&) {
+                                                  const std::string&, const nlohmann::json&, const std::string&) {
   throw ConfigError("this build of EnsembleLab has no c10d process groups (LibTorch's distributed headers "
                     "were missing when it was built); run with one process, or rebuild against a LibTorch "
                     "with them (Debian's libtorch-dev, or the PyPI torch wheel)");

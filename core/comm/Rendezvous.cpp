@@ -148,6 +148,7 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
     mine["host"] = environment::hostName();
     openPulse(mine);
     m_store->set(key("hello", options.rank), bytes(mine.dump()));
+    if (options.rank == 0) m_leaderHello = mine;
     waitForPeers(mine);
     awaitAdmission();
     // Started last: a constructor that throws must not leave a running thread behind.
@@ -300,6 +301,7 @@ void Rendezvous::waitForPeers(const nlohmann::json& mine) {
       const nlohmann::json theirs = nlohmann::json::parse(text(m_store->get(key("hello", rank))));
       checkToken(rank, theirs);
       checkPeer(rank, mine, theirs);
+      if (rank == 0) m_leaderHello = theirs;
       if (theirs.contains("pulse")) {
         const Endpoint pulse{theirs["pulse"].value("address", ""), theirs["pulse"].value("port", 0)};
         // Only a pulse that answers now can later prove its owner gone by a refusal: one

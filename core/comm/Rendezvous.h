@@ -35,6 +35,9 @@ class Rendezvous final {
 
   const c10::intrusive_ptr<c10d::Store>& store() const { return m_store; }
 
+  /// Rank 0's hello as it sent it (with "host"): on rank 0, its own.
+  const nlohmann::json& leaderHello() const { return m_leaderHello; }
+
   /// After a collective failed with `error`: a sentence naming the rank that announced a
   /// failure, stopped beating, or (when the store itself is gone) rank 0. Bounded in time
   /// (a few seconds). The sentence is left in the store for the other survivors.
@@ -85,6 +88,7 @@ class Rendezvous final {
   std::vector<Endpoint> m_pulses;  ///< per rank, from the hellos
   std::string m_token;  ///< this run's token, empty when this rank was given none
   std::string m_nonce;
+  nlohmann::json m_leaderHello;
   bool m_storeLost = false;  ///< a diagnosis found rank 0's store unreachable
 };
 

@@ -30,7 +30,7 @@ void RunSession::prepare() {
   // needs less, and it was refused naming flags eval does not take.
   if (!evaluationOnly) checkMemoryBudget(config, devices, group.worldSize, *data, modelInput);
   if (!evaluationOnly) checkDeterministicKernels(config, modelInput, devices);
-  communicator = connectReplicas(config, devices, group);
+  communicator = connectReplicas(config, devices, group, runPath);
   replicas = buildReplicas(config, modelInput, devices, communicator->firstReplica());
   workers = std::make_unique<ReplicaWorkers>(replicaThreadCount(devices, stacked()));
   trainSplit = std::make_unique<SplitOnDevices>(data->train);

@@ -88,6 +88,9 @@ struct RunSession {
   /// data-parallel (one model).
   std::size_t memberCount() const { return RunMode::of(config.mode).modelCount(communicator->worldReplicas()); }
   int intraOpThreads() const { return intraOpThreadCount(devices, distributed(), stacked()); }
+  /// On a rank other than 0: where rank 0 writes the run, "PATH on host HOST" (its hello
+  /// said so); empty on rank 0 and in one process, whose own runPath is the folder.
+  std::string rankZerosFolder() const;
 
   /// Resolves the devices, loads the data, builds the replicas and the loop's parts.
   void prepare();

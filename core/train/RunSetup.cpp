@@ -239,7 +239,7 @@ void checkMemoryBudget(const ExperimentConfig& config, const std::vector<DeviceR
 }
 
 std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, const std::vector<DeviceRef>& devices,
-                                              const ProcessGroupOptions& group) {
+                                              const ProcessGroupOptions& group, const std::string& runFolder) {
   if (group.distributed()) {
     // Every rank must train the same experiment; only the devices are its own.
     nlohmann::json shared = config.toJson();
@@ -248,7 +248,7 @@ std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, co
     shared.erase("eval_batch_size");
     const DeviceRef& first = devices.front();
     return connectProcessGroup(group, int(devices.size()), first.str(),
-                               first.isCuda() ? cudaDeviceBusId(first.index) : first.str(), shared);
+                               first.isCuda() ? cudaDeviceBusId(first.index) : first.str(), shared, runFolder);
   }
   if (std::vector<int> gpus = distinctGpus(devices); ncclAvailable() && gpus.size() > 1) {
     return makeNcclCommunicator(gpus, group.timeoutSeconds);  // like pmap's pmean

@@ -78,9 +78,10 @@ void checkMemoryBudget(const ExperimentConfig& config, const std::vector<DeviceR
 
 /// How the replicas agree: a c10d process group across processes (after the rendezvous,
 /// which checks that every rank trains the same experiment), NCCL between several GPUs of
-/// this process, otherwise averages in memory.
+/// this process, otherwise averages in memory. `runFolder`: where this process would write
+/// the run (rank 0's is the one written; the others are told it).
 std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, const std::vector<DeviceRef>& devices,
-                                              const ProcessGroupOptions& group);
+                                              const ProcessGroupOptions& group, const std::string& runFolder);
 
 /// The replicas this process trains, one per device, freshly initialised. Ensemble
 /// members get their own seeds, by their index in the whole group (`firstReplica` + r);

@@ -123,6 +123,13 @@ void RunSession::checkpoint(TrainingObserver* observer) {
   if (written && observer) observer->onCheckpoint(*written);
 }
 
+std::string RunSession::rankZerosFolder() const {
+  if (communicator->processRank() == 0) return {};
+  const LeaderRunFolder folder = communicator->leaderRunFolder();
+  if (folder.path.empty()) return "rank 0's";
+  return folder.path + (folder.host.empty() ? "" : " on host " + folder.host);
+}
+
 RunFinishedEvent RunSession::stop(TrainingObserver* observer) {
   checkpoint(observer);
   communicator->finish();
@@ -133,7 +140,8 @@ RunFinishedEvent RunSession::stop(TrainingObserver* observer) {
   finished.message = "stopped at step " + std::to_string(state.globalStep) +
                      (communicator->processRank() == 0
                           ? "; resume with: " + mention::resumeCommand(runPath)
-                          : "; resume every rank with the same group flags and resume --run, naming rank 0's run folder");
+                          : "; resume every rank with the same group flags and resume --run, naming rank 0's run "
+                            "folder (" + rankZerosFolder() + ")");
   finished.summary = writeSummary(finished.status, finished.message);
   recorder->releaseFolder();
   if (observer) observer->onRunFinished(finished);
@@ -182,9 +190,9 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     d.recorder->open(d.resumed, d.state);
     folderOpen = true;
     if (observer) {
-      observer->onRunStarted({d.runPath, d.config, formatDevices(d.devices), d.communicator->worldReplicas(),
-                              d.sampler->stepsPerEpoch(), d.state.globalStep, d.data->train.size(),
-                              d.modelInput.height, d.modelInput.width, d.modelInput.classes});
+      observer->onRunStarted({d.runPath, d.rankZerosFolder(), d.config, formatDevices(d.devices),
+                              d.communicator->worldReplicas(), d.sampler->stepsPerEpoch(), d.state.globalStep,
+                              d.data->train.size(), d.modelInput.height, d.modelInput.width, d.modelInput.classes});
     }
     int64_t sessionSteps = 0;
     double sessionSeconds = 0;
@@ -282,5 +290,6 @@ std::string Trainer::devices() const { return formatDevices(m_session->devices);
 int64_t Trainer::stepsPerEpoch() const { return m_session->sampler ? m_session->sampler->stepsPerEpoch() : 0; }
 int64_t Trainer::globalStep() const { return m_session->state.globalStep; }
 int Trainer::processRank() const { return m_session->communicator->processRank(); }
+std::string Trainer::rankZerosFolder() const { return m_session->rankZerosFolder(); }
 
 }  // namespace ensemble

@@ -56,6 +56,8 @@ class Trainer final {
   std::string devices() const;
   /// This process's rank (0 when alone); only rank 0 writes the run folder.
   int processRank() const;
+  /// On a rank other than 0: where rank 0 writes the run ("PATH on host HOST"); else empty.
+  std::string rankZerosFolder() const;
   int64_t stepsPerEpoch() const;
   int64_t globalStep() const;
 

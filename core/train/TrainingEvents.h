@@ -15,6 +15,9 @@ namespace ensemble {
 
 struct RunStartedEvent {
   std::string runDirectory;
+  /// On a rank other than 0, which writes no folder: where rank 0 writes the run ("PATH on
+  /// host HOST"); empty on rank 0 and in one process.
+  std::string rankZerosFolder;
   ExperimentConfig config;  ///< as the run trains it (config.json)
   std::string devices;  ///< this process's canonical device list, e.g. "cpu*4"
   int replicas = 1;     ///< in the whole group
