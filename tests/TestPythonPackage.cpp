@@ -10,7 +10,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "core/common/Error.h"
 #include "core/config/ExperimentConfig.h"
+#include "core/data/Dataset.h"
+#include "core/data/DatasetSource.h"
 #include "core/train/Trainer.h"
 #include "tests/TestSupport.h"
 
@@ -138,6 +141,93 @@ class TestPythonPackage final : public QObject {
     const QStringList failed = lines.filter("python_package_check: " + run + ":");
     QVERIFY2(passed.size() == 1 && failed.isEmpty(), qPrintable(failed.isEmpty() ? check.output : failed.join('\n')));
     qInfo().noquote() << passed.first();
+  }
+
+  // ensemble_lab.load_split reads every dataset folder the engine reads, under the names
+  // downloads give the files, to the same pixels and labels, and refuses what it refuses
+  // (it had looked for MNIST's exact names only, and read any bytes as an IDX file).
+  void loadSplitReadsTheFoldersTheEngineReads_data() {
+    QTest::addColumn<QString>("layout");
+    QTest::addColumn<QString>("refusal");  // empty where both read the folder
+    QTest::newRow("MNIST's names") << "plain" << "";
+    QTest::newRow("dotted, gzip, as MNIST mirrors ship it") << "dotted" << "";
+    QTest::newRow("EMNIST's prefix") << "prefixed" << "";
+    QTest::newRow("MNIST's names beside a smaller prefixed copy") << "beside a copy" << "";
+    QTest::newRow("two prefixed sets") << "two sets" << "holds 2 datasets";
+    QTest::newRow("test labels missing") << "missing" << "has no t10k-labels-idx1-ubyte";
+    QTest::newRow("test images cut short") << "truncated" << "truncated";
+    QTest::newRow("not an IDX file") << "not idx" << "has a wrong IDX magic number 0x504B0304";
+  }
+  void loadSplitReadsTheFoldersTheEngineReads() {
+    QFETCH(QString, layout);
+    QFETCH(QString, refusal);
+    QTemporaryDir dir;
+    const auto writeSet = [&](const QString& prefix, const QString& separator, bool gz, int train, int test) {
+      QTemporaryDir scratch;
+      testing::writeMnistFolder(scratch.path(), train, test, 6, 5, gz, 7);
+      for (const QString& name : QDir(scratch.path()).entryList(QDir::Files)) {
+        QString renamed = prefix + name;
+        renamed.replace("-idx", separator + "idx");
+        QVERIFY(QFile::copy(scratch.filePath(name), dir.filePath(renamed)));
+      }
+    };
+    const QString testImages = dir.filePath("t10k-images-idx3-ubyte");
+    if (layout == "dotted") writeSet("", ".", true, 23, 11);
+    else if (layout == "prefixed") writeSet("emnist-letters-", "-", true, 23, 11);
+    else if (layout == "two sets") writeSet("emnist-letters-", "-", false, 23, 11), writeSet("emnist-digits-", "-", false, 9, 4);
+    else writeSet("", "-", false, 23, 11);
+    if (layout == "beside a copy") writeSet("copy-", "-", false, 7, 3);
+    if (layout == "missing") QVERIFY(QFile::remove(dir.filePath("t10k-labels-idx1-ubyte")));
+    if (layout == "truncated") QVERIFY(QFile::resize(testImages, QFileInfo(testImages).size() - 7));
+    if (layout == "not idx") {
+      QFile file(testImages);
+      QVERIFY(file.open(QIODevice::ReadWrite));
+      file.write("PK\x03\x04", 4);  // a zip archive's first bytes where the magic number goes
+    }
+
+    // The engine's reading, as numbers both sides can print: count, size, and the sums of the
+    // test split's pixels and labels.
+    QString engine;
+    try {
+      const DatasetPair pair = loadDataset(dir.path().toStdString());
+      const Dataset& test = pair.test;
+      engine = QString("%1 %2 %3 %4 %5 %6")
+                   .arg(pair.train.size())
+                   .arg(test.size())
+                   .arg(test.height())
+                   .arg(test.width())
+                   .arg(test.images.sum().item<int64_t>())
+                   .arg(test.labels.sum().item<int64_t>());
+    } catch (const DatasetError& error) {
+      engine = QString("refused: ") + error.what();
+    }
+    const QString code =
+        "import sys, ensemble_lab\n"
+        "try:\n"
+        "    train, _ = ensemble_lab.load_split(sys.argv[1], 'train')\n"
+        "    images, labels = ensemble_lab.load_split(sys.argv[1], 'test')\n"
+        "    print(train.shape[0], images.shape[0], images.shape[2], images.shape[3],\n"
+        "          int(images.mul(255).round().sum()), int(labels.sum()))\n"
+        "except (OSError, ValueError) as error:\n"
+        "    print('refused:', error)\n";
+    QStringList pythons{ENSEMBLELAB_TEST_PYTHON, "/usr/bin/python3"};
+    pythons.removeDuplicates();
+    for (const QString& python : pythons) {
+      const PythonResult read = runPython(python, {"-c", code, dir.path()}, ENSEMBLELAB_SOURCE_DIR "/python");
+      if (read.exitCode == kNotStarted || read.output.contains("No module named 'torch'")) {
+        qInfo().noquote() << python << "has no torch:" << read.output.section('\n', -1);
+        continue;
+      }
+      QVERIFY2(read.exitCode == 0, qPrintable(read.output));
+      if (refusal.isEmpty()) {
+        QVERIFY2(!engine.startsWith("refused"), qPrintable(engine));
+        QCOMPARE(read.output, engine);
+      } else {
+        QVERIFY2(engine.startsWith("refused") && engine.contains(refusal), qPrintable(engine));
+        QVERIFY2(read.output.startsWith("refused") && read.output.contains(refusal), qPrintable(read.output));
+      }
+    }
+    if (layout == "beside a copy") QVERIFY2(engine.startsWith("23 11"), qPrintable(engine));
   }
 
   // `pip install ./python` gives an importable package (into a folder of the test's own,

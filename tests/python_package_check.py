@@ -4,7 +4,8 @@
 
     python_package_check.py RUN_DIR [RUN_DIR...] [--dataset FOLDER] [--tolerance T] [--from FILE[,FILE]]
 
-Each RUN_DIR trained with train_limit == batch_size (so every step sees the whole training set,
+Each RUN_DIR (its images read from --dataset, else from the dataset its config.json names)
+trained with train_limit == batch_size (so every step sees the whole training set,
 in an order that does not change its mean gradient) and kept two checkpoints. From the
 older one, every member and its torch.optim.SGD (load_run) take one step on that set in
 PyTorch; their weights and buffers must equal the newer checkpoint's to 1e-6, and their
@@ -187,6 +188,7 @@ def check(run_dir, folder, tolerance, init_files):
     config = after.config
     if config["train_limit"] != config["batch_size"] or steps[-1] != steps[-2] + 1:
         fail("the run must train on exactly one batch per step (train_limit == batch_size), checkpointed every step")
+    folder = folder or config["dataset"]  # as config.json records it: a folder, or "fashion-mnist"
     images, labels = ensemble_lab.load_split(folder, "train", config["train_limit"])
 
     momentum_tolerance = tolerance / config["lr"]
@@ -239,7 +241,7 @@ def main():
     arguments = sys.argv[1:]
     tolerance = float(option(arguments, "--tolerance", "1e-6"))
     init_files = option(arguments, "--from", None)
-    folder = option(arguments, "--dataset", ensemble_lab.data.FASHION_MNIST)
+    folder = option(arguments, "--dataset", None)
     if not arguments:
         sys.exit("usage:" + __doc__.split("\n\n")[1])
     if init_files is not None and len(arguments) > 1:
