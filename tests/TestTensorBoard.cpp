@@ -149,6 +149,42 @@ class TestTensorBoard final : public QObject {
     checkWithTensorBoard(m_run, first, false);
   }
 
+  // Two runs exported into one folder would mix (the second replaces the model folders the
+  // two share, member-0, and leaves the first's others): refused, the folder as it was; the
+  // same run again replaces its own export; each run in a folder of its own stays apart.
+  void aSecondRunIsNotExportedOverTheFirst() {
+    const QString other = m_dir.filePath("other-run"), shared = m_dir.filePath("shared-export");
+    REQUIRE_COMPLETED(Trainer::create(testing::smallConfig("single", "cpu"), other.toStdString(), testing::syntheticData())
+                          ->run(nullptr, nullptr));
+    exportTensorBoard(m_run.toStdString(), shared.toStdString());
+    const QMap<QString, QByteArray> first = logFiles(shared);
+    QCOMPARE(first.size(), 3);  // ensemble, member-0, member-1
+    try {
+      exportTensorBoard(other.toStdString(), shared.toStdString());
+      QFAIL("a second run was exported over the first");
+    } catch (const ConfigError& error) {
+      const QString message = error.what();
+      QVERIFY2(message.contains("already holds the TensorBoard log of another run, " +
+                                QFileInfo(m_run).canonicalFilePath()) &&
+                   message.contains("e.g. " + shared + "/other-run"),
+               qPrintable(message));
+    }
+    QVERIFY(logFiles(shared) == first);
+    exportTensorBoard(m_run.toStdString(), shared.toStdString());  // again: its own, replaced
+    QVERIFY(logFiles(shared) == first);
+    exportTensorBoard(other.toStdString(), (shared + "/other-run").toStdString());
+    QCOMPARE(logFiles(shared + "/other-run").keys(), QStringList{"member-0/events.out.tfevents.0.ensemble-lab"});
+    QVERIFY(logFiles(shared) == first);
+
+    // A log the export did not write (a run's live one, copied) is not this run's to replace.
+    const QString copied = m_dir.filePath("copied-live-log");
+    QVERIFY(QDir().mkpath(copied + "/member-0"));
+    const QString live = QDir(other + "/tensorboard/member-0").entryList({"*tfevents*"}).value(0);
+    QVERIFY(QFile::copy(other + "/tensorboard/member-0/" + live, copied + "/member-0/" + live));
+    QVERIFY_THROWS_EXCEPTION(ConfigError, exportTensorBoard(m_run.toStdString(), copied.toStdString()));
+    QCOMPARE(logFiles(copied).size(), 1);
+  }
+
   // A run folder kept in tests/golden gives the same bytes every time, on every build.
   void theExportOfAKnownRunIsGolden() {
     const QString golden = ENSEMBLELAB_SOURCE_DIR "/tests/golden/tensorboard-run";

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 
@@ -18,10 +19,51 @@
 
 namespace ensemble {
 namespace {
+namespace fs = std::filesystem;
+
 constexpr const char* kExportedEventFile = "events.out.tfevents.0.ensemble-lab";
+/// Names the run a folder's export is of: a second run exported into the same folder would
+/// replace some of the first's model files and keep the others (member-0 of one run beside
+/// member-1 of another, under one name), so it is refused instead.
+constexpr const char* kExportedRunFile = ".ensemble-lab-export";
+
+std::string runIdentity(const std::string& runDirectory) {
+  std::error_code ec;
+  const fs::path path = fs::weakly_canonical(fs::absolute(runDirectory, ec), ec);
+  return ec ? runDirectory : path.string();
+}
+
+/// An event file in `folder` or in a model folder inside it, or empty.
+std::string firstEventFileIn(const fs::path& folder) {
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it.depth() > 1) it.disable_recursion_pending();
+    if (it->path().filename().string().find("tfevents") != std::string::npos) return it->path().string();
+  }
+  return {};
+}
+
+/// Throws where `folder` holds a TensorBoard log that is not an earlier export of `run`.
+void refuseAnotherRunsLog(const fs::path& folder, const std::string& run, const std::string& runDirectory) {
+  const std::string eventFile = firstEventFileIn(folder);
+  if (eventFile.empty()) return;
+  std::ifstream marker(folder / kExportedRunFile);
+  std::string exportedRun;
+  std::getline(marker, exportedRun);
+  if (exportedRun == run) return;  // this run's: replaced, as an export of it again should be
+  const std::string holds = exportedRun.empty() ? "a TensorBoard log (" + eventFile + ")"
+                                                : "the TensorBoard log of another run, " + exportedRun;
+  throw ConfigError("the folder " + folder.string() + " already holds " + holds + "; exporting " + runDirectory +
+                    " into it would mix the two runs' curves under the same names. Export each run into a folder "
+                    "of its own, e.g. " + (folder / fs::path(run).filename()).string() + ", and `tensorboard --logdir " +
+                    folder.string() + "` shows them side by side");
+}
+
 }  // namespace
 
 TensorBoardExported exportTensorBoard(const std::string& runDirectory, const std::string& folder) {
+  const std::string identity = runIdentity(runDirectory);
+  refuseAnotherRunsLog(folder, identity, runDirectory);
   const RunDirectory run(runDirectory);
   const RunSummary summary = RunSummary::read(run.summaryPath());
   const std::vector<MetricsRow> rows = readMetricsCsv(run.metricsPath());
@@ -61,7 +103,6 @@ TensorBoardExported exportTensorBoard(const std::string& runDirectory, const std
   // Every model's file is written whole under a staging name first (no "tfevents" in it,
   // so TensorBoard does not read it), and only then renamed over an earlier export's: a
   // disk that fills midway leaves the earlier export as it was, not half of each.
-  namespace fs = std::filesystem;
   std::vector<fs::path> staged;
   const auto discardStaged = [&] {
     std::error_code ignored;
@@ -78,6 +119,11 @@ TensorBoardExported exportTensorBoard(const std::string& runDirectory, const std
       staged.push_back(modelFolder / ".incoming-export");
       writeFileAtomically(staged.back().string(), contents);
     }
+    // Before the renames: the folder holds no log or this run's, so naming this run is true.
+    std::error_code error;
+    fs::create_directories(folder, error);  // a run without rows has no model folder in it
+    if (error) throw IoError(describeIoFailure("cannot create", folder, error.value()));
+    writeFileAtomically((fs::path(folder) / kExportedRunFile).string(), identity + "\n");
   } catch (...) {
     discardStaged();
     throw;

@@ -15,7 +15,9 @@ namespace ensemble {
 /// a point is dated by the training time the run had spent by its step (summary.json's
 /// train_seconds spread evenly over its steps) counted from 1970, so TensorBoard's
 /// "relative" axis reads as training time and the same run gives the same bytes. Files
-/// already in the model folders are replaced. Throws IoError or ConfigError naming a
+/// already in the model folders are replaced where `folder` holds an earlier export of this
+/// run (a file in it names the run); a folder holding another log is refused (ConfigError),
+/// as two runs' model folders would mix. Throws IoError or ConfigError naming a
 /// missing or damaged file; a run folder without config.json is exported all the same,
 /// less the learning rates (which only it holds).
 struct TensorBoardExported {
