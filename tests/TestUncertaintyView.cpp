@@ -57,6 +57,13 @@ void writeForeignDataset(const QString& folder, int count, int side) {
   for (const QString split : {"train", "t10k"}) idx_files::writeIdxSplit(folder, split, {count, side, side, 10});
 }
 
+/// A text file's lines, empty ones left out (none where it cannot be read).
+QStringList fileLines(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  return QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+}
+
 /// Waits for the analysis job to end; returns (cancelled, error).
 std::pair<bool, QString> waitForJob(AnalysisController& analysis, int timeoutMs = 120000) {
   QSignalSpy ended(&analysis, &AnalysisController::jobEnded);
@@ -184,6 +191,56 @@ class TestUncertaintyView final : public QObject {
     mistakes->showCell(ConfusionCell{wrong->label, wrong->ensembleVote}, 0);
     const QString caption = mistakes->caption()->text();
     QVERIFY2(caption.contains("by the model") && !caption.contains("ensemble"), qPrintable(caption));
+  }
+
+  // An ensemble whose members agree on every test image (short runs on new data often do)
+  // has no image in the disagreement order: the gallery shows the most uncertain first, and
+  // --figures writes its contact sheet (it had exited 1, "The gallery is empty").
+  void membersThatNeverDisagreeStillFillTheGallery() {
+    const QString agreeing = m_root.filePath("agreeing");
+    QVERIFY(QDir().mkpath(agreeing));
+    for (const QString& name : QDir(m_ensemble).entryList(QDir::Files)) QVERIFY(QFile::copy(m_ensemble + "/" + name, agreeing + "/" + name));
+    const QString checkpoint = m_ensemble + "/checkpoints/" + fileLines(m_ensemble + "/checkpoints/latest").value(0).trimmed();
+    const QString copied = agreeing + "/checkpoints/" + QFileInfo(checkpoint).fileName();
+    QVERIFY(QDir().mkpath(copied));
+    // Every member holds member 0's weights, and the manifest says so (its sizes and CRCs).
+    const auto asMemberZero = [](QString name) { return name.replace(QRegularExpression("^member-\\d+"), "member-0"); };
+    for (const QString& name : QDir(checkpoint).entryList(QDir::Files)) {
+      if (name != "manifest.json") QVERIFY(QFile::copy(checkpoint + "/" + asMemberZero(name), copied + "/" + name));
+    }
+    QFile manifestFile(checkpoint + "/manifest.json");
+    QVERIFY(manifestFile.open(QIODevice::ReadOnly));
+    QJsonObject manifest = QJsonDocument::fromJson(manifestFile.readAll()).object();
+    QJsonObject files = manifest["files"].toObject();
+    for (const QString& name : files.keys()) files[name] = files[asMemberZero(name)];
+    manifest["files"] = files;
+    QFile rewritten(copied + "/manifest.json");
+    QVERIFY(rewritten.open(QIODevice::WriteOnly) && rewritten.write(QJsonDocument(manifest).toJson()) > 0);
+    rewritten.close();
+    QFile latest(agreeing + "/checkpoints/latest");
+    QVERIFY(latest.open(QIODevice::WriteOnly) && latest.write(QFileInfo(checkpoint).fileName().toUtf8()) > 0);
+    latest.close();
+
+    UncertaintyView view;
+    view.setRuns({{agreeing, "agreeing", "synthetic"}});
+    view.resize(1200, 560);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    MistakesView* mistakes = view.mistakes();
+    view.pages()->setCurrentWidget(mistakes);
+    QCOMPARE(GalleryOrder(mistakes->orderBox()->currentData().toInt()), GalleryOrder::Disagreement);
+    QTest::mouseClick(mistakes->computeButton(), Qt::LeftButton);
+    const auto [cancelled, error] = waitForJob(*view.analysis());
+    QVERIFY2(error.isEmpty() && !cancelled, qPrintable(error));
+    QCOMPARE(GalleryOrder(mistakes->orderBox()->currentData().toInt()), GalleryOrder::Entropy);
+    QCOMPARE(mistakes->gallery()->rowCount(), 300);
+
+    QProcess app;
+    app.setProcessChannelMode(QProcess::MergedChannels);
+    app.start(ENSEMBLELAB_GUI_PATH, {"--figures", m_root.filePath("figures-agreeing"), "--compare", agreeing});
+    QVERIFY(app.waitForFinished(300000));
+    QVERIFY2(app.exitCode() == 0, qPrintable(QString::fromUtf8(app.readAll())));
+    QVERIFY(QFileInfo(m_root.filePath("figures-agreeing/gallery.png")).size() > 0);
   }
 
   // Both runs at each level, drawn as accuracy and ECE panels; at level 0 the numbers are
@@ -548,6 +605,16 @@ class TestUncertaintyView final : public QObject {
       const QString label = RunRecord::load(run).legendLabel();
       QVERIFY2(diagram.contains(label + ":"), qPrintable(label + " is not in reliability.csv:\n" + diagram));
     }
+    // Both runs' confusion matrices, each row naming its run (the second had been left out).
+    const QStringList matrixRows = fileLines(out + "/confusion-matrix.csv").mid(1);
+    for (const QString& run : {m_ensemble, m_single}) {
+      const QString label = RunRecord::load(run).legendLabel();
+      QVERIFY2(matrixRows.filter(QRegularExpression("^\"?" + QRegularExpression::escape(label) + "\"?,")).size() == 10 * 10,
+               qPrintable(label + ":\n" + matrixRows.mid(0, 3).join('\n')));
+    }
+    QCOMPARE(matrixRows.size(), 2 * 10 * 10);
+    // Side by side, each at least 640 px wide, drawn at twice the pixels.
+    QVERIFY2(QImage(out + "/confusion-matrix.png").width() >= 2 * 2 * 640, qPrintable(QString::number(QImage(out + "/confusion-matrix.png").width())));
     QFile csv(out + "/shift-rotate.csv");
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList rows = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
@@ -568,6 +635,17 @@ class TestUncertaintyView final : public QObject {
     const QString noise = oodCsv("uniform-noise"), inverted = oodCsv("inverted");
     QVERIFY2(noise.contains("out: uniform-noise") && !noise.contains("inverted"), qPrintable(noise));
     QVERIFY2(inverted.contains("out: inverted") && inverted != noise, qPrintable(inverted));
+    // Two runs' histograms: each row names its run in the panel column (they had been alike).
+    const QString bothOod = m_root.filePath("figures-ood-both");
+    app.start(ENSEMBLELAB_GUI_PATH, {"--figures", bothOod, "--compare", m_ensemble + "," + m_single, "--ood", "inverted"});
+    QVERIFY(app.waitForFinished(300000));
+    QVERIFY2(app.exitCode() == 0, qPrintable(QString::fromUtf8(app.readAll())));
+    const QStringList oodRows = fileLines(bothOod + "/out-of-distribution.csv").mid(1);
+    for (const QString& run : {m_ensemble, m_single}) {
+      const QString label = RunRecord::load(run).legendLabel();
+      const qsizetype rows = oodRows.filter(QRegularExpression("^\"?" + QRegularExpression::escape(label) + "\"?,")).size();
+      QVERIFY2(rows > 0 && rows * 2 == oodRows.size(), qPrintable(label + ":\n" + oodRows.mid(0, 3).join('\n')));
+    }
 
     // A bad request says what is wrong, exits 1 and writes nothing (a bad --shift had been
     // found after the reliability diagram's files were written).
@@ -584,6 +662,25 @@ class TestUncertaintyView final : public QObject {
       QVERIFY2(error.contains(reason), qPrintable(error));
       QVERIFY2(!QFileInfo::exists(refused), qPrintable(arguments.join(' ') + " left " + refused));
     }
+    // A request found bad only as it is computed (an out-of-distribution set of another image
+    // size) leaves no file: not in a new folder, which is not left behind, nor in an existing
+    // one, whose files stay as they were (the reliability diagram had been written first).
+    const QString otherSize = m_root.filePath("ood-28x28");
+    writeForeignDataset(otherSize, 20, 28);
+    const QString existing = m_root.filePath("figures-existing");
+    QVERIFY(QDir().mkpath(existing));
+    QFile kept(existing + "/reliability.csv");
+    QVERIFY(kept.open(QIODevice::WriteOnly) && kept.write("earlier\n") == 8);
+    kept.close();
+    for (const QString& folder : {refused, existing}) {
+      app.start(ENSEMBLELAB_GUI_PATH, {"--figures", folder, "--compare", m_single, "--ood", otherSize});
+      QVERIFY(app.waitForFinished(120000));
+      const QString error = QString::fromUtf8(app.readAll());
+      QVERIFY2(app.exitCode() == 1 && error.contains("28x28"), qPrintable(error));
+    }
+    QVERIFY(!QFileInfo::exists(refused));
+    QCOMPARE(QDir(existing).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden), QStringList{"reliability.csv"});
+    QCOMPARE(fileLines(existing + "/reliability.csv"), QStringList{"earlier"});
     // What only --figures takes is refused without it (the window had opened, ignoring it).
     app.start(ENSEMBLELAB_GUI_PATH, {"--compare", m_single});
     QVERIFY(app.waitForFinished(60000));

@@ -106,8 +106,9 @@ MistakesView::MistakesView(AnalysisController& analysis, QWidget* parent)
   controls->addWidget(sideBySide({new QLabel(tr("Order:")), m_order}));
   controls->addWidget(m_showAll);
   controls->addWidget(m_sheet);
-  controls->addWidget(makePlotExportButton(m_confusions[0]->plot(), "confusion-matrix", this,
-                                           [this](const QString& error, const QString& path) { emit exported(error, path); }));
+  // Both runs' matrices where two are compared (only the first had been saved).
+  controls->addWidget(makePlotsExportButton([this] { return shownConfusionPlots(); }, "confusion-matrix", this,
+                                            [this](const QString& error, const QString& path) { emit exported(error, path); }));
   controls->addWidget(m_caption, 1);
   auto* splitter = new QSplitter;
   splitter->addWidget(m_confusions[0]);
@@ -150,9 +151,11 @@ void MistakesView::showInspection(const std::shared_ptr<const Inspection>& inspe
   if (std::none_of(m_runs.begin(), m_runs.end(), [&](const RunChoice& run) { return run.directory == inspection->runDirectory; })) return;
   m_inspections.insert(inspection->runDirectory, inspection);
   refresh();
-  if (inspection->predictions.members.size() < 2 && m_gallery->inspection() == inspection.get() &&
-      m_gallery->order() == GalleryOrder::Disagreement) {
-    m_order->setCurrentIndex(m_order->findData(int(GalleryOrder::Entropy)));  // one model disagrees with nobody
+  // One model disagrees with nobody, and members that agree on every image leave the
+  // disagreement order empty (short runs often do): the gallery shows the most uncertain.
+  if (m_gallery->inspection() == inspection.get() && m_gallery->order() == GalleryOrder::Disagreement &&
+      (inspection->predictions.members.size() < 2 || m_gallery->rowCount() == 0)) {
+    m_order->setCurrentIndex(m_order->findData(int(GalleryOrder::Entropy)));
   }
 }
 
@@ -167,6 +170,8 @@ void MistakesView::refresh() {
     } else if (confusion->inspection() != found->get()) {
       confusion->showInspection(*found);
     }
+    // Its CSV rows name the run (the two matrices' rows had been alike).
+    confusion->plot()->setProperty(kExportPanelProperty, run < m_runs.size() ? QVariant(m_runs[run].label) : QVariant());
     const bool single = found != m_inspections.constEnd() && (*found)->predictions.members.size() < 2;
     confusion->setTitle(comparing ? tr("%1 (click a cell)").arg(m_runs[run].label)
                         : single  ? tr("Confusion matrix of the model's predictions (click a cell)")
@@ -191,6 +196,14 @@ void MistakesView::showCell(const ConfusionCell& cell, int run) {
     m_confusions[std::size_t(other)]->highlight(other == run ? std::optional<ConfusionCell>(cell) : std::nullopt);
   }
   updateCaption();
+}
+
+QList<QCustomPlot*> MistakesView::shownConfusionPlots() const {
+  QList<QCustomPlot*> plots;
+  for (int run = 0; run < int(m_confusions.size()) && run < std::max<int>(1, m_runs.size()); ++run) {
+    plots << m_confusions[std::size_t(run)]->plot();
+  }
+  return plots;
 }
 
 void MistakesView::updateCaption() {

@@ -5,6 +5,7 @@
 // Computed on request (every model's predictions on the test set, in the analysis thread).
 // With two runs selected, their matrices stand side by side, each named; the gallery
 // shows the run whose matrix was clicked last (the first, until then).
+#include <QList>
 #include <QMap>
 #include <QWidget>
 #include <array>
@@ -14,6 +15,7 @@
 #include "ui/RunChoice.h"
 
 class QComboBox;
+class QCustomPlot;
 class QLabel;
 class QListView;
 class QPushButton;
@@ -50,6 +52,8 @@ class MistakesView final : public QWidget {
   QListView* galleryView() const { return m_view; }
   /// The matrix of the `run`-th selected run (0 or 1).
   ConfusionMatrixPlot* confusion(int run = 0) const { return m_confusions[std::size_t(run)]; }
+  /// The matrices shown, one per selected run, left to right: what their Export… saves.
+  QList<QCustomPlot*> shownConfusionPlots() const;
   /// Which of the selected runs the gallery shows.
   int galleryRun() const { return m_galleryRun; }
 

@@ -272,7 +272,10 @@ void OodView::redraw() {
                                   .arg(ood.ensemble.mutualInformation, 0, 'f', 3)
                             : tr("AUROC: %1 by entropy, %2 by max prob.")
                                   .arg(ood.ensemble.entropy, 0, 'f', 3).arg(ood.ensemble.maxProbability, 0, 'f', 3));
-    for (QCPAbstractPlottable* plottable : std::array<QCPAbstractPlottable*, 3>{in, out, auroc}) plottable->addToLegend(legend);
+    for (QCPAbstractPlottable* plottable : std::array<QCPAbstractPlottable*, 3>{in, out, auroc}) {
+      plottable->addToLegend(legend);
+      plottable->setProperty(kExportPanelProperty, run.label);  // the CSV's rows say whose (two runs' are alike)
+    }
     panel->axis(QCPAxis::atBottom)->setRange(0, maxEntropy * 1.02);
     panel->axis(QCPAxis::atLeft)->rescale();
     panel->axis(QCPAxis::atLeft)->setRangeLower(0);

@@ -7,10 +7,12 @@
 #include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QPainter>
 #include <QPdfWriter>
 #include <QSvgGenerator>
 #include <QTextStream>
 #include <QToolButton>
+#include <algorithm>
 #include <memory>
 
 #include "ui/CaptionLines.h"
@@ -28,8 +30,18 @@ QString csvField(const QString& text) {
 
 QString number(double value) { return QString::number(value, 'g', 10); }
 
+/// The CSV's panel of a series: the one its plottable or plot names (kExportPanelProperty:
+/// which run, where several are drawn alike), else its value axis's label.
+QString panelOf(QCPAbstractPlottable* plottable) {
+  for (const QObject* owner : {static_cast<const QObject*>(plottable), static_cast<const QObject*>(plottable->parentPlot())}) {
+    const QVariant panel = owner->property(kExportPanelProperty);
+    if (panel.isValid()) return panel.toString();
+  }
+  return plottable->valueAxis()->label();
+}
+
 void writeSeries(QTextStream& out, QCPAbstractPlottable* plottable) {
-  const QString prefix = csvField(plottable->valueAxis()->label()) + ',' + csvField(plottable->name()) + ',';
+  const QString prefix = csvField(panelOf(plottable)) + ',' + csvField(plottable->name()) + ',';
   if (auto* graph = qobject_cast<QCPGraph*>(plottable)) {
     for (const QCPGraphData& point : *graph->data()) out << prefix << number(point.key) << ',' << number(point.value) << ",\n";
   } else if (auto* bars = qobject_cast<QCPBars*>(plottable)) {
@@ -67,7 +79,7 @@ QString nothingToExport() {
 class CaptionRow {
  public:
   CaptionRow(QCustomPlot* plot, const QString& caption, int width) : m_plot(plot) {
-    if (caption.isEmpty()) return;
+    if (caption.isEmpty() || !plot) return;
     QCPLayoutGrid* layout = plot->plotLayout();
     const int row = layout->rowCount();
     layout->insertRow(row);
@@ -104,16 +116,34 @@ QString plotExportFilter() {
 }
 
 QString exportPlot(QCustomPlot* plot, const QString& path, const QString& caption) {
+  return exportPlots({plot}, path, caption);
+}
+
+QString exportPlots(const QList<QCustomPlot*>& plots, const QString& path, const QString& caption) {
   const QString suffix = QFileInfo(path).suffix().toLower();
-  if (suffix == "csv") return exportPlotData(plot, path);
+  if (suffix == "csv") return exportPlotData(plots, path);
   if (suffix != "png" && suffix != "pdf" && suffix != "svg") {
     return QObject::tr("unknown format '%1': save as .png, .pdf, .svg or .csv").arg(suffix);
   }
-  const int width = std::max(plot->width(), 640), height = std::max(plot->height(), 420);
-  const CaptionRow captionRow(plot, caption, width);
+  // Left to right, each at its shown width but at least 640 px (a page shows two runs'
+  // matrices narrow beside its gallery), all as tall as the tallest.
+  QList<int> widths;
+  int width = 0, height = 420;
+  for (QCustomPlot* plot : plots) {
+    widths << std::max(plot->width(), 640);
+    width += widths.back();
+    height = std::max(height, plot->height());
+  }
+  const CaptionRow captionRow(plots.size() == 1 ? plots.front() : nullptr, caption, width);
   if (suffix == "png") {
     // Twice the pixels, marked 96 dpi (what QCustomPlot::savePng writes).
-    QImage image = plot->toPixmap(width, height, 2.0).toImage();
+    QImage image(width * 2, height * 2, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    for (int i = 0, left = 0; i < plots.size(); left += widths[i], ++i) {
+      painter.drawPixmap(left * 2, 0, plots[i]->toPixmap(widths[i], height, 2.0));
+    }
+    painter.end();
     image.setDotsPerMeterX(qRound(96 / 0.0254));
     image.setDotsPerMeterY(qRound(96 / 0.0254));
     return savePng(path, image);
@@ -124,7 +154,7 @@ QString exportPlot(QCustomPlot* plot, const QString& path, const QString& captio
   std::unique_ptr<QPaintDevice> device;
   if (suffix == "pdf") {
     auto pdf = std::make_unique<QPdfWriter>(&buffer);
-    pdf->setTitle(plot->objectName());
+    pdf->setTitle(plots.front()->objectName());
     pdf->setCreator(QCoreApplication::applicationName());
     pdf->setResolution(96);  // one point of the page per pixel of the plot
     pdf->setPageLayout(QPageLayout(QPageSize(QSizeF(width * 72.0 / 96, height * 72.0 / 96), QPageSize::Point,
@@ -136,26 +166,36 @@ QString exportPlot(QCustomPlot* plot, const QString& path, const QString& captio
     svg->setOutputDevice(&buffer);
     svg->setSize(QSize(width, height));
     svg->setViewBox(QRect(0, 0, width, height));
-    svg->setTitle(plot->objectName());
+    svg->setTitle(plots.front()->objectName());
     device = std::move(svg);
   }
   QCPPainter painter;
   if (!painter.begin(device.get())) return QObject::tr("could not draw %1").arg(path);
   painter.setMode(QCPPainter::pmVectorized);
-  plot->toPainter(&painter, width, height);
+  for (int i = 0, left = 0; i < plots.size(); left += widths[i], ++i) {
+    painter.save();
+    painter.translate(left, 0);
+    plots[i]->toPainter(&painter, widths[i], height);
+    painter.restore();
+  }
   painter.end();
   device.reset();  // a PDF is finished when its writer goes
   return saveFile(path, bytes);
 }
 
-QString exportPlotData(QCustomPlot* plot, const QString& path) {
-  if (!hasData(plot)) return nothingToExport();  // a header alone, said to be saved, had looked like a result
+QString exportPlotData(QCustomPlot* plot, const QString& path) { return exportPlotData(QList<QCustomPlot*>{plot}, path); }
+
+QString exportPlotData(const QList<QCustomPlot*>& plots, const QString& path) {
+  // A header alone, said to be saved, had looked like a result.
+  if (std::none_of(plots.begin(), plots.end(), hasData)) return nothingToExport();
   QString text;
   QTextStream out(&text);
   out << "panel,series,x,y,z\n";
-  for (int i = 0; i < plot->plottableCount(); ++i) {
-    QCPAbstractPlottable* plottable = plot->plottable(i);
-    if (!plottable->name().isEmpty()) writeSeries(out, plottable);  // unnamed ones are drawing aids
+  for (QCustomPlot* plot : plots) {
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+      QCPAbstractPlottable* plottable = plot->plottable(i);
+      if (!plottable->name().isEmpty()) writeSeries(out, plottable);  // unnamed ones are drawing aids
+    }
   }
   out.flush();
   return saveFile(path, text.toUtf8());
@@ -163,15 +203,21 @@ QString exportPlotData(QCustomPlot* plot, const QString& path) {
 
 QToolButton* makePlotExportButton(QCustomPlot* plot, const QString& fileBaseName, QWidget* dialogParent,
                                   std::function<void(const QString&, const QString&)> report) {
+  return makePlotsExportButton([plot] { return QList<QCustomPlot*>{plot}; }, fileBaseName, dialogParent, std::move(report));
+}
+
+QToolButton* makePlotsExportButton(std::function<QList<QCustomPlot*>()> plots, const QString& fileBaseName,
+                                   QWidget* dialogParent, std::function<void(const QString&, const QString&)> report) {
   auto* button = new QToolButton;
   button->setIcon(QIcon::fromTheme("document-save-as", QIcon(":/icons/export.svg")));
   button->setText(QObject::tr("Export…"));
   button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   button->setToolTip(QObject::tr("Save this plot as PNG, PDF or SVG, or its data as CSV"));
   QObject::connect(button, &QToolButton::clicked, button, [=] {
-    if (!hasData(plot)) return report(nothingToExport(), QString());  // before asking where
+    const QList<QCustomPlot*> shown = plots();
+    if (std::none_of(shown.begin(), shown.end(), hasData)) return report(nothingToExport(), QString());  // before asking where
     const QString path = dialogs::saveFileName(dialogParent, QObject::tr("Export plot"), fileBaseName + ".png", plotExportFilter());
-    if (!path.isEmpty()) report(exportPlot(plot, path), path);
+    if (!path.isEmpty()) report(exportPlots(shown, path), path);
   });
   return button;
 }

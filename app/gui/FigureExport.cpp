@@ -8,7 +8,11 @@
 #include <QEventLoop>
 #include <QLineEdit>
 #include <QTabWidget>
+#include <QTemporaryDir>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "ui/AnalysisController.h"
@@ -55,24 +59,68 @@ class FigureWriter {
     if (!started) throw FigureError{QObject::tr("the %1 could not be computed").arg(what)};
   }
 
-  /// `name`.png and `name`.csv of `plot`, and a screenshot of the page it is on.
-  void save(QCustomPlot* plot, QWidget* page, const QString& name) {
+  /// `name`.png and `name`.csv of `plots` (side by side), and a screenshot of the page they are on.
+  void save(const QList<QCustomPlot*>& plots, QWidget* page, const QString& name) {
     m_view.pages()->setCurrentWidget(page);
     QCoreApplication::processEvents();
-    plot->replot();
-    for (const QString suffix : {".png", ".csv"}) write(name + suffix, exportPlot(plot, m_folder.filePath(name + suffix)));
+    for (QCustomPlot* plot : plots) plot->replot();
+    for (const QString suffix : {".png", ".csv"}) write(name + suffix, exportPlots(plots, m_folder.filePath(name + suffix)));
     const QString screenshot = "page-" + name + ".png";
     write(screenshot, savePng(m_folder.filePath(screenshot), m_view.grab().toImage()));
   }
 
   void write(const QString& file, const QString& error) {
     if (!error.isEmpty()) throw FigureError{QObject::tr("%1: %2").arg(m_folder.filePath(file), error)};
-    std::printf("wrote %s\n", qPrintable(m_folder.filePath(file)));
+    m_written << file;
   }
+
+  /// The files written, in order (into the staging folder).
+  const QStringList& written() const { return m_written; }
 
  private:
   UncertaintyView& m_view;
   QDir m_folder;
+  QStringList m_written;
+};
+
+/// The output folder, written all at once: files are made in a staging folder inside it and
+/// moved in only when every figure was made, so a request that fails midway (an
+/// out-of-distribution set of another image size is found only when scored) leaves the folder
+/// as it was, and one that did not exist is not left behind.
+class StagedFolder {
+ public:
+  explicit StagedFolder(const QString& folder) : m_folder(folder), m_existed(QFileInfo::exists(folder)) {
+    if (!QDir().mkpath(folder)) throw FigureError{QObject::tr("cannot create %1").arg(folder)};
+    m_staging = std::make_unique<QTemporaryDir>(QDir(folder).filePath(".incoming-figures-XXXXXX"));
+    if (!m_staging->isValid()) throw FigureError{QObject::tr("cannot write in %1: %2").arg(folder, m_staging->errorString())};
+  }
+  ~StagedFolder() {
+    m_staging.reset();
+    if (!m_existed) QDir().rmdir(m_folder);  // only while empty: nothing was moved in
+  }
+  StagedFolder(const StagedFolder&) = delete;
+  StagedFolder& operator=(const StagedFolder&) = delete;
+
+  QString stagingPath() const { return m_staging->path(); }
+
+  /// Moves `files` into the folder (over earlier ones of the same names), printing each.
+  void moveIn(const QStringList& files) {
+    const QDir staging(stagingPath()), folder(m_folder);
+    for (const QString& file : files) {
+      // rename(2) replaces an earlier file whole; QFile::rename would refuse it.
+      if (std::rename(QFile::encodeName(staging.filePath(file)).constData(),
+                      QFile::encodeName(folder.filePath(file)).constData()) != 0) {
+        throw FigureError{QObject::tr("cannot move %1 into %2: %3").arg(file, m_folder, QString::fromLocal8Bit(std::strerror(errno)))};
+      }
+      std::printf("wrote %s\n", qPrintable(folder.filePath(file)));
+    }
+    m_existed = true;  // it holds them now
+  }
+
+ private:
+  QString m_folder;
+  bool m_existed;
+  std::unique_ptr<QTemporaryDir> m_staging;
 };
 
 RunChoices choicesOf(const QStringList& runs) {
@@ -106,8 +154,8 @@ int exportFigures(const FigureRequest& request) {
         throw FigureError{QObject::tr("--ood %1").arg(problem)};
       }
     }
-    if (!QDir().mkpath(request.outputFolder)) throw FigureError{QObject::tr("cannot create %1").arg(request.outputFolder)};
-    FigureWriter writer(view, request.outputFolder);
+    StagedFolder output(request.outputFolder);
+    FigureWriter writer(view, output.stagingPath());
 
     const RunRecord first = RunRecord::load(request.runs.front());
     if (first.summary && first.summary->evaluation) {
@@ -116,7 +164,7 @@ int exportFigures(const FigureRequest& request) {
       const RunRecord second = request.runs.size() > 1 ? RunRecord::load(request.runs[1]) : RunRecord{};
       const bool compared = second.summary && second.summary->evaluation;
       view.showComparison(compared ? &*second.summary->evaluation : nullptr, compared ? second.legendLabel() : QString());
-      writer.save(view.reliability()->plot(), view.reliability(), "reliability");
+      writer.save({view.reliability()->plot()}, view.reliability(), "reliability");
     }
     ShiftView* shift = view.shift();
     for (std::size_t i = 0; i < shiftKinds.size(); ++i) {
@@ -124,16 +172,17 @@ int exportFigures(const FigureRequest& request) {
       shift->kindBox()->setCurrentIndex(shift->kindBox()->findData(int(shiftKinds[i])));
       shift->levelsEdit()->setText(request.shifts[int(i)].section(':', 1));
       writer.compute(name, [&] { shift->compute(); });
-      writer.save(shift->plot(), shift, name);
+      writer.save({shift->plot()}, shift, name);
     }
     if (!request.ood.isEmpty()) {
       writer.compute("out-of-distribution", [&] { view.outOfDistribution()->compute(); });
-      writer.save(view.outOfDistribution()->plot(), view.outOfDistribution(), "out-of-distribution");
+      writer.save({view.outOfDistribution()->plot()}, view.outOfDistribution(), "out-of-distribution");
     }
     MistakesView* mistakes = view.mistakes();
     writer.compute("confusion matrix", [&] { mistakes->compute(); });
-    writer.save(mistakes->confusion()->plot(), mistakes, "confusion-matrix");
-    writer.write("gallery.png", mistakes->saveContactSheet(QDir(request.outputFolder).filePath("gallery.png")));
+    writer.save(mistakes->shownConfusionPlots(), mistakes, "confusion-matrix");  // both runs' where two are compared
+    writer.write("gallery.png", mistakes->saveContactSheet(QDir(output.stagingPath()).filePath("gallery.png")));
+    output.moveIn(writer.written());
     return 0;
   } catch (const FigureError& e) {
     std::fprintf(stderr, "ensemble-lab: %s\n", qPrintable(e.message));
