@@ -44,6 +44,9 @@ class TestModels final : public QObject {
       QTest::newRow(qPrintable(model + " 16x16")) << model << 16 << 16;
       QTest::newRow(qPrintable(model + " 33x21")) << model << 33 << 21;
     }
+    // The least each takes (rejectsImagesTooSmall: one pixel less is refused).
+    QTest::newRow("cnn 4x4") << "cnn" << 4 << 4;
+    QTest::newRow("lenet 12x12") << "lenet" << 12 << 12;
   }
   void forwardGivesLogitsForAnyInputSize() {
     QFETCH(QString, model);
@@ -75,6 +78,14 @@ class TestModels final : public QObject {
     tiny.height = tiny.width = 3;
     QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("cnn", tiny));
     QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("lenet", tiny));
+    // LeNet's second pool needs 2 pixels a side: 11 in either side is too few (10x10 and
+    // 11x11 had been let through, and failed inside LibTorch).
+    for (const auto& [height, width] : {std::pair{11, 11}, std::pair{12, 11}, std::pair{11, 12}, std::pair{10, 10}}) {
+      ModelInput small;
+      small.height = height;
+      small.width = width;
+      QVERIFY_THROWS_EXCEPTION(ConfigError, makeModel("lenet", small));
+    }
     // resnet18 diverges below 16x16 at the default lr (ResNet18.cpp): refused, not a NaN later.
     ModelInput eightByEight;
     eightByEight.height = eightByEight.width = 8;

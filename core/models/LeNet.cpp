@@ -12,8 +12,10 @@ namespace F = torch::nn::functional;
 LeNetImpl::LeNetImpl(const ModelInput& input) {
   // Spatial size after: conv1 (same) -> pool -> conv2 (valid 5x5) -> pool.
   const auto outSide = [](int64_t side) { return (side / 2 - 4) / 2; };
-  if (input.height / 2 < 5 || input.width / 2 < 5) {
-    throw ConfigError("the lenet model needs images of at least 10x10 pixels; this dataset has " +
+  // The second pool needs 2 pixels a side: 12x12 images at the least (10x10 and 11x11 had
+  // passed a check of the first convolutions only and failed inside LibTorch).
+  if (outSide(input.height) < 1 || outSide(input.width) < 1) {
+    throw ConfigError("the lenet model needs images of at least 12x12 pixels; this dataset has " +
                       std::to_string(input.height) + "x" + std::to_string(input.width));
   }
   m_conv1 = register_module(
