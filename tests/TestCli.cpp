@@ -568,6 +568,25 @@ class TestCli final : public QObject {
     QCOMPARE(keys.size(), sameNameCurves.size());
     r = runCli({"export", "--runs", root + "/a," + root + "/./a", "--table", root + "/twice.csv"});
     QVERIFY2(r.exitCode != 0 && r.err.contains("twice") && !QFileInfo::exists(root + "/twice.csv"), qPrintable(r.err));
+    // A folder of runs (a sweep's) stands for its runs; a folder whose name holds a comma is
+    // read whole (a sweep's folder had been refused as a run without summary.json, sending
+    // the user to `resume`; "x, y" had been split into two folders that do not exist).
+    std::filesystem::copy((root + "/b").toStdString(), (root + "/again/b2").toStdString(),
+                          std::filesystem::copy_options::recursive);
+    std::filesystem::copy((root + "/b").toStdString(), (root + "/x, y").toStdString(),
+                          std::filesystem::copy_options::recursive);
+    r = runCli({"export", "--runs", root + "/again," + root + "/x, y", "--table", root + "/folders.csv"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QStringList folders = testing::readLines(root + "/folders.csv");
+    QVERIFY2(folders.size() == 4 && folders[1].startsWith("a,") && folders[2].startsWith("b2,") &&
+                 folders[3].startsWith("\"x, y\","),
+             qPrintable(folders.join('\n')));
+    for (const auto& [listed, reason] : std::vector<std::pair<QString, QString>>{
+             {root + "/no-such-run", "names " + root + "/no-such-run, which does not exist"},
+             {root + "/a-tensorboard", "neither a run folder"}}) {
+      r = runCli({"export", "--runs", listed, "--table", root + "/refused.csv"});
+      QVERIFY2(r.exitCode == 1 && r.err.contains(reason) && !QFileInfo::exists(root + "/refused.csv"), qPrintable(r.err));
+    }
     r = runCli({"export", "--runs", root + "/a"});
     QVERIFY2(r.exitCode == 2 && r.err.contains("needs --table FILE.csv"), qPrintable(r.err));
     saw("export", {"--runs", "--table", "--curves"});

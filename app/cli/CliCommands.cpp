@@ -8,13 +8,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "app/cli/CliDevices.h"
 #include "app/cli/CliSweep.h"
 #include "app/cli/CliTraining.h"
 #include "app/cli/ProgressPrinter.h"
+#include "app/cli/RunsArgument.h"
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
 #include "core/devices/DeviceInventory.h"
@@ -339,12 +339,7 @@ int exportSeveralRuns(const CliOptions& options) {
   if (!options.has("table") && !options.has("curves")) {
     throw UsageError("export --runs needs --table FILE.csv (one row per run) or --curves FILE.csv (every curve), or both");
   }
-  std::vector<std::string> runs;
-  std::stringstream list(options.value("runs"));
-  for (std::string run; std::getline(list, run, ',');) {
-    if (!run.empty()) runs.push_back(run);
-  }
-  if (runs.empty()) throw ConfigError("--runs takes run folders separated by commas");
+  const std::vector<std::string> runs = runsListed(options.value("runs"));
   for (const char* what : {"table", "curves"}) {
     if (options.has(what)) refuseToOverwriteARunsFiles(options.value(what), runs, what);
   }

@@ -127,6 +127,8 @@ Usage:
   ensemble-lab-cli export --runs DIR,DIR,... [--table FILE.csv] [--curves FILE.csv]
       Write several runs at once: --table one row per run (setup, final scores, speed);
       --curves every curve of every run, one point per row: run,model,step,epoch,metric,value.
+      A sweep's folder (or any folder of runs) stands for its runs; a folder whose name
+      holds a comma is read whole.
   ensemble-lab-cli sweep --grid SETTING=V1,V2,... [--grid ...] [train flags] [--out SWEEP_DIR]
   ensemble-lab-cli sweep --resume SWEEP_DIR
       Train every combination of the grids' values (a setting by its flag or config
