@@ -6,6 +6,8 @@
 // the wheel's PyTorch and with Debian's 1.13 where it is installed. And the package installs with pip.
 #include <QDir>
 #include <QHash>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -228,6 +230,48 @@ class TestPythonPackage final : public QObject {
       }
     }
     if (layout == "beside a copy") QVERIFY2(engine.startsWith("23 11"), qPrintable(engine));
+  }
+
+  // The README's example, copied as written (with this test's run for "runs/my-ensemble"),
+  // runs, and the accuracy it prints is summary.json's (it had used x and y undefined).
+  void theReadmesExampleRunsAsWritten() {
+    QFile readme(ENSEMBLELAB_SOURCE_DIR "/README.md");
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(readme.readAll());
+    const qsizetype section = text.indexOf("### In PyTorch: the `ensemble_lab` package");
+    const qsizetype start = text.indexOf("```python\n", section) + 10, end = text.indexOf("```", start);
+    QVERIFY(section > 0 && start > section && end > start);
+    QString example = text.mid(start, end - start);
+    QVERIFY(example.contains("\"runs/my-ensemble\""));
+    example.replace("\"runs/my-ensemble\"", "\"" + m_dir.filePath("cnn") + "\"");
+    const PythonResult ran = runPython("/usr/bin/python3", {"-c", example}, ENSEMBLELAB_SOURCE_DIR "/python");
+    if (ran.exitCode == kNotStarted || ran.output.contains("No module named 'torch'")) QSKIP("no Python with torch");
+    QVERIFY2(ran.exitCode == 0, qPrintable(ran.output));
+    const double printed = ran.output.section('(', 1).section(')', 0, 0).toDouble();  // tensor(0.8120)
+    QFile summary(m_dir.filePath("cnn/summary.json"));
+    QVERIFY(summary.open(QIODevice::ReadOnly));
+    const double accuracy = QJsonDocument::fromJson(summary.readAll())["ensemble"]["test_accuracy"].toDouble();
+    QVERIFY2(printed > 0.1 && std::abs(printed - accuracy) < 1e-4, qPrintable(QString("%1 vs %2").arg(printed).arg(accuracy)));
+  }
+
+  // load_run of a folder of runs (a sweep's) names its runs (it had raised a bare "no such
+  // file: config.json"), and one of them loads.
+  void loadRunOfAFolderOfRunsNamesThem() {
+    const QString folder = m_dir.filePath("a-sweep");
+    QVERIFY(QDir().mkpath(folder));
+    QVERIFY(QFile::link(m_dir.filePath("cnn"), folder + "/001-lr=0.1"));
+    const QString code =
+        "import sys, ensemble_lab\n"
+        "try:\n"
+        "    ensemble_lab.load_run(sys.argv[1])\n"
+        "except FileNotFoundError as error:\n"
+        "    print(error)\n"
+        "print(len(ensemble_lab.load_run(sys.argv[1] + '/001-lr=0.1').members))\n";
+    const PythonResult read = runPython("/usr/bin/python3", {"-c", code, folder}, ENSEMBLELAB_SOURCE_DIR "/python");
+    if (read.exitCode == kNotStarted || read.output.contains("No module named 'torch'")) QSKIP("no Python with torch");
+    QVERIFY2(read.exitCode == 0, qPrintable(read.output));
+    QCOMPARE(read.output, folder + " is a folder of 1 runs, not a run: load one of them, e.g. " + folder +
+                              "/001-lr=0.1\n2");
   }
 
   // `pip install ./python` gives an importable package (into a folder of the test's own,

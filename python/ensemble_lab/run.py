@@ -122,10 +122,27 @@ def _checkpoint_folder(path, step):
     return folder
 
 
+def _refuse_what_is_no_run(path):
+    """Raises FileNotFoundError saying what `path`, which has no config.json, is instead: a
+    folder of runs (a sweep's) names them."""
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"{path} is not a run folder: " + ("it is a file" if os.path.exists(path)
+                                                                    else "it does not exist"))
+    runs = sorted(name for name in os.listdir(path) if os.path.exists(os.path.join(path, name, "config.json")))
+    if runs:
+        shown = ", ".join(os.path.join(path, name) for name in runs[:3]) + (", ..." if len(runs) > 3 else "")
+        raise FileNotFoundError(f"{path} is a folder of {len(runs)} runs"
+                                + (" (a sweep's)" if os.path.exists(os.path.join(path, "sweep.json")) else "")
+                                + f", not a run: load one of them, e.g. {shown}")
+    raise FileNotFoundError(f"{path} is not a run folder: it has no config.json")
+
+
 def load_run(path, step=None, map_location="cpu"):
     """Reads run folder `path`: its config and the checkpoint of `step` (default: the latest),
     each model rebuilt with its weights and an SGD optimizer with its momentum."""
     path = os.path.expanduser(path)
+    if not os.path.exists(os.path.join(path, "config.json")):
+        _refuse_what_is_no_run(path)
     with open(os.path.join(path, "config.json")) as f:
         config = json.load(f)
     folder = _checkpoint_folder(path, step)
