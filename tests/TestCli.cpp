@@ -307,6 +307,38 @@ class TestCli final : public QObject {
     QVERIFY2(r.err.contains("t10k-images-idx3-ubyte holds no images"), qPrintable(r.err));  // the file that is empty
   }
 
+  // A folder of one's own images, to score a run on, needs only its test files (t10k-*), and
+  // placeholder labels (all 0) will do: predict, eval --dataset and --ood had demanded a
+  // training split fit to train on ("has no train-images", "holds no images", "has one class").
+  void ownImagesAreScoredFromTheirTestFilesAlone() {
+    const QString testOnly = m_dir.filePath("own-test-only"), emptyTrain = m_dir.filePath("own-empty-train"),
+                  trainOnly = m_dir.filePath("own-train-only");
+    for (const QString& folder : {testOnly, emptyTrain, trainOnly}) QVERIFY(QDir().mkpath(folder));
+    testing::writeMnistFolder(testOnly, 10, 40, 28, 28, false, 1);
+    testing::writeMnistFolder(emptyTrain, 0, 40, 28, 28, true, 1);
+    testing::writeMnistFolder(trainOnly, 10, 40, 28, 28, false, 1);
+    for (const QString name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte"}) QVERIFY(QFile::remove(testOnly + "/" + name));
+    for (const QString name : {"t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) QVERIFY(QFile::remove(trainOnly + "/" + name));
+    QStringList predictions;
+    for (const QString& folder : {testOnly, emptyTrain}) {
+      const QString out = folder + ".csv";
+      Result r = runCli({"predict", "--run", m_realRun, "--dataset", folder, "--out", out});
+      QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+      const QStringList rows = testing::readLines(out);
+      QCOMPARE(rows.size(), 1 + 40 * 3);  // two members and the ensemble per image
+      predictions << rows.join('\n');
+      r = runCli({"eval", "--run", m_realRun, "--dataset", folder});
+      QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+      QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["test_samples"].toInt(), 40);
+      r = runCli({"eval", "--run", m_realRun, "--ood", folder});
+      QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+      QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["ood"].toObject()["out_samples"].toInt(), 40);
+    }
+    QCOMPARE(predictions[0], predictions[1]);  // the same test files, however the folder came
+    const Result r = runCli({"predict", "--run", m_realRun, "--dataset", trainOnly, "--out", trainOnly + ".csv"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("has no t10k-images-idx3-ubyte"), qPrintable(r.err));
+  }
+
   // Every flag a command accepts (`--list-flags`, the same declarations the parser and
   // --help use) does something a probe below can see: a value in config.json, a number in
   // eval's output, a message naming the value. A flag that is accepted and ignored (as

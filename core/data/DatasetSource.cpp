@@ -59,12 +59,21 @@ std::map<std::string, SplitFiles> fileSetsIn(const fs::path& folder) {
   return sets;
 }
 
-std::size_t filesFound(const SplitFiles& files) {
-  return std::size_t(
-      std::count_if(files.begin(), files.end(), [](const std::string& f) { return !f.empty(); }));
+/// The files a reading needs: a dataset's four, or an evaluation's two test files (eval and
+/// predict on a folder of one's own images, an out-of-distribution set: no training split).
+enum class Needed { BothSplits, TestSplit };
+
+bool needs(Needed needed, std::size_t role) { return needed == Needed::BothSplits || role >= kTestImages; }
+
+std::size_t filesFound(const SplitFiles& files, Needed needed = Needed::BothSplits) {
+  std::size_t found = 0;
+  for (std::size_t role = 0; role < files.size(); ++role) found += needs(needed, role) && !files[role].empty();
+  return found;
 }
 
-bool complete(const SplitFiles& files) { return filesFound(files) == files.size(); }
+bool complete(const SplitFiles& files, Needed needed = Needed::BothSplits) {
+  return filesFound(files, needed) == (needed == Needed::BothSplits ? files.size() : files.size() - kTestImages);
+}
 
 std::string missingFileMessage(const fs::path& folder, const std::string& prefix,
                                std::size_t role) {
@@ -99,7 +108,7 @@ namespace {
 /// The four files of the dataset in `folder`. Its MNIST-named set wins where the folder holds
 /// others beside it (a copy under a prefix); otherwise the one whole set, and a folder with
 /// several (EMNIST's download holds six) is refused, naming them.
-SplitFiles splitFilesIn(const fs::path& folder) {
+SplitFiles splitFilesIn(const fs::path& folder, Needed needed = Needed::BothSplits) {
   SplitFiles plain;
   for (std::size_t role = 0; role < plain.size(); ++role) {
     for (const std::string candidate :
@@ -109,17 +118,17 @@ SplitFiles splitFilesIn(const fs::path& folder) {
         plain[role] = (folder / candidate).string();
     }
   }
-  if (complete(plain)) return plain;  // the usual folder: four lookups, no listing
+  if (complete(plain, needed)) return plain;  // the usual folder: four lookups, no listing
 
   const std::map<std::string, SplitFiles> sets = fileSetsIn(folder);
   // An unprefixed set wins over prefixed copies beside it in any spelling, as MNIST's own does.
   if (const auto unprefixed = sets.find("");
-      unprefixed != sets.end() && complete(unprefixed->second)) {
+      unprefixed != sets.end() && complete(unprefixed->second, needed)) {
     return unprefixed->second;
   }
   std::vector<std::string> whole;
   for (const auto& [prefix, files] : sets) {
-    if (complete(files)) whole.push_back(prefix);
+    if (complete(files, needed)) whole.push_back(prefix);
   }
   if (whole.size() == 1) return sets.at(whole.front());
   if (whole.size() > 1) {
@@ -138,16 +147,14 @@ SplitFiles splitFilesIn(const fs::path& folder) {
   const SplitFiles* fullest = &none;
   std::string prefix;
   for (const auto& [candidatePrefix, files] : sets) {
-    if (filesFound(files) > filesFound(*fullest)) {
+    if (filesFound(files, needed) > filesFound(*fullest, needed)) {
       fullest = &files;
       prefix = candidatePrefix;
     }
   }
-  const std::size_t missing =
-      std::size_t(std::find_if(fullest->begin(), fullest->end(),
-                               [](const std::string& f) { return f.empty(); }) -
-                  fullest->begin());
-  if (filesFound(*fullest) == 0) {
+  std::size_t missing = 0;
+  while (missing < fullest->size() && (!needs(needed, missing) || !(*fullest)[missing].empty())) ++missing;
+  if (filesFound(*fullest, needed) == 0) {
     const std::string inside = subfolderWithADataset(folder);
     if (!inside.empty()) {
       throw DatasetError("dataset folder " + folder.string() +
@@ -257,8 +264,10 @@ std::vector<int64_t> imageDimensions(const std::string& path) {
   return dims;
 }
 
-/// The four files of the dataset folder `spec` names, as loading finds them.
-SplitFiles checkedFilesOf(const std::string& spec) { return splitFilesIn(datasetFolderOf(spec)); }
+/// The files of the dataset folder `spec` names, as loading finds them.
+SplitFiles checkedFilesOf(const std::string& spec, Needed needed = Needed::BothSplits) {
+  return splitFilesIn(datasetFolderOf(spec), needed);
+}
 
 }  // namespace
 
@@ -269,7 +278,7 @@ int64_t trainingSampleCount(const std::string& spec) {
 
 ImageSize testImageSize(const std::string& spec) {
   if (spec == "synthetic") return {SyntheticOptions{}.side, SyntheticOptions{}.side};
-  const std::vector<int64_t> dims = imageDimensions(checkedFilesOf(spec)[kTestImages]);
+  const std::vector<int64_t> dims = imageDimensions(checkedFilesOf(spec, Needed::TestSplit)[kTestImages]);
   return {dims[1], dims[2]};
 }
 
@@ -314,6 +323,12 @@ DatasetPair loadDataset(const std::string& spec, int64_t trainLimit, int64_t tes
   pair.train = pair.train.firstSamples(trainLimit);
   pair.test = pair.test.firstSamples(testLimit);
   return pair;
+}
+
+Dataset loadTestSplit(const std::string& spec, int64_t testLimit) {
+  if (spec == "synthetic") return makeSyntheticDataset().test.firstSamples(testLimit);
+  const SplitFiles files = checkedFilesOf(spec, Needed::TestSplit);
+  return loadSplit(files[kTestImages], files[kTestLabels]).firstSamples(testLimit);
 }
 
 }  // namespace ensemble

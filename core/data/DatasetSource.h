@@ -24,6 +24,14 @@ std::string defaultFashionMnistFolder();
 /// Throws DatasetError naming the folder or file when anything is missing or malformed.
 DatasetPair loadDataset(const std::string& spec, int64_t trainLimit = 0, int64_t testLimit = 0);
 
+/// The test split alone of `spec`, as an evaluation on another dataset reads it (eval and
+/// predict --dataset, an out-of-distribution set): a folder needs only its two test files
+/// (t10k-*), and its labels are checked against the run's classes, not for a training set
+/// (one class, or placeholder labels of unlabelled images, are fine). Keeps the first
+/// `testLimit` samples when > 0. Throws DatasetError as loadDataset does.
+struct Dataset;
+Dataset loadTestSplit(const std::string& spec, int64_t testLimit = 0);
+
 /// `spec` as a run records it in config.json: a folder as an absolute path, so that the run
 /// can be resumed and evaluated from any working directory; "fashion-mnist" and "synthetic" as
 /// they are.
@@ -40,8 +48,9 @@ std::string subfolderWithADataset(const std::string& folder);
 int64_t trainingSampleCount(const std::string& spec);
 
 /// The size of the test images of the dataset `spec` names, from their IDX header alone,
-/// so a window can refuse a folder of another image size as it is opened. Throws
-/// DatasetError as trainingSampleCount does.
+/// so a window can refuse a folder of another image size as it is opened (a folder of test
+/// files alone will do, as loadTestSplit reads it). Throws DatasetError as
+/// trainingSampleCount does.
 ImageSize testImageSize(const std::string& spec);
 
 /// What the dataset `spec` names holds, as a form shows it when the dataset is picked: both

@@ -21,10 +21,20 @@ void RunSession::prepare() {
   config.evalBatchSize = evalBatchSizeFor(config.evalBatchSize, everyDeviceIsGpu(devices));
   // A changed dataset is said as such before its size meets the batch size or the
   // checkpoint's position (each would blame the settings or the checkpoint).
+  if (evaluationOnly && !data) {
+    // Another dataset to score the run on: its test split alone (a folder of one's own images
+    // needs no training files, and placeholder labels need not make a training set).
+    auto test = std::make_shared<DatasetPair>();
+    test->test = loadTestSplit(config.dataset, config.testLimit);
+    test->train = test->test;
+    test->train.images = test->test.images.narrow(0, 0, 0);
+    test->train.labels = test->test.labels.narrow(0, 0, 0);
+    data = std::move(test);
+  }
   data = loadRunData(config, std::move(data), !evaluationOnly && !recordedTrainSamples);
   if (recordedTrainSamples) checkSameTrainingSet(*recordedTrainSamples, data->train.size(), config.dataset);
   if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
-  modelInput = modelInputOf(data->train);
+  modelInput = modelInputOf(evaluationOnly ? data->test : data->train);
   if (savedClasses) modelInput.classes = classesForOpenedRun(*data, *savedClasses, evaluationOnly, config.dataset);
   // The budget is the training's (its steps, its replicas' optimizer state): an evaluation
   // needs less, and it was refused naming flags eval does not take.

@@ -183,7 +183,7 @@ CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<D
 Dataset loadOutOfDistribution(const std::string& dataset, const Dataset& runTest, std::uint64_t seed) {
   if (auto builtIn = makeOutOfDistributionSet(dataset, runTest, seed)) return *builtIn;
   const ModelInput input = modelInputOf(runTest);
-  Dataset test = loadDataset(dataset).test;
+  Dataset test = loadTestSplit(dataset);  // its test files alone: a folder of one's own images will do
   if (test.size() == 0) {
     throw DatasetError("the out-of-distribution dataset " + dataset +
                        " has no test images; give one whose test files (t10k-*) hold some");
