@@ -307,6 +307,25 @@ class TestCli final : public QObject {
     QVERIFY2(r.err.contains("t10k-images-idx3-ubyte holds no images"), qPrintable(r.err));  // the file that is empty
   }
 
+  // `COMMAND --help` says that command's usage (it had printed the whole help); plain
+  // --help still says every command's.
+  void eachCommandsHelpIsItsOwn() {
+    const Result all = runCli({"--help"});
+    QVERIFY2(all.exitCode == 0, qPrintable(all.err));
+    for (const QString command : {"devices", "train", "resume", "eval", "predict", "export", "sweep"}) {
+      const QString usage = "  ensemble-lab-cli " + command + " ";
+      QVERIFY2(all.out.contains(usage), qPrintable(command));
+      const Result own = runCli({command, "--help"});
+      QVERIFY2(own.exitCode == 0 && own.out.contains(usage) && own.out.contains("Exit status:"), qPrintable(command + ": " + own.out));
+      const QStringList usageLines = own.out.split('\n').filter(QRegularExpression("^  ensemble-lab-cli "));
+      QVERIFY2(!usageLines.isEmpty() && usageLines.filter(QRegularExpression("^" + QRegularExpression::escape(usage))).size() ==
+                                            usageLines.size(),
+               qPrintable(command + ":\n" + own.out));
+      QVERIFY(own.out.size() < all.out.size());
+    }
+    QVERIFY(runCli({"train", "--help"}).out.contains("--lr "));
+  }
+
   // A folder of one's own images, to score a run on, needs only its test files (t10k-*), and
   // placeholder labels (all 0) will do: predict, eval --dataset and --ood had demanded a
   // training split fit to train on ("has no train-images", "holds no images", "has one class").
@@ -1104,13 +1123,16 @@ class TestCli final : public QObject {
     };
     const QByteArray metrics = contents(m_realRun + "/metrics.csv"), config = contents(m_realRun + "/config.json");
     QVERIFY(!metrics.isEmpty() && !config.isEmpty());
-    for (const QStringList& arguments :
-         {QStringList{"predict", "--run", m_realRun, "--test-limit", "2", "--out", m_realRun + "/./metrics.csv"},
-          QStringList{"export", "--run", m_realRun, "--to", m_realRun + "/config.json"},
-          QStringList{"export", "--runs", m_realRun, "--table", m_realRun + "/checkpoints/table.csv"},
-          QStringList{"export", "--run", m_realRun, "--tensorboard", m_realRun + "/tensorboard/"}}) {
+    // Each says where such a file may go instead, named for what it is (the TensorBoard
+    // export had been offered "predictions.csv").
+    for (const auto& [arguments, example] : std::vector<std::pair<QStringList, QString>>{
+             {{"predict", "--run", m_realRun, "--test-limit", "2", "--out", m_realRun + "/./metrics.csv"}, "predictions.csv"},
+             {{"export", "--run", m_realRun, "--to", m_realRun + "/config.json"}, "metrics-export.json"},
+             {{"export", "--runs", m_realRun, "--table", m_realRun + "/checkpoints/table.csv"}, "table.csv"},
+             {{"export", "--run", m_realRun, "--tensorboard", m_realRun + "/tensorboard/"}, "exported-tensorboard"}}) {
       const Result r = runCli(arguments);
-      QVERIFY2(r.exitCode == 1 && r.err.contains("own files"), qPrintable(arguments.join(' ') + ": " + r.err));
+      QVERIFY2(r.exitCode == 1 && r.err.contains("own files") && r.err.contains("(e.g. " + m_realRun + "/" + example + ")"),
+               qPrintable(arguments.join(' ') + ": " + r.err));
     }
     QCOMPARE(contents(m_realRun + "/metrics.csv"), metrics);
     QCOMPARE(contents(m_realRun + "/config.json"), config);

@@ -110,6 +110,9 @@ void printResult(const RunSummary& summary, const std::string& runDirectory) {
   std::printf("\n");
   std::printf("%.1f images/s over %.1f s of training; run folder %s\n", summary.imagesPerSecond,
               summary.trainSeconds, runDirectory.c_str());
+  // Piped, stdout is written only when its buffer fills: a sweep's results had come after
+  // its closing table (stderr), instead of after each job.
+  std::fflush(stdout);
 }
 
 }  // namespace
@@ -260,13 +263,15 @@ int commandResume(const CliOptions& options) {
 
 /// Refuses an output file (`flag`'s) that is one of `runs`' own files, or of any other run's
 /// (in a folder above it): written over, the run could no longer be read, resumed or exported.
-void refuseToOverwriteARunsFiles(const std::string& output, std::vector<std::string> runs, const char* flag) {
+/// `example`: a name the message suggests beside the run's files.
+void refuseToOverwriteARunsFiles(const std::string& output, std::vector<std::string> runs, const char* flag,
+                                 const std::string& example = "predictions.csv") {
   if (const std::string owner = RunDirectory::runOwning(output); !owner.empty()) runs.push_back(owner);
   for (const std::string& run : runs) {
     if (!RunDirectory(run).ownsFile(output)) continue;
     throw ConfigError(std::string("--") + flag + " " + output + " is one of run " + run +
                       "'s own files, which writing it would destroy; write it outside the run's config.json, "
-                      "metrics.csv, summary.json, checkpoints/ and tensorboard/ (e.g. " + run + "/predictions.csv)");
+                      "metrics.csv, summary.json, checkpoints/ and tensorboard/ (e.g. " + run + "/" + example + ")");
   }
 }
 
@@ -341,7 +346,7 @@ int exportSeveralRuns(const CliOptions& options) {
   }
   const std::vector<std::string> runs = runsListed(options.value("runs"));
   for (const char* what : {"table", "curves"}) {
-    if (options.has(what)) refuseToOverwriteARunsFiles(options.value(what), runs, what);
+    if (options.has(what)) refuseToOverwriteARunsFiles(options.value(what), runs, what, std::string(what) + ".csv");
   }
   if (options.has("table") && options.has("curves")) {
     std::error_code ec, ec2;
@@ -368,9 +373,9 @@ int commandExport(const CliOptions& options) {
   if (!options.has("to") && !options.has("tensorboard")) {
     throw UsageError("export needs --to FILE.json or FILE.csv, the file to write, or --tensorboard FOLDER");
   }
-  if (options.has("to")) refuseToOverwriteARunsFiles(options.value("to"), {options.value("run")}, "to");
+  if (options.has("to")) refuseToOverwriteARunsFiles(options.value("to"), {options.value("run")}, "to", "metrics-export.json");
   if (options.has("tensorboard")) {  // the log the run writes as it trains: export's would replace it
-    refuseToOverwriteARunsFiles(options.value("tensorboard"), {options.value("run")}, "tensorboard");
+    refuseToOverwriteARunsFiles(options.value("tensorboard"), {options.value("run")}, "tensorboard", "exported-tensorboard");
     std::error_code ec;
     if (std::filesystem::equivalent(options.value("tensorboard"), options.value("run"), ec) ||
         RunDirectory(options.value("tensorboard")).holdsARun()) {
@@ -401,7 +406,7 @@ int commandExport(const CliOptions& options) {
 int runCommand(const CliOptions& options) {
   try {
     if (options.command == "help") {
-      std::printf("%s", usageText().c_str());
+      std::printf("%s", (options.helpFor.empty() ? usageText() : commandUsageText(options.helpFor)).c_str());
       return 0;
     }
     if (options.command == "version") {

@@ -146,6 +146,30 @@ Exit status: 0 success, 1 error, 2 usage error, 130 stopped by a signal (resumab
 )";
 }
 
+std::string commandUsageText(const std::string& command) {
+  const std::string all = usageText();
+  const std::string usageLine = "  ensemble-lab-cli ";
+  std::string part, exitStatus;
+  bool inCommand = false;
+  std::size_t start = 0;
+  for (std::size_t end; start < all.size(); start = end + 1) {
+    end = all.find('\n', start);
+    if (end == std::string::npos) end = all.size();
+    const std::string line = all.substr(start, end - start);
+    if (line.rfind(usageLine, 0) == 0) {
+      const std::string rest = line.substr(usageLine.size());
+      inCommand = rest.rfind(command + " ", 0) == 0 || rest == command;
+    } else if (line.empty() || line[0] != ' ') {
+      inCommand = false;  // "Usage:", a blank line, the exit statuses
+    }
+    if (inCommand) part += line + "\n";
+    if (line.rfind("Exit status:", 0) == 0) exitStatus = line + "\n";
+  }
+  if (part.empty()) return all;
+  if (command == "sweep") part += "      [train flags]: see `ensemble-lab-cli train --help`.\n";
+  return "Usage:\n" + part + "\n" + exitStatus + "(`ensemble-lab-cli --help` describes every command.)\n";
+}
+
 int64_t parseInteger(const CliOptions& options, const std::string& flag) {
   const std::string& text = options.value(flag);
   if (const auto value = ensemble::wholeInteger(text)) return *value;
@@ -188,6 +212,7 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
   for (std::size_t i = 1; i < arguments.size(); ++i) {
     const std::string& argument = arguments[i];
     if (argument == "--help" || argument == "-h") {
+      options.helpFor = options.command;
       options.command = "help";
       return options;
     }

@@ -18,6 +18,7 @@ class UsageError final : public std::runtime_error {
 struct CliOptions {
   std::string command;  ///< devices, train, resume, eval, help, version, list-flags
   std::map<std::string, std::string> flags;  ///< "--lr" -> "0.1", without the dashes
+  std::string helpFor;  ///< with command "help": the command `--help` followed, if any
 
   bool has(const std::string& flag) const { return flags.count(flag) != 0; }
   const std::string& value(const std::string& flag) const { return flags.at(flag); }
@@ -39,5 +40,9 @@ std::vector<std::string> flagsOf(const std::string& command);
 
 /// The help text (all subcommands and flags).
 std::string usageText();
+
+/// The part of usageText() on `command` (`ensemble-lab-cli predict --help`): its usage lines
+/// and what follows them, and the exit statuses; usageText() where it names no command.
+std::string commandUsageText(const std::string& command);
 
 }  // namespace ensemble::cli
