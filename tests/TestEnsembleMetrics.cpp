@@ -177,6 +177,18 @@ class TestEnsembleMetrics final : public QObject {
     }
   }
 
+  // Models certain of every right answer score a loss of 0, not -0 (printed "nll -0.0000"
+  // and written "-0.0" into summary.json), on the host and in the device's scoring.
+  void certaintyScoresALossOfPlusZero() {
+    const torch::Tensor labels = torch::tensor({0, 1, 1}, torch::kInt64);
+    const torch::Tensor certain = torch::one_hot(labels, 2).to(torch::kFloat32);
+    QVERIFY(!std::signbit(negativeLogLikelihood(certain, labels)));
+    const EvaluationResult device = scoreOnDevice({certain, certain}, certain, labels, 0);
+    QCOMPARE(device.members.size(), std::size_t(2));
+    QVERIFY(!std::signbit(device.members[0].loss) && device.members[0].loss == 0.0);
+    QVERIFY(!std::signbit(device.ensemble.nll) && device.ensemble.nll == 0.0);
+  }
+
   // The GPU's scoring (DeviceScoring.h), run here on the CPU, gives the host's: every accuracy,
   // reliability count, the disagreement and each point of the size curve exactly (exact ties
   // within rows and in subset sums; every subset, and a sample of them), the rest to 1e-12.

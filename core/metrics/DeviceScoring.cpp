@@ -77,8 +77,10 @@ EvaluationResult scoreOnDevice(const std::vector<torch::Tensor>& memberProbs, co
   const torch::Tensor probs = torch::stack(predictions).to(torch::kFloat64);
   const int64_t scored = probs.size(0);
 
-  const torch::Tensor nll =
-      -probs.gather(2, truth.view({1, images, 1}).expand({scored, images, 1})).squeeze(2).clamp_min(1e-12).log().mean(1);
+  // 0 - x, as the host: certainty scores 0, not -0.
+  const torch::Tensor nll = torch::rsub(
+      probs.gather(2, truth.view({1, images, 1}).expand({scored, images, 1})).squeeze(2).clamp_min(1e-12).log().mean(1),
+      0.0);
   const torch::Tensor predicted = probs.argmax(2);  // the first largest, a NaN counting as largest
   const torch::Tensor accuracy = predicted.eq(truth).to(torch::kFloat64).mean(1);
   // The one-hot labels by comparison (one_hot scatters, which deterministic mode may refuse on a GPU).
