@@ -24,9 +24,9 @@ std::string chooseBackend(const std::string& requested, const std::string& devic
 /// (the same on every rank), the first on `device`, which sits at `deviceLocation` on this
 /// host (a GPU's PCI bus id: two NCCL ranks on one GPU are refused by it), `config`
 /// (the run's settings, which every rank must share) and `runFolder` (where this rank
-/// would write the run: rank 0's is told to the others, Communicator::leaderRunFolder). Blocks until every rank has arrived, or throws
-/// DistributedError naming the missing or mismatched rank, or ConfigError for a backend
-/// this build lacks.
+/// would write the run: rank 0's is told to the others, Communicator::leaderRunFolder).
+/// Blocks until every rank has arrived, or throws DistributedError naming the missing or
+/// mismatched rank, or ConfigError for a backend this build lacks.
 std::unique_ptr<Communicator> connectProcessGroup(const ProcessGroupOptions& options, int localReplicas,
                                                   const std::string& device, const std::string& deviceLocation,
                                                   const nlohmann::json& config, const std::string& runFolder);

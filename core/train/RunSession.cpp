@@ -19,8 +19,6 @@ void RunSession::prepare() {
   config.memberForm = resolveMemberForm(config, devices);  // what config.json and the step see
   config.cudaGraphs = resolveCudaGraphs(config, devices, group.distributed(), cudaGraphsBuilt());
   config.evalBatchSize = evalBatchSizeFor(config.evalBatchSize, everyDeviceIsGpu(devices));
-  // A changed dataset is said as such before its size meets the batch size or the
-  // checkpoint's position (each would blame the settings or the checkpoint).
   if (evaluationOnly && !data) {
     // Another dataset to score the run on: its test split alone (a folder of one's own images
     // needs no training files, and placeholder labels need not make a training set).
@@ -31,6 +29,8 @@ void RunSession::prepare() {
     test->train.labels = test->test.labels.narrow(0, 0, 0);
     data = std::move(test);
   }
+  // A changed dataset is said as such before its size meets the batch size or the
+  // checkpoint's position (each would blame the settings or the checkpoint).
   data = loadRunData(config, std::move(data), !evaluationOnly && !recordedTrainSamples);
   if (recordedTrainSamples) checkSameTrainingSet(*recordedTrainSamples, data->train.size(), config.dataset);
   if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
