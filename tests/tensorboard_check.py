@@ -103,7 +103,8 @@ def main():
     live = "--live" in sys.argv[3:]
     expected = expected_points(run_dir)
     found = {}
-    for model in sorted(os.listdir(log_dir)):
+    # A folder per model; files beside them (the export's .ensemble-lab-export) are no run's.
+    for model in sorted(m for m in os.listdir(log_dir) if os.path.isdir(os.path.join(log_dir, m))):
         folder = os.path.join(log_dir, model)
         files = sorted(f for f in os.listdir(folder) if "tfevents" in f)
         if len(files) != 1:
