@@ -576,6 +576,17 @@ class TestUncertaintyView final : public QObject {
     QFile matrixFile(matrix);
     QVERIFY(matrixFile.open(QIODevice::ReadOnly));
     QCOMPARE(QString::fromUtf8(matrixFile.readAll()).count('\n'), 1 + 100);
+    // The window's hint is not in an exported figure's title, and stays in the window's.
+    auto* title = qobject_cast<QCPTextElement*>(mistakes->confusion()->plot()->plotLayout()->element(0, 0));
+    QVERIFY(title && title->text().endsWith("(click a cell)"));
+    const QString shownTitle = title->text(), figureTitle = shownTitle.chopped(QString(" (click a cell)").size());
+    const QString svg = m_root.filePath("confusion.svg");
+    QVERIFY(exportPlot(mistakes->confusion()->plot(), svg).isEmpty());
+    QFile svgFile(svg);
+    QVERIFY(svgFile.open(QIODevice::ReadOnly));
+    const QString drawn = QString::fromUtf8(svgFile.readAll());
+    QVERIFY2(drawn.contains(figureTitle.toHtmlEscaped()) && !drawn.contains("click a cell"), qPrintable(figureTitle));
+    QCOMPARE(title->text(), shownTitle);
   }
 
   void screenshotOfTheReliabilityPage() {

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ui/ClassNames.h"
+#include "ui/PlotExport.h"
 #include "ui/PlotTitle.h"
 
 namespace ensemble::ui {
@@ -14,8 +15,9 @@ namespace ensemble::ui {
 ConfusionMatrixPlot::ConfusionMatrixPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot) {
   m_plot->setObjectName("confusionPlot");
   m_plot->plotLayout()->insertRow(0);
-  m_title = new PlotTitle(m_plot, tr("Confusion matrix of the ensemble's vote (click a cell)"));
+  m_title = new PlotTitle(m_plot, QString());
   m_plot->plotLayout()->addElement(0, 0, m_title);
+  setTitle(tr("Confusion matrix of the ensemble's vote"), Qt::black);
   m_plot->xAxis->setLabel(tr("predicted class"));  // whose prediction: said once it is computed
   m_plot->yAxis->setLabel(tr("true class"));
   m_plot->yAxis->setRangeReversed(true);  // class 0 at the top, as tables read
@@ -53,7 +55,9 @@ void ConfusionMatrixPlot::highlight(const std::optional<ConfusionCell>& cell) {
 }
 
 void ConfusionMatrixPlot::setTitle(const QString& title, const QColor& color) {
-  m_title->setText(title);
+  // The hint is the window's: an exported figure is titled without it.
+  m_title->setText(tr("%1 (click a cell)").arg(title));
+  m_title->setProperty(kExportTextProperty, title);
   m_title->setTextColor(color);
   m_plot->replot();
 }

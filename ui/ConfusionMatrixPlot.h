@@ -25,7 +25,8 @@ class ConfusionMatrixPlot final : public QWidget {
   void showInspection(const std::shared_ptr<const Inspection>& inspection);
   /// The inspection shown; null when cleared.
   const Inspection* inspection() const { return m_inspection.get(); }
-  /// Names whose matrix it is, in the run's colour, above the plot.
+  /// Names whose matrix it is, in the run's colour, above the plot, with the hint "(click a
+  /// cell)" in the window (not in an exported image).
   void setTitle(const QString& title, const QColor& color);
   /// No run: an empty plot.
   void clear();

@@ -173,9 +173,9 @@ void MistakesView::refresh() {
     // Its CSV rows name the run (the two matrices' rows had been alike).
     confusion->plot()->setProperty(kExportPanelProperty, run < m_runs.size() ? QVariant(m_runs[run].label) : QVariant());
     const bool single = found != m_inspections.constEnd() && (*found)->predictions.members.size() < 2;
-    confusion->setTitle(comparing ? tr("%1 (click a cell)").arg(m_runs[run].label)
-                        : single  ? tr("Confusion matrix of the model's predictions (click a cell)")
-                                  : tr("Confusion matrix of the ensemble's vote (click a cell)"),
+    confusion->setTitle(comparing ? m_runs[run].label
+                        : single  ? tr("Confusion matrix of the model's predictions")
+                                  : tr("Confusion matrix of the ensemble's vote"),
                         comparing ? runColor(run) : QColor(Qt::black));
   }
   const std::shared_ptr<const Inspection> galleryInspection =

@@ -109,6 +109,34 @@ class CaptionRow {
   QCPTextElement* m_text = nullptr;
 };
 
+/// For as long as an image export lasts, the text elements of `plots` that name an export
+/// text (kExportTextProperty) show it.
+class ExportTexts {
+ public:
+  explicit ExportTexts(const QList<QCustomPlot*>& plots) {
+    for (QCustomPlot* plot : plots) {
+      for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
+        auto* text = qobject_cast<QCPTextElement*>(element);
+        const QVariant exported = text ? text->property(kExportTextProperty) : QVariant();
+        if (!exported.isValid()) continue;
+        m_shown.append({text, text->text()});
+        text->setText(exported.toString());
+      }
+    }
+  }
+  ~ExportTexts() {
+    for (const auto& [text, shown] : m_shown) {
+      text->setText(shown);
+      text->parentPlot()->replot();
+    }
+  }
+  ExportTexts(const ExportTexts&) = delete;
+  ExportTexts& operator=(const ExportTexts&) = delete;
+
+ private:
+  QList<QPair<QCPTextElement*, QString>> m_shown;
+};
+
 }  // namespace
 
 QString plotExportFilter() {
@@ -134,6 +162,7 @@ QString exportPlots(const QList<QCustomPlot*>& plots, const QString& path, const
     width += widths.back();
     height = std::max(height, plot->height());
   }
+  const ExportTexts exportTexts(plots);
   const CaptionRow captionRow(plots.size() == 1 ? plots.front() : nullptr, caption, width);
   if (suffix == "png") {
     // Twice the pixels, marked 96 dpi (what QCustomPlot::savePng writes).

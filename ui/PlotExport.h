@@ -26,6 +26,10 @@ QString exportPlot(QCustomPlot* plot, const QString& path, const QString& captio
 /// is drawn under a plot alone only.
 QString exportPlots(const QList<QCustomPlot*>& plots, const QString& path, const QString& caption = {});
 
+/// Set on a plot's text element (a title), the text an image export draws in its place: the
+/// window's hint ("click a cell") has no place in a figure.
+inline constexpr const char* kExportTextProperty = "exportText";
+
 /// Set on a plottable or a plot, names the CSV's `panel` of its series (which run, where two
 /// runs' panels are drawn alike).
 inline constexpr const char* kExportPanelProperty = "exportPanel";
