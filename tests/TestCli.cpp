@@ -307,6 +307,22 @@ class TestCli final : public QObject {
     QVERIFY2(r.err.contains("t10k-images-idx3-ubyte holds no images"), qPrintable(r.err));  // the file that is empty
   }
 
+  // A --train-limit above the training set's size trains on all of it, and says so (it had
+  // been clamped without a word, config.json keeping the number asked).
+  void aTrainLimitAboveTheSetsSizeIsSaid() {
+    const QString data = m_dir.filePath("limit-data"), run = m_dir.filePath("limit-run");
+    QVERIFY(QDir().mkpath(data));
+    testing::writeMnistFolder(data, 64, 30, 16, 16, false);
+    Result r = runCli({"train", "--dataset", data, "--mode", "single", "--devices", "cpu", "--batch-size", "32",
+                       "--epochs", "1", "--train-limit", "5000", "--out", run});
+    QVERIFY2(r.exitCode == 0 && r.err.contains("64 training images of 16x16, 10 classes (all of them: --train-limit 5000 "
+                                                 "is more than it holds)"),
+             qPrintable(r.err));
+    r = runCli({"train", "--dataset", data, "--mode", "single", "--devices", "cpu", "--batch-size", "32", "--epochs", "1",
+                "--train-limit", "64", "--out", run + "-exact"});
+    QVERIFY2(r.exitCode == 0 && !r.err.contains("all of them"), qPrintable(r.err));
+  }
+
   // `COMMAND --help` says that command's usage (it had printed the whole help); plain
   // --help still says every command's.
   void eachCommandsHelpIsItsOwn() {

@@ -15,7 +15,7 @@ void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
   m_ensemble = event.config.mode == TrainingMode::Ensemble && event.replicas > 1;
   std::fprintf(m_stream,
                "%s %s %s on %s: %lld epoch%s of %lld step%s%s\n"
-               "  data: %s, %lld training image%s of %lldx%lld, %lld class%s\n"
+               "  data: %s, %lld training image%s of %lldx%lld, %lld class%s%s\n"
                "  run folder: %s\n",
                event.startStep > 0 ? "resuming" : "training", modeName(event.config.mode).c_str(),
                modelName(event.config.model).c_str(), event.devices.c_str(), static_cast<long long>(event.config.epochs),
@@ -26,6 +26,10 @@ void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
                event.trainSamples == 1 ? "" : "s", static_cast<long long>(event.imageHeight),
                static_cast<long long>(event.imageWidth), static_cast<long long>(event.classes),
                event.classes == 1 ? "" : "es",
+               // A limit above the set's size trains on all of it: said, since config.json keeps the number asked.
+               event.config.trainLimit > event.trainSamples
+                   ? (" (all of them: --train-limit " + std::to_string(event.config.trainLimit) + " is more than it holds)").c_str()
+                   : "",
                // Another rank's own path names no folder: it writes none (rank 0 writes --out).
                m_processRank == 0 ? event.runDirectory.c_str()
                                   : (event.rankZerosFolder + ", rank 0's (this rank writes none)").c_str());
