@@ -120,19 +120,9 @@ class TestIdxFile final : public QObject {
     QFETCH(bool, gz);
     QFETCH(QString, besideIt);
     QTemporaryDir dir;
-    const auto writeSet = [&](const QString& setPrefix, const QString& setSeparator, int train,
-                              int test) {
-      QTemporaryDir scratch;
-      testing::writeMnistFolder(scratch.path(), train, test, 6, 5, gz);
-      for (const QString& name : QDir(scratch.path()).entryList(QDir::Files)) {
-        QString renamed = setPrefix + name;
-        renamed.replace("-idx", setSeparator + "idx");
-        QVERIFY(QFile::copy(scratch.filePath(name), dir.filePath(renamed)));
-      }
-    };
-    writeSet(prefix, separator, 23, 11);
+    QVERIFY(testing::writeNamedMnistSet(dir.path(), prefix, separator, 23, 11, 6, 5, gz));
     if (!besideIt.isEmpty())
-      writeSet(besideIt.section('|', 0, 0), besideIt.section('|', 1, 1), 7, 3);
+      QVERIFY(testing::writeNamedMnistSet(dir.path(), besideIt.section('|', 0, 0), besideIt.section('|', 1, 1), 7, 3, 6, 5, gz));
     const std::string folder = dir.path().toStdString();
     DatasetPair pair;
     try {

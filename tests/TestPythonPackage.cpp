@@ -165,13 +165,7 @@ class TestPythonPackage final : public QObject {
     QFETCH(QString, refusal);
     QTemporaryDir dir;
     const auto writeSet = [&](const QString& prefix, const QString& separator, bool gz, int train, int test) {
-      QTemporaryDir scratch;
-      testing::writeMnistFolder(scratch.path(), train, test, 6, 5, gz, 7);
-      for (const QString& name : QDir(scratch.path()).entryList(QDir::Files)) {
-        QString renamed = prefix + name;
-        renamed.replace("-idx", separator + "idx");
-        QVERIFY(QFile::copy(scratch.filePath(name), dir.filePath(renamed)));
-      }
+      QVERIFY(testing::writeNamedMnistSet(dir.path(), prefix, separator, train, test, 6, 5, gz, 7));
     };
     const QString testImages = dir.filePath("t10k-images-idx3-ubyte");
     if (layout == "dotted") writeSet("", ".", true, 23, 11);

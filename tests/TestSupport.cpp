@@ -10,6 +10,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QTemporaryDir>
 
 #include "core/data/SyntheticDataset.h"
 #include "core/io/TensorBoardEvents.h"
@@ -92,6 +93,19 @@ void writeMnistFolder(const QString& dir, int train, int test, int rows, int col
   put("train-labels-idx1-ubyte", idxBytes({u(train)}, trainLabels));
   put("t10k-images-idx3-ubyte", idxBytes({u(test), u(rows), u(cols)}, pattern(test * rows * cols)));
   put("t10k-labels-idx1-ubyte", idxBytes({u(test)}, testLabels));
+}
+
+bool writeNamedMnistSet(const QString& dir, const QString& prefix, const QString& separator, int train, int test,
+                        int rows, int cols, bool gz, int classes) {
+  QTemporaryDir scratch;
+  writeMnistFolder(scratch.path(), train, test, rows, cols, gz, classes);
+  const QStringList names = QDir(scratch.path()).entryList(QDir::Files);
+  for (const QString& name : names) {
+    QString renamed = prefix + name;
+    renamed.replace("-idx", separator + "idx");
+    if (!QFile::copy(scratch.filePath(name), QDir(dir).filePath(renamed))) return false;
+  }
+  return names.size() == 4;
 }
 
 QStringList readLines(const QString& path) {

@@ -48,6 +48,11 @@ bool writeFile(const QString& path, const QByteArray& bytes);
 /// Writes the four MNIST-format files: `train`/`test` samples of rows x cols images, labels
 /// 0 to classes - 1 in turn (the test split's in steps of 3).
 void writeMnistFolder(const QString& dir, int train, int test, int rows, int cols, bool gz, int classes = 10);
+/// writeMnistFolder's four files under the names downloads give them: behind `prefix`
+/// (EMNIST's "emnist-letters-"), with `separator` before "idx" ("." as some MNIST mirrors
+/// ship them, "-" as MNIST's own). False when a file cannot be written.
+bool writeNamedMnistSet(const QString& dir, const QString& prefix, const QString& separator, int train, int test,
+                        int rows, int cols, bool gz, int classes = 10);
 
 /// A TCP port P such that P .. P + count - 1 are free on every interface at the time of
 /// asking (a run may listen on the ports after MASTER_PORT too).
