@@ -8,6 +8,8 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
+#include <algorithm>
+#include <vector>
 
 namespace testing {
 
@@ -47,6 +49,13 @@ inline ProcessUsage usageOf(const QString& pid) {
     if (!isStagedWrite(target)) ++usage.fds;
   }
   return usage;
+}
+
+/// The median of `values` (not empty). Resident memory is judged by medians of several
+/// samples: one sample swings by a few percent as the allocator's caches fill and return.
+inline qint64 medianOf(std::vector<qint64> values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
 }
 
 }  // namespace testing

@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <map>
+#include <vector>
 
 #include "tests/ProcessUsage.h"
 #include "tests/TestSupport.h"
@@ -48,14 +49,28 @@ class TestLongLife final : public QObject {
     QVERIFY2(byEpoch.count(5) && byEpoch.rbegin()->first >= 55,
              qPrintable(QString("sampled %1 epochs, the last %2").arg(byEpoch.size()).arg(byEpoch.rbegin()->first)));
     const testing::ProcessUsage early = byEpoch.at(5), late = byEpoch.rbegin()->second;
-    qInfo("epoch 5: %lld KiB, %d threads, %d fds; epoch %d: %lld KiB, %d threads, %d fds", early.rssKiB, early.threads,
-          early.fds, byEpoch.rbegin()->first, late.rssKiB, late.threads, late.fds);
+    // Resident memory is compared as the median of ten epochs' samples, early (5-14) and
+    // last: one sample swings by up to 4% as glibc's arenas fill and return (measured
+    // 186.9 MB at epoch 5 against 190-197 MB after, CI of 9006ff3), the medians by under 0.5%.
+    std::vector<qint64> earlyRss, lateRss;
+    for (const auto& [epoch, usage] : byEpoch) {
+      if (epoch >= 5 && epoch < 15) earlyRss.push_back(usage.rssKiB);
+      if (epoch > byEpoch.rbegin()->first - 10) lateRss.push_back(usage.rssKiB);
+    }
+    QVERIFY2(earlyRss.size() >= 5 && lateRss.size() >= 5,
+             qPrintable(QString("%1 early and %2 late samples").arg(earlyRss.size()).arg(lateRss.size())));
+    const qint64 earlyMedian = testing::medianOf(earlyRss), lateMedian = testing::medianOf(lateRss);
+    qInfo("epoch 5: %d threads, %d fds; epoch %d: %d threads, %d fds; RSS, median of epochs 5-14: %lld KiB, of the "
+          "last ten: %lld KiB (%+.1f%%)",
+          early.threads, early.fds, byEpoch.rbegin()->first, late.threads, late.fds, earlyMedian, lateMedian,
+          100.0 * double(lateMedian - earlyMedian) / double(earlyMedian));
 #if defined(ENSEMBLELAB_SANITIZED)
     // ASan holds freed blocks in its quarantine (up to 256 MiB) before reusing them, so the
     // resident set grows by design; threads and descriptors still must not.
     qInfo("resident memory not bounded under a sanitizer");
 #else
-    QVERIFY2(late.rssKiB <= early.rssKiB * 105 / 100, "resident memory grew by more than 5%");
+    // 5% of ~190 MB over the ~46 epochs between the windows: a leak of 210 KB an epoch fails.
+    QVERIFY2(lateMedian <= earlyMedian * 105 / 100, "resident memory grew by more than 5%");
 #endif
     QCOMPARE(late.threads, early.threads);
     QVERIFY2(late.fds == early.fds, qPrintable(late.openFiles.join(", ") + " against " + early.openFiles.join(", ")));

@@ -36,11 +36,6 @@ constexpr int kRuns = 30;
 /// training images alone (1.6 MB of the synthetic set) would add 38 MB, about 15%.
 constexpr double kRssGrowthBound = 0.07;
 
-qint64 medianOf(std::vector<qint64> values) {
-  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-  return values[values.size() / 2];
-}
-
 }  // namespace
 
 class TestWindowLongLife final : public QObject {
@@ -110,8 +105,8 @@ class TestWindowLongLife final : public QObject {
     }
     // One sample moves by ±10 MiB run to run (glibc's arenas): the medians of five runs
     // early on and at the end tell a trend from that.
-    const qint64 early = medianOf({rssKiB.begin() + 1, rssKiB.begin() + 6});
-    const qint64 late = medianOf({rssKiB.end() - 5, rssKiB.end()});
+    const qint64 early = testing::medianOf({rssKiB.begin() + 1, rssKiB.begin() + 6});
+    const qint64 late = testing::medianOf({rssKiB.end() - 5, rssKiB.end()});
     qInfo("after run 1: %d threads, %d fds; RSS, median of runs 2-6: %lld KiB, of runs %d-%d: %lld KiB (%+.1f%%)",
           settled.threads, settled.fds, early, kRuns - 4, kRuns, late, 100.0 * double(late - early) / double(early));
 #if !defined(ENSEMBLELAB_SANITIZED)
