@@ -555,6 +555,17 @@ class TestCli final : public QObject {
       QVERIFY2(levels[0].toObject()[key] == shifted[key], key);
       QVERIFY2(levels[1].toObject()[key] != shifted[key], key);
     }
+    // One --shift per kind, in one call: the same numbers as each kind's own call.
+    r = runCli({"eval", "--run", root + "/b", "--shift", "rotate:0,90", "--shift", "noise:0.2"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonArray twoKinds = QJsonDocument::fromJson(r.out.toUtf8()).object()["shift"].toArray();
+    QCOMPARE(twoKinds.size(), 3);
+    QCOMPARE(twoKinds[0], levels[0]);
+    QCOMPARE(twoKinds[1], levels[1]);
+    r = runCli({"eval", "--run", root + "/b", "--shift", "noise:0.2"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(twoKinds[2], QJsonDocument::fromJson(r.out.toUtf8()).object()["shift"].toArray()[0]);
+    QCOMPARE(twoKinds[2].toObject()["kind"].toString(), QString("noise"));
     r = runCli({"eval", "--run", root + "/b", "--shift", "blur:1"});
     QVERIFY2(r.exitCode == 1 && r.err.contains("unknown shift kind \"blur\""), qPrintable(r.err));
     r = runCli({"eval", "--run", root + "/b", "--shift", "noise:-1"});
@@ -817,8 +828,14 @@ class TestCli final : public QObject {
     QTest::newRow("unknown flag") << QStringList{"train", "--learning-rate", "0.1"} << "unknown flag --learning-rate" << 2;
     QTest::newRow("unknown command") << QStringList{"fly"} << "unknown command 'fly'" << 2;
     // A flag given twice is refused by name rather than keeping only the last.
-    QTest::newRow("--shift twice") << QStringList{"eval", "--run", "@broken", "--shift", "rotate:5", "--shift", "noise:0.1"}
-                                   << "--shift is given twice" << 2;
+    QTest::newRow("predict's --shift twice")
+        << QStringList{"predict", "--run", "@broken", "--shift", "rotate:5", "--shift", "noise:0.1", "--out", "@broken/p.csv"}
+        << "--shift is given twice; give it once (only sweep's --grid and eval's --shift repeat)" << 2;
+    QTest::newRow("eval's --shift twice for one kind")
+        << QStringList{"eval", "--run", "@broken", "--shift", "rotate:5", "--shift", "noise:0.1", "--shift", "rotate:10"}
+        << "--shift rotate:5 and --shift rotate:10 are both rotate; give its levels in one --shift (rotate:L1,L2,...)" << 2;
+    QTest::newRow("--out twice") << QStringList{"predict", "--run", "@broken", "--out", "@broken/a.csv", "--out", "@broken/b.csv"}
+                                 << "--out is given twice" << 2;
     // An empty value is refused, whatever the flag, rather than read as its default or as ".".
     QTest::newRow("empty --devices") << (QStringList{"train", "--devices", ""} + quick) << "--devices needs a value, got an empty one" << 2;
     QTest::newRow("empty --out=") << QStringList{"predict", "--run", "@broken", "--out="} << "--out needs a value, got an empty one" << 2;

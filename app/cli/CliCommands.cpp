@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
@@ -301,9 +302,27 @@ void noteAChangedTestSet(const std::string& run, int64_t samplesNow) {
                static_cast<long long>(summary->evaluation->samples), static_cast<long long>(samplesNow));
 }
 
+/// Every level of eval's --shift flags, one flag per kind, in the order given.
+std::vector<DatasetShift> shiftsToScore(const CliOptions& options) {
+  std::vector<DatasetShift> shifts;
+  std::map<ShiftKind, std::string> flagOfKind;
+  for (const std::string& text : options.values("shift")) {
+    const std::vector<DatasetShift> levels = parseShifts(text);
+    const auto [given, isNew] = flagOfKind.emplace(levels.front().kind, text);
+    if (!isNew) {
+      // Scored twice over, or a slip: either way the table would hold a kind twice.
+      throw UsageError("--shift " + given->second + " and --shift " + text + " are both " +
+                       shiftKindName(levels.front().kind) + "; give its levels in one --shift (" +
+                       shiftKindName(levels.front().kind) + ":L1,L2,...)");
+    }
+    shifts.insert(shifts.end(), levels.begin(), levels.end());
+  }
+  return shifts;
+}
+
 int commandEval(const CliOptions& options) {
   // Settings are checked before the run is loaded and evaluated.
-  const std::vector<DatasetShift> shifts = options.has("shift") ? parseShifts(options.value("shift")) : std::vector<DatasetShift>{};
+  const std::vector<DatasetShift> shifts = shiftsToScore(options);
   auto run = openToEvaluate(options);
   const EvaluationResult scored = run->evaluate();
   if (!options.has("dataset") && !options.has("test-limit")) noteAChangedTestSet(options.value("run"), scored.samples);

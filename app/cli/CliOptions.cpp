@@ -23,7 +23,11 @@ const CliFlag kOut{"out", "DIR", "run folder (default: ~/.local/share/ensemble-l
 const CliFlag kRun{"run", "DIR", "the run folder"};
 /// Flags that may be given several times; their values are kept in order.
 const char kRepeatSeparator = '\n';
-bool repeatable(const std::string& flag) { return flag == "grid"; }
+/// Flags a command takes more than once: a sweep's axes, and eval's shift kinds (one
+/// --shift per kind, as the window's --figures takes them).
+bool repeatable(const std::string& command, const std::string& flag) {
+  return (command == "sweep" && flag == "grid") || (command == "eval" && flag == "shift");
+}
 /// Flags that are switches by their presence alone.
 bool takesNoValue(const std::string& command, const std::string& flag) { return command == "devices" && flag == "check"; }
 
@@ -109,13 +113,14 @@ Usage:
       Continue an interrupted run from its last checkpoint (every rank of a
       multi-process run needs the run folder, e.g. on a shared filesystem).
   ensemble-lab-cli eval --run DIR [--dataset NAME|DIR] [--test-limit N] [--ood NAME|DIR]
-                        [--shift KIND:LEVEL[,LEVEL...]]
+                        [--shift KIND:LEVEL[,LEVEL...]]...
       Evaluate a run's latest checkpoint (on another dataset, or on its first N test
       samples; 0 = all); prints the metrics as JSON: accuracy, NLL, Brier and ECE of
       each member, of their mean and of the ensemble. --ood adds how well each model's
       uncertainty tells the test set from that dataset's test images (AUROC). --shift
       adds the scores on test images shifted by each level: rotate (degrees), translate
       (pixels), noise (std on [0, 1] pixels) or contrast (0..1); level 0 is no shift.
+      Give --shift once per kind to score several.
   ensemble-lab-cli predict --run DIR [--dataset NAME|DIR] [--test-limit N] [--shift KIND:LEVEL]
                            --out FILE.csv
       Write every model's probabilities for every test image:
@@ -243,10 +248,10 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
       // and --devices '' became the default, both without a word.
       throw UsageError("--" + name + " needs a value, got an empty one");
     }
-    if (options.has(name) && !repeatable(name)) {
+    if (options.has(name) && !repeatable(options.command, name)) {
       // Keeping only the last would drop the others without a word (config.json refuses a
       // repeated key for the same reason).
-      throw UsageError("--" + name + " is given twice; give it once (only --grid may repeat)");
+      throw UsageError("--" + name + " is given twice; give it once (only sweep's --grid and eval's --shift repeat)");
     }
     if (options.has(name)) {
       options.flags[name] += kRepeatSeparator + value;
