@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/common/CanonicalPath.h"
 #include "core/common/Error.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/MetricsCsvReader.h"
@@ -45,9 +46,7 @@ std::vector<std::string> distinctRunNames(const std::vector<std::string>& runDir
   namespace fs = std::filesystem;
   std::vector<std::vector<std::string>> parts;  // each run's path components, the folder's own first
   for (const std::string& directory : runDirectories) {
-    std::error_code ec;
-    fs::path path = fs::weakly_canonical(fs::absolute(directory, ec), ec);
-    if (ec) path = fs::path(directory).lexically_normal();
+    const fs::path path = fs::path(canonicalPath(directory)).lexically_normal();
     std::vector<std::string> components;
     for (const fs::path& part : path) {
       if (!part.empty() && part != "/") components.insert(components.begin(), part.string());

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "core/common/CanonicalPath.h"
 #include "core/common/Error.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/config/LearningRateSchedule.h"
@@ -26,12 +27,6 @@ constexpr const char* kExportedEventFile = "events.out.tfevents.0.ensemble-lab";
 /// replace some of the first's model files and keep the others (member-0 of one run beside
 /// member-1 of another, under one name), so it is refused instead.
 constexpr const char* kExportedRunFile = ".ensemble-lab-export";
-
-std::string runIdentity(const std::string& runDirectory) {
-  std::error_code ec;
-  const fs::path path = fs::weakly_canonical(fs::absolute(runDirectory, ec), ec);
-  return ec ? runDirectory : path.string();
-}
 
 /// An event file in `folder` or in a model folder inside it, or empty.
 std::string firstEventFileIn(const fs::path& folder) {
@@ -62,7 +57,7 @@ void refuseAnotherRunsLog(const fs::path& folder, const std::string& run, const 
 }  // namespace
 
 TensorBoardExported exportTensorBoard(const std::string& runDirectory, const std::string& folder) {
-  const std::string identity = runIdentity(runDirectory);
+  const std::string identity = canonicalPath(runDirectory);
   refuseAnotherRunsLog(folder, identity, runDirectory);
   const RunDirectory run(runDirectory);
   const RunSummary summary = RunSummary::read(run.summaryPath());
