@@ -40,8 +40,6 @@
 
 namespace {
 
-/// A port nobody listens on right now (the kernel's pick for an ephemeral bind).
-/// One CLI process of a run; killed and reaped if a test leaves early.
 /// A rank: the CLI in a process of its own.
 struct Rank : testing::ChildProcess {
   void start(const QStringList& arguments, const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment()) {
@@ -596,6 +594,56 @@ class TestDistributed final : public QObject {
     QCOMPARE(code, 1);
     const QString errors = rank0.errors();
     QVERIFY2(errors.contains("choose another --master-port"), qPrintable(errors));
+  }
+
+  // Something accepts on --master-port but never answers: LibTorch's store client would wait
+  // for its answer for ever; the rendezvous ends at --timeout and says what to check.
+  void aStoreThatAcceptsButNeverAnswersIsNamedAtTheTimeout() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    QCOMPARE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    QCOMPARE(::listen(fd, 8), 0);  // the kernel completes connections; nothing reads them
+    socklen_t length = sizeof address;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+    Rank rank1;
+    QElapsedTimer clock;
+    clock.start();
+    rank1.start(testing::withFlag(kSmallRun, "--timeout", "2") + groupFlags(2, 1, ntohs(address.sin_port)));
+    const int code = rank1.finish(60000);
+    const qint64 elapsedMs = clock.elapsed();
+    ::close(fd);
+    const QString errors = rank1.errors();
+    QVERIFY2(code == 1, qPrintable(QString("exit %1 after %2 ms: %3").arg(code).arg(elapsedMs).arg(errors)));
+    QVERIFY2(errors.contains("reached the rendezvous at 127.0.0.1:" + QString::number(ntohs(address.sin_port)) +
+                             ", but nothing there answered for 2 s") &&
+                 errors.contains("another --master-port"),
+             qPrintable(errors));
+  }
+
+  // Rank 0 suspended (Ctrl+Z) once it serves: rank 1 names it after --timeout, not never.
+  void aStoppedRankZeroIsNamedAtTheTimeout() {
+    const int port = testing::freePort();
+    Rank rank0, rank1;
+    QProcessEnvironment noToken = QProcessEnvironment::systemEnvironment();
+    noToken.remove("ENSEMBLELAB_RUN_TOKEN");
+    noToken.remove("ENSEMBLELAB_RUN_TOKEN_FILE");
+    rank0.start(testing::withFlag(kSmallRun, "--timeout", "3") + QStringList{"--out", m_dir.filePath("stopped")} +
+                    groupFlags(2, 0, port),
+                noToken);
+    // Rank 0 serves the store before it says which token it made (given none).
+    rank0.process->setReadChannel(QProcess::StandardError);
+    QTRY_VERIFY_WITH_TIMEOUT((rank0.process->waitForReadyRead(100), rank0.process->peek(4096).contains("run token")),
+                             30000);
+    ::kill(pid_t(rank0.process->processId()), SIGSTOP);
+    rank1.start(testing::withFlag(kSmallRun, "--timeout", "3") + groupFlags(2, 1, port));
+    const int code = rank1.finish(60000);
+    ::kill(pid_t(rank0.process->processId()), SIGCONT);
+    const QString errors = rank1.errors();
+    QVERIFY2(code == 1 && errors.contains("nothing there answered for 3 s: rank 0 is stopped or hung"),
+             qPrintable(QString("exit %1: %2").arg(code).arg(errors)));
+    EXPECT_EXIT(rank0, 1, 30000);  // rank 1 gave up: rank 0 names it missing
   }
 
   // The proof's hash against FIPS 180-4's and RFC 4231's published vectors.

@@ -114,11 +114,16 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
               << " cannot join the store torchrun's agent serves); ranks on other hosts connect to it there" << std::endl;
   }
   const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
+  const bool servesStore = options.rank == 0 && !options.agentServesStore;
+  // A store served in this process answers whenever this process runs.
+  if (!servesStore) m_silenceWatch = std::make_unique<SilentStoreWatch>(options.masterPort, timeout);
   try {
-    m_store = connectStore(options, options.rank == 0 && !options.agentServesStore, timeout);
+    m_store = connectStore(options, servesStore, timeout);
+    heardTheStore();
   } catch (const DistributedError&) {
     throw;  // listenOn's, which says what is wrong with the address or port
   } catch (const std::exception& error) {
+    if (m_silenceWatch && m_silenceWatch->fired()) throw DistributedError(silentStoreMessage());
     if (options.rank == 0) {
       throw DistributedError("rank 0 could not serve the rendezvous on port " +
                              std::to_string(options.masterPort) + " (" + describeException(error) +
@@ -131,6 +136,7 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
   }
   try {
     m_heartbeatStore = connectStore(options, false, timeout);
+    heardTheStore();
     // Our keys under their own prefix (per torchrun restart): a store served by torchrun's
     // agent holds its own keys, and those of earlier attempts.
     const std::string prefix = "ensemblelab/" + std::to_string(options.restartCount);
@@ -151,14 +157,28 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
     if (options.rank == 0) m_leaderHello = mine;
     waitForPeers(mine);
     awaitAdmission();
+    m_silenceWatch.reset();  // the rendezvous is over; training has its own watches
     // Started last: a constructor that throws must not leave a running thread behind.
     m_heartbeat = std::make_unique<Heartbeat>(m_heartbeatStore, key("heartbeat", options.rank), kHeartbeatPeriod);
   } catch (const Error&) {
     throw;  // ours, which say what is wrong (a token that cannot be kept, a refused rank)
   } catch (const std::exception& error) {
+    if (m_silenceWatch && m_silenceWatch->fired()) throw DistributedError(silentStoreMessage());
     throw DistributedError("lost the rendezvous at " + where() + " while waiting for the other ranks (" +
                            describeException(error) + "); rank 0, which serves it, has stopped");
   }
+}
+
+std::string Rendezvous::silentStoreMessage() const {
+  const std::string server = m_options.agentServesStore ? "torchrun's agent" : "rank 0";
+  return "rank " + std::to_string(m_options.rank) + " reached the rendezvous at " + where() +
+         ", but nothing there answered for " + seconds(m_options.timeoutSeconds) + ": " + server +
+         " is stopped or hung (suspended with Ctrl+Z, or held in a debugger), or another program listens on that "
+         "port; check " + server + "'s process, or start every rank with another --master-port";
+}
+
+void Rendezvous::heardTheStore() {
+  if (m_silenceWatch) m_silenceWatch->heard();
 }
 
 std::string Rendezvous::where() const { return m_options.masterAddr + ":" + std::to_string(m_options.masterPort); }
@@ -224,6 +244,7 @@ void Rendezvous::awaitAdmission() {
 void Rendezvous::awaitKey(const std::string& name, const std::string& late) {
   const auto deadline = Clock::now() + std::chrono::milliseconds(int64_t(m_options.timeoutSeconds * 1000));
   while (!m_store->check({name})) {
+    heardTheStore();
     if (m_store->check({kAbortKey})) throw DistributedError(text(m_store->get(kAbortKey)));
     if (Clock::now() > deadline) throw DistributedError(late);
     std::this_thread::sleep_for(20ms);
@@ -291,6 +312,7 @@ void Rendezvous::waitForPeers(const nlohmann::json& mine) {
   checked[std::size_t(m_options.rank)] = true;
   for (;;) {
     if (m_store->check({kAbortKey})) throw DistributedError(text(m_store->get(kAbortKey)));
+    heardTheStore();
     std::vector<int> missing;
     for (int rank = 0; rank < m_options.worldSize; ++rank) {
       if (checked[std::size_t(rank)]) continue;

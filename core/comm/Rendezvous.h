@@ -16,6 +16,7 @@
 #include "core/comm/Heartbeat.h"
 #include "core/comm/ProcessGroupOptions.h"
 #include "core/comm/PulsePort.h"
+#include "core/comm/SilentStoreWatch.h"
 
 namespace ensemble {
 
@@ -76,7 +77,13 @@ class Rendezvous final {
   /// diagnose()'s search; sets `survivors` to the ranks believed alive.
   std::string findLostRank(const std::string& error, int& survivors);
 
+  /// Why the rendezvous ended where the store stopped answering (SilentStoreWatch).
+  std::string silentStoreMessage() const;
+  /// The store answered: tells the watch, while there is one.
+  void heardTheStore();
+
   ProcessGroupOptions m_options;
+  std::unique_ptr<SilentStoreWatch> m_silenceWatch;  ///< only while the constructor runs
   c10::intrusive_ptr<c10d::Store> m_store;
   c10::intrusive_ptr<c10d::Store> m_heartbeatStore;  ///< own connection: never blocked by a collective
   std::unique_ptr<Heartbeat> m_heartbeat;
