@@ -177,6 +177,23 @@ class TestKillAnywhere final : public QObject {
     expectSameAsUninterrupted(run, m_reference);
   }
 
+  void killedBeforeItsFirstCheckpointWasNamedLatestLosesNothing() {
+    // Killed after step 2's checkpoint got its name but before `latest` was first written:
+    // the checkpoint is whole, so resume goes on from it rather than from step 0.
+    QTemporaryDir dir;
+    const QString run = dir.filePath("run");
+    runUntilCrash(QStringList{"train"} + kRun + QStringList{"--out", run}, "checkpoint-published:1");
+    QVERIFY(!QFileInfo::exists(run + "/checkpoints/latest"));
+    QCOMPARE(ensemble::latestCheckpoint((run + "/checkpoints").toStdString()),
+             (run + "/checkpoints/step-000000002").toStdString());
+    QProcess cli;
+    cli.start(ENSEMBLELAB_CLI_PATH, QStringList{"resume", "--run", run});
+    QVERIFY(cli.waitForFinished(300000));
+    const QString said = cli.readAllStandardError();
+    QVERIFY2(cli.exitCode() == 0 && said.contains("from step 2") && !said.contains("from step 0"), qPrintable(said));
+    expectSameAsUninterrupted(run, m_reference);
+  }
+
   void killedWhileReplacingACheckpointLosesNothing() {
     // Killed after step 4's checkpoint got its name but before `latest` moved to it; the
     // resumed run writes step 4 again over it and is killed while deleting the old one.

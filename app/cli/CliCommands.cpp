@@ -19,6 +19,7 @@
 #include "core/common/Error.h"
 #include "core/common/ErrorMessage.h"
 #include "core/devices/DeviceInventory.h"
+#include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RunDirectory.h"
 #include "core/io/RunWriterLock.h"
@@ -178,8 +179,7 @@ int runTraining(Trainer& trainer) {
 std::optional<ExperimentConfig> configOfRunWithoutCheckpoint(const std::string& run) {
   const RunDirectory directory(run);
   std::error_code ec;
-  if (std::filesystem::exists(directory.checkpointsPath() + "/latest", ec) ||
-      !std::filesystem::exists(directory.configPath(), ec)) {
+  if (holdsACheckpoint(directory.checkpointsPath()) || !std::filesystem::exists(directory.configPath(), ec)) {
     return std::nullopt;
   }
   try {

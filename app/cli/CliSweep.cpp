@@ -10,6 +10,7 @@
 #include "core/common/ErrorMessage.h"
 #include "core/config/ConfigFields.h"
 #include "core/data/DatasetSource.h"
+#include "core/io/Checkpoint.h"
 #include "core/io/RunDirectory.h"
 #include "core/runs/Sweep.h"
 #include "core/train/NewRunCheck.h"
@@ -83,10 +84,7 @@ bool begun(const std::string& run) {
   return std::filesystem::exists(RunDirectory(run).configPath(), ec);
 }
 
-bool hasCheckpoint(const std::string& run) {
-  std::error_code ec;
-  return std::filesystem::exists(RunDirectory(run).checkpointsPath() + "/latest", ec);
-}
+bool hasCheckpoint(const std::string& run) { return holdsACheckpoint(RunDirectory(run).checkpointsPath()); }
 
 /// Trains one job: afresh, or on from its checkpoint when an earlier attempt began it
 /// (from step 0 when it was killed before its first checkpoint).

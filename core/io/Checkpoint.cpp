@@ -223,6 +223,11 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
   return final.string();
 }
 
+bool holdsACheckpoint(const std::string& checkpointsDir) {
+  std::error_code ec;
+  return fs::exists(fs::path(checkpointsDir) / kLatestName, ec) || !stepFolders(checkpointsDir).empty();
+}
+
 std::string latestCheckpoint(const std::string& checkpointsDir) {
   const fs::path pointer = fs::path(checkpointsDir) / kLatestName;
   std::error_code ec;
@@ -232,6 +237,11 @@ std::string latestCheckpoint(const std::string& checkpointsDir) {
                           "(it holds config.json and checkpoints/)");
   }
   if (!fs::exists(pointer, ec)) {
+    // A run killed between naming its first checkpoint and writing `latest` (or a `latest`
+    // deleted by hand) still holds whole step-* folders: the newest is the latest.
+    if (const std::vector<std::string> whole = stepFolders(checkpointsDir); !whole.empty()) {
+      return (fs::path(checkpointsDir) / whole.back()).string();
+    }
     throw CheckpointError("no checkpoint in " + checkpointsDir +
                           ": the run stopped before its first checkpoint (or this is not a "
                           "run folder); start it again with " + mention::startRun());
@@ -385,7 +395,7 @@ std::vector<std::string> weightFilesAt(const std::string& path) {
   if (fs::is_directory(given, ec)) {
     fs::path checkpoint = given;
     if (fs::is_directory(given / "checkpoints", ec)) checkpoint = latestCheckpoint((given / "checkpoints").string());
-    else if (fs::exists(given / kLatestName, ec)) checkpoint = latestCheckpoint(given.string());
+    else if (holdsACheckpoint(given.string())) checkpoint = latestCheckpoint(given.string());
     std::vector<std::string> files;
     for (std::size_t i = 0; fs::is_regular_file(checkpoint / weightsFileName(std::to_string(i)), ec); ++i) {
       files.push_back((checkpoint / weightsFileName(std::to_string(i))).string());

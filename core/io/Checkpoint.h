@@ -32,9 +32,12 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
 /// checkpoints. A step-* folder is never half-written nor half-deleted.
 void removeIncompleteCheckpoints(const std::string& checkpointsDir);
 
-/// The folder checkpoints/latest points to, or where that folder was removed, the newest
-/// checkpoint left. Throws CheckpointError when there is none, naming a run folder that does
-/// not exist as such.
+/// Whether `checkpointsDir` holds a checkpoint: `latest`, or a whole step-* folder.
+bool holdsACheckpoint(const std::string& checkpointsDir);
+
+/// The folder checkpoints/latest points to, or where that folder was removed (or `latest`
+/// itself is missing), the newest checkpoint left. Throws CheckpointError when there is
+/// none, naming a run folder that does not exist as such.
 std::string latestCheckpoint(const std::string& checkpointsDir);
 
 /// The step a checkpoint folder was written at, read from its name (step-000000042: 42); -1
