@@ -478,12 +478,25 @@ class TestDistributed final : public QObject {
                  said1.contains("resume every rank with the same group flags and resume --run, naming rank 0's run "
                                 "folder (" + rankZeros + ")"),
              qPrintable(said1));
-    QVERIFY2(said0.contains("run folder: " + group) && said0.contains("resume with: ensemble-lab-cli resume --run " + group),
+    QVERIFY2(said0.contains("run folder: " + group) &&
+                 said0.contains("resume every rank with: ensemble-lab-cli resume --run " + group +
+                                " --world-size 2 --rank R (R its own)"),
              qPrintable(said0));
     const QJsonObject stopped = readJson(group + "/summary.json");
     QCOMPARE(stopped["status"].toString(), QString("stopped"));
     const int stoppedAt = stopped["steps_completed"].toInt();
     QVERIFY(stoppedAt > 0 && stoppedAt < 48);
+
+    // Resumed by one process, as a single run would be, it is refused with the group's
+    // command (its checkpoint holds both processes' members: it had read as damaged).
+    Rank lone;
+    lone.start(QStringList{"resume", "--run", group});
+    EXPECT_EXIT(lone, 1);
+    const QString loneSaid = lone.errors();
+    QVERIFY2(loneSaid.contains("was trained by 2 processes (summary.json), and resumes only as the same group") &&
+                 !loneSaid.contains("damaged"),
+             qPrintable(loneSaid));
+    QCOMPARE(readJson(group + "/summary.json")["steps_completed"].toInt(), stoppedAt);
 
     const int resumePort = testing::freePort();
     Rank resume0, resume1;

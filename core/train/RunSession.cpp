@@ -82,7 +82,10 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
   const std::string checkpointDir = latestCheckpoint(directory.checkpointsPath());
   CheckpointData saved = readCheckpoint(checkpointDir);
   ExperimentConfig config = ExperimentConfig::fromJson(saved.config, checkpointDir + "/manifest.json");
-  if (purpose == OpenedFor::Resuming && !data) checkResumedRunsDatasetIsThere(config.dataset);
+  if (purpose == OpenedFor::Resuming) {
+    checkResumedByItsProcesses(directory.path(), group.worldSize);
+    if (!data) checkResumedRunsDatasetIsThere(config.dataset);
+  }
   if (!evaluation.dataset.empty()) {
     checkSameImageSize(config.dataset, evaluation.dataset);
     config.dataset = evaluation.dataset;

@@ -22,6 +22,8 @@
 #include "core/devices/DeviceInventory.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/PyTorchStateDict.h"
+#include "core/io/RunDirectory.h"
+#include "core/runs/RunSummary.h"
 #include "core/train/CpuThreads.h"
 #include "core/train/CudaGraphStep.h"
 #include "core/config/ExperimentConfig.h"
@@ -286,6 +288,25 @@ void checkResumedRunsDatasetIsThere(const std::string& spec) {
                          "; put the run's dataset back there, then resume the run (it goes on with the data it "
                          "started with)",
                      "dataset");
+}
+
+void checkResumedByItsProcesses(const std::string& runDirectory, int worldSize) {
+  int64_t processes = 0;
+  try {
+    processes = RunSummary::read(RunDirectory(runDirectory).summaryPath()).processes;
+  } catch (const Error&) {
+    return;  // no summary to say (checkResumable still refuses a checkpoint that does not fit)
+  }
+  if (processes == worldSize) return;
+  if (processes > 1) {
+    throw ConfigError("run " + runDirectory + " was trained by " + std::to_string(processes) +
+                      " processes (summary.json), and resumes only as the same group: start every rank with " +
+                      mention::resumeCommand(runDirectory) + " --world-size " + std::to_string(processes) +
+                      " --rank R (R its own) and the --master-addr and --master-port they were started with");
+  }
+  throw ConfigError("run " + runDirectory + " was trained by one process (summary.json), not a group of " +
+                    std::to_string(worldSize) + "; resume it with " + mention::resumeCommand(runDirectory) +
+                    " alone, without --world-size");
 }
 
 void checkSameTrainingSet(int64_t recorded, int64_t now, const std::string& spec) {

@@ -119,6 +119,12 @@ void restoreReplicas(std::vector<Replica>& replicas, const CheckpointData& saved
 /// another, which only train, eval and predict take).
 void checkResumedRunsDatasetIsThere(const std::string& spec);
 
+/// Throws ConfigError when the run in `runDirectory` was trained by another number of
+/// processes (summary.json's "processes") than `worldSize`, the resuming group's: its
+/// checkpoint holds every process's members, so it fits only the same group, and the
+/// message gives the command for each rank.
+void checkResumedByItsProcesses(const std::string& runDirectory, int worldSize);
+
 /// Throws DatasetError when an opened run's training split (`now` images of the dataset
 /// `spec`) is not the size its checkpoint recorded (`recorded`): the dataset changed since
 /// the run trained, which is what to put right, not the checkpoint.

@@ -137,9 +137,13 @@ RunFinishedEvent RunSession::stop(TrainingObserver* observer) {
   finished.runDirectory = runPath;
   finished.status = RunStatus::Stopped;
   // Rank 0 names its folder; another rank's own path is no folder (it writes none).
+  const int processes = communicator->processCount();
   finished.message = "stopped at step " + std::to_string(state.globalStep) +
-                     (communicator->processRank() == 0
-                          ? "; resume with: " + mention::resumeCommand(runPath)
+                     (processes == 1 ? "; resume with: " + mention::resumeCommand(runPath)
+                      : communicator->processRank() == 0
+                          ? "; resume every rank with: " + mention::resumeCommand(runPath) + " --world-size " +
+                                std::to_string(processes) + " --rank R (R its own) and the --master-addr and "
+                                "--master-port it was started with"
                           : "; resume every rank with the same group flags and resume --run, naming rank 0's run "
                             "folder (" + rankZerosFolder() + ")");
   finished.summary = writeSummary(finished.status, finished.message);
