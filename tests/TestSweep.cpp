@@ -416,6 +416,29 @@ class TestSweep final : public QObject {
     QCOMPARE(statuses(out), (QStringList{"completed", "completed"}));
   }
 
+  // A second process on a sweep that one runs (a `sweep --resume` typed twice) is refused
+  // before it reads or writes anything: the two had each marked the other's job failed.
+  void aSweepRunningElsewhereIsRefused() {
+    const QString out = m_dir.filePath("held");
+    QProcess first;
+    first.start(ENSEMBLELAB_CLI_PATH, QStringList{"sweep", "--grid", "seed=0,1,2", "--out", out, "--epochs", "30"} + kTiny);
+    QVERIFY(first.waitForStarted());
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += first.readAllStandardError()).contains("job 1 of 3"), 120000);
+    const Result second = runCli({"sweep", "--resume", out});
+    const bool firstStillRuns = first.state() == QProcess::Running;
+    ::kill(pid_t(first.processId()), SIGINT);
+    QVERIFY(first.waitForFinished(120000));
+    QVERIFY2(firstStillRuns, "the first sweep ended before the second was tried: train longer");
+    QVERIFY2(second.exitCode == 1 && second.err.contains("sweep " + out + " is being run by another process") &&
+                 second.err.contains("ensemble-lab-cli sweep --resume " + out),
+             qPrintable(second.err));
+    QVERIFY2(!statuses(out).contains("failed"), qPrintable(statuses(out).join(",")));
+    const Result resumed = runCli({"sweep", "--resume", out});  // once the first has stopped: it goes on
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    QCOMPARE(statuses(out), (QStringList{"completed", "completed", "completed"}));
+  }
+
   // Killed (SIGKILL) while job 2 publishes its first checkpoint; `sweep --resume` keeps job 1
   // as it was, finishes job 2 and runs job 3, each with the uninterrupted sweep's numbers.
   void aKilledSweepResumesToTheUninterruptedResults() {

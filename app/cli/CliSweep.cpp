@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "app/cli/CliTraining.h"
 #include "core/common/Error.h"
@@ -12,6 +13,7 @@
 #include "core/data/DatasetSource.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/RunDirectory.h"
+#include "core/io/RunWriterLock.h"
 #include "core/runs/Sweep.h"
 #include "core/train/NewRunCheck.h"
 #include "core/train/Trainer.h"
@@ -84,6 +86,17 @@ bool begun(const std::string& run) {
   return std::filesystem::exists(RunDirectory(run).configPath(), ec);
 }
 
+/// Locks sweep `folder` for this process; refuses one another process runs now.
+RunWriterLock lockSweep(const std::string& folder) {
+  std::optional<RunWriterLock> lock = RunWriterLock::tryTake(folder);
+  if (!lock) {
+    throw ConfigError("sweep " + folder + " is being run by another process (a `sweep` or `sweep --resume`): two "
+                      "would train the same jobs and each record the other's as failed. Wait for it to end, or stop "
+                      "it (Ctrl+C), then continue it with `ensemble-lab-cli sweep --resume " + folder + "`");
+  }
+  return std::move(*lock);
+}
+
 bool hasCheckpoint(const std::string& run) { return holdsACheckpoint(RunDirectory(run).checkpointsPath()); }
 
 /// Trains one job: afresh, or on from its checkpoint when an earlier attempt began it
@@ -143,8 +156,10 @@ int commandSweep(const CliOptions& options) {
   }
   std::string folder;
   Sweep sweep;
+  std::optional<RunWriterLock> lock;  // one process runs a sweep: two would each mark the other's job failed
   if (resuming) {
     folder = options.value("resume");
+    lock = lockSweep(folder);  // first: sweep.json is read as the process that held it left it
     sweep = readSweep(folder);
     for (const SweepJob& failed : retryFailedJobs(sweep)) {
       std::fprintf(stderr, "ensemble-lab-cli: job %s failed last time (%s); trying it again\n", failed.name.c_str(),
@@ -165,6 +180,7 @@ int commandSweep(const CliOptions& options) {
       throw ConfigError(why + "; choose another --out for the sweep (a new or empty folder)");
     }
     writeSweep(folder, sweep);
+    lock = lockSweep(folder);
     std::fprintf(stderr, "ensemble-lab-cli: sweep of %zu jobs in %s\n", sweep.jobs.size(), folder.c_str());
   }
 

@@ -47,6 +47,12 @@ RunWriterLock RunWriterLock::take(const std::string& runDirectory) {
   return RunWriterLock(descriptor);
 }
 
+std::optional<RunWriterLock> RunWriterLock::tryTake(const std::string& directory) {
+  int descriptor = -1;
+  if (tryLock(directory, LOCK_EX, descriptor) == Attempt::Held) return std::nullopt;
+  return RunWriterLock(descriptor);
+}
+
 bool RunWriterLock::heldElsewhere(const std::string& runDirectory) {
   int descriptor = -1;
   const Attempt attempt = tryLock(runDirectory, LOCK_SH, descriptor);

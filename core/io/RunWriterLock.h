@@ -10,6 +10,7 @@
 // stale lock. No file is added to the folder. Where the filesystem cannot lock a directory
 // (some network filesystems), nothing is locked and nothing is refused: the check is a
 // guard, not a condition for training.
+#include <optional>
 #include <string>
 
 namespace ensemble {
@@ -20,6 +21,10 @@ class RunWriterLock final {
   /// Locks `runDirectory` (which must exist) for this process's writes. Throws IoError
   /// saying that another process is training the run, and what to do, when one holds it.
   static RunWriterLock take(const std::string& runDirectory);
+  /// Locks `directory` (which must exist) as take() does; nullopt, taking nothing, where
+  /// another process holds it (a caller that locks a folder of its own kind, a sweep's,
+  /// says in its own words what to do).
+  static std::optional<RunWriterLock> tryTake(const std::string& directory);
   /// True when another process (or another open session in this one) holds the lock now.
   static bool heldElsewhere(const std::string& runDirectory);
   /// Throws the same IoError as take() when the lock is held, without taking it.
