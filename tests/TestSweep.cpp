@@ -216,6 +216,22 @@ class TestSweep final : public QObject {
 
   // One setting in two grids: planSweep refuses it (the window's dialog says so), and the CLI
   // as a usage error naming both (exit 2, as for a value given twice; it was 1).
+  // The same for a key of --config's file: the grid's values had replaced the file's lr in
+  // every job while sweep.json's base kept saying the file's.
+  void aConfigKeyTheGridSetsIsRefused() {
+    const QString config = m_dir.filePath("lr-0.05.json");
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"dataset": "synthetic", "epochs": 1, "mode": "single", "lr": 0.05})");
+    file.close();
+    const QString out = m_dir.filePath("config-and-grid");
+    const Result r = runCli({"sweep", "--config", config, "--grid", "lr=0.01,0.03", "--out", out});
+    QVERIFY2(r.exitCode == 2 && r.err.contains("--grid lr=0.01,0.03 and --config " + config +
+                                               " (\"lr\": 0.05) both set lr; drop one of the two"),
+             qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(out));
+  }
+
   void aSettingInTwoGridsIsRefused() {
     const QString message = refusal([] { planSweep(ExperimentConfig{}, {parseSweepAxis("lr=0.1"), parseSweepAxis("lr=0.2")}); });
     QVERIFY2(message.contains("sweep grid sets lr twice"), qPrintable(message));

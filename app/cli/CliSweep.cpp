@@ -11,6 +11,7 @@
 #include "core/common/ErrorMessage.h"
 #include "core/config/ConfigFields.h"
 #include "core/data/DatasetSource.h"
+#include "core/io/AtomicFile.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/RunDirectory.h"
 #include "core/io/RunWriterLock.h"
@@ -36,6 +37,23 @@ void refuseFlagsTheGridSets(const CliOptions& options, const std::vector<SweepAx
   }
 }
 
+/// Refuses a key of the --config file that a grid also sets, as refuseFlagsTheGridSets
+/// refuses a flag: the grid's values would replace the file's without a word. Called once
+/// configFromOptions has read the file (and said what is wrong with one it cannot read).
+void refuseConfigKeysTheGridSets(const CliOptions& options, const std::vector<SweepAxis>& grid,
+                                 const std::vector<std::string>& gridTexts) {
+  if (!options.has("config")) return;
+  const nlohmann::json file = nlohmann::json::parse(readWholeFile(options.value("config")), nullptr, false);
+  if (!file.is_object()) return;
+  for (std::size_t a = 0; a < grid.size(); ++a) {
+    if (!file.contains(grid[a].key)) continue;
+    throw UsageError("--grid " + gridTexts[a] + " and --config " + options.value("config") + " (\"" + grid[a].key +
+                     "\": " + file.at(grid[a].key).dump() + ") both set " + grid[a].key +
+                     "; drop one of the two (the grid gives each job its own " + grid[a].key +
+                     ", the file gives every job the same)");
+  }
+}
+
 /// The sweep the flags describe, every job checked; refused before anything is written.
 Sweep planFromOptions(const CliOptions& options) {
   std::vector<SweepAxis> grid;
@@ -54,6 +72,7 @@ Sweep planFromOptions(const CliOptions& options) {
   // A dataset folder as an absolute path, as config.json records it: sweep --resume may run
   // from another working directory.
   ExperimentConfig base = configFromOptions(options);
+  refuseConfigKeysTheGridSets(options, grid, gridTexts);
   base.dataset = recordedDatasetSpec(base.dataset);
   for (SweepAxis& axis : grid) {
     if (axis.key != "dataset") continue;
