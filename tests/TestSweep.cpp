@@ -450,6 +450,10 @@ class TestSweep final : public QObject {
                  second.err.contains("ensemble-lab-cli sweep --resume " + out),
              qPrintable(second.err));
     QVERIFY2(!statuses(out).contains("failed"), qPrintable(statuses(out).join(",")));
+    const Result asARun = runCli({"resume", "--run", out});  // the sweep's folder, not one of its runs
+    QVERIFY2(asARun.exitCode == 2 && asARun.err.contains(out + " is a sweep folder: continue the sweep with "
+                                                               "`ensemble-lab-cli sweep --resume " + out + "`"),
+             qPrintable(asARun.err));
     const Result resumed = runCli({"sweep", "--resume", out});  // once the first has stopped: it goes on
     QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
     QCOMPARE(statuses(out), (QStringList{"completed", "completed", "completed"}));

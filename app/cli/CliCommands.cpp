@@ -27,6 +27,7 @@
 #include "core/common/TextFormat.h"
 #include "core/runs/RunExport.h"
 #include "core/runs/RunSummary.h"
+#include "core/runs/Sweep.h"
 #include "core/metrics/EvaluationJson.h"
 #include "core/config/ConfigFields.h"
 #include "core/runs/PredictionsCsv.h"
@@ -259,6 +260,12 @@ int commandTrain(const CliOptions& options) {
 
 int commandResume(const CliOptions& options) {
   if (!options.has("run")) throw UsageError("resume needs --run DIR, the run folder to continue");
+  if (holdsSweep(options.value("run"))) {
+    // Its jobs are runs; the folder itself holds no checkpoint ("start it again" would mislead).
+    throw UsageError(options.value("run") + " is a sweep folder: continue the sweep with `ensemble-lab-cli sweep "
+                     "--resume " + options.value("run") + "`, or one of its jobs with resume --run " +
+                     options.value("run") + "/JOB");
+  }
   return resumeRun(options.value("run"), groupFromOptions(options));
 }
 
