@@ -57,6 +57,27 @@ struct Rank : testing::ChildProcess {
     }                                                                                                  \
   } while (false)
 
+/// A TCP socket listening on an ephemeral port of `address` (host order) that never accepts:
+/// the kernel completes connections to it, and nobody reads or answers them.
+struct Listener {
+  explicit Listener(in_addr_t address) : fd(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in bound{};
+    bound.sin_family = AF_INET;
+    bound.sin_addr.s_addr = htonl(address);
+    socklen_t length = sizeof bound;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&bound), sizeof bound) == 0 && ::listen(fd, 8) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) == 0) {
+      port = ntohs(bound.sin_port);
+    }
+  }
+  ~Listener() { ::close(fd); }
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+
+  int fd;
+  int port = 0;  ///< 0 where it could not listen
+};
+
 QStringList groupFlags(int worldSize, int rank, int port) {
   return {"--world-size", QString::number(worldSize), "--rank", QString::number(rank), "--master-addr",
           "127.0.0.1", "--master-port", QString::number(port)};
@@ -591,19 +612,11 @@ class TestDistributed final : public QObject {
   }
 
   void aPortInUseIsNamed() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_ANY);
-    QCOMPARE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-    QCOMPARE(::listen(fd, 1), 0);
-    socklen_t length = sizeof address;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+    const Listener busy(INADDR_ANY);
+    QVERIFY(busy.port > 0);
     Rank rank0;
-    rank0.start(kSmallRun + QStringList{"--out", m_dir.filePath("busy")} +
-                groupFlags(2, 0, ntohs(address.sin_port)));
+    rank0.start(kSmallRun + QStringList{"--out", m_dir.filePath("busy")} + groupFlags(2, 0, busy.port));
     const int code = rank0.finish(30000);
-    ::close(fd);
     QCOMPARE(code, 1);
     const QString errors = rank0.errors();
     QVERIFY2(errors.contains("choose another --master-port"), qPrintable(errors));
@@ -612,24 +625,17 @@ class TestDistributed final : public QObject {
   // Something accepts on --master-port but never answers: LibTorch's store client would wait
   // for its answer for ever; the rendezvous ends at --timeout and says what to check.
   void aStoreThatAcceptsButNeverAnswersIsNamedAtTheTimeout() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    QCOMPARE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-    QCOMPARE(::listen(fd, 8), 0);  // the kernel completes connections; nothing reads them
-    socklen_t length = sizeof address;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+    const Listener silent(INADDR_LOOPBACK);  // the kernel completes connections; nothing reads them
+    QVERIFY(silent.port > 0);
     Rank rank1;
     QElapsedTimer clock;
     clock.start();
-    rank1.start(testing::withFlag(kSmallRun, "--timeout", "2") + groupFlags(2, 1, ntohs(address.sin_port)));
+    rank1.start(testing::withFlag(kSmallRun, "--timeout", "2") + groupFlags(2, 1, silent.port));
     const int code = rank1.finish(60000);
     const qint64 elapsedMs = clock.elapsed();
-    ::close(fd);
     const QString errors = rank1.errors();
     QVERIFY2(code == 1, qPrintable(QString("exit %1 after %2 ms: %3").arg(code).arg(elapsedMs).arg(errors)));
-    QVERIFY2(errors.contains("reached the rendezvous at 127.0.0.1:" + QString::number(ntohs(address.sin_port)) +
+    QVERIFY2(errors.contains("reached the rendezvous at 127.0.0.1:" + QString::number(silent.port) +
                              ", but nothing there answered for 2 s") &&
                  errors.contains("another --master-port"),
              qPrintable(errors));
