@@ -2,6 +2,8 @@
 // Stop anywhere, resume, and finish with exactly the weights and metrics of a run that was
 // never interrupted (bit for bit on CPU), TensorBoard log included. Damaged checkpoints are
 // refused by name.
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <atomic>
@@ -148,8 +150,16 @@ class TestCheckpointResume final : public QObject {
     QVERIFY(!testing::sameLatestWeights(uninterrupted.path().toStdString(), m_reference.path().toStdString()));
   }
 
-  // config.json deleted by hand: the resume writes it back as it was, from the checkpoint.
-  void aRemovedConfigJsonComesBackOnResume() {
+  // config.json deleted, damaged or edited by hand: the resume writes it back as it was,
+  // from the checkpoint (the run goes on with the settings it started with).
+  void aRemovedOrChangedConfigJsonComesBackOnResume_data() {
+    QTest::addColumn<QByteArray>("replacement");  // empty: the file is removed
+    QTest::newRow("removed") << QByteArray();
+    QTest::newRow("damaged") << QByteArray("{");
+    QTest::newRow("epochs edited") << QByteArray("edit epochs");
+  }
+  void aRemovedOrChangedConfigJsonComesBackOnResume() {
+    QFETCH(QByteArray, replacement);
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString();
     {
@@ -158,11 +168,18 @@ class TestCheckpointResume final : public QObject {
       auto trainer = Trainer::create(resumableConfig(), path, testing::syntheticData());
       EXPECT_STATUS(trainer->run(&stopper, &control), RunStatus::Stopped);
     }
-    const QByteArray written = fileBytes(dir.filePath("config.json"));
-    QVERIFY(!written.isEmpty() && QFile::remove(dir.filePath("config.json")));
+    const QString configPath = dir.filePath("config.json");
+    const QByteArray written = fileBytes(configPath);
+    QVERIFY(!written.isEmpty() && QFile::remove(configPath));
+    if (replacement == "edit epochs") {
+      QJsonObject edited = QJsonDocument::fromJson(written).object();
+      edited["epochs"] = edited["epochs"].toInt() + 1;
+      replacement = QJsonDocument(edited).toJson();
+    }
+    if (!replacement.isEmpty()) QVERIFY(testing::writeFile(configPath, replacement));
     auto resumed = Trainer::open(path, testing::syntheticData());
     REQUIRE_COMPLETED(resumed->run(nullptr, nullptr));
-    QCOMPARE(fileBytes(dir.filePath("config.json")), written);
+    QCOMPARE(fileBytes(configPath), written);
   }
 
   // A run being trained (the CLI's, a sweep's, the window's) cannot be resumed by a second

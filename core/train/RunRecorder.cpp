@@ -2,6 +2,7 @@
 #include "core/train/RunRecorder.h"
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include <torch/torch.h>
 
@@ -9,6 +10,7 @@
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/config/RunMode.h"
+#include "core/io/AtomicFile.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvWriter.h"
 #include "core/io/TensorBoardLog.h"
@@ -33,6 +35,17 @@ std::vector<TensorDict> gatherMembers(Communicator& communicator, const std::vec
     for (std::size_t m = 0; m < all.size(); ++m) all[m].insert(entry.key(), gathered[m]);
   }
   return all;
+}
+
+/// Whether the file at `path` holds exactly `expected` (false where it is missing or no JSON).
+bool fileHoldsJson(const std::string& path, const nlohmann::json& expected) {
+  std::error_code missing;
+  if (!std::filesystem::exists(path, missing)) return false;
+  try {
+    return nlohmann::json::parse(readWholeFile(path)) == expected;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 }  // namespace
@@ -69,11 +82,12 @@ void RunRecorder::open(bool resumed, RunState& state) {
   m_directory.create();
   m_lock = RunWriterLock::take(m_directory.path());  // before the first write
   if (resumed) removeIncompleteCheckpoints(m_directory.checkpointsPath());
-  // A resumed run whose config.json was removed gets it back from the checkpoint's copy: the
-  // window, eval and `train --config` read it.
-  std::error_code missing;
-  if (!resumed || !std::filesystem::exists(m_directory.configPath(), missing)) {
-    RunDirectory::writeJson(m_directory.configPath(), m_config.toJson());
+  // A resumed run whose config.json was removed, damaged or edited gets it back from the
+  // checkpoint's copy: the run goes on with the settings it started with (an edited
+  // "epochs" changed nothing, and the file went on saying it had), and the window, eval,
+  // export and `train --config` read the file.
+  if (const nlohmann::json config = m_config.toJson(); !resumed || !fileHoldsJson(m_directory.configPath(), config)) {
+    RunDirectory::writeJson(m_directory.configPath(), config);
   }
   // A resumed run keeps the rows its checkpoint had seen (dropping any written after it,
   // or torn by a crash); a new run starts an empty file.
