@@ -641,6 +641,21 @@ class TestDistributed final : public QObject {
              qPrintable(errors));
   }
 
+  // A --master-addr that does not resolve is said at once, not after --timeout as rank 0
+  // not being there yet.
+  void aMasterAddressThatDoesNotResolveIsNamedAtOnce() {
+    Rank rank1;
+    QElapsedTimer clock;
+    clock.start();
+    rank1.start(kSmallRun + QStringList{"--world-size", "2", "--rank", "1", "--master-addr", "no-such-host.invalid",
+                                        "--master-port", QString::number(testing::freePort())});
+    const int code = rank1.finish(120000);
+    const QString errors = rank1.errors();
+    QVERIFY2(code == 1 && errors.contains("--master-addr no-such-host.invalid is no address this host can find"),
+             qPrintable(QString("exit %1: %2").arg(code).arg(errors)));
+    QVERIFY2(clock.elapsed() < 30000, qPrintable(QString("%1 ms, with --timeout 60").arg(clock.elapsed())));
+  }
+
   // Rank 0 suspended (Ctrl+Z) once it serves: rank 1 names it after --timeout, not never.
   void aStoppedRankZeroIsNamedAtTheTimeout() {
     const int port = testing::freePort();

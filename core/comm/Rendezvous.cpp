@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/comm/AddressLookup.h"
 #include "core/comm/BrokenPipes.h"
 #include "core/comm/ListeningSocket.h"
 #include "core/comm/RouteToHost.h"
@@ -115,6 +116,16 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
   }
   const auto timeout = std::chrono::milliseconds(int64_t(options.timeoutSeconds * 1000));
   const bool servesStore = options.rank == 0 && !options.agentServesStore;
+  if (!servesStore) {
+    // Said now: the store client would retry the lookup until --timeout, then blame rank 0.
+    const ResolvedAddresses master =
+        resolveAddresses(options.masterAddr, std::to_string(options.masterPort), SOCK_STREAM);
+    if (master.status != 0) {
+      throw DistributedError("--master-addr " + options.masterAddr + " is no address this host can find (" +
+                             ::gai_strerror(master.status) +
+                             "); give rank 0's host name or IP address, as this host reaches it");
+    }
+  }
   // A store served in this process answers whenever this process runs.
   if (!servesStore) m_silenceWatch = std::make_unique<SilentStoreWatch>(options.masterPort, timeout);
   try {
