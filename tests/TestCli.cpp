@@ -490,10 +490,19 @@ class TestCli final : public QObject {
 
     // The group's flags, on train and on resume: rank 0 waits for rank 1 at the given
     // address and port for the given time, and names all of them; rank 1 looks for rank 0;
-    // nccl is refused for CPU replicas.
+    // nccl is refused for CPU replicas. A run of one process is refused a group at once;
+    // the flags are tried on a copy whose summary.json says two processes trained it.
+    r = runCli({"resume", "--run", root + "/a", "--world-size", "2", "--timeout", "60"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("was trained by one process (summary.json), not a group of 2"),
+             qPrintable(r.err));
+    std::filesystem::copy((root + "/a").toStdString(), (root + "/a-of-2").toStdString(),
+                          std::filesystem::copy_options::recursive);
+    QJsonObject ofTwo = testing::readJson(root + "/a-of-2/summary.json");
+    ofTwo["processes"] = 2;
+    QVERIFY(testing::writeFile(root + "/a-of-2/summary.json", QJsonDocument(ofTwo).toJson()));
     for (const QString command : {"train", "resume"}) {
       const QStringList what = command == "train" ? QStringList{"train", "--dataset", "synthetic", "--out", root + "/g"}
-                                                  : QStringList{"resume", "--run", root + "/a"};
+                                                  : QStringList{"resume", "--run", root + "/a-of-2"};
       const int port = testing::freePort();
       r = runCli(what + QStringList{"--world-size", "2", "--master-addr", "127.0.0.2", "--master-port",
                                     QString::number(port), "--timeout", "1.5"});
