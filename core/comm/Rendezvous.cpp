@@ -125,9 +125,9 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
                              ::gai_strerror(master.status) +
                              "); give rank 0's host name or IP address, as this host reaches it");
     }
+    // Only another process's store can fall silent: one served here answers while this runs.
+    m_silenceWatch = std::make_unique<SilentStoreWatch>(options.masterPort, timeout);
   }
-  // A store served in this process answers whenever this process runs.
-  if (!servesStore) m_silenceWatch = std::make_unique<SilentStoreWatch>(options.masterPort, timeout);
   try {
     m_store = connectStore(options, servesStore, timeout);
     heardTheStore();

@@ -40,8 +40,7 @@ int peerPort(int fd) {
   return 0;
 }
 
-}  // namespace
-
+/// This process's open descriptors that are TCP connections to `port` (any host).
 std::set<int> connectionsToPort(int port) {
   std::set<int> connections;
   for (const int fd : openDescriptors()) {
@@ -49,6 +48,8 @@ std::set<int> connectionsToPort(int port) {
   }
   return connections;
 }
+
+}  // namespace
 
 SilentStoreWatch::SilentStoreWatch(int storePort, std::chrono::milliseconds limit)
     : m_storePort(storePort),

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Ends a rendezvous whose store accepted the connection but does not answer. LibTorch's
-// store client waits for each answer without a time limit (1.13 until a first wait(), 2.x
-// always), so a rank 0 that is stopped (Ctrl+Z, a debugger) or another program listening
-// on --master-port held a rank there for ever, --timeout or not. The rendezvous says it
+// store client can wait for an answer without a time limit (1.13's until its first wait()),
+// so a rank 0 that is stopped (Ctrl+Z, a debugger) or another program listening on
+// --master-port held a rank there for ever, --timeout or not. The rendezvous says it
 // has heard the store at each step of its polling; after `limit` of silence this watch
 // shuts down this process's connections to the store's port that were opened since it
 // began, which ends the waiting call with an error that Rendezvous then names. Torch-free.
@@ -43,8 +43,5 @@ class SilentStoreWatch final {
   bool m_fired = false;
   std::thread m_thread;  ///< last: starts once the members above are set
 };
-
-/// This process's open descriptors that are TCP connections to `port` (any host).
-std::set<int> connectionsToPort(int port);
 
 }  // namespace ensemble
