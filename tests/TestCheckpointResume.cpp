@@ -38,10 +38,7 @@ ExperimentConfig resumableConfig() {
   return config;
 }
 
-QByteArray fileBytes(const QString& path) {
-  QFile file(path);
-  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
+using testing::fileBytes;
 
 nlohmann::json ensembleOf(const QString& dir) {
   return RunDirectory::readJson(RunDirectory(dir.toStdString()).summaryPath()).at("ensemble");

@@ -1007,7 +1007,8 @@ class TestCli final : public QObject {
 
   // A completed run whose summary.json is damaged or gone: every command that needs it says
   // how to write it again, and resume writes it from the last checkpoint, as it was (resume
-  // had said "nothing to resume", export only "the run folder is damaged").
+  // had said "nothing to resume", export only "the run folder is damaged"). Its metrics.csv
+  // too, from the checkpoint's copy.
   void resumeWritesAgainACompletedRunsDamagedSummary() {
     const QString run = m_dir.filePath("summary-damaged");
     Result r = runCli({"train", "--dataset", "synthetic", "--devices", "cpu*2", "--epochs", "2", "--train-limit", "512",
@@ -1022,6 +1023,20 @@ class TestCli final : public QObject {
       QVERIFY2(r.exitCode == 1 && r.err.contains("`ensemble-lab-cli resume --run " + run + "` writes it again"), qPrintable(r.err));
       r = runCli({"resume", "--run", run});
       QVERIFY2(r.exitCode == 0 && r.err.contains("wrote it again from the last checkpoint"), qPrintable(r.err));
+      QCOMPARE(readJson(run + "/summary.json"), original);
+    }
+    // Its metrics.csv cut short or removed: the last checkpoint's copy writes it again, byte
+    // for byte, and both files at once are said together.
+    const QByteArray metrics = testing::fileBytes(run + "/metrics.csv");
+    for (const bool alsoSummary : {false, true}) {
+      QVERIFY(QFile::resize(run + "/metrics.csv", metrics.size() / 3));
+      if (alsoSummary) QVERIFY(QFile::remove(run + "/summary.json"));
+      r = runCli({"resume", "--run", run});
+      const QString said = alsoSummary ? "its summary.json was missing or unreadable and its metrics.csv had lost or "
+                                         "changed rows; wrote them again from the last checkpoint"
+                                       : "its metrics.csv had lost or changed rows; wrote it again from the last checkpoint";
+      QVERIFY2(r.exitCode == 0 && r.err.contains(said), qPrintable(r.err));
+      QCOMPARE(testing::fileBytes(run + "/metrics.csv"), metrics);
       QCOMPARE(readJson(run + "/summary.json"), original);
     }
     r = runCli({"resume", "--run", run});  // whole again: nothing to do
@@ -1259,10 +1274,23 @@ class TestCli final : public QObject {
   }
 
   // A metrics.csv whose last row was cut short (a copy or a disk that lost its tail) is
-  // warned of, naming the file and the line, by resume and export, which drop that row
-  // rather than pass it on; resume keeps every whole row before it (it used to pad the file
-  // with zero bytes up to its checkpoint's length, and write on after them).
-  void aMetricsRowCutShortIsWarnedOfAndResumeKeepsEveryWholeRow() {
+  // warned of by export, naming the file and the line; export drops that row rather than pass
+  // it on. Resume restores every row its checkpoint had seen from the checkpoint's copy of
+  // the file, however it was lost (cut short, removed, edited), and says so. A checkpoint
+  // written before checkpoints kept that copy keeps the file's whole rows and says the rest
+  // are lost (it used to pad the file with zero bytes up to its checkpoint's length, and
+  // write on after them).
+  void resumeRestoresTheMetricsRowsItsCheckpointSaw_data() {
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<bool>("copyKept");  // false: the checkpoint of an EnsembleLab before it kept one
+    QTest::newRow("cut short") << "cut" << true;
+    QTest::newRow("removed") << "removed" << true;
+    QTest::newRow("a row edited") << "edited" << true;
+    QTest::newRow("cut short, no copy in the checkpoint") << "cut" << false;
+  }
+  void resumeRestoresTheMetricsRowsItsCheckpointSaw() {
+    QFETCH(QString, damage);
+    QFETCH(bool, copyKept);
     QTemporaryDir dir;
     const QString run = dir.filePath("run"), metrics = run + "/metrics.csv";
     QProcess killed;  // killed once the second epoch's checkpoint is whole, `latest` still at the first
@@ -1274,29 +1302,60 @@ class TestCli final : public QObject {
                                         "1", "--out", run});
     QVERIFY(killed.waitForFinished(300000));
     QCOMPARE(killed.exitStatus(), QProcess::CrashExit);
-    // The file as far as the checkpoint resumed from had seen, its last row cut mid-way.
     const QString checkpoint = run + "/checkpoints/" + testing::readLines(run + "/checkpoints/latest").value(0);
     const qint64 seen = readJson(checkpoint + "/manifest.json")["state"].toObject()["metrics_bytes"].toInteger();
-    QVERIFY(QFile::resize(metrics, seen - 7));
+    const QByteArray rowsSeen = testing::fileBytes(metrics).left(seen);
+    QCOMPARE(rowsSeen.size(), seen);
+    if (!copyKept) {  // as an older checkpoint: no metrics.csv in it, nor in its manifest
+      QJsonObject manifest = readJson(checkpoint + "/manifest.json");
+      QJsonObject files = manifest["files"].toObject();
+      QVERIFY(files.contains("metrics.csv"));
+      files.remove("metrics.csv");
+      manifest["files"] = files;
+      QVERIFY(testing::writeFile(checkpoint + "/manifest.json", QJsonDocument(manifest).toJson()));
+      QVERIFY(QFile::remove(checkpoint + "/metrics.csv"));
+    }
+    if (damage == "cut") QVERIFY(QFile::resize(metrics, seen - 7));  // its last row cut mid-way
+    if (damage == "removed") QVERIFY(QFile::remove(metrics));
+    if (damage == "edited") {
+      QByteArray edited = testing::fileBytes(metrics);
+      const int secondRow = int(edited.indexOf('\n')) + 1;
+      edited[secondRow] = edited[secondRow] == '9' ? '8' : '9';  // the first row's step
+      QVERIFY(testing::writeFile(metrics, edited));
+    }
     const QStringList before = testing::readLines(metrics);
-    const QString torn = before.last();
-    const QString warning = QString("warning: %1 ends in a row cut short, line %2 ('%3')").arg(metrics).arg(before.size()).arg(torn);
 
-    Result r = runCli({"export", "--run", run, "--to", dir.filePath("m.csv")});
-    QVERIFY2(r.exitCode == 0 && r.err.contains(warning + "; the export leaves it out"), qPrintable(r.err));
-    QCOMPARE(testing::readLines(dir.filePath("m.csv")), before.mid(0, before.size() - 1));
+    Result r;
+    if (damage == "cut") {
+      const QString torn = before.last();
+      r = runCli({"export", "--run", run, "--to", dir.filePath("m.csv")});
+      QVERIFY2(r.exitCode == 0 && r.err.contains(QString("warning: %1 ends in a row cut short, line %2 ('%3'); the export "
+                                                         "leaves it out").arg(metrics).arg(before.size()).arg(torn)),
+               qPrintable(r.err));
+      QCOMPARE(testing::readLines(dir.filePath("m.csv")), before.mid(0, before.size() - 1));
+    }
 
     r = runCli({"resume", "--run", run});
-    QVERIFY2(r.exitCode == 0 && r.err.contains(warning + "; resume drops that line and keeps every whole row before it"),
-             qPrintable(r.err));
-    QFile file(metrics);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const QByteArray after = file.readAll();
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QByteArray after = testing::fileBytes(metrics);
     QVERIFY2(!after.contains('\0') && after.endsWith('\n'), after.constData());
     const QStringList lines = testing::readLines(metrics);
-    QCOMPARE(lines.mid(0, before.size() - 1), before.mid(0, before.size() - 1));  // every whole row kept
     for (const QString& line : lines) QCOMPARE(line.count(','), 6);
     QVERIFY2(lines.last().startsWith("6,3,"), qPrintable(lines.last()));  // and on to the end
+    if (copyKept) {
+      QVERIFY2(r.err.contains(QString("warning: %1 had lost or changed rows that were written before the checkpoint of "
+                                      "step 2 (the file was cut short, removed or edited); they are restored from that "
+                                      "checkpoint's copy").arg(metrics)),
+               qPrintable(r.err));
+      QCOMPARE(after.left(seen), rowsSeen);  // every row the checkpoint had seen, as written
+    } else {
+      QVERIFY2(r.err.contains(QString("warning: %1 is shorter than the checkpoint of step 2 saw it (%2 of %3 bytes), and that "
+                                      "checkpoint, written before checkpoints kept a copy of the file, cannot restore it: "
+                                      "its whole rows are kept, the run goes on after them, and the rows it lost stay lost")
+                                  .arg(metrics).arg(seen - 7).arg(seen)),
+               qPrintable(r.err));
+      QCOMPARE(lines.mid(0, before.size() - 1), before.mid(0, before.size() - 1));  // every whole row kept
+    }
     r = runCli({"export", "--run", run, "--to", dir.filePath("m2.csv")});
     QVERIFY2(r.exitCode == 0 && !r.err.contains("warning"), qPrintable(r.err));
   }

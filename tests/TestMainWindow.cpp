@@ -1247,9 +1247,19 @@ class TestMainWindow final : public QObject {
     QVERIFY(window.findChild<QAction*>("resumeAction")->isEnabled());
     const QString directory = window.runsModel()->record(0).directory;
 
+    // Its metrics.csv removed meanwhile: the resume restores the rows from the checkpoint's
+    // copy, and says so once, in a message that does not stop the run.
+    QVERIFY(QFile::remove(directory + "/metrics.csv"));
     window.runsView()->selectRow(0);
     window.findChild<QAction*>("resumeAction")->trigger();
+    QMessageBox* mended = nullptr;
+    QTRY_VERIFY((mended = window.findChild<QMessageBox*>("errorMessage")) != nullptr);
+    QCOMPARE(mended->windowTitle(), QString("The run folder was mended"));
+    QVERIFY2(mended->text().startsWith(directory + "/metrics.csv had lost or changed rows") &&
+                 mended->text().endsWith("restored from that checkpoint's copy"),
+             qPrintable(mended->text()));
     QVERIFY(finished.wait(180000));
+    mended->close();
     REQUIRE_COMPLETED(finished.last().first().value<RunFinishedEvent>());
     QCOMPARE(window.runsModel()->record(window.runsModel()->rowOf(directory)).summary->epochsCompleted, int64_t(2));
     // Every logged step once: the plot holds exactly the ensemble rows of metrics.csv.

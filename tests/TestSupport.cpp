@@ -114,6 +114,11 @@ QStringList readLines(const QString& path) {
   return QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
 }
 
+QByteArray fileBytes(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
 QStringList tensorBoardPoints(const QString& logFolder) {
   QStringList points;
   const QDir log(logFolder);

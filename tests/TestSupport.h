@@ -69,6 +69,8 @@ inline QStringList withFlag(QStringList arguments, const QString& flag, const QS
 
 /// The lines of a text file.
 QStringList readLines(const QString& path);
+/// A file's bytes; empty where it cannot be read.
+QByteArray fileBytes(const QString& path);
 
 /// A TensorBoard log's points, wall times left out: "MODEL TAG STEP VALUE" per point, in
 /// each model's file order, models by name (core/io/TensorBoardLog.h's layout).

@@ -22,10 +22,7 @@ using namespace ensemble;
 
 namespace {
 
-QByteArray fileBytes(const QString& path) {
-  QFile file(path);
-  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
+using testing::fileBytes;
 
 /// Every event file under `log`, by its path relative to `log`, with its bytes.
 QMap<QString, QByteArray> logFiles(const QString& log) {

@@ -211,24 +211,27 @@ int resumeRun(const std::string& run, const ProcessGroupOptions& group) {
         return false;
       }
     }();
-    if (!summaryReadable) {
-      // A completed run whose summary.json is gone or damaged: its last checkpoint holds
-      // what the summary says (the state, the last evaluation), so a run of no steps writes it.
+    const bool metricsLost = trainer->metricsDifferFromCheckpoint();
+    if (!summaryReadable || metricsLost) {
+      // A completed run whose summary.json or metrics.csv is gone or damaged: its last
+      // checkpoint holds what the summary says (the state, the last evaluation) and a copy of
+      // metrics.csv, so a run of no steps writes them.
       const RunFinishedEvent finished = trainer->run(nullptr, nullptr);
       if (finished.status != RunStatus::Completed) {
         std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", inFlags(finished.message).c_str());
         return kExitError;
       }
-      std::fprintf(stderr, "ensemble-lab-cli: run %s had completed, but its summary.json was missing or unreadable; "
-                           "wrote it again from the last checkpoint\n", run.c_str());
+      std::string damage = summaryReadable ? "" : "its summary.json was missing or unreadable";
+      if (metricsLost) damage += (damage.empty() ? "" : " and ") + std::string("its metrics.csv had lost or changed rows");
+      std::fprintf(stderr, "ensemble-lab-cli: run %s had completed, but %s; wrote %s again from the last checkpoint\n",
+                   run.c_str(), damage.c_str(), summaryReadable || !metricsLost ? "it" : "them");
       return 0;
     }
     std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epoch%s; nothing to resume\n",
                  run.c_str(), static_cast<long long>(trainer->config().epochs), trainer->config().epochs == 1 ? "" : "s");
     return 0;
   }
-  warnOfARowCutShort(run, kResumingDropsIt);
-  return runTraining(*trainer);
+  return runTraining(*trainer);  // which says what it mended in the run folder (RunStartedEvent::notices)
 }
 
 int commandTrain(const CliOptions& options) {

@@ -132,7 +132,6 @@ RunFinishedEvent runJob(const Sweep& sweep, const SweepJob& job, const std::stri
       done.runDirectory = run;
       return done;
     }
-    warnOfARowCutShort(run, kResumingDropsIt);
   } else {
     clearJobWithoutCheckpoint(run);
     trainer = Trainer::create(sweep.configOf(job), run);

@@ -33,8 +33,6 @@ bool stopSignalled();
 /// lost its tail), naming the file and the line, and `whatBecomesOfIt` ("the export leaves
 /// it out"): readers skip such a row, which would otherwise go without a word.
 void warnOfARowCutShort(const std::string& run, const std::string& whatBecomesOfIt);
-/// What resuming does with such a row (MetricsCsvWriter), for that warning.
-inline constexpr const char* kResumingDropsIt = "resume drops that line and keeps every whole row before it";
 
 /// An engine message in the CLI's words: the settings it names as flags (Error.h), and where
 /// it says to write elsewhere, the flags by which `command` is told where to write.

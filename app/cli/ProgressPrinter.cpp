@@ -33,6 +33,7 @@ void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
                // Another rank's own path names no folder: it writes none (rank 0 writes --out).
                m_processRank == 0 ? event.runDirectory.c_str()
                                   : (event.rankZerosFolder + ", rank 0's (this rank writes none)").c_str());
+  for (const std::string& notice : event.notices) std::fprintf(m_stream, "ensemble-lab-cli: warning: %s\n", notice.c_str());
   std::fflush(m_stream);
 }
 

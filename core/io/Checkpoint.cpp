@@ -31,6 +31,7 @@ namespace {
 constexpr int kFormatVersion = 1;
 constexpr const char* kLatestName = "latest";
 constexpr const char* kManifestName = "manifest.json";
+constexpr const char* kMetricsCopyName = "metrics.csv";
 /// Hidden names, never step-*: a checkpoint being written, and one being deleted.
 constexpr const char* kStagingPrefix = ".incomplete-";
 constexpr const char* kRetiredPrefix = ".removing-";
@@ -194,6 +195,7 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
       save(weightsFileName(i), pickle(data.weights[i]));
       save(optimizerFileName(i), pickle(data.optimizer[i]));
     }
+    if (data.metricsCsv) save(kMetricsCopyName, *data.metricsCsv);
     const nlohmann::json manifest{{"format", kFormatVersion},
                                   {"version", ENSEMBLELAB_VERSION},
                                   {"global_step", globalStep},
@@ -316,7 +318,7 @@ CheckpointData readCheckpointFiles(const std::string& checkpointDir) {
     data.state = manifest.at("state");
     const auto models = integerOrThrow<std::size_t, DamagedCheckpoint>(manifest.at("models"), manifestPath + ": models");
     const auto& files = manifest.at("files");
-    const auto load = [&](const std::string& file) {
+    const auto loadBytes = [&](const std::string& file) {
       const std::string path = (fs::path(checkpointDir) / file).string();
       if (!files.contains(file)) throw DamagedCheckpoint(manifestPath + " does not list " + file);
       std::error_code missing;
@@ -337,8 +339,12 @@ CheckpointData readCheckpointFiles(const std::string& checkpointDir) {
           integerOrThrow<std::uint32_t, DamagedCheckpoint>(files[file].at("crc32"), manifestPath + ": crc32 of " + file)) {
         throw DamagedCheckpoint(path + " is corrupt: its CRC-32 does not match the manifest");
       }
+      return bytes;
+    };
+    const auto load = [&](const std::string& file) {
+      const std::string path = (fs::path(checkpointDir) / file).string();
       try {
-        return unpickle(bytes, path);
+        return unpickle(loadBytes(file), path);
       } catch (const CheckpointError& e) {
         throw DamagedCheckpoint(e.what());
       }
@@ -347,6 +353,7 @@ CheckpointData readCheckpointFiles(const std::string& checkpointDir) {
       data.weights.push_back(load(weightsFileName(i)));
       data.optimizer.push_back(load(optimizerFileName(i)));
     }
+    if (files.contains(kMetricsCopyName)) data.metricsCsv = loadBytes(kMetricsCopyName);
   } catch (const nlohmann::json::exception& e) {
     throw DamagedCheckpoint(manifestPath + " is malformed (" + plainJsonError(e) + ")");
   }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Checkpoints: checkpoints/step-<N>/ holds member-<i>.pt (weights, a plain state_dict that
-// Python's torch.load reads), member-<i>-optimizer.pt (momentum buffers) and
-// manifest.json (config, run state, and each file's size and CRC-32). A checkpoint is
+// Python's torch.load reads), member-<i>-optimizer.pt (momentum buffers), metrics.csv (the
+// run's metrics.csv as it was at that step, so a resume restores rows the run folder's copy
+// lost) and manifest.json (config, run state, and each file's size and CRC-32). A checkpoint is
 // written under a temporary name and renamed into place, then checkpoints/latest is
 // pointed at it; a crash at any moment leaves the previous checkpoint usable.
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,9 @@ struct CheckpointData {
   nlohmann::json state;   ///< RunState::toJson()
   std::vector<TensorDict> weights;    ///< one per saved model
   std::vector<TensorDict> optimizer;  ///< one per saved model
+  /// metrics.csv's first state.metrics_bytes bytes; none in a checkpoint written before
+  /// checkpoints kept it (or by a process that writes no metrics).
+  std::optional<std::string> metricsCsv;
 };
 
 /// Writes the checkpoint for `globalStep` under `checkpointsDir` and keeps the newest

@@ -44,8 +44,10 @@ MetricsCsvWriter::MetricsCsvWriter(std::string path, std::optional<std::uint64_t
       throw IoError(describeIoFailure("cannot trim", m_path, errno));
     }
   }
-  m_file = std::fopen(m_path.c_str(), "ab");
+  m_file = std::fopen(m_path.c_str(), "a+b");  // + : flushedText reads it back
   if (!m_file) throw IoError(describeIoFailure("cannot open", m_path, errno));
+  // "a+" starts reading at 0, so ftell() would say 0 of a file with rows: the end, as "a" has it.
+  if (std::fseek(m_file, 0, SEEK_END) != 0) throw IoError(describeIoFailure("cannot open", m_path, errno));
   if (std::ftell(m_file) == 0) {
     std::fputs(kHeader, m_file);
     flush();
@@ -78,6 +80,20 @@ std::uint64_t MetricsCsvWriter::flush() {
   const long length = std::ftell(m_file);
   if (length < 0) throw IoError(describeIoFailure("cannot write", m_path, errno));
   return std::uint64_t(length);
+}
+
+std::string MetricsCsvWriter::flushedText(std::uint64_t bytes) const {
+  std::string text(bytes, '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t got = ::pread(::fileno(m_file), text.data() + done, text.size() - done, off_t(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw IoError(describeIoFailure("cannot read", m_path, errno));
+    if (got == 0) break;  // cut short under the run (by hand): what is there
+    done += std::size_t(got);
+  }
+  text.resize(done);
+  return text;
 }
 
 }  // namespace ensemble

@@ -36,6 +36,9 @@ class MetricsCsvWriter final {
   void write(const MetricsRow& row);
   /// Hands the rows to the OS and returns the file's length. Throws IoError (disk full...).
   std::uint64_t flush();
+  /// The file's first `bytes` bytes as flushed, read through the open file (the same rows
+  /// where its path was removed or replaced meanwhile). Throws IoError.
+  std::string flushedText(std::uint64_t bytes) const;
 
   /// One row as text (with its newline), numbers with enough digits to round-trip.
   static std::string format(const MetricsRow& row);

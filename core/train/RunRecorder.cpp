@@ -81,7 +81,10 @@ void RunRecorder::open(bool resumed, RunState& state) {
   if (!leader()) return;
   m_directory.create();
   m_lock = RunWriterLock::take(m_directory.path());  // before the first write
-  if (resumed) removeIncompleteCheckpoints(m_directory.checkpointsPath());
+  if (resumed) {
+    removeIncompleteCheckpoints(m_directory.checkpointsPath());
+    restoreMetricsSeenBy(state);
+  }
   // A resumed run whose config.json was removed, damaged or edited gets it back from the
   // checkpoint's copy: the run goes on with the settings it started with (an edited
   // "epochs" changed nothing, and the file went on saying it had), and the window, eval,
@@ -101,6 +104,43 @@ void RunRecorder::open(bool resumed, RunState& state) {
                                                       resumed ? std::optional<int64_t>(state.globalStep) : std::nullopt);
   flush(state);
   if (!resumed) writeSummary(summarize(RunStatus::Running, "", state));
+}
+
+void RunRecorder::resumedFrom(int64_t globalStep, std::optional<std::string> metricsCsv) {
+  m_lastCheckpointStep = globalStep;
+  m_checkpointMetrics = std::move(metricsCsv);
+}
+
+bool RunRecorder::metricsDifferFromCheckpoint() const {
+  if (!m_checkpointMetrics) return false;
+  std::string text;
+  try {
+    text = readWholeFile(m_directory.metricsPath());
+  } catch (const IoError&) {  // gone
+    return true;
+  }
+  // Rows after the checkpoint's are the resumed run's to write again: only its prefix counts.
+  return text.compare(0, m_checkpointMetrics->size(), *m_checkpointMetrics) != 0;
+}
+
+void RunRecorder::restoreMetricsSeenBy(const RunState& state) {
+  const std::string path = m_directory.metricsPath();
+  const std::string checkpoint = "the checkpoint of step " + std::to_string(state.globalStep);
+  if (m_checkpointMetrics) {
+    if (!metricsDifferFromCheckpoint()) return;
+    writeFileAtomically(path, *m_checkpointMetrics);
+    m_notices.push_back(path + " had lost or changed rows that were written before " + checkpoint +
+                        " (the file was cut short, removed or edited); they are restored from that checkpoint's copy");
+    return;
+  }
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size >= state.metricsBytes) return;
+  m_notices.push_back(path + (ec ? std::string(" is missing") : " is shorter than " + checkpoint + " saw it (" +
+                                  std::to_string(size) + " of " + std::to_string(state.metricsBytes) + " bytes)") +
+                      ", and that checkpoint, written before checkpoints kept a copy of the file, cannot restore it: " +
+                      (ec ? "the run goes on in a new file" : "its whole rows are kept, the run goes on after them") +
+                      ", and the rows it lost stay lost");
 }
 
 void RunRecorder::record(const MetricsRow& row) {
@@ -185,6 +225,9 @@ std::optional<CheckpointEvent> RunRecorder::checkpoint(const RunState& state) {
   const int64_t previous = m_lastCheckpointStep;
   m_lastCheckpointStep = state.globalStep;
   if (!leader()) return std::nullopt;
+  // The rows this checkpoint has seen (flush() handed them to the OS): a resume restores
+  // them from here where the run folder's file lost them.
+  if (m_metrics) data.metricsCsv = m_metrics->flushedText(state.metricsBytes);
   try {
     return CheckpointEvent{writeCheckpoint(m_directory.checkpointsPath(), state.globalStep, data), state.globalStep};
   } catch (const IoError& error) {

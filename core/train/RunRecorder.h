@@ -47,8 +47,15 @@ class RunRecorder final {
   /// The run has written its last file (its final summary): another process may resume it
   /// now, even before this one has let go of the run (the window hears of the end first).
   void releaseFolder() { m_lock = RunWriterLock(); }
-  /// The checkpoint `state` came from: no need to write that step again.
-  void resumedFrom(int64_t globalStep) { m_lastCheckpointStep = globalStep; }
+  /// The checkpoint `state` came from: no need to write that step again. `metricsCsv` is
+  /// the copy of metrics.csv it keeps (none in older checkpoints): open() restores the run
+  /// folder's file from it where that lost or changed rows the checkpoint had seen.
+  void resumedFrom(int64_t globalStep, std::optional<std::string> metricsCsv);
+  /// Whether the run folder's metrics.csv lacks rows (or holds others) where the
+  /// checkpoint resumed from kept a copy: open() restores it.
+  bool metricsDifferFromCheckpoint() const;
+  /// What open() found wrong in the run folder and mended, each said for a person.
+  const std::vector<std::string>& notices() const { return m_notices; }
 
   /// One training row per reported model from `state.window` (members, then the ensemble
   /// in ensemble mode), at `state`'s step.
@@ -83,6 +90,9 @@ class RunRecorder final {
   void record(const MetricsRow& row);
   /// Hands both files' rows to the OS and notes metrics.csv's length in `state`.
   void flush(RunState& state);
+  /// A resumed run's metrics.csv as its checkpoint saw it, where the checkpoint kept a copy;
+  /// else the rows lost with no copy to restore them from are said.
+  void restoreMetricsSeenBy(const RunState& state);
 
   const ExperimentConfig& m_config;
   RunDirectory m_directory;
@@ -95,6 +105,8 @@ class RunRecorder final {
   std::unique_ptr<TensorBoardWriter> m_tensorboard;  ///< rank 0, once open
   RunWriterLock m_lock;  ///< rank 0, once open: no other process writes the folder meanwhile
   int64_t m_lastCheckpointStep = -1;
+  std::optional<std::string> m_checkpointMetrics;  ///< the resumed checkpoint's copy of metrics.csv
+  std::vector<std::string> m_notices;
 };
 
 }  // namespace ensemble

@@ -107,7 +107,7 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
   if (!session->evaluationOnly) session->state.trainSamples = session->data->train.size();  // older checkpoints: from now
   restoreReplicas(session->replicas, saved, config.mode, session->communicator->firstReplica(), checkpointDir);
   session->resumed = true;
-  session->recorder->resumedFrom(session->state.globalStep);
+  session->recorder->resumedFrom(session->state.globalStep, std::move(saved.metricsCsv));
   return session;
 }
 

@@ -196,7 +196,8 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     if (observer) {
       observer->onRunStarted({d.runPath, d.rankZerosFolder(), d.config, formatDevices(d.devices),
                               d.communicator->worldReplicas(), d.sampler->stepsPerEpoch(), d.state.globalStep,
-                              d.data->train.size(), d.modelInput.height, d.modelInput.width, d.modelInput.classes});
+                              d.data->train.size(), d.modelInput.height, d.modelInput.width, d.modelInput.classes,
+                              d.recorder->notices()});
     }
     int64_t sessionSteps = 0;
     double sessionSeconds = 0;
@@ -293,6 +294,7 @@ const std::string& Trainer::runDirectory() const { return m_session->runPath; }
 std::string Trainer::devices() const { return formatDevices(m_session->devices); }
 int64_t Trainer::stepsPerEpoch() const { return m_session->sampler ? m_session->sampler->stepsPerEpoch() : 0; }
 int64_t Trainer::globalStep() const { return m_session->state.globalStep; }
+bool Trainer::metricsDifferFromCheckpoint() const { return m_session->recorder->metricsDifferFromCheckpoint(); }
 int Trainer::processRank() const { return m_session->communicator->processRank(); }
 std::string Trainer::rankZerosFolder() const { return m_session->rankZerosFolder(); }
 
