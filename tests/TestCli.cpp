@@ -251,7 +251,7 @@ class TestCli final : public QObject {
       Sums& s = sums[cells[2]];
       s.n += 1;
       s.correct += predicted == label;
-      s.nll -= std::log(std::max(p[std::size_t(label)], 1e-12));
+      s.nll -= std::log(std::max(p[std::size_t(label)], double(std::numeric_limits<float>::denorm_min())));
       for (int k = 0; k < 10; ++k) s.brier += std::pow(p[std::size_t(k)] - (k == label), 2);
       const double confidence = p[std::size_t(predicted)];
       const int bin = std::clamp(int(std::ceil(confidence * 15)) - 1, 0, 14);

@@ -189,6 +189,30 @@ class TestEnsembleMetrics final : public QObject {
     QVERIFY(!std::signbit(device.ensemble.nll) && device.ensemble.nll == 0.0);
   }
 
+  // A confidently wrong model's loss is its true loss: a true-class probability of 1e-20
+  // (which float32 holds) costs 46.05, not the 27.63 of an old 1e-12 floor, on the host, in
+  // the device's scoring and in the training step's ensemble row; one that underflowed to 0
+  // costs the smallest float32's 103.28, not infinity.
+  void aConfidentlyWrongModelScoresItsTrueLoss() {
+    const torch::Tensor labels = torch::tensor({0, 0}, torch::kInt64);
+    const torch::Tensor wrong = torch::tensor({{1e-20f, 1.0f}, {0.0f, 1.0f}}, torch::kFloat32);
+    const double expected = (-std::log(double(1e-20f)) - std::log(double(std::numeric_limits<float>::denorm_min()))) / 2;
+    QVERIFY2(std::abs(expected - (46.0517 + 103.2789) / 2) < 1e-3, qPrintable(QString::number(expected)));
+    QVERIFY2(std::abs(negativeLogLikelihood(wrong, labels) - expected) < 1e-9,
+             qPrintable(QString::number(negativeLogLikelihood(wrong, labels))));
+    const EvaluationResult device = scoreOnDevice({wrong, wrong}, wrong, labels, 0);
+    QVERIFY2(std::abs(device.members[0].loss - expected) < 1e-9 && std::abs(device.ensemble.nll - expected) < 1e-9,
+             qPrintable(QString::number(device.ensemble.nll)));
+    LocalCommunicator comm(2);
+    for (const auto dtype : {torch::kFloat32, torch::kBFloat16}) {  // bf16: the floor is not rounded to 0
+      std::vector<torch::Tensor> probabilities{wrong.to(dtype), wrong.to(dtype)};
+      const double trained = averageMembersAndScore(comm, probabilities, labels)[0].item<double>();
+      const double bf16Tiny = -std::log(torch::tensor(1e-20f).to(torch::kBFloat16).item<double>());
+      const double rowExpected = dtype == torch::kFloat32 ? expected : (bf16Tiny + 103.27892990343184) / 2;
+      QVERIFY2(std::abs(trained - rowExpected) < 1e-6, qPrintable(QString::number(trained)));
+    }
+  }
+
   // The GPU's scoring (DeviceScoring.h), run here on the CPU, gives the host's: every accuracy,
   // reliability count, the disagreement and each point of the size curve exactly (exact ties
   // within rows and in subset sums; every subset, and a sample of them), the rest to 1e-12.

@@ -79,7 +79,7 @@ EvaluationResult scoreOnDevice(const std::vector<torch::Tensor>& memberProbs, co
 
   // 0 - x, as the host: certainty scores 0, not -0.
   const torch::Tensor nll = torch::rsub(
-      probs.gather(2, truth.view({1, images, 1}).expand({scored, images, 1})).squeeze(2).clamp_min(1e-12).log().mean(1),
+      probs.gather(2, truth.view({1, images, 1}).expand({scored, images, 1})).squeeze(2).clamp_min(kSmallestProbability).log().mean(1),
       0.0);
   const torch::Tensor predicted = probs.argmax(2);  // the first largest, a NaN counting as largest
   const torch::Tensor accuracy = predicted.eq(truth).to(torch::kFloat64).mean(1);

@@ -80,7 +80,7 @@ double accuracy(const torch::Tensor& probs, const torch::Tensor& labels) {
 double negativeLogLikelihood(const torch::Tensor& probs, const torch::Tensor& labels) {
   const torch::Tensor trueClass = probs.gather(1, labels.unsqueeze(1)).squeeze(1);
   // 0 - x, not -x: a certain right answer, log(1) = 0, is a loss of 0, not -0 ("nll -0.0000").
-  return 0.0 - trueClass.to(torch::kFloat64).clamp_min(1e-12).log().mean().item<double>();
+  return 0.0 - trueClass.to(torch::kFloat64).clamp_min(kSmallestProbability).log().mean().item<double>();
 }
 
 double brierScore(const torch::Tensor& probs, const torch::Tensor& labels) {

@@ -4,6 +4,7 @@
 // int64, on the same device.
 #include <torch/types.h>
 
+#include <limits>
 #include <vector>
 
 #include "core/metrics/EvaluationResult.h"
@@ -11,7 +12,13 @@
 namespace ensemble {
 
 double accuracy(const torch::Tensor& probs, const torch::Tensor& labels);
-/// Mean negative log-likelihood of the true class (probabilities floored at 1e-12).
+/// The floor of a true class's probability in an NLL: the smallest positive float32 (a loss
+/// of 103.28 per image). Probabilities are float32 softmax outputs, so this changes only
+/// one that underflowed to 0 (a true loss of 103 or more), which would make the mean
+/// infinite; every loss below that is exact. (It was 1e-12, which capped each image's loss
+/// at 27.63 and made a confidently wrong model, or a shifted test set, look better than it was.)
+inline constexpr double kSmallestProbability = std::numeric_limits<float>::denorm_min();
+/// Mean negative log-likelihood of the true class (probabilities floored at kSmallestProbability).
 double negativeLogLikelihood(const torch::Tensor& probs, const torch::Tensor& labels);
 /// Mean over samples of the squared distance to the one-hot label (0 to 2).
 double brierScore(const torch::Tensor& probs, const torch::Tensor& labels);

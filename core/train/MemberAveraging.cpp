@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "core/comm/Communicator.h"
+#include "core/metrics/EnsembleMetrics.h"
 #include "core/train/TrainingStep.h"
 
 namespace ensemble {
@@ -13,8 +14,10 @@ namespace {
 /// The ensemble's score row from its mean probabilities [B, K].
 torch::Tensor scoreOfMean(const torch::Tensor& mean, const torch::Tensor& labels) {
   const torch::Tensor trueClass = mean.gather(1, labels.unsqueeze(1)).squeeze(1);
-  // clamp: a member certain of a wrong class must not make the ensemble's loss infinite
-  return scoreRow(-trueClass.clamp_min(1e-12).log().mean(), mean.argmax(1).eq(labels).sum(), labels.size(0));
+  // floored: a member certain of a wrong class must not make the ensemble's loss infinite
+  // (float64 first: bfloat16 probabilities would round the floor to 0)
+  return scoreRow(-trueClass.to(torch::kFloat64).clamp_min(kSmallestProbability).log().mean(), mean.argmax(1).eq(labels).sum(),
+                  labels.size(0));
 }
 
 }  // namespace
