@@ -275,12 +275,7 @@ class TestPythonPackage final : public QObject {
     const QString python = ENSEMBLELAB_TEST_PYTHON;
     if (runPython(python, {"-m", "pip", "--version"}).exitCode != 0) QSKIP(qPrintable(python + " has no pip"));
     const QString source = m_dir.filePath("python"), target = m_dir.filePath("site");
-    QVERIFY(QDir().mkpath(source + "/ensemble_lab"));
-    QVERIFY(QFile::copy(ENSEMBLELAB_SOURCE_DIR "/python/pyproject.toml", source + "/pyproject.toml"));
-    const QDir package(ENSEMBLELAB_SOURCE_DIR "/python/ensemble_lab");
-    for (const QString& file : package.entryList({"*.py"}, QDir::Files)) {
-      QVERIFY(QFile::copy(package.filePath(file), source + "/ensemble_lab/" + file));
-    }
+    QVERIFY(copyOfThePackage(source));
     const PythonResult install =
         runPython(python, {"-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
                            "--target", target, source});
@@ -293,6 +288,47 @@ class TestPythonPackage final : public QObject {
     QVERIFY2(imported.exitCode == 0, qPrintable(imported.output));
     QVERIFY2(imported.output.startsWith(target), qPrintable(imported.output));
     QVERIFY2(imported.output.endsWith("2 2"), qPrintable(imported.output));
+  }
+
+  // `pip install ./python`, as the README says, keeps the PyTorch that is there: Debian's
+  // python3-torch calls itself 1.13.0a0+gitunknown, a pre-release that "torch>=1.13" does not
+  // admit, and pip fetched the 5 GB CUDA wheel over it. Resolved with no index, so the torch
+  // installed must do; in a venv that sees the system's packages where the Python is not one
+  // (Debian's own is externally managed).
+  void thePackageKeepsTheInstalledTorch_data() {
+    QTest::addColumn<QString>("python");
+    QTest::newRow("the tests' Python") << QString(ENSEMBLELAB_TEST_PYTHON);
+    QTest::newRow("Debian's python3") << QString("/usr/bin/python3");
+  }
+  void thePackageKeepsTheInstalledTorch() {
+    QFETCH(QString, python);
+    const PythonResult torch = runPython(python, {"-c", "import torch, sys; sys.exit(sys.prefix == sys.base_prefix)"});
+    if (torch.exitCode == kNotStarted || torch.output.contains("No module named")) QSKIP(qPrintable(python + " has no torch"));
+    QVERIFY2(torch.exitCode == 0 || torch.exitCode == 1, qPrintable(torch.output));
+    const QString scratch = m_dir.filePath("keeps-torch-" + QString(QTest::currentDataTag()).replace(' ', '-'));
+    QString pip = python;
+    if (torch.exitCode == 1) {  // not a venv
+      const PythonResult venv = runPython(python, {"-m", "venv", "--system-site-packages", scratch + "/venv"});
+      if (venv.exitCode != 0) QSKIP(qPrintable(python + " makes no venv: " + venv.output));
+      pip = scratch + "/venv/bin/python";
+    }
+    QVERIFY(copyOfThePackage(scratch + "/python"));
+    const PythonResult install =
+        runPython(pip, {"-m", "pip", "install", "--dry-run", "--no-index", "--no-build-isolation", scratch + "/python"});
+    QVERIFY2(install.exitCode == 0 && install.output.contains("Would install ensemble-lab-"), qPrintable(install.output));
+  }
+
+ private:
+  /// python/ copied to `folder`: setuptools builds in the folder it is given, and the
+  /// source tree stays clean.
+  static bool copyOfThePackage(const QString& folder) {
+    if (!QDir().mkpath(folder + "/ensemble_lab")) return false;
+    if (!QFile::copy(ENSEMBLELAB_SOURCE_DIR "/python/pyproject.toml", folder + "/pyproject.toml")) return false;
+    const QDir package(ENSEMBLELAB_SOURCE_DIR "/python/ensemble_lab");
+    for (const QString& file : package.entryList({"*.py"}, QDir::Files)) {
+      if (!QFile::copy(package.filePath(file), folder + "/ensemble_lab/" + file)) return false;
+    }
+    return true;
   }
 };
 
