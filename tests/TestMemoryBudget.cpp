@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QScopeGuard>
 #include <QtTest>
@@ -17,6 +18,8 @@
 #include "core/models/ModelRegistry.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/train/MemoryEstimate.h"
+#include "core/data/Dataset.h"
+#include "core/train/RunSetup.h"
 #include "core/train/Trainer.h"
 #include "tests/ChildProcess.h"
 #include "tests/TestSupport.h"
@@ -152,6 +155,65 @@ class TestMemoryBudget final : public QObject {
     QCOMPARE(runCli({"train", "--dataset", "synthetic", "--memory-budget", "1", "--out", dir.filePath("cli")}, &errors), 1);
     QVERIFY2(errors.contains("raise --memory-budget"), qPrintable(errors));
     QVERIFY(!QFile::exists(dir.filePath("cli")));
+  }
+
+  // A model too large for its budget by its weights alone (the cnn's dense layer grows with
+  // the images: 1.7 GiB of state at 384x384) is refused by its size, before a step is measured
+  // (a step allocates a gradient of every weight more; the measuring had run a small machine
+  // out of memory, and the message then advised setting the budget that was set).
+  void aModelOverItsBudgetByItsWeightsIsRefusedBeforeAStep() {
+    ModelInput large = fashionInput();
+    large.height = large.width = 384;
+    const MemoryEstimate sized = estimateCpuMemory("cnn", large, 32, 100, 1, 0, 1, std::uint64_t(500) << 20);
+    QVERIFY(!sized.stepsMeasured && sized.stepBytes == 0 && sized.evaluationBytes == 0);
+    QVERIFY2(sized.modelStateBytes > (std::uint64_t(800) << 20), qPrintable(QString::number(sized.modelStateBytes)));
+    QVERIFY(estimateCpuMemory("cnn", fashionInput(), 32, 100, 1, 0, 1, std::uint64_t(500) << 20).stepsMeasured);
+
+    QTemporaryDir dir;
+    const QString data = dir.filePath("large");
+    QVERIFY(QDir().mkpath(data));
+    testing::writeMnistFolder(data, 4, 2, 384, 384, false);
+    QString errors;
+    QCOMPARE(runCli({"train", "--dataset", data, "--mode", "single", "--batch-size", "2", "--memory-budget", "500",
+                     "--out", dir.filePath("run")},
+                    &errors),
+             1);
+    QVERIFY2(QRegularExpression("this run needs more than [0-9.]+ (MiB|GiB) of memory before its first step \\(dataset "
+                                "[0-9]+ MiB, 1 replica\\(s\\) of [0-9.]+ (MiB|GiB): the cnn's weights on 384x384 images, "
+                                "their gradients and momentum\\), more than its memory budget of 500 MiB; use a smaller "
+                                "model or smaller images")
+                 .match(errors)
+                 .hasMatch(),
+             qPrintable(errors));
+    QVERIFY(!QFile::exists(dir.filePath("run")));
+  }
+
+  // A model the machine cannot even build (8192x8192 images: a dense layer of 128 GiB)
+  // is refused as not fitting, naming the allocation that failed, not with advice to set
+  // the budget that was set.
+  void aModelTheMachineCannotBuildIsRefusedAsNotFitting() {
+#if defined(ENSEMBLELAB_SANITIZED)
+    QSKIP("a sanitizer's allocator aborts on a request this large instead of failing it");
+#endif
+    QFile overcommit("/proc/sys/vm/overcommit_memory");
+    if (!overcommit.open(QIODevice::ReadOnly) || overcommit.readAll().trimmed() == "1") {
+      QSKIP("this kernel grants any allocation (vm.overcommit_memory 1): building the model would run the machine out of memory");
+    }
+    ModelInput huge = fashionInput();
+    huge.height = huge.width = 8192;
+    ExperimentConfig config = testing::smallConfig("single", "cpu");
+    config.memoryBudgetMb = 1 << 30;  // a budget that would admit it: the machine is what it does not fit
+    const std::shared_ptr<const DatasetPair> data = testing::syntheticData();
+    try {
+      checkMemoryBudget(config, {DeviceRef{}}, 1, *data, huge);
+      QFAIL("a model of 128 GiB was measured");
+    } catch (const ConfigError& error) {
+      QVERIFY2(QString(error.what()).startsWith("this run does not fit in this machine's memory: measuring one replica of it "
+                                                "(the cnn on 8192x8192 images, its weights, gradients and a step at batch 2) "
+                                                "already ran out of host memory (an allocation of ") &&
+                   QString(error.what()).endsWith(" failed); use a smaller model or smaller images"),
+               error.what());
+    }
   }
 
   // The budget is for training: eval of a run that has one, on a dataset the run would be

@@ -16,6 +16,12 @@ std::string describeException(const std::exception& error) {
   return error.what();
 }
 
+bool isHostOutOfMemory(const std::exception& error) {
+  if (dynamic_cast<const std::bad_alloc*>(&error)) return true;
+  const auto* torchError = dynamic_cast<const c10::Error*>(&error);
+  return torchError && torchError->msg().find("can't allocate memory") != std::string::npos;
+}
+
 std::string describeCurrentException() {
   try {
     throw;

@@ -12,6 +12,10 @@ namespace ensemble {
 /// host allocation failure with what to do.
 std::string describeCurrentException();
 
+/// Whether `error` says the host ran out of memory (std::bad_alloc, or LibTorch's CPU
+/// allocator's "can't allocate memory").
+bool isHostOutOfMemory(const std::exception& error);
+
 /// `error`'s message, without the C++ backtrace LibTorch's errors carry (c10::Error's
 /// what() ends with "frame #17: __libc_start_main ..."), for a message a person reads.
 std::string describeException(const std::exception& error);

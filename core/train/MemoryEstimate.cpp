@@ -76,7 +76,8 @@ std::uint64_t extend(int64_t atSmall, int64_t atLarge, int64_t small, int64_t la
 }  // namespace
 
 MemoryEstimate estimateCpuMemory(const std::string& modelName, const ModelInput& input, int64_t batchPerReplica,
-                                 int64_t evalBatch, int replicas, std::uint64_t datasetBytes, int concurrent) {
+                                 int64_t evalBatch, int replicas, std::uint64_t datasetBytes, int concurrent,
+                                 std::uint64_t stopAbove) {
   MemoryEstimate estimate;
   estimate.datasetBytes = datasetBytes;
   estimate.replicas = replicas;
@@ -88,11 +89,15 @@ MemoryEstimate estimateCpuMemory(const std::string& modelName, const ModelInput&
   model->train();
   // Weights as built, plus gradients and momentum buffers of the same size.
   const int64_t weights = counter->current() - before;
+  estimate.modelStateBytes = std::uint64_t(3 * weights);
+  if (estimate.totalBytes() > stopAbove) {
+    estimate.stepsMeasured = false;
+    return estimate;
+  }
   constexpr int64_t kSmall = 2, kLarge = 8;
   trainingStepPeak(*model, input, kSmall, *counter);  // allocates the gradients, which persist
   const int64_t stepSmall = trainingStepPeak(*model, input, kSmall, *counter);
   const int64_t stepLarge = trainingStepPeak(*model, input, kLarge, *counter);
-  estimate.modelStateBytes = std::uint64_t(3 * weights);
   estimate.stepBytes = extend(stepSmall, stepLarge, kSmall, kLarge, batchPerReplica);
   model->eval();
   const int64_t evalSmall = evaluationPeak(*model, input, kSmall, *counter);

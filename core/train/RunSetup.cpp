@@ -14,6 +14,7 @@
 #include "core/comm/ProcessGroupOptions.h"
 #include "core/common/Environment.h"
 #include "core/common/Error.h"
+#include "core/common/ErrorMessage.h"
 #include "core/common/FieldMention.h"
 #include "core/common/SeedSequence.h"
 #include "core/config/RunMode.h"
@@ -211,6 +212,21 @@ ModelInput modelInputOf(const Dataset& train) {
   return input;
 }
 
+namespace {
+
+/// "an allocation of 2.2 GiB failed", where LibTorch's allocator says how much it was asked
+/// for ("... you tried to allocate 2415919104 bytes. Error code 12 ..."); else its message.
+std::string failedAllocation(const std::exception& error) {
+  const std::string message = describeException(error);
+  const std::string asked = "tried to allocate ";
+  const std::size_t at = message.find(asked);
+  if (at == std::string::npos) return message;
+  const std::uint64_t bytes = std::strtoull(message.c_str() + at + asked.size(), nullptr, 10);
+  return bytes > 0 ? "an allocation of " + formatBytes(bytes) + " failed" : message;
+}
+
+}  // namespace
+
 void checkMemoryBudget(const ExperimentConfig& config, const std::vector<DeviceRef>& devices, int worldSize,
                        const DatasetPair& data, const ModelInput& input) {
   if (config.memoryBudgetMb <= 0) return;
@@ -223,16 +239,35 @@ void checkMemoryBudget(const ExperimentConfig& config, const std::vector<DeviceR
   const int64_t batchPerReplica =
       RunMode::of(config.mode).batchPerReplica(config.batchSize, int64_t(devices.size()) * worldSize);
   const bool stacked = config.memberForm == MemberForm::Stacked;
-  const MemoryEstimate estimate =
-      estimateCpuMemory(modelName(config.model), input, batchPerReplica, config.evalBatchSize, cpuReplicas,
-                        bytesOf(data.train) + bytesOf(data.test),
-                        // stacked members step as one network: all their activations at once
-                        stacked ? cpuReplicas : replicaThreadCount(devices, false));
   const std::uint64_t budget = std::uint64_t(config.memoryBudgetMb) << 20;
+  const std::string imageSize = std::to_string(input.height) + "x" + std::to_string(input.width);
+  MemoryEstimate estimate;
+  try {
+    estimate = estimateCpuMemory(modelName(config.model), input, batchPerReplica, config.evalBatchSize, cpuReplicas,
+                                 bytesOf(data.train) + bytesOf(data.test),
+                                 // stacked members step as one network: all their activations at once
+                                 stacked ? cpuReplicas : replicaThreadCount(devices, false), budget);
+  } catch (const std::exception& error) {
+    if (!isHostOutOfMemory(error)) throw;
+    // The budget is set: its advice to set one would say nothing. What does not fit is one replica.
+    throw ConfigError("this run does not fit in this machine's memory: measuring one replica of it (the " +
+                          modelName(config.model) + " on " + imageSize + " images, its weights, gradients and a step at "
+                          "batch 2) already ran out of host memory (" + failedAllocation(error) +
+                          "); use a smaller model or smaller images",
+                      "memory_budget_mb");
+  }
   if (estimate.totalBytes() <= budget) return;
+  const std::string replicas = std::to_string(cpuReplicas) + " replica(s) of " + formatBytes(estimate.modelStateBytes);
+  if (!estimate.stepsMeasured) {
+    throw ConfigError("this run needs more than " + formatBytes(estimate.totalBytes()) + " of memory before its first step (dataset " +
+                          formatBytes(estimate.datasetBytes) + ", " + replicas + ": the " + modelName(config.model) +
+                          "'s weights on " + imageSize + " images, their gradients and momentum), more than its memory "
+                          "budget of " + formatBytes(budget) + "; use a smaller model or smaller images, fewer " +
+                          mention::field("devices") + ", or raise " + mention::field("memory_budget_mb"),
+                      "memory_budget_mb");
+  }
   throw ConfigError("this run needs about " + formatBytes(estimate.totalBytes()) + " of memory (dataset " +
-                    formatBytes(estimate.datasetBytes) + ", " + std::to_string(cpuReplicas) + " replica(s) of " +
-                    formatBytes(estimate.modelStateBytes) + ", a step at batch " + std::to_string(batchPerReplica) +
+                    formatBytes(estimate.datasetBytes) + ", " + replicas + ", a step at batch " + std::to_string(batchPerReplica) +
                     " " + formatBytes(estimate.stepBytes) + ", evaluation " + formatBytes(estimate.evaluationBytes) +
                     "), more than its memory budget of " + formatBytes(budget) +
                     "; use a smaller " + mention::field("batch_size") + " or " + mention::field("eval_batch_size") +
