@@ -1043,6 +1043,19 @@ class TestCli final : public QObject {
     QVERIFY2(r.exitCode == 0 && r.err.contains("nothing to resume"), qPrintable(r.err));
   }
 
+  // A class the test split has and the training never sees (here: a train limit on labels
+  // 0-9 in turn keeps 0-7) is said as the run starts, with the flag that may be why.
+  void aClassTrainingNeverSeesIsWarnedOf() {
+    QTemporaryDir dir;
+    testing::writeMnistFolder(dir.path(), 64, 30, 8, 8, false);
+    const Result r = runCli({"train", "--dataset", dir.path(), "--mode", "single", "--devices", "cpu", "--train-limit", "8",
+                             "--batch-size", "8", "--epochs", "1", "--out", dir.filePath("run")});
+    QVERIFY2(r.exitCode == 0 && r.err.contains("ensemble-lab-cli: warning: the training split holds no image of classes "
+                                               "8, 9 (2 of 10 classes), which the test split holds ") &&
+                 r.err.contains("; --train-limit 8 keeps the training file's first images"),
+             qPrintable(r.err));
+  }
+
   // A dataset folder given relative to where the run started is recorded as an absolute
   // path, so the run resumes and evaluates from any other working directory.
   void aRelativeDatasetFolderIsRecordedAbsolute() {

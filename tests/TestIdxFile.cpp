@@ -7,6 +7,8 @@
 #include <QtTest>
 
 #include "core/common/Error.h"
+#include "core/config/ConfigFields.h"
+#include "core/data/ClassCoverage.h"
 #include "core/data/Dataset.h"
 #include "core/data/DatasetSource.h"
 #include "core/data/IdxFile.h"
@@ -247,6 +249,56 @@ class TestIdxFile final : public QObject {
       QCOMPARE(pair.train.labels[i].item<int64_t>(),
                int64_t(uint8_t(trainLabels[i])));  // labels kept as they are
     }
+  }
+
+  // Classes the test split has and training never sees are said as a run starts (with the
+  // test images they cost, and the train limit where it may be why); labels that skip
+  // values (EMNIST letters' 1-26) are not.
+  void saysWhichClassesTrainingNeverSees_data() {
+    QTest::addColumn<QByteArray>("trainLabels");
+    QTest::addColumn<QByteArray>("testLabels");
+    QTest::addColumn<int>("trainLimit");
+    QTest::addColumn<QString>("notice");  // empty: none
+    QByteArray letters(52, 0), sorted(40, 0), mixed(40, 0);
+    for (int i = 0; i < 52; ++i) letters[i] = char(1 + i % 26);
+    for (int i = 0; i < 40; ++i) sorted[i] = char(i / 4), mixed[i] = char(i % 10);
+    QTest::newRow("EMNIST letters: 1-26") << letters << letters.left(9) << 0 << "";
+    QTest::newRow("every class trained") << mixed << mixed << 0 << "";
+    QTest::newRow("classes only in the test split")
+        << QByteArray("\0\1\2\3\4", 5) << QByteArray("\5\6\0\6", 4) << 0
+        << "the training split holds no image of classes 5, 6 (2 of 7 classes), which the test split holds 3 images "
+           "of: the models cannot learn them, and every such test image counts as a miss";
+    QTest::newRow("a limit on a file sorted by class") << sorted << mixed << 8 << "the training split holds no image of "
+        "classes 2-9 (8 of 10 classes), which the test split holds 32 images of: the models cannot learn them, and "
+        "every such test image counts as a miss; train_limit 8 keeps the training file's first images, which may be "
+        "sorted by class: a larger limit, or a file in mixed order, trains on every class";
+  }
+  void saysWhichClassesTrainingNeverSees() {
+    QFETCH(QByteArray, trainLabels);
+    QFETCH(QByteArray, testLabels);
+    QFETCH(int, trainLimit);
+    QFETCH(QString, notice);
+    QTemporaryDir dir;
+    const auto split = [&](const QString& prefix, const QByteArray& labels) {
+      const auto count = std::uint32_t(labels.size());
+      writeFile(dir.filePath(prefix + "-images-idx3-ubyte"), idxBytes({count, 4, 4}, pattern(labels.size() * 16)));
+      writeFile(dir.filePath(prefix + "-labels-idx1-ubyte"), idxBytes({count}, labels));
+    };
+    split("train", trainLabels);
+    split("t10k", testLabels);
+    const DatasetPair pair = loadDataset(dir.path().toStdString(), trainLimit);
+    std::vector<std::string> said = classCoverageNotices(pair, pair.train.classes, trainLimit);
+    for (std::string& line : said) line = phraseMessage(line, FieldNaming::Keys);
+    QCOMPARE(said.size(), std::size_t(notice.isEmpty() ? 0 : 1));
+    if (!notice.isEmpty()) QCOMPARE(QString::fromStdString(said.front()), notice);
+  }
+
+  void classListsReadAsAPersonWritesThem() {
+    QCOMPARE(formatClassList({5}), std::string("5"));
+    QCOMPARE(formatClassList({1, 2}), std::string("1, 2"));
+    QCOMPARE(formatClassList({1, 2, 3, 4, 5, 6, 7, 8, 9}), std::string("1-9"));
+    QCOMPARE(formatClassList({0, 3, 7, 8, 9, 11, 12}), std::string("0, 3, 7-9, 11, 12"));
+    QCOMPARE(formatClassList({}), std::string());
   }
 
   void rejectsBrokenFiles_data() {

@@ -1254,7 +1254,7 @@ class TestMainWindow final : public QObject {
     window.findChild<QAction*>("resumeAction")->trigger();
     QMessageBox* mended = nullptr;
     QTRY_VERIFY((mended = window.findChild<QMessageBox*>("errorMessage")) != nullptr);
-    QCOMPARE(mended->windowTitle(), QString("The run folder was mended"));
+    QCOMPARE(mended->windowTitle(), QString("The run started with a warning"));
     QVERIFY2(mended->text().startsWith(directory + "/metrics.csv had lost or changed rows") &&
                  mended->text().endsWith("restored from that checkpoint's copy"),
              qPrintable(mended->text()));

@@ -310,12 +310,13 @@ void MainWindow::onRunStarted(const RunStartedEvent& event) {
   m_runsView->selectRow(m_runs->runStarted(event));
   m_status->runStarted(event);
   showRunsOnPlots();
-  // Rare (a resumed run's metrics.csv cut short, removed or edited), and said once: the
-  // status line moves on with the first step.
+  // Rare (a class the model cannot learn, a resumed run's metrics.csv restored), and said
+  // once, in a message the run goes on behind: the status line moves on with the first step.
   if (!event.notices.empty()) {
     QStringList notices;
-    for (const std::string& notice : event.notices) notices << QString::fromStdString(notice);
-    showError(tr("The run folder was mended"), notices.join("\n\n"));
+    for (const std::string& notice : event.notices) notices << inLabels(notice);
+    showError(notices.size() == 1 ? tr("The run started with a warning") : tr("The run started with warnings"),
+              notices.join("\n\n"));
   }
 }
 

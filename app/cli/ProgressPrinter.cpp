@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/common/TextFormat.h"
+#include "core/config/ConfigFields.h"
 
 namespace ensemble::cli {
 ProgressPrinter::ProgressPrinter(std::FILE* stream, int processRank)
@@ -33,7 +34,9 @@ void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
                // Another rank's own path names no folder: it writes none (rank 0 writes --out).
                m_processRank == 0 ? event.runDirectory.c_str()
                                   : (event.rankZerosFolder + ", rank 0's (this rank writes none)").c_str());
-  for (const std::string& notice : event.notices) std::fprintf(m_stream, "ensemble-lab-cli: warning: %s\n", notice.c_str());
+  for (const std::string& notice : event.notices) {
+    std::fprintf(m_stream, "ensemble-lab-cli: warning: %s\n", phraseMessage(notice, FieldNaming::Flags).c_str());
+  }
   std::fflush(m_stream);
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/common/Error.h"
 #include "core/config/RunMode.h"
+#include "core/data/ClassCoverage.h"
 #include "core/data/DatasetSource.h"
 #include "core/io/Checkpoint.h"
 #include "core/train/CudaGraphStep.h"
@@ -39,6 +40,7 @@ void RunSession::prepare() {
   // The budget is the training's (its steps, its replicas' optimizer state): an evaluation
   // needs less, and it was refused naming flags eval does not take.
   if (!evaluationOnly) checkMemoryBudget(config, devices, group.worldSize, *data, modelInput);
+  if (!evaluationOnly) dataNotices = classCoverageNotices(*data, modelInput.classes, config.trainLimit);
   if (!evaluationOnly) checkDeterministicKernels(config, modelInput, devices);
   communicator = connectReplicas(config, devices, group, runPath);
   replicas = buildReplicas(config, modelInput, devices, communicator->firstReplica());

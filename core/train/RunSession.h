@@ -81,6 +81,8 @@ struct RunSession {
   std::optional<int64_t> recordedTrainSamples;
   /// The image shape and classes the models are built for (prepare()).
   ModelInput modelInput;
+  /// What the data means for the training, said as the run starts (ClassCoverage.h).
+  std::vector<std::string> dataNotices;
 
   bool distributed() const { return communicator->processCount() > 1; }
   bool stacked() const { return config.memberForm == MemberForm::Stacked; }

@@ -194,10 +194,12 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
     d.recorder->open(d.resumed, d.state);
     folderOpen = true;
     if (observer) {
+      std::vector<std::string> notices = d.dataNotices;
+      notices.insert(notices.end(), d.recorder->notices().begin(), d.recorder->notices().end());
       observer->onRunStarted({d.runPath, d.rankZerosFolder(), d.config, formatDevices(d.devices),
                               d.communicator->worldReplicas(), d.sampler->stepsPerEpoch(), d.state.globalStep,
                               d.data->train.size(), d.modelInput.height, d.modelInput.width, d.modelInput.classes,
-                              d.recorder->notices()});
+                              std::move(notices)});
     }
     int64_t sessionSteps = 0;
     double sessionSeconds = 0;

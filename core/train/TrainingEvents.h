@@ -26,8 +26,9 @@ struct RunStartedEvent {
   int64_t trainSamples = 0;   ///< in this run's training split (after train_limit)
   int64_t imageHeight = 0, imageWidth = 0;
   int64_t classes = 0;        ///< the models', the dataset's largest label + 1
-  /// What the run found wrong in its folder as it opened and mended (a resumed run's
-  /// metrics.csv restored from its checkpoint), each said for a person; empty as a rule.
+  /// Warnings for a person, empty as a rule: what the data means for the training (a class
+  /// the training split has no image of), and what the run found wrong in its folder as it
+  /// opened and mended (a resumed run's metrics.csv restored from its checkpoint).
   std::vector<std::string> notices;
 };
 
