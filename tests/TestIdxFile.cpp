@@ -321,6 +321,10 @@ class TestIdxFile final : public QObject {
     // trying to allocate what it claims.
     QTest::newRow("absurd claim") << idxBytes({0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, pattern(8))
                                   << "4294967295 x 4294967295 x 4294967295, so more than";
+    // Compressed, the same claim sets how far to decompress: counted saturating, not wrapped
+    // (2^20 x 2^15 x 2^30 wrapped to 17 bytes: "decompresses to more than 17 bytes").
+    QTest::newRow("absurd claim, gzip") << gzipped(idxBytes({1u << 20, 1u << 15, 1u << 30}, pattern(8)))
+                                        << "1048576 x 32768 x 1073741824, so more than 34359738368 bytes of data";
     QTest::newRow("gzip cut short") << gzipped(good).left(20) << "truncated";
     QByteArray corruptGzip = gzipped(good);
     corruptGzip[12] = char(corruptGzip[12] ^ 0x55);

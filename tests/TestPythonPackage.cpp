@@ -159,6 +159,34 @@ class TestPythonPackage final : public QObject {
     QTest::newRow("test labels missing") << "missing" << "has no t10k-labels-idx1-ubyte";
     QTest::newRow("test images cut short") << "truncated" << "truncated";
     QTest::newRow("not an IDX file") << "not idx" << "has a wrong IDX magic number 0x504B0304";
+    // The engine tells gzip by the content, not the name, and reads a .gz as zlib's gzread does
+    // (load_split had gone by the name, and refused what Python's gzip refuses).
+    QTest::newRow("a raw file named .gz") << "raw named gz" << "";
+    QTest::newRow("a gzip file named raw") << "gzip named raw" << "";
+    QTest::newRow("garbage after the gzip member") << "gzip then garbage" << "";
+    QTest::newRow("two gzip members, then garbage") << "gzip members then garbage" << "";
+    QTest::newRow("a gzip magic number after the member")
+        << "gzip then gzip magic" << "cannot be decompressed (unknown compression method)";
+    QTest::newRow("gzip cut short") << "gzip cut short" << "cannot be decompressed (the compressed data ends early)";
+    QTest::newRow("gzip of more than its header declares")
+        << "gzip too long" << "decompresses to more than 347 bytes, more than its IDX header declares";
+    // A split's two files (load_split had raised torch's "both buffer length (0) and count (-1)
+    // must not be 0", or one message for all of these).
+    QTest::newRow("no test samples") << "no test samples" << "t10k-images-idx3-ubyte holds no images";
+    QTest::newRow("empty images") << "empty images" << "t10k-images-idx3-ubyte declares empty images (0x5)";
+    QTest::newRow("2-D labels") << "2-D labels" << "t10k-labels-idx1-ubyte has 2 dimensions; a label file has 1";
+    QTest::newRow("images and labels swapped")
+        << "swapped" << "train-images-idx3-ubyte has 1 dimension, as a label file has; an image file has 3 (count, rows, "
+                        "columns): is it a label file?";
+    QTest::newRow("labels of another split") << "label count" << "t10k-images-idx3-ubyte holds 11 images but";
+    QTest::newRow("float images") << "float" << "holds IDX elements of type float;";
+    QTest::newRow("signed-byte labels") << "signed bytes" << "holds IDX elements of type signed byte;";
+    // Checks across the splits (load_split had read one split alone, and accepted these).
+    QTest::newRow("a stray label") << "stray label" << "has the label 200 (at index 5), so classes 0-200, but only 8";
+    QTest::newRow("one class") << "one class" << "has one class: every label in";
+    QTest::newRow("train and test images of two sizes")
+        << "two sizes" << "mixes image sizes: train images are 6x5, test images 5x6";
+    QTest::newRow("the files in a subfolder") << "subfolder" << "holds no MNIST-format files, but its subfolder";
   }
   void loadSplitReadsTheFoldersTheEngineReads() {
     QFETCH(QString, layout);
@@ -167,11 +195,16 @@ class TestPythonPackage final : public QObject {
     const auto writeSet = [&](const QString& prefix, const QString& separator, bool gz, int train, int test) {
       QVERIFY(testing::writeNamedMnistSet(dir.path(), prefix, separator, train, test, 6, 5, gz, 7));
     };
+    const QString trainImages = dir.filePath("train-images-idx3-ubyte");
+    const QString trainLabels = dir.filePath("train-labels-idx1-ubyte");
     const QString testImages = dir.filePath("t10k-images-idx3-ubyte");
+    const QString testLabels = dir.filePath("t10k-labels-idx1-ubyte");
+    const QString folder = layout == "subfolder" ? dir.filePath("raw") : dir.path();  // torchvision's MNIST/raw
+    if (layout == "subfolder") QVERIFY(QDir(dir.path()).mkdir("raw"));
     if (layout == "dotted") writeSet("", ".", true, 23, 11);
     else if (layout == "prefixed") writeSet("emnist-letters-", "-", true, 23, 11);
     else if (layout == "two sets") writeSet("emnist-letters-", "-", false, 23, 11), writeSet("emnist-digits-", "-", false, 9, 4);
-    else writeSet("", "-", false, 23, 11);
+    else QVERIFY(testing::writeNamedMnistSet(folder, "", "-", 23, 11, 6, 5, layout.startsWith("gzip"), 7));
     if (layout == "beside a copy") writeSet("copy-", "-", false, 7, 3);
     if (layout == "missing") QVERIFY(QFile::remove(dir.filePath("t10k-labels-idx1-ubyte")));
     if (layout == "truncated") QVERIFY(QFile::resize(testImages, QFileInfo(testImages).size() - 7));
@@ -180,6 +213,47 @@ class TestPythonPackage final : public QObject {
       QVERIFY(file.open(QIODevice::ReadWrite));
       file.write("PK\x03\x04", 4);  // a zip archive's first bytes where the magic number goes
     }
+    // Files rewritten: the test images as writeNamedMnistSet writes them (11 of 6 x 5) in
+    // other ways, and files of other shapes and types.
+    const QByteArray testImagesIdx = testing::idxBytes({11, 6, 5}, testing::pattern(11 * 6 * 5));
+    const auto rewrite = [](const QString& path, const QByteArray& bytes) { QVERIFY(testing::writeFile(path, bytes)); };
+    const auto append = [](const QString& path, const QByteArray& bytes) {
+      QFile file(path);
+      QVERIFY(file.open(QIODevice::Append) && file.write(bytes) == bytes.size());
+    };
+    const QString testImagesGz = testImages + ".gz";
+    if (layout == "raw named gz") QVERIFY(QFile::rename(testImages, testImagesGz));
+    if (layout == "gzip named raw") QVERIFY(QFile::rename(testImagesGz, testImages));
+    if (layout == "gzip then garbage") append(testImagesGz, "garbage!");
+    if (layout == "gzip members then garbage") {
+      rewrite(testImagesGz, testing::gzipped(testImagesIdx.left(100)) + testing::gzipped(testImagesIdx.mid(100)) + "garbage!");
+    }
+    if (layout == "gzip then gzip magic") append(testImagesGz, "\x1f\x8b" "garbage");
+    if (layout == "gzip cut short") QVERIFY(QFile::resize(testImagesGz, QFileInfo(testImagesGz).size() - 7));
+    if (layout == "gzip too long") rewrite(testImagesGz, testing::gzipped(testImagesIdx + "!!"));
+    if (layout == "no test samples") {
+      rewrite(testImages, testing::idxBytes({0, 6, 5}, {}));
+      rewrite(testLabels, testing::idxBytes({0}, {}));
+    }
+    if (layout == "empty images") rewrite(testImages, testing::idxBytes({11, 0, 5}, {}));
+    if (layout == "2-D labels") rewrite(testLabels, testing::idxBytes({11, 1}, QByteArray(11, 1)));
+    if (layout == "swapped") {
+      const QByteArray images = testing::fileBytes(trainImages);
+      rewrite(trainImages, testing::fileBytes(trainLabels));
+      rewrite(trainLabels, images);
+    }
+    if (layout == "label count") rewrite(testLabels, testing::idxBytes({10}, QByteArray(10, 1)));
+    if (layout == "float") rewrite(testImages, testing::idxBytes({11, 6, 5}, testing::pattern(11 * 6 * 5 * 4), 0x0D));
+    if (layout == "signed bytes") rewrite(trainLabels, testing::idxBytes({23}, QByteArray(23, 1), 0x09));
+    if (layout == "stray label") {
+      QFile file(trainLabels);  // label 5 of 23 (of 0-6) becomes 200
+      QVERIFY(file.open(QIODevice::ReadWrite) && file.seek(8 + 5) && file.write("\xC8", 1) == 1);
+    }
+    if (layout == "one class") {
+      rewrite(trainLabels, testing::idxBytes({23}, QByteArray(23, 0)));
+      rewrite(testLabels, testing::idxBytes({11}, QByteArray(11, 0)));
+    }
+    if (layout == "two sizes") rewrite(testImages, testing::idxBytes({11, 5, 6}, testing::pattern(11 * 6 * 5)));
 
     // The engine's reading, as numbers both sides can print: count, size, and the sums of the
     // test split's pixels and labels.
@@ -221,6 +295,10 @@ class TestPythonPackage final : public QObject {
       } else {
         QVERIFY2(engine.startsWith("refused") && engine.contains(refusal), qPrintable(engine));
         QVERIFY2(read.output.startsWith("refused") && read.output.contains(refusal), qPrintable(read.output));
+        // The same words, whole, up to where the engine names a setting ({{dataset}}), which
+        // each front end words its own way (left(-1) is the whole string).
+        const qsizetype mention = engine.indexOf("{{");
+        QCOMPARE(read.output.left(mention), engine.left(mention));
       }
     }
     if (layout == "beside a copy") QVERIFY2(engine.startsWith("23 11"), qPrintable(engine));

@@ -29,12 +29,16 @@ int64_t classesOfLabels(const IdxArray& labels) {
 Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
                        const std::string& imagesOrigin, const std::string& labelsOrigin) {
   if (images.dims.size() != 3) {
-    throw DatasetError(imagesOrigin + " has " + std::to_string(images.dims.size()) +
-                       " dimensions; an image file has 3 (count, rows, columns)");
+    // One dimension is a label file's shape: the two files swapped, or a label file copied twice.
+    throw DatasetError(imagesOrigin + (images.dims.size() == 1 ? " has 1 dimension, as a label file has; an image file has "
+                                                                 "3 (count, rows, columns): is it a label file?"
+                                                               : " has " + std::to_string(images.dims.size()) +
+                                                                     " dimensions; an image file has 3 (count, rows, columns)"));
   }
   if (labels.dims.size() != 1) {
     throw DatasetError(labelsOrigin + " has " + std::to_string(labels.dims.size()) +
-                       " dimensions; a label file has 1 (count)");
+                       " dimensions; a label file has 1 (count)" +
+                       (labels.dims.size() == 3 ? ": is it an image file?" : ""));
   }
   if (images.count() != labels.count()) {
     throw DatasetError(imagesOrigin + " holds " + std::to_string(images.count()) +

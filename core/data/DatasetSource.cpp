@@ -166,7 +166,11 @@ SplitFiles splitFilesIn(const fs::path& folder, Needed needed = Needed::BothSpli
 }
 
 Dataset loadSplit(const std::string& imagesPath, const std::string& labelsPath) {
-  return datasetFromIdx(readIdxFile(imagesPath), readIdxFile(labelsPath), imagesPath, labelsPath);
+  // The labels first, in a defined order (as arguments the compiler chose it): where both
+  // files are bad, the label file's fault is the one named (ensemble_lab.load_split says the same).
+  const IdxArray labels = readIdxFile(labelsPath);
+  const IdxArray images = readIdxFile(imagesPath);
+  return datasetFromIdx(images, labels, imagesPath, labelsPath);
 }
 
 /// The classes of a folder's two splits: the largest label + 1 over both (either may lack a

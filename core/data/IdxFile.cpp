@@ -180,7 +180,9 @@ IdxArray readIdxFile(const std::string& path) {
         head.size() >= 4 + 4 * std::size_t(head[3])) {
       std::uint64_t payload = 1;
       for (int d = 0; d < head[3] && payload <= kMaxPayloadBytes; ++d) {
-        payload *= readBigEndian32(head.data() + 4 + 4 * d);
+        // Saturating, as parseIdx counts: 2^20 x 2^15 x 2^30 wrapped to a limit of 17 bytes.
+        const std::uint64_t dim = readBigEndian32(head.data() + 4 + 4 * d);
+        payload = dim != 0 && payload > kMaxPayloadBytes / dim ? kMaxPayloadBytes + 1 : payload * dim;
       }
       limit = std::min<std::uint64_t>(limit, 4 + 4 * head[3] + payload + 1);
     }

@@ -4,67 +4,277 @@
 A dataset folder is found as EnsembleLab finds it (core/data/DatasetSource.cpp): MNIST's four
 names, each raw or .gz, also spelt with a dot before "idx" (train-images.idx3-ubyte, as some
 MNIST mirrors ship it) or behind a prefix the four share (EMNIST's
-emnist-letters-train-images-idx3-ubyte.gz). So a folder a run trained on loads here too.
+emnist-letters-train-images-idx3-ubyte.gz). So a folder a run trained on loads here too. Its
+files are read and checked as the engine reads and checks them (core/data/IdxFile.cpp,
+core/data/Dataset.cpp), and what the engine refuses is refused here in its words.
 """
-import gzip
+import collections
 import os
 import re
 import struct
+import zlib
 
 import torch
 
 FASHION_MNIST = "/usr/share/datasets/fashion-mnist"
 _ROLES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
-_SPLIT_ROLES = {"train": (0, 1), "test": (2, 3)}
-_IDX_NAME = re.compile(r"^(.*)(train-images|train-labels|t10k-images|t10k-labels)([-.])(idx[13])-ubyte(\.gz)?$")
+_TRAIN_IMAGES, _TRAIN_LABELS, _TEST_IMAGES, _TEST_LABELS = range(len(_ROLES))
+_IDX_NAME = re.compile(r"(.*)(train-images|train-labels|t10k-images|t10k-labels)([-.])(idx[13])-ubyte(\.gz)?")
+
 _UNSIGNED_BYTE = 0x08  # the only IDX element type MNIST-format datasets use
+_ELEMENT_TYPES = {0x09: "signed byte", 0x0B: "short", 0x0C: "int", 0x0D: "float", 0x0E: "double"}
+_MAX_DIMS = 4
+_LONGEST_HEADER = 4 + 4 * _MAX_DIMS
+# The engine's largest payload: far above any dataset that fits in memory, and a guard
+# against a header (or a gzip bomb) that claims more.
+_MAX_PAYLOAD = 32 << 30
+_GZIP_MAGIC = b"\x1f\x8b"
+_GZIP_ONLY = 16 + zlib.MAX_WBITS  # zlib's window bits for a gzip header and trailer, as inflateInit2 gets them
+_INFLATE_BUFFER = 1 << 16  # the engine inflates into 64 KiB and checks the size after each buffer
+
+
+# --- IDX files, as core/data/IdxFile.cpp reads them ------------------------------------------
+
+def _idx_dims(head, size, path):
+    """The dimensions an IDX file's header declares, checked as the engine's parseIdx checks
+    them, in its words. `head` is the file's first bytes (all of them, or at least the longest
+    header); `size` is its whole length, or None where it is not known (then the data's
+    length goes unchecked)."""
+    if len(head) < 4:
+        raise ValueError(f"{path} is not an IDX file: it holds {len(head)} bytes, fewer than the 4-byte magic "
+                         "number")
+    if head[0] != 0 or head[1] != 0:
+        raise ValueError(f"{path} has a wrong IDX magic number 0x{bytes(head[:4]).hex().upper()} "
+                         "(expected 0x000008NN); is it an MNIST-format file?")
+    if head[2] != _UNSIGNED_BYTE:
+        raise ValueError(f"{path} holds IDX elements of type {_ELEMENT_TYPES.get(head[2], 'unknown')}; EnsembleLab "
+                         "reads unsigned-byte (0x08) IDX files")
+    ndims = head[3]
+    if not 1 <= ndims <= _MAX_DIMS:
+        raise ValueError(f"{path} declares {ndims} dimensions; IDX image and label files have 1 to 4")
+    header = 4 + 4 * ndims
+    if len(head) < header:
+        raise ValueError(f"{path} is truncated inside its header ({len(head)} of {header} bytes)")
+    dims = struct.unpack(">" + "I" * ndims, bytes(head[4:header]))
+    if size is not None:
+        _check_payload_length(dims, size - header, path)
+    return dims
+
+
+def _check_payload_length(dims, present, path):
+    """The bytes after the header are exactly the ones `dims` declare, as the engine requires."""
+    declared = 1
+    for size in dims:
+        declared *= size
+    declared = min(declared, _MAX_PAYLOAD + 1)  # the engine stops counting there
+    if present < declared:
+        # The dimensions too: a wrong count of them in the magic number reads as a size.
+        declared_text = f"more than {_MAX_PAYLOAD}" if declared > _MAX_PAYLOAD else str(declared)
+        raise ValueError(f"{path} is truncated: its header declares {len(dims)} "
+                         f"dimension{'s' if len(dims) > 1 else ''}, {' x '.join(map(str, dims))}, so {declared_text} "
+                         f"bytes of data, but it holds {present}; "
+                         "download or copy it again")
+    if present > declared:
+        raise ValueError(f"{path} has {present - declared} bytes after the data its header declares; the file is "
+                         "corrupt")
+
+
+def _file_bytes(path, count=-1):
+    """The first `count` bytes of a file (all of them by default), or the engine's refusal."""
+    try:
+        file = open(path, "rb")
+    except OSError as error:
+        raise ValueError(f"cannot open {path}: {error.strerror or error}; check the dataset folder and its file "
+                         "names") from None
+    with file:
+        try:
+            return file.read(count)
+        except OSError:
+            raise ValueError(f"cannot read {path}: I/O error") from None
+
+
+def _inflated_buffers(compressed, path):
+    """What each of the engine's inflate() calls gives from `compressed` (IdxFile.cpp's
+    inflateGzip): up to 64 KiB a call, member after member as long as the bytes after one start
+    another gzip member (cat a.gz b.gz, pigz, bgzip); other bytes after a member are ignored, as
+    zlib's gzread ignores trailing garbage. Data that is corrupt, or ends inside a member,
+    raises the engine's refusal."""
+    data = memoryview(compressed)
+    start = 0  # where the current member begins in `compressed`
+    while True:
+        member = zlib.decompressobj(_GZIP_ONLY)
+        # The input goes to zlib in pieces: Python copies what a call leaves over, and copying
+        # the rest of the file at every call would take quadratic time.
+        fed = start  # the bytes of `compressed` handed to zlib so far
+        while not member.eof:
+            output, stuck = bytearray(), False
+            while len(output) < _INFLATE_BUFFER and not member.eof and not stuck:
+                piece = member.unconsumed_tail
+                if not piece:
+                    piece = data[fed:fed + _INFLATE_BUFFER]
+                    fed += len(piece)
+                try:
+                    produced = member.decompress(piece, _INFLATE_BUFFER - len(output))
+                except zlib.error as error:  # "Error -3 while decompressing data: invalid block type"
+                    reason = str(error).partition(": ")[2] or "corrupt gzip data"
+                    raise ValueError(f"{path} cannot be decompressed ({reason}); the file is truncated or corrupt, "
+                                     "copy it again") from None
+                stuck = not piece and not produced  # zlib's Z_BUF_ERROR: no input left, nothing more to give
+                output += produced
+            if output:
+                yield output
+            if stuck:
+                raise ValueError(f"{path} cannot be decompressed (the compressed data ends early); the file is "
+                                 "truncated or corrupt, copy it again")
+        start = fed - len(member.unused_data)
+        if data[start:start + 2] != _GZIP_MAGIC:
+            return
+
+
+def _gunzip(compressed, max_output, path, prefix_only=False):
+    """The decompressed bytes of `compressed`; more than `max_output` of them is refused as
+    the engine refuses it, or, with prefix_only, cut there (to read a header)."""
+    output = bytearray()
+    for produced in _inflated_buffers(compressed, path):
+        if len(output) + len(produced) > max_output:
+            if prefix_only:
+                return output + produced[:max_output - len(output)]
+            raise ValueError(f"{path} decompresses to more than {max_output} bytes, more than its IDX header "
+                             "declares; the file is corrupt")
+        output += produced
+    return output
+
+
+def _decompressed_limit(head):
+    """How far the engine lets a .gz decompress, from its first bytes: what an IDX header there
+    declares plus one byte (so data past it is reported, not dropped), or the payload guard."""
+    limit = _MAX_PAYLOAD + 64
+    if len(head) >= 4 and head[0] == 0 and head[1] == 0 and 1 <= head[3] <= _MAX_DIMS and len(head) >= 4 + 4 * head[3]:
+        header = 4 + 4 * head[3]
+        payload = 1
+        for size in struct.unpack(">" + "I" * head[3], bytes(head[4:header])):
+            if payload > _MAX_PAYLOAD:
+                break
+            payload = _MAX_PAYLOAD + 1 if size and payload > _MAX_PAYLOAD // size else payload * size  # as the engine saturates
+        limit = min(limit, header + payload + 1)
+    return limit
+
+
+def _read_idx_file(path):
+    """(dims, data bytes) of an IDX file of unsigned bytes, raw or gzip (told by its content,
+    not its name, as the engine tells it), checked as the engine checks it."""
+    data = _file_bytes(path)
+    if data[:2] == _GZIP_MAGIC:
+        # The header first, to learn how much data to allow.
+        data = _gunzip(data, _decompressed_limit(_gunzip(data, _LONGEST_HEADER, path, prefix_only=True)), path)
+    dims = _idx_dims(data, len(data), path)
+    return dims, data[4 + 4 * len(dims):]
+
+
+def _read_idx_header(path):
+    """The dimensions of an IDX file, checked as _read_idx_file checks them but without
+    decompressing a .gz's data: its header, and all but a .gz's data's length and content."""
+    head = _file_bytes(path, _LONGEST_HEADER)
+    if head[:2] != _GZIP_MAGIC:
+        return _idx_dims(head, os.path.getsize(path), path)
+    return _idx_dims(_gunzip(_file_bytes(path), _LONGEST_HEADER, path, prefix_only=True), None, path)
+
+
+def _uint8_tensor(data, dims):
+    # torch.frombuffer refuses an empty buffer
+    if not data:
+        return torch.empty(dims, dtype=torch.uint8)
+    return torch.frombuffer(bytearray(data), dtype=torch.uint8).reshape(dims)
 
 
 def read_idx(path):
-    """An IDX file of unsigned bytes (raw or .gz, any number of gzip members) as a uint8
-    tensor of its declared shape; a file that is not one, or is cut short, raises ValueError."""
-    opener = gzip.open if path.endswith(".gz") else open
-    try:
-        with opener(path, "rb") as f:
-            data = f.read()
-    except (OSError, EOFError) as error:  # gzip's BadGzipFile is an OSError; a cut .gz an EOFError
-        raise ValueError(f"{path} cannot be read as {'gzip' if path.endswith('.gz') else 'an IDX file'}: {error}") from None
-    # The engine's checks and words (core/data/IdxFile.cpp).
-    if len(data) < 4:
-        raise ValueError(f"{path} is not an IDX file: it holds {len(data)} bytes, fewer than the 4-byte magic number")
-    if data[0] != 0 or data[1] != 0:
-        raise ValueError(f"{path} has a wrong IDX magic number 0x{data[:4].hex().upper()} (expected 0x000008NN); "
-                         "is it an MNIST-format file?")
-    if data[2] != _UNSIGNED_BYTE:
-        raise ValueError(f"{path} holds IDX elements of type 0x{data[2]:02X}; EnsembleLab reads unsigned-byte (0x08) "
-                         "IDX files")
-    dims = data[3]
-    header = 4 + 4 * dims
-    if not 1 <= dims <= 4:
-        raise ValueError(f"{path} declares {dims} dimensions; IDX image and label files have 1 to 4")
-    if len(data) < header:
-        raise ValueError(f"{path} is truncated inside its header ({len(data)} of {header} bytes)")
-    shape = struct.unpack(">" + "I" * dims, data[4:header])
-    declared = 1
-    for size in shape:
-        declared *= size
-    present = len(data) - header
-    if present < declared:
-        raise ValueError(f"{path} is truncated: its header declares {dims} dimension{'s' if dims > 1 else ''}, "
-                         f"{' x '.join(map(str, shape))}, so {declared} bytes of data, but it holds {present}; "
-                         "download or copy it again")
-    if present > declared:
-        raise ValueError(f"{path} has {present - declared} bytes after the data its header declares; the file is corrupt")
-    return torch.frombuffer(bytearray(data[header:]), dtype=torch.uint8).reshape(shape)
+    """An IDX file of unsigned bytes (raw or gzip, any number of gzip members) as a uint8
+    tensor of its declared shape; a file that is not one, or is cut short, raises ValueError
+    in the engine's words."""
+    dims, data = _read_idx_file(path)
+    return _uint8_tensor(data, dims)
 
+
+# --- A split's two files, as core/data/Dataset.cpp checks them --------------------------------
+
+# A split's files and what was read of them: images_data is None where only their header was.
+_Split = collections.namedtuple("_Split", "images_path labels_path image_dims images_data labels")
+
+
+def _read_split(images_path, labels_path, with_pixels):
+    """A split's labels, and its images' dimensions and (with_pixels) data, checked as the
+    engine's loadSplit and datasetFromIdx check them, in their order."""
+    # The label file first, as the engine's loadSplit reads it: where both files are bad,
+    # that decides the message.
+    label_dims, labels = _read_idx_file(labels_path)
+    if with_pixels:
+        image_dims, images_data = _read_idx_file(images_path)
+    else:
+        image_dims, images_data = _read_idx_header(images_path), None
+    _check_split(image_dims, label_dims, images_path, labels_path)
+    return _Split(images_path, labels_path, image_dims, images_data, labels)
+
+
+def _check_split(image_dims, label_dims, images_path, labels_path):
+    """N images of H x W and their N labels, as the engine's datasetFromIdx requires."""
+    if len(image_dims) != 3:
+        if len(image_dims) == 1:  # a label file's shape: the two files swapped, or a label file copied twice
+            raise ValueError(f"{images_path} has 1 dimension, as a label file has; an image file has 3 (count, rows, "
+                             "columns): is it a label file?")
+        raise ValueError(f"{images_path} has {len(image_dims)} dimensions; an image file has 3 (count, rows, columns)")
+    if len(label_dims) != 1:
+        raise ValueError(f"{labels_path} has {len(label_dims)} dimensions; a label file has 1 (count)"
+                         + (": is it an image file?" if len(label_dims) == 3 else ""))
+    count, rows, columns = image_dims
+    if count != label_dims[0]:
+        raise ValueError(f"{images_path} holds {count} images but {labels_path} holds {label_dims[0]} labels; "
+                         "the two files must come from the same split")
+    if count == 0:
+        raise ValueError(f"{images_path} holds no images")
+    if rows == 0 or columns == 0:
+        raise ValueError(f"{images_path} declares empty images ({rows}x{columns})")
+
+
+# --- Checks across the two splits, as core/data/DatasetSource.cpp makes them ------------------
+
+def _check_one_image_size(folder, train, test):
+    """Both splits hold images of one size: a model takes one."""
+    if train.image_dims[1:] != test.image_dims[1:]:
+        raise ValueError(f"dataset folder {folder} mixes image sizes: train images are "
+                         f"{train.image_dims[1]}x{train.image_dims[2]}, test images "
+                         f"{test.image_dims[1]}x{test.image_dims[2]}")
+
+
+def _check_classes(folder, train, test):
+    """The classes are the largest label + 1 over both splits (either may lack a class). Labels
+    far apart with most numbers between them unused are a corrupt byte more likely than a
+    dataset, and are refused, as the engine's agreeOnClasses refuses them."""
+    widest = train if max(train.labels) >= max(test.labels) else test
+    classes = max(widest.labels) + 1
+    if classes < 2:
+        raise ValueError(f"dataset folder {folder} has one class: every label in {train.labels_path} and "
+                         f"{test.labels_path} is 0, and a classifier needs two or more")
+    occurring = len(set(train.labels) | set(test.labels))
+    if 2 * occurring < classes:
+        raise ValueError(f"{widest.labels_path} has the label {classes - 1} (at index "
+                         f"{widest.labels.index(classes - 1)}), so classes 0-{classes - 1}, but only {occurring} of "
+                         f"those {classes} numbers occur as labels in the two splits; the file is corrupt, or the "
+                         "dataset's classes need numbers 0 to N-1 with few gaps")
+
+
+# --- Finding a folder's files, as core/data/DatasetSource.cpp finds them ----------------------
 
 def _file_sets(folder):
     """{prefix: [path of each of _ROLES or None]}: the IDX files `folder` holds, by the prefix
     their names share. Where a role has several spellings, MNIST's raw one wins, then its .gz,
     then the dotted raw and .gz."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return {}  # the engine reads a folder it cannot list as an empty one
     ranked = {}
-    for name in sorted(os.listdir(folder)):
-        match = _IDX_NAME.match(name)
+    for name in names:
+        match = _IDX_NAME.fullmatch(name)
         path = os.path.join(folder, name)
         if not match or not os.path.isfile(path):
             continue
@@ -79,12 +289,24 @@ def _file_sets(folder):
     return {prefix: [slot[1] if slot else None for slot in slots] for prefix, slots in ranked.items()}
 
 
+def _subfolder_with_a_dataset(folder):
+    """The first subfolder (by name) of `folder` that holds a whole dataset, or None."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return None
+    found = sorted(os.path.join(folder, name) for name in names if os.path.isdir(os.path.join(folder, name)))
+    return next((sub for sub in found if any(None not in files for files in _file_sets(sub).values())), None)
+
+
 def _split_files(folder):
     """The four files of the dataset in `folder`; raises FileNotFoundError or ValueError
     saying what is missing, or which datasets a folder of several holds."""
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"dataset folder {folder} " + ("is a file, not a folder" if os.path.exists(folder)
-                                                               else "does not exist"))
+    # The usual folder: MNIST's names, four lookups, no listing.
+    plain = [next((os.path.join(folder, name) for name in (role, role + ".gz")
+                   if os.path.isfile(os.path.join(folder, name))), None) for role in _ROLES]
+    if None not in plain:
+        return plain
     sets = _file_sets(folder)
     complete = sorted(prefix for prefix, files in sets.items() if None not in files)
     if "" in complete:  # an unprefixed set wins over prefixed copies beside it, as MNIST's own does
@@ -92,36 +314,71 @@ def _split_files(folder):
     if len(complete) == 1:
         return sets[complete[0]]
     if len(complete) > 1:
-        names = ", ".join(prefix + _ROLES[0] for prefix in complete)
+        names = ", ".join(prefix + _ROLES[_TRAIN_IMAGES] for prefix in complete)
         raise ValueError(f"dataset folder {folder} holds {len(complete)} datasets ({names}, each with its three other "
-                         "files); name a folder that holds one")
-    prefix, files = max(sets.items(), key=lambda item: (sum(f is not None for f in item[1]), item[0] == ""),
-                        default=("", [None] * len(_ROLES)))
+                         "files); a dataset folder holds one: copy or link the four files of the one to train on into "
+                         "a folder of its own")
+    # No whole set: name the first file missing from the fullest one (the first by prefix on a
+    # tie, so the unprefixed one).
+    prefix, files = "", [None] * len(_ROLES)
+    for candidate in sorted(sets):
+        if _found(sets[candidate]) > _found(files):
+            prefix, files = candidate, sets[candidate]
+    if not _found(files):
+        inside = _subfolder_with_a_dataset(folder)
+        if inside:
+            raise FileNotFoundError(f"dataset folder {folder} holds no MNIST-format files, but its subfolder {inside} "
+                                    "does: name that subfolder in load_split's folder")
     missing = prefix + _ROLES[files.index(None)]
     raise FileNotFoundError(f"dataset folder {folder} has no {missing} (or {missing}.gz); an MNIST-format folder holds "
-                            f"{', '.join(_ROLES)}, each raw or .gz (also spelt train-images.idx3-ubyte, or behind a "
-                            "prefix the four share, as EMNIST's emnist-letters-train-images-idx3-ubyte.gz)")
+                            f"{', '.join(_ROLES[:-1])} and {_ROLES[-1]}, each raw or .gz (also spelt "
+                            "train-images.idx3-ubyte, or behind a prefix the four share, as EMNIST's "
+                            "emnist-letters-train-images-idx3-ubyte.gz)")
 
 
-def load_split(folder=FASHION_MNIST, split="test", limit=0):
+def _found(files):
+    return sum(path is not None for path in files)
+
+
+def _dataset_folder(spec):
+    """The folder a dataset setting names, as the engine's datasetFolderOf finds it."""
+    folder = FASHION_MNIST if spec == "fashion-mnist" else os.path.expanduser(spec)
+    if os.path.isdir(folder):
+        return folder
+    if spec == "fashion-mnist":
+        raise FileNotFoundError(f"Fashion-MNIST is not installed at {folder}; install it with `apt install "
+                                "dataset-fashion-mnist`, or pass a folder of MNIST-format files")
+    raise FileNotFoundError(f"dataset folder {folder} " + ("is a file, not a folder" if os.path.exists(folder)
+                                                           else "does not exist") +
+                            "; pass 'fashion-mnist' or a folder holding the four MNIST-format files")
+
+
+def load_split(folder="fashion-mnist", split="test", limit=0):
     """(images, labels) of a split: images N x 1 x H x W floats in [0, 1] (pixels / 255),
     labels int64; the first `limit` samples when limit > 0 (config.json's train_limit and
     test_limit take the first samples too). `folder` may be what a run's config.json records
-    as its "dataset": a folder, or "fashion-mnist"."""
-    if split not in _SPLIT_ROLES:
+    as its "dataset": a folder, or "fashion-mnist".
+
+    The folder is refused where the engine refuses to train on it, in its words: the split's
+    files are read whole, and the other split's labels and image header too, for the checks
+    across the two (one image size, the classes). The other split's pixels are not read, so a
+    fault only they have (a .gz cut short) is the engine's refusal but not this split's."""
+    if split not in ("train", "test"):
         raise ValueError(f"split must be 'train' or 'test', got {split!r}")
-    if folder == "fashion-mnist":
-        folder = FASHION_MNIST
-    elif folder == "synthetic":
+    if folder == "synthetic":
         raise ValueError("the 'synthetic' dataset is generated inside EnsembleLab and has no files; "
                          "train on an MNIST-format folder to read its images here")
-    files = _split_files(os.path.expanduser(folder))
-    image_role, label_role = _SPLIT_ROLES[split]
-    images = read_idx(files[image_role])
-    labels = read_idx(files[label_role]).long()
-    if images.dim() != 3 or labels.dim() != 1 or images.shape[0] != labels.shape[0]:
-        raise ValueError(f"{files[image_role]} ({' x '.join(map(str, images.shape))}) and {files[label_role]} "
-                         f"({' x '.join(map(str, labels.shape))}) are not N images of H x W and their N labels")
+    folder = _dataset_folder(folder)
+    files = _split_files(folder)
+    # The engine's order: the training split, then the test split, then the checks across them.
+    train = _read_split(files[_TRAIN_IMAGES], files[_TRAIN_LABELS], with_pixels=split == "train")
+    test = _read_split(files[_TEST_IMAGES], files[_TEST_LABELS], with_pixels=split == "test")
+    _check_one_image_size(folder, train, test)
+    _check_classes(folder, train, test)
+    chosen = train if split == "train" else test
+    count, rows, columns = chosen.image_dims
+    images = _uint8_tensor(chosen.images_data, (count, 1, rows, columns))
+    labels = _uint8_tensor(chosen.labels, (count,)).long()
     if limit > 0:
         images, labels = images[:limit], labels[:limit]
-    return images.unsqueeze(1).float().div(255.0), labels
+    return images.float().div(255.0), labels
