@@ -228,6 +228,18 @@ class TestCli final : public QObject {
     QCOMPARE(curve["mean"].toArray()[1].toDouble(), result["ensemble"].toObject()["test_accuracy"].toDouble());
   }
 
+  // An output flag naming a folder is said to (it had been "cannot replace out/: Not a
+  // directory"), and nothing is left in the folder.
+  void anOutputThatIsAFolderIsSaidToBeOne() {
+    QTemporaryDir dir;
+    for (const QString& out : {dir.path(), dir.path() + "/"}) {
+      const Result r = runCli({"predict", "--run", m_realRun, "--out", out});
+      QVERIFY2(r.exitCode == 1 && r.err.contains("cannot write " + out + ": it is a folder, not a file; name a file to write"),
+               qPrintable(r.err));
+      QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden).isEmpty());
+    }
+  }
+
   // Anyone can recompute the figures from predict's CSV: accuracy, NLL, Brier and ECE
   // computed here from the file alone match eval's to 1e-6, for every model.
   void predictionsRecomputeEvalsFigures() {
@@ -1025,16 +1037,28 @@ class TestCli final : public QObject {
       QVERIFY2(r.exitCode == 0 && r.err.contains("wrote it again from the last checkpoint"), qPrintable(r.err));
       QCOMPARE(readJson(run + "/summary.json"), original);
     }
-    // Its metrics.csv cut short or removed: the last checkpoint's copy writes it again, byte
-    // for byte, and both files at once are said together.
-    const QByteArray metrics = testing::fileBytes(run + "/metrics.csv");
+    // Its metrics.csv cut short, its config.json removed: the last checkpoint writes them
+    // again, byte for byte, and several files at once are said together. Export, meanwhile,
+    // says how to get them back.
+    const QByteArray metrics = testing::fileBytes(run + "/metrics.csv"), config = testing::fileBytes(run + "/config.json");
+    QVERIFY(QFile::remove(run + "/config.json"));
+    r = runCli({"export", "--run", run, "--to", m_dir.filePath("no-config.json")});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("config.json") &&
+                 r.err.contains("config.json is missing; ensemble-lab-cli resume --run " + run +
+                                " writes it again from the run's last checkpoint"),
+             qPrintable(r.err));
+    r = runCli({"resume", "--run", run});
+    QVERIFY2(r.exitCode == 0 && r.err.contains("but its config.json was missing, damaged or changed; wrote it again from "
+                                               "the last checkpoint"),
+             qPrintable(r.err));
+    QCOMPARE(testing::fileBytes(run + "/config.json"), config);
     for (const bool alsoSummary : {false, true}) {
       QVERIFY(QFile::resize(run + "/metrics.csv", metrics.size() / 3));
       if (alsoSummary) QVERIFY(QFile::remove(run + "/summary.json"));
       r = runCli({"resume", "--run", run});
-      const QString said = alsoSummary ? "its summary.json was missing or unreadable and its metrics.csv had lost or "
-                                         "changed rows; wrote them again from the last checkpoint"
-                                       : "its metrics.csv had lost or changed rows; wrote it again from the last checkpoint";
+      const QString said = alsoSummary ? "its summary.json and metrics.csv were missing, damaged or changed; wrote them "
+                                         "again from the last checkpoint"
+                                       : "its metrics.csv was missing, damaged or changed; wrote it again from the last checkpoint";
       QVERIFY2(r.exitCode == 0 && r.err.contains(said), qPrintable(r.err));
       QCOMPARE(testing::fileBytes(run + "/metrics.csv"), metrics);
       QCOMPARE(readJson(run + "/summary.json"), original);

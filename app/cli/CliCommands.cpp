@@ -211,20 +211,25 @@ int resumeRun(const std::string& run, const ProcessGroupOptions& group) {
         return false;
       }
     }();
-    const bool metricsLost = trainer->metricsDifferFromCheckpoint();
-    if (!summaryReadable || metricsLost) {
-      // A completed run whose summary.json or metrics.csv is gone or damaged: its last
-      // checkpoint holds what the summary says (the state, the last evaluation) and a copy of
-      // metrics.csv, so a run of no steps writes them.
+    std::vector<std::string> damaged;
+    if (!summaryReadable) damaged.push_back("summary.json");
+    for (const std::string& file : trainer->filesToRestore()) damaged.push_back(file);
+    if (!damaged.empty()) {
+      // A completed run whose summary.json, config.json or metrics.csv is gone, damaged or
+      // edited: its last checkpoint holds what the summary says (the state, the last
+      // evaluation), the config and a copy of metrics.csv, so a run of no steps writes them.
       const RunFinishedEvent finished = trainer->run(nullptr, nullptr);
       if (finished.status != RunStatus::Completed) {
         std::fprintf(stderr, "ensemble-lab-cli: error: %s\n", inFlags(finished.message).c_str());
         return kExitError;
       }
-      std::string damage = summaryReadable ? "" : "its summary.json was missing or unreadable";
-      if (metricsLost) damage += (damage.empty() ? "" : " and ") + std::string("its metrics.csv had lost or changed rows");
-      std::fprintf(stderr, "ensemble-lab-cli: run %s had completed, but %s; wrote %s again from the last checkpoint\n",
-                   run.c_str(), damage.c_str(), summaryReadable || !metricsLost ? "it" : "them");
+      std::string files;
+      for (std::size_t i = 0; i < damaged.size(); ++i) {
+        files += (i == 0 ? "" : i + 1 == damaged.size() ? " and " : ", ") + damaged[i];
+      }
+      std::fprintf(stderr, "ensemble-lab-cli: run %s had completed, but its %s %s missing, damaged or changed; wrote %s "
+                           "again from the last checkpoint\n",
+                   run.c_str(), files.c_str(), damaged.size() == 1 ? "was" : "were", damaged.size() == 1 ? "it" : "them");
       return 0;
     }
     std::fprintf(stderr, "ensemble-lab-cli: run %s already completed its %lld epoch%s; nothing to resume\n",

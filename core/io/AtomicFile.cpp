@@ -27,6 +27,11 @@ std::string describeIoFailure(const std::string& what, const std::string& path, 
 }
 
 void writeFileAtomically(const std::string& path, std::string_view contents) {
+  // An output flag naming a folder (predict --out out/) had said "cannot replace out/: Not a directory".
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw IoError("cannot write " + path + ": it is a folder, not a file; name a file to write (in that folder, or elsewhere)");
+  }
   const std::string temporary = path + ".tmp";
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   // Failures name `path`: the temporary beside it is ours, not a file the user knows of.

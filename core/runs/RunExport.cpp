@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvReader.h"
@@ -25,10 +26,21 @@ bool endsWith(const std::string& text, const std::string& suffix) {
   return true;
 }
 
+/// Refuses a run whose `path` (its config.json or metrics.csv) is missing, saying how to get
+/// it back where the run's checkpoint holds it (the file's own open error said only "No such file").
+void requireRestorable(const RunDirectory& run, const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) || !holdsACheckpoint(run.checkpointsPath())) return;
+  throw IoError(path + " is missing; " + mention::resumeCommand(run.path()) +
+                " writes it again from the run's last checkpoint");
+}
+
 }  // namespace
 
 nlohmann::json runMetricsDocument(const std::string& runDirectory) {
   const RunDirectory run(runDirectory);
+  requireRestorable(run, run.metricsPath());
+  requireRestorable(run, run.configPath());
   nlohmann::json curves = nlohmann::json::object();
   const std::vector<MetricsRow> rows = readMetricsCsv(run.metricsPath());
   RunSummary::read(run.summaryPath());  // a damaged one is refused saying how to write it again
@@ -56,6 +68,7 @@ nlohmann::json runMetricsDocument(const std::string& runDirectory) {
 
 void exportRunMetrics(const std::string& runDirectory, const std::string& path) {
   if (endsWith(path, ".csv")) {
+    requireRestorable(RunDirectory(runDirectory), RunDirectory(runDirectory).metricsPath());
     std::string text = readWholeFile(RunDirectory(runDirectory).metricsPath());
     // A row cut short is no row (readers skip it; the CLI warns of it): the copy ends whole.
     if (const std::optional<TornLine> torn = tornLastLine(text)) text.resize(text.size() - torn->text.size());

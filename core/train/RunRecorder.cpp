@@ -123,6 +123,13 @@ bool RunRecorder::metricsDifferFromCheckpoint() const {
   return text.compare(0, m_checkpointMetrics->size(), *m_checkpointMetrics) != 0;
 }
 
+std::vector<std::string> RunRecorder::filesToRestore() const {
+  std::vector<std::string> files;
+  if (!fileHoldsJson(m_directory.configPath(), m_config.toJson())) files.push_back("config.json");
+  if (metricsDifferFromCheckpoint()) files.push_back("metrics.csv");
+  return files;
+}
+
 void RunRecorder::restoreMetricsSeenBy(const RunState& state) {
   const std::string path = m_directory.metricsPath();
   const std::string checkpoint = "the checkpoint of step " + std::to_string(state.globalStep);

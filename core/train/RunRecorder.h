@@ -51,9 +51,9 @@ class RunRecorder final {
   /// the copy of metrics.csv it keeps (none in older checkpoints): open() restores the run
   /// folder's file from it where that lost or changed rows the checkpoint had seen.
   void resumedFrom(int64_t globalStep, std::optional<std::string> metricsCsv);
-  /// Whether the run folder's metrics.csv lacks rows (or holds others) where the
-  /// checkpoint resumed from kept a copy: open() restores it.
-  bool metricsDifferFromCheckpoint() const;
+  /// The run folder's files that a resume's open() writes again from the checkpoint because
+  /// they are gone, damaged or edited: "config.json", "metrics.csv".
+  std::vector<std::string> filesToRestore() const;
   /// What open() found wrong in the run folder and mended, each said for a person.
   const std::vector<std::string>& notices() const { return m_notices; }
 
@@ -90,6 +90,9 @@ class RunRecorder final {
   void record(const MetricsRow& row);
   /// Hands both files' rows to the OS and notes metrics.csv's length in `state`.
   void flush(RunState& state);
+  /// Whether the run folder's metrics.csv lacks rows (or holds others) where the
+  /// checkpoint resumed from kept a copy.
+  bool metricsDifferFromCheckpoint() const;
   /// A resumed run's metrics.csv as its checkpoint saw it, where the checkpoint kept a copy;
   /// else the rows lost with no copy to restore them from are said.
   void restoreMetricsSeenBy(const RunState& state);

@@ -296,7 +296,7 @@ const std::string& Trainer::runDirectory() const { return m_session->runPath; }
 std::string Trainer::devices() const { return formatDevices(m_session->devices); }
 int64_t Trainer::stepsPerEpoch() const { return m_session->sampler ? m_session->sampler->stepsPerEpoch() : 0; }
 int64_t Trainer::globalStep() const { return m_session->state.globalStep; }
-bool Trainer::metricsDifferFromCheckpoint() const { return m_session->recorder->metricsDifferFromCheckpoint(); }
+std::vector<std::string> Trainer::filesToRestore() const { return m_session->recorder->filesToRestore(); }
 int Trainer::processRank() const { return m_session->communicator->processRank(); }
 std::string Trainer::rankZerosFolder() const { return m_session->rankZerosFolder(); }
 

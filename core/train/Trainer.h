@@ -60,9 +60,10 @@ class Trainer final {
   std::string rankZerosFolder() const;
   int64_t stepsPerEpoch() const;
   int64_t globalStep() const;
-  /// A reopened run whose metrics.csv lost or changed rows its checkpoint kept a copy of:
-  /// run() restores them (a completed run's too, in a run of no steps).
-  bool metricsDifferFromCheckpoint() const;
+  /// A reopened run's files that run() writes again from its checkpoint because they are
+  /// gone, damaged or edited ("config.json", "metrics.csv"; a completed run's too, in a run
+  /// of no steps).
+  std::vector<std::string> filesToRestore() const;
 
  private:
   explicit Trainer(std::unique_ptr<RunSession> session);
