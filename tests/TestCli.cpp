@@ -317,6 +317,18 @@ class TestCli final : public QObject {
     r = runCli({"eval", "--run", m_realRun, "--ood", empty});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("t10k-images-idx3-ubyte holds no images"), qPrintable(r.err));  // the file that is empty
+    // A folder of images alone: the message names the test split's two files, not the four
+    // of a dataset to train on (a person had gone looking for training files).
+    QVERIFY(QFile::remove(noise + "/t10k-labels-idx1-ubyte.gz"));
+    for (const QStringList& scoring : {QStringList{"eval", "--run", m_realRun, "--ood", noise},
+                                       QStringList{"predict", "--run", m_realRun, "--dataset", noise, "--out", m_dir.filePath("p.csv")}}) {
+      r = runCli(scoring);
+      QVERIFY2(r.exitCode == 1 && r.err.contains("has no t10k-labels-idx1-ubyte (or t10k-labels-idx1-ubyte.gz); to score a run on "
+                                                 "it, a folder needs only a test split: t10k-images-idx3-ubyte and "
+                                                 "t10k-labels-idx1-ubyte, each raw or .gz (images with no classes of the "
+                                                 "run's, as an out-of-distribution set, may take labels of 0)"),
+               qPrintable(r.err));
+    }
   }
 
   // A --train-limit above the training set's size trains on all of it, and says so (it had

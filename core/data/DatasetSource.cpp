@@ -75,9 +75,15 @@ bool complete(const SplitFiles& files, Needed needed = Needed::BothSplits) {
   return filesFound(files, needed) == (needed == Needed::BothSplits ? files.size() : files.size() - kTestImages);
 }
 
-std::string missingFileMessage(const fs::path& folder, const std::string& prefix,
-                               std::size_t role) {
+std::string missingFileMessage(const fs::path& folder, const std::string& prefix, std::size_t role, Needed needed) {
   const std::string name = prefix + kFileNames[role];
+  if (needed == Needed::TestSplit) {
+    // Listing all four had sent a person scoring a run on their own images after training files.
+    return "dataset folder " + folder.string() + " has no " + name + " (or " + name +
+           ".gz); to score a run on it, a folder needs only a test split: " + kFileNames[kTestImages] + " and " +
+           kFileNames[kTestLabels] + ", each raw or .gz (images with no classes of the run's, as an "
+           "out-of-distribution set, may take labels of 0)";
+  }
   return "dataset folder " + folder.string() + " has no " + name + " (or " + name +
          ".gz); an MNIST-format folder holds " + kFileNames[0] + ", " + kFileNames[1] + ", " +
          kFileNames[2] + " and " + kFileNames[3] +
@@ -162,7 +168,7 @@ SplitFiles splitFilesIn(const fs::path& folder, Needed needed = Needed::BothSpli
                          " does: name that subfolder in " + mention::field("dataset"));
     }
   }
-  throw DatasetError(missingFileMessage(folder, prefix, missing));
+  throw DatasetError(missingFileMessage(folder, prefix, missing, needed));
 }
 
 Dataset loadSplit(const std::string& imagesPath, const std::string& labelsPath) {
