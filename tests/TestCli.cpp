@@ -1126,8 +1126,17 @@ class TestCli final : public QObject {
                             "dataset back there, then resume the run") &&
                  !r.err.contains("--dataset") && !r.err.contains("--out"),
              qPrintable(r.err));
+    // eval, which takes --dataset, says whose folder it is and that a test split will do, and
+    // --dataset naming the moved folder scores the run; so does the folder back with its test
+    // files alone.
     r = runCli({"eval", "--run", run});
-    QVERIFY2(r.exitCode == 1 && r.err.contains("pass --dataset"), qPrintable(r.err));
+    QVERIFY2(r.exitCode == 1 && r.err.contains("pass --dataset") &&
+                 r.err.contains(". That is the dataset this run trained on (" + data + "): put it back as it was, or "
+                                "score the run on a folder of the same images with --dataset, of which only the test "
+                                "split is read"),
+             qPrintable(r.err));
+    r = runCli({"eval", "--run", run, "--dataset", dir.filePath("moved")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     // The folder back, its files moved into a subfolder (as torchvision's MNIST/raw): move them
     // back, not "name that subfolder in --dataset".
     QVERIFY(QDir().mkpath(data) && QDir().rename(dir.filePath("moved"), data + "/raw"));

@@ -4,6 +4,7 @@
 #include "core/train/RunSession.h"
 
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 #include "core/config/RunMode.h"
 #include "core/data/ClassCoverage.h"
 #include "core/data/DatasetSource.h"
@@ -102,7 +103,17 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
   session->savedClasses = savedClassCount(saved, config.model);
   RunState savedState = RunState::fromJson(saved.state, checkpointDir);
   if (!session->evaluationOnly && savedState.trainSamples > 0) session->recordedTrainSamples = savedState.trainSamples;
-  session->prepare();
+  try {
+    session->prepare();
+  } catch (const DatasetError& error) {
+    // Scored on its own data, which moved or lost files since: the message had offered
+    // --dataset as for a new run, without saying whose folder it was or that a test split will do.
+    if (purpose != OpenedFor::Evaluating || session->evaluationOnly || config.dataset == "synthetic") throw;
+    throw DatasetError(std::string(error.what()) + ". That is the dataset this run trained on (" + config.dataset +
+                           "): put it back as it was, or score the run on a folder of the same images with " +
+                           mention::field("dataset") + ", of which only the test split is read",
+                       "dataset");
+  }
   session->state = std::move(savedState);
   checkResumable(session->state, config, session->evaluationOnly ? 0 : session->sampler->stepsPerEpoch(), session->memberCount(),
                  saved.weights.size(), session->evaluationOnly, checkpointDir);
