@@ -646,7 +646,9 @@ class TestCli final : public QObject {
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QStringList table = testing::readLines(root + "/table.csv");
     QCOMPARE(table.size(), 3);
-    QVERIFY(table[0].startsWith("run,status,mode,model,"));
+    QVERIFY(table[0].startsWith("run,status,mode,model,") &&
+            table[0].endsWith(",train_limit,test_limit,lr_schedule,lr_warmup_steps,classes"));
+    QVERIFY2(table[1].endsWith(",cosine,3,10"), qPrintable(table[1]));  // a: --lr-schedule cosine --lr-warmup-steps 3
     QVERIFY2(table[1].startsWith("a,completed,data-parallel,lenet,synthetic,cpu*2,2,5,0.03,0.5,0.0005,32,1,1,"), qPrintable(table[1]));
     const double accuracyB = readJson(root + "/b/summary.json")["ensemble"].toObject()["test_accuracy"].toDouble();
     QVERIFY(std::abs(table[2].section(',', 14, 14).toDouble() - accuracyB) < 1e-9);

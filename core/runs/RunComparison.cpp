@@ -89,7 +89,7 @@ std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
   std::ostringstream out;
   out << "run,status,mode,model,dataset,devices,replicas,seed,lr,momentum,weight_decay,batch_size,epochs,epochs_completed,"
          "test_accuracy,test_nll,test_brier,test_ece,mean_member_accuracy,disagreement,seconds_per_epoch,"
-         "images_per_second,train_limit,test_limit\n";
+         "images_per_second,train_limit,test_limit,lr_schedule,lr_warmup_steps,classes\n";
   const std::vector<std::string> names = distinctRunNames(runDirectories);
   for (std::size_t run = 0; run < runDirectories.size(); ++run) {
     const std::string& directory = runDirectories[run];
@@ -112,7 +112,10 @@ std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
     // The sample limits (0: the whole split), so a quick run on 3,000 images is not read as a full one.
     const ExperimentConfig config = ExperimentConfig::fromFile(RunDirectory(directory).configPath());
     out << ',' << number(s.secondsPerEpoch) << ',' << number(s.imagesPerSecond) << ',' << config.trainLimit << ','
-        << config.testLimit << '\n';
+        << config.testLimit;
+    // Last, so the columns before keep their places: what else sets two runs of one lr apart
+    // (a cosine run and a constant one had read alike), and the classes the models output.
+    out << ',' << lrScheduleName(setup.lrSchedule) << ',' << setup.lrWarmupSteps << ',' << s.classes << '\n';
   }
   return out.str();
 }
