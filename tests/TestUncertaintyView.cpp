@@ -753,6 +753,45 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(view->indexAt(view->viewport()->rect().center()).row() > kImages - 100);
   }
 
+  // A matrix of many classes (EMNIST's 47, 256) shows no count in its cells, which were too
+  // small to hold them (47 ran them together, 256 drew a black block of digits), and names
+  // every k-th class on its axes; ten classes keep a count in every cell and every name.
+  void aMatrixOfManyClassesDropsTheCountsItCannotFit_data() {
+    QTest::addColumn<int>("classes");
+    QTest::addColumn<int>("counts");
+    QTest::addColumn<int>("names");
+    QTest::newRow("10 classes") << 10 << 100 << 10;
+    QTest::newRow("20 classes") << 20 << 400 << 20;
+    QTest::newRow("47 classes") << 47 << 0 << 16;
+    QTest::newRow("256 classes") << 256 << 0 << 20;
+  }
+  void aMatrixOfManyClassesDropsTheCountsItCannotFit() {
+    QFETCH(int, classes);
+    QFETCH(int, counts);
+    QFETCH(int, names);
+    auto inspection = std::make_shared<Inspection>();
+    inspection->dataset = "synthetic";
+    inspection->predictions.classes = classes;
+    for (int i = 0; i < 3 * classes; ++i) {
+      ImageVerdict verdict;
+      verdict.label = i % classes;
+      verdict.ensembleVote = (i * 7) % classes;
+      inspection->verdicts.push_back(verdict);
+    }
+    ConfusionMatrixPlot plot;
+    plot.resize(500, 500);
+    plot.showInspection(inspection);
+    int texts = 0;
+    for (int i = 0; i < plot.plot()->itemCount(); ++i) texts += qobject_cast<QCPItemText*>(plot.plot()->item(i)) != nullptr;
+    QCOMPARE(texts, counts);
+    auto ticker = plot.plot()->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    QCOMPARE(ticker->ticks().size(), names);
+    auto* map = qobject_cast<QCPColorMap*>(plot.plot()->plottable(0));
+    QVERIFY(map);
+    QCOMPARE(map->data()->cell(7 % classes, 1), 3.0);  // the cells themselves are all there (label 1: three votes for 7)
+  }
+
   void cleanupTestCase() { m_view.reset(); }
 };
 

@@ -11,6 +11,14 @@
 #include "ui/PlotTitle.h"
 
 namespace ensemble::ui {
+namespace {
+
+/// Above this many classes the cells are too small for their counts (47 classes ran them
+/// into each other, 256 drew a black block of digits): the colours and a click on a cell
+/// tell them, and only every k-th class is named on the axes.
+constexpr int64_t kMostClassesWithCounts = 20;
+
+}  // namespace
 
 ConfusionMatrixPlot::ConfusionMatrixPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot) {
   m_plot->setObjectName("confusionPlot");
@@ -94,6 +102,7 @@ void ConfusionMatrixPlot::showInspection(const std::shared_ptr<const Inspection>
       const int64_t count = counts[std::size_t(label * m_classes + predicted)];
       if (label != predicted) largestMistake = std::max(largestMistake, count);
       m_map->data()->setCell(int(predicted), int(label), double(count));
+      if (m_classes > kMostClassesWithCounts) continue;
       auto* text = new QCPItemText(m_plot);
       text->position->setCoords(double(predicted), double(label));
       text->setText(QString::number(count));
@@ -113,7 +122,8 @@ void ConfusionMatrixPlot::showInspection(const std::shared_ptr<const Inspection>
     text->setColor(text->text().toLongLong() * 2 > largestMistake ? Qt::white : Qt::black);
   }
   QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
-  for (int64_t k = 0; k < m_classes; ++k) names->addTick(double(k), className(inspection->dataset, k));
+  const int64_t every = (m_classes + kMostClassesWithCounts - 1) / kMostClassesWithCounts;  // 1 up to 20 classes
+  for (int64_t k = 0; k < m_classes; k += every) names->addTick(double(k), className(inspection->dataset, k));
   for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
     axis->setTicker(names);
     axis->setRange(-0.5, double(m_classes) - 0.5);
