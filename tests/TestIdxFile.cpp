@@ -26,6 +26,15 @@ void writeFile(const QString& path, const QByteArray& bytes) {
   QVERIFY(testing::writeFile(path, bytes));
 }
 
+/// A dataset folder of 4x4 images whose splits have these labels.
+void writeSplitsWithLabels(const QTemporaryDir& dir, const QByteArray& trainLabels, const QByteArray& testLabels) {
+  for (const auto& [prefix, labels] : {std::pair{QString("train"), trainLabels}, std::pair{QString("t10k"), testLabels}}) {
+    const auto count = std::uint32_t(labels.size());
+    writeFile(dir.filePath(prefix + "-images-idx3-ubyte"), idxBytes({count, 4, 4}, pattern(labels.size() * 16)));
+    writeFile(dir.filePath(prefix + "-labels-idx1-ubyte"), idxBytes({count}, labels));
+  }
+}
+
 }  // namespace
 
 class TestIdxFile final : public QObject {
@@ -234,14 +243,7 @@ class TestIdxFile final : public QObject {
     QFETCH(QByteArray, testLabels);
     QFETCH(int, classes);
     QTemporaryDir dir;
-    const auto split = [&](const QString& prefix, const QByteArray& labels) {
-      const auto count = std::uint32_t(labels.size());
-      writeFile(dir.filePath(prefix + "-images-idx3-ubyte"),
-                idxBytes({count, 4, 4}, pattern(labels.size() * 16)));
-      writeFile(dir.filePath(prefix + "-labels-idx1-ubyte"), idxBytes({count}, labels));
-    };
-    split("train", trainLabels);
-    split("t10k", testLabels);
+    writeSplitsWithLabels(dir, trainLabels, testLabels);
     const DatasetPair pair = loadDataset(dir.path().toStdString());
     QCOMPARE(pair.train.classes, int64_t(classes));
     QCOMPARE(pair.test.classes, int64_t(classes));
@@ -279,13 +281,7 @@ class TestIdxFile final : public QObject {
     QFETCH(int, trainLimit);
     QFETCH(QString, notice);
     QTemporaryDir dir;
-    const auto split = [&](const QString& prefix, const QByteArray& labels) {
-      const auto count = std::uint32_t(labels.size());
-      writeFile(dir.filePath(prefix + "-images-idx3-ubyte"), idxBytes({count, 4, 4}, pattern(labels.size() * 16)));
-      writeFile(dir.filePath(prefix + "-labels-idx1-ubyte"), idxBytes({count}, labels));
-    };
-    split("train", trainLabels);
-    split("t10k", testLabels);
+    writeSplitsWithLabels(dir, trainLabels, testLabels);
     const DatasetPair pair = loadDataset(dir.path().toStdString(), trainLimit);
     std::vector<std::string> said = classCoverageNotices(pair, pair.train.classes, trainLimit);
     for (std::string& line : said) line = phraseMessage(line, FieldNaming::Keys);
