@@ -165,6 +165,10 @@ class TestIdxFile final : public QObject {
         << "torchvision"
         << "holds no MNIST-format files, but its subfolder DIR/MNIST/raw does: name that "
            "subfolder in";
+    QTest::newRow("torchvision's root, two levels above the files")
+        << "torchvision root"
+        << "holds no MNIST-format files, but its subfolder DIR/MNIST/raw does: name that "
+           "subfolder in";
     QTest::newRow("a folder of other files") << "other"
                                              << "has no train-images-idx3-ubyte";
   }
@@ -192,6 +196,9 @@ class TestIdxFile final : public QObject {
       QVERIFY(QDir(dir.path()).mkpath("MNIST/raw") && QDir(dir.path()).mkpath("MNIST/processed"));
       testing::writeMnistFolder(dir.filePath("MNIST/raw"), 20, 10, 8, 8, false);
       folder = dir.filePath("MNIST");
+    } else if (layout == "torchvision root") {  // the root= given to torchvision.datasets.MNIST
+      QVERIFY(QDir(dir.path()).mkpath("MNIST/raw") && QDir(dir.path()).mkpath("MNIST/processed"));
+      testing::writeMnistFolder(dir.filePath("MNIST/raw"), 20, 10, 8, 8, false);
     } else {
       writeFile(dir.filePath("notes.txt"), "not a dataset");
       writeFile(dir.filePath("train-images-idx1-ubyte"),

@@ -187,6 +187,8 @@ class TestPythonPackage final : public QObject {
     QTest::newRow("train and test images of two sizes")
         << "two sizes" << "mixes image sizes: train images are 6x5, test images 5x6";
     QTest::newRow("the files in a subfolder") << "subfolder" << "holds no MNIST-format files, but its subfolder";
+    QTest::newRow("the files two folders down (torchvision's root)")
+        << "two down" << "holds no MNIST-format files, but its subfolder";
   }
   void loadSplitReadsTheFoldersTheEngineReads() {
     QFETCH(QString, layout);
@@ -199,8 +201,9 @@ class TestPythonPackage final : public QObject {
     const QString trainLabels = dir.filePath("train-labels-idx1-ubyte");
     const QString testImages = dir.filePath("t10k-images-idx3-ubyte");
     const QString testLabels = dir.filePath("t10k-labels-idx1-ubyte");
-    const QString folder = layout == "subfolder" ? dir.filePath("raw") : dir.path();  // torchvision's MNIST/raw
-    if (layout == "subfolder") QVERIFY(QDir(dir.path()).mkdir("raw"));
+    // torchvision's MNIST/raw, given as MNIST (one down) or as the root above it (two down)
+    const QString folder = layout == "subfolder" ? dir.filePath("raw") : layout == "two down" ? dir.filePath("MNIST/raw") : dir.path();
+    if (folder != dir.path()) QVERIFY(QDir(dir.path()).mkpath(folder));
     if (layout == "dotted") writeSet("", ".", true, 23, 11);
     else if (layout == "prefixed") writeSet("emnist-letters-", "-", true, 23, 11);
     else if (layout == "two sets") writeSet("emnist-letters-", "-", false, 23, 11), writeSet("emnist-digits-", "-", false, 9, 4);

@@ -93,20 +93,40 @@ std::string missingFileMessage(const fs::path& folder, const std::string& prefix
 
 }  // namespace
 
-std::string subfolderWithADataset(const std::string& folder) {
+namespace {
+
+/// `folder`'s subfolders, by name.
+std::vector<fs::path> subfoldersOf(const fs::path& folder) {
   std::error_code ec;
-  std::vector<std::string> found;
+  std::vector<fs::path> folders;
   for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code dirEc;
-    if (!fs::is_directory(it->path(), dirEc)) continue;
-    const std::map<std::string, SplitFiles> sets = fileSetsIn(it->path());
-    if (std::any_of(sets.begin(), sets.end(),
-                    [](const auto& set) { return complete(set.second); })) {
-      found.push_back(it->path().string());
+    if (fs::is_directory(it->path(), dirEc)) folders.push_back(it->path());
+  }
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+bool holdsAWholeDataset(const fs::path& folder) {
+  const std::map<std::string, SplitFiles> sets = fileSetsIn(folder);
+  return std::any_of(sets.begin(), sets.end(), [](const auto& set) { return complete(set.second); });
+}
+
+}  // namespace
+
+std::string subfolderWithADataset(const std::string& folder) {
+  const std::vector<fs::path> children = subfoldersOf(folder);
+  for (const fs::path& child : children) {
+    if (holdsAWholeDataset(child)) return child.string();
+  }
+  // torchvision's root (ROOT/MNIST/raw, ROOT/FashionMNIST/raw) had been told only "has no
+  // train-images-idx3-ubyte".
+  for (const fs::path& child : children) {
+    for (const fs::path& grandchild : subfoldersOf(child)) {
+      if (holdsAWholeDataset(grandchild)) return grandchild.string();
     }
   }
-  std::sort(found.begin(), found.end());
-  return found.empty() ? std::string() : found.front();
+  return "";
 }
 
 namespace {

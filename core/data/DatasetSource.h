@@ -38,7 +38,8 @@ Dataset loadTestSplit(const std::string& spec, int64_t testLimit = 0);
 std::string recordedDatasetSpec(const std::string& spec);
 
 /// A subfolder of `folder` that holds one whole dataset, as torchvision's MNIST/raw does (the
-/// first by name), or "": a user who names the dataset's top folder is told which to name.
+/// first by name; one level down, else two, as below torchvision's root: ROOT/MNIST/raw), or
+/// "": a user who names the dataset's top folder is told which to name.
 std::string subfolderWithADataset(const std::string& folder);
 
 /// The number of training samples of the dataset `spec` names, read from the training

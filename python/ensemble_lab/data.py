@@ -289,14 +289,28 @@ def _file_sets(folder):
     return {prefix: [slot[1] if slot else None for slot in slots] for prefix, slots in ranked.items()}
 
 
-def _subfolder_with_a_dataset(folder):
-    """The first subfolder (by name) of `folder` that holds a whole dataset, or None."""
+def _subfolders(folder):
+    """`folder`'s subfolders, by name."""
     try:
         names = os.listdir(folder)
     except OSError:
-        return None
-    found = sorted(os.path.join(folder, name) for name in names if os.path.isdir(os.path.join(folder, name)))
-    return next((sub for sub in found if any(None not in files for files in _file_sets(sub).values())), None)
+        return []
+    return sorted(os.path.join(folder, name) for name in names if os.path.isdir(os.path.join(folder, name)))
+
+
+def _holds_a_whole_dataset(folder):
+    return any(None not in files for files in _file_sets(folder).values())
+
+
+def _subfolder_with_a_dataset(folder):
+    """The first subfolder (by name) of `folder` that holds a whole dataset, one level down,
+    else two (torchvision's root: ROOT/MNIST/raw), as the engine's subfolderWithADataset; or None."""
+    children = _subfolders(folder)
+    found = next((child for child in children if _holds_a_whole_dataset(child)), None)
+    if found:
+        return found
+    grandchildren = (grandchild for child in children for grandchild in _subfolders(child))
+    return next((grandchild for grandchild in grandchildren if _holds_a_whole_dataset(grandchild)), None)
 
 
 def _split_files(folder):
