@@ -155,6 +155,11 @@ class TestDatasetShift final : public QObject {
     QVERIFY2(refusal("noise:-0.1").contains("must be a number of 0 or more"), qPrintable(refusal("noise:-0.1")));
     QVERIFY2(refusal("contrast:1.5").contains("from 0 (unchanged) to 1"), qPrintable(refusal("contrast:1.5")));
     QVERIFY2(refusal("rotate:10,x").contains("\"x\" of rotate is not a number"), qPrintable(refusal("rotate:10,x")));
+    // As every flag's number: no hex float (stod had read 0x10 as 16), and a number too large
+    // to hold is said to be one.
+    QVERIFY2(refusal("rotate:0x10").contains("\"0x10\" of rotate is not a number"), qPrintable(refusal("rotate:0x10")));
+    QVERIFY2(refusal("rotate:1e400").contains("\"1e400\" of rotate is out of range: a number is at most about 1.8e308"),
+             qPrintable(refusal("rotate:1e400")));
     QVERIFY2(refusal("rotate").contains("KIND:LEVEL"), qPrintable(refusal("rotate")));
     QVERIFY2(refusal("rotate:").contains("KIND:LEVEL"), qPrintable(refusal("rotate:")));
   }

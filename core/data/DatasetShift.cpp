@@ -10,6 +10,7 @@
 
 #include "core/common/EnumNames.h"
 #include "core/common/Error.h"
+#include "core/common/NumberText.h"
 
 namespace ensemble {
 namespace {
@@ -103,18 +104,16 @@ std::vector<DatasetShift> parseShifts(const std::string& text) {
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, comma - start);
-    std::size_t used = 0;
-    double level = std::nan("");
-    try {
-      level = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
+    // As every flag's number (NumberText.h): stod alone read C's hex floats ("rotate:0x10" was
+    // 16 degrees) and called 1e400 no number.
+    const std::optional<double> level = wholeNumber(item);
+    if (!level) {
+      const std::string range = numberOutOfRange(item);
+      throw ConfigError("shift level \"" + item + "\" of " + shiftKindName(kind) +
+                        (range.empty() ? " is not a number" : " is " + range));
     }
-    if (item.empty() || used != item.size()) {
-      throw ConfigError("shift level \"" + item + "\" of " + shiftKindName(kind) + " is not a number");
-    }
-    checkLevel(kind, level, item);
-    shifts.push_back({kind, level});
+    checkLevel(kind, *level, item);
+    shifts.push_back({kind, *level});
     start = comma + 1;
   }
   return shifts;
