@@ -1258,6 +1258,7 @@ class TestMainWindow final : public QObject {
     QVERIFY2(mended->text().startsWith(directory + "/metrics.csv had lost or changed rows") &&
                  mended->text().endsWith("restored from that checkpoint's copy"),
              qPrintable(mended->text()));
+    QVERIFY(mended->grab().save(QDir::current().filePath("run-started-warning.png")));  // for review, as main-window.png
     QVERIFY(finished.wait(180000));
     mended->close();
     REQUIRE_COMPLETED(finished.last().first().value<RunFinishedEvent>());
