@@ -3,9 +3,12 @@
 // it is typed; the queue trains every job through the real worker thread, records a failed
 // one and goes on; it pauses after the running job, reorders pending jobs, cancels the
 // running one with a checkpoint, and a new window opens the sweep again and finishes it.
+// While it trains, the sweep is the window's alone (its lock): `sweep --resume` is refused.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMessageBox>
+#include <QProcess>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -17,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "core/io/RunWriterLock.h"
 #include "core/runs/Sweep.h"
 #include "tests/FormSetup.h"
 #include "tests/RunStatusCheck.h"
@@ -135,6 +139,54 @@ class TestSweepWindow final : public QObject {
     // A new window lists the sweep's jobs among the runs.
     MainWindow reopened(m_root.filePath("failing"));
     QCOMPARE(reopened.runsModel()->rowCount(), 4);
+    // A finished sweep holds no lock: `sweep --resume` of it (to retry a job) is not refused.
+    QVERIFY(!RunWriterLock::heldElsewhere(queue.folder().toStdString()));
+  }
+
+  // One process runs a sweep at a time, as with the CLI alone: the window's running sweep is
+  // refused to `sweep --resume` and to a second window, each told who holds it and what to
+  // do; the window takes up no other sweep while a job trains; closed, it lets the lock go.
+  void aSweepTheWindowRunsIsRefusedElsewhere() {
+    const QString root = m_root.filePath("held");
+    QString folder;
+    {
+      MainWindow window(root);
+      window.setConfirmClose(false);
+      window.show();
+      quickSetup(window.form(), 500);
+      SweepDialog dialog(window.form()->config());
+      dialog.gridEdit()->setPlainText("seed = 0, 1");
+      QSignalSpy started(window.controller(), &RunController::runStarted);
+      window.startSweep(*dialog.plan());
+      folder = window.sweepQueue()->folder();
+      QVERIFY(started.wait(60000));
+
+      QProcess cli;
+      cli.start(ENSEMBLELAB_CLI_PATH, {"sweep", "--resume", folder});
+      QVERIFY(cli.waitForFinished(60000));
+      const QString err = cli.readAllStandardError();
+      QVERIFY2(cli.exitCode() == 1 && err.contains("sweep " + folder + " is being run by another process") &&
+                   err.contains("`ensemble-lab-cli sweep --resume " + folder + "`"),
+               qPrintable(err));
+
+      MainWindow second(root);
+      second.openSweep(folder);
+      QVERIFY(!second.sweepQueue()->hasSweep());
+      QMessageBox* refused = nullptr;
+      QTRY_VERIFY((refused = second.findChild<QMessageBox*>("errorMessage")) != nullptr);
+      QVERIFY2(refused->text().contains("is being run by another process") &&
+                   refused->text().contains("Run > Open sweep… on " + folder),
+               qPrintable(refused->text()));
+
+      window.openSweep(m_root.filePath("failing"));  // the window's own job still trains
+      QCOMPARE(window.sweepQueue()->folder(), folder);
+      QMessageBox* busy = nullptr;
+      QTRY_VERIFY((busy = window.findChild<QMessageBox*>("errorMessage")) != nullptr);
+      QVERIFY2(busy->text().contains("is training job 1"), qPrintable(busy->text()));
+      QVERIFY(window.controller()->isRunning());
+      QVERIFY(RunWriterLock::heldElsewhere(folder.toStdString()));
+    }  // closed mid-job: the job stops with a checkpoint
+    QVERIFY(!RunWriterLock::heldElsewhere(folder.toStdString()));
   }
 
   void theQueuePausesReordersCancelsAndResumesInANewWindow() {

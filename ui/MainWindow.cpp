@@ -274,7 +274,19 @@ void MainWindow::startRun() {
   updateActions();
 }
 
+bool MainWindow::refuseWhileASweepJobTrains(const QString& title) {
+  // The queue follows one sweep: another taken up now would leave this one's job training
+  // with sweep.json saying so for ever.
+  if (m_sweepQueue->runningJob() < 0) return false;
+  showError(title, tr("The sweep in %1 is training job %2. Cancel it in the Sweep tab first (the job keeps a checkpoint, "
+                      "and Run > Open sweep… continues the sweep later), or pause it and let the job finish.")
+                       .arg(m_sweepQueue->folder())
+                       .arg(m_sweepQueue->runningJob() + 1));
+  return true;
+}
+
 void MainWindow::startSweep(const Sweep& sweep) {
+  if (refuseWhileASweepJobTrains(tr("The sweep could not start"))) return;
   QSettings settings;
   m_form->save(settings);
   const QString folder = m_runsRoot + "/" + QString::fromStdString(RunDirectory::newRunName("sweep", "grid"));
@@ -288,6 +300,7 @@ void MainWindow::startSweep(const Sweep& sweep) {
 }
 
 void MainWindow::openSweep(const QString& folder) {
+  if (refuseWhileASweepJobTrains(tr("The sweep could not be opened"))) return;
   try {
     m_sweepQueue->open(folder);
   } catch (...) {

@@ -105,6 +105,8 @@ class MainWindow final : public QMainWindow {
   void onRunFinished(const ensemble::RunFinishedEvent& event);
   void onEvaluated(const QString& directory, const ensemble::EvaluationResult& result, const QString& error);
   void showError(const QString& title, const QString& message);
+  /// Says why, and returns true, while a job of the queue's sweep trains.
+  bool refuseWhileASweepJobTrains(const QString& title);
 
   QString m_runsRoot;
   ExperimentForm* m_form;

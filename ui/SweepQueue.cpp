@@ -17,6 +17,7 @@ SweepQueue::SweepQueue(RunController& controller, QObject* parent) : QObject(par
 
 void SweepQueue::start(const QString& folder, const Sweep& sweep) {
   writeSweep(folder.toStdString(), sweep);
+  m_lock = lockSweep(folder.toStdString());
   m_folder = folder;
   m_sweep = sweep;
   m_accuracy.clear();
@@ -27,7 +28,19 @@ void SweepQueue::start(const QString& folder, const Sweep& sweep) {
 }
 
 void SweepQueue::open(const QString& folder) {
-  m_sweep = readSweep(folder.toStdString());
+  // The lock first, as `sweep --resume` takes it: sweep.json is read as its last runner left
+  // it. The sweep this window holds already (opened again) keeps its lock.
+  const bool held = m_lock && QFileInfo(folder).canonicalFilePath() == QFileInfo(m_folder).canonicalFilePath();
+  std::optional<RunWriterLock> lock = held ? std::move(m_lock) : lockSweep(folder.toStdString());
+  Sweep sweep;
+  try {
+    sweep = readSweep(folder.toStdString());
+  } catch (...) {
+    if (held) m_lock = std::move(lock);
+    throw;
+  }
+  m_lock = std::move(lock);
+  m_sweep = std::move(sweep);
   retryFailedJobs(m_sweep);  // as `sweep --resume` does; the jobs table shows them pending again
   m_folder = folder;
   m_accuracy.clear();
@@ -37,6 +50,7 @@ void SweepQueue::open(const QString& folder) {
   }
   m_paused = false;
   m_running = -1;
+  releaseLockIfDone();
   emit changed();
   startNext();
 }
@@ -82,6 +96,10 @@ std::optional<double> SweepQueue::testAccuracy(int index) const {
   if (index < 0 || index >= int(m_sweep.jobs.size())) return std::nullopt;
   const auto found = m_accuracy.constFind(QString::fromStdString(m_sweep.jobs[std::size_t(index)].name));
   return found == m_accuracy.constEnd() ? std::nullopt : std::optional<double>(*found);
+}
+
+void SweepQueue::releaseLockIfDone() {
+  if (isDone()) m_lock.reset();
 }
 
 QString SweepQueue::jobFolder(int index) const {
@@ -142,6 +160,7 @@ void SweepQueue::onRunFinished(const RunFinishedEvent& event) {
   }
   m_running = -1;
   save();
+  releaseLockIfDone();
   emit changed();
   // The controller emits runFinished before it is free again: start the next job after.
   QMetaObject::invokeMethod(this, &SweepQueue::startNext, Qt::QueuedConnection);

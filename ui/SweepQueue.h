@@ -6,11 +6,14 @@
 // one starts; cancelled, the running job also stops (with a checkpoint). Pending jobs can be
 // reordered. An interrupted sweep (the window closed, the machine went down) is opened
 // again and resumes: finished jobs stay, the interrupted one continues from its checkpoint.
+// While it has jobs left the window holds the sweep's lock (lockSweep), as the CLI's `sweep`
+// does: a `sweep --resume` of it, or another window's, is refused rather than run beside it.
 #include <QHash>
 #include <QObject>
 #include <QString>
 #include <optional>
 
+#include "core/io/RunWriterLock.h"
 #include "core/runs/Sweep.h"
 #include "ui/EngineMetaTypes.h"
 
@@ -26,9 +29,11 @@ class SweepQueue final : public QObject {
   explicit SweepQueue(RunController& controller, QObject* parent = nullptr);
 
   /// Writes `sweep` to `folder`/sweep.json and starts its first job (when the controller is
-  /// free). Throws IoError when the folder cannot be written.
+  /// free). Throws IoError when the folder cannot be written, ConfigError when another
+  /// process took its lock first.
   void start(const QString& folder, const Sweep& sweep);
-  /// Reads the sweep in `folder` and goes on with its unfinished jobs. Throws ConfigError.
+  /// Reads the sweep in `folder` and goes on with its unfinished jobs. Throws ConfigError,
+  /// keeping the sweep it had, when `folder` holds no sweep or another process runs it.
   void open(const QString& folder);
 
   /// Lets the running job finish, then starts no other until resumed.
@@ -64,9 +69,12 @@ class SweepQueue final : public QObject {
   void startNext();
   void save();
   QString jobFolder(int index) const;
+  /// Lets the sweep's lock go once no job is left: a finished sweep blocks no one.
+  void releaseLockIfDone();
 
   RunController& m_controller;
   Sweep m_sweep;
+  std::optional<RunWriterLock> m_lock;  ///< held from start/open while jobs are left
   QHash<QString, double> m_accuracy;  ///< by job name: jobs move, names stay
   QString m_folder;
   int m_running = -1;

@@ -105,17 +105,6 @@ bool begun(const std::string& run) {
   return std::filesystem::exists(RunDirectory(run).configPath(), ec);
 }
 
-/// Locks sweep `folder` for this process; refuses one another process runs now.
-RunWriterLock lockSweep(const std::string& folder) {
-  std::optional<RunWriterLock> lock = RunWriterLock::tryTake(folder);
-  if (!lock) {
-    throw ConfigError("sweep " + folder + " is being run by another process (a `sweep` or `sweep --resume`): two "
-                      "would train the same jobs and each record the other's as failed. Wait for it to end, or stop "
-                      "it (Ctrl+C), then continue it with `ensemble-lab-cli sweep --resume " + folder + "`");
-  }
-  return std::move(*lock);
-}
-
 bool hasCheckpoint(const std::string& run) { return holdsACheckpoint(RunDirectory(run).checkpointsPath()); }
 
 /// Trains one job: afresh, or on from its checkpoint when an earlier attempt began it

@@ -28,4 +28,8 @@ inline std::string startRun() { return "{{start-run}}"; }
 /// the window.
 inline std::string startSweep() { return "{{start-sweep}}"; }
 
+/// How to continue the sweep in `folder`: `ensemble-lab-cli sweep --resume FOLDER` in the
+/// CLI, Run > Open sweep in the window.
+inline std::string continueSweep(const std::string& folder) { return "{{continue-sweep:" + folder + "}}"; }
+
 }  // namespace ensemble::mention

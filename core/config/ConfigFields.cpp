@@ -373,6 +373,12 @@ std::string phraseMention(const std::string& mention, FieldNaming naming, const 
                ? "Run > Resume selected run, with " + std::filesystem::path(folder).filename().string() + " selected"
                : "ensemble-lab-cli resume --run " + shellWord(run);
   }
+  const std::string sweepPrefix = "continue-sweep:";
+  if (mention.rfind(sweepPrefix, 0) == 0) {
+    const std::string folder = mention.substr(sweepPrefix.size());
+    return naming == FieldNaming::Labels ? "Run > Open sweep… on " + folder
+                                         : "`ensemble-lab-cli sweep --resume " + shellWord(folder) + "`";
+  }
   if (mention == "devices-list") {
     return naming == FieldNaming::Labels ? "the Devices list of the Experiment panel" : "`ensemble-lab-cli devices`";
   }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "core/common/EnumNames.h"
 #include "core/common/JsonErrorText.h"
@@ -225,6 +226,17 @@ void writeSweep(const std::string& folder, const Sweep& sweep) {
 bool holdsSweep(const std::string& folder) {
   std::error_code ec;
   return std::filesystem::exists(folder + "/" + kFileName, ec);
+}
+
+RunWriterLock lockSweep(const std::string& folder) {
+  std::optional<RunWriterLock> lock = RunWriterLock::tryTake(folder);
+  if (!lock) {
+    throw ConfigError("sweep " + folder + " is being run by another process (`ensemble-lab-cli sweep`, or a "
+                      "window's Sweep tab): two would train the same jobs and each record the other's as failed. "
+                      "Wait for it to end, or stop it (Ctrl+C in its terminal, or close the window that runs it), "
+                      "then continue it with " + mention::continueSweep(folder));
+  }
+  return std::move(*lock);
 }
 
 void clearJobWithoutCheckpoint(const std::string& run) {

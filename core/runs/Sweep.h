@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/config/ExperimentConfig.h"
+#include "core/io/RunWriterLock.h"
 
 namespace ensemble {
 
@@ -71,6 +72,11 @@ void writeSweep(const std::string& folder, const Sweep& sweep);
 Sweep readSweep(const std::string& folder);
 /// Whether `folder` holds a sweep.json.
 bool holdsSweep(const std::string& folder);
+
+/// Locks sweep `folder` for this process while it runs the sweep (the CLI's `sweep`, the
+/// window's Sweep tab): two would train the same jobs and each record the other's as failed.
+/// Throws ConfigError, saying who may hold it and what to do, when another holds it.
+RunWriterLock lockSweep(const std::string& folder);
 
 /// A continued sweep (CLI `sweep --resume`, the window's Open sweep) tries its failed jobs
 /// again, from their checkpoint where they wrote one: what failed them (a full disk, a dataset
