@@ -536,6 +536,17 @@ class TestCli final : public QObject {
                                     "--timeout", "1"});
       QVERIFY2(r.exitCode == 1 && r.err.contains("rank 1 could not reach rank 0 at 127.0.0.1:" + QString::number(port)),
                qPrintable(command + ": " + r.err));
+      // Said once: LibTorch's own log line of the time-out (and glog's notice) are not shown...
+      QVERIFY2(r.err.trimmed().count('\n') == 0, qPrintable(command + ": " + r.err));
+      if (command == "train") {  // ...unless the person asks for LibTorch's logging
+        qputenv("TORCH_CPP_LOG_LEVEL", "INFO");
+        qputenv("GLOG_minloglevel", "0");
+        r = runCli(what + QStringList{"--world-size", "2", "--rank", "1", "--master-port", QString::number(port),
+                                      "--timeout", "1"});
+        qunsetenv("TORCH_CPP_LOG_LEVEL");
+        qunsetenv("GLOG_minloglevel");
+        QVERIFY2(r.exitCode == 1 && r.err.trimmed().count('\n') > 0 && r.err.contains("timed out"), qPrintable(r.err));
+      }
       r = runCli(what + QStringList{"--world-size", "2", "--backend", "nccl", "--master-port",
                                     QString::number(port), "--timeout", "1"});
       QVERIFY2(r.exitCode == 1 && r.err.contains("nccl", Qt::CaseInsensitive) && !r.err.contains("did not join"),
@@ -712,6 +723,9 @@ class TestCli final : public QObject {
              qPrintable(r.out));
     r = runCli({"devices", "--check", "--timeout", "0.000001"});  // too short for any check: named, exit 1
     QVERIFY2(r.exitCode == 1 && r.err.contains("did not finish within 1e-06 s"), qPrintable(r.out + r.err));
+    if (!r.out.contains("cuda:")) {  // no GPU was checked: none is blamed
+      QVERIFY2(r.err.contains("raise --timeout if this one is busy") && !r.err.contains("nvidia-smi"), qPrintable(r.err));
+    }
     saw("devices", {"--check", "--timeout"});
 
     for (const QString command : {"devices", "train", "resume", "eval", "predict", "export", "sweep"}) {
@@ -858,6 +872,17 @@ class TestCli final : public QObject {
                                         << "an ensemble needs two members or more, but the devices (cpu) hold one" << 1;
     QTest::newRow("missing device") << (QStringList{"train", "--devices", "cuda:0"} + quick) << "does not exist" << 1;
     QTest::newRow("malformed config") << (QStringList{"train", "--config", "@broken/config.json"} + quick) << "is not valid JSON" << 1;
+    // A run folder given as the config is named a folder (it read as "not valid JSON (at byte 1)"),
+    // with the config.json it holds.
+    QTest::newRow("a folder as the config") << (QStringList{"train", "--config", "@broken"} + quick)
+                                            << "config file @broken is a folder; a config is a JSON file, such as a run "
+                                               "folder's config.json (@broken/config.json is one)" << 1;
+    // A value out of range is named with the file that gave it, where it is to be fixed.
+    QTest::newRow("lr out of range in the config") << (QStringList{"train", "--config", "@broken/negative-lr.json"} + quick)
+                                                   << "@broken/negative-lr.json: learning rate (lr) must be a positive" << 1;
+    QTest::newRow("lr out of range over the config") << (QStringList{"train", "--config", "@broken/negative-lr.json",
+                                                                     "--lr", "0.1", "--momentum", "1"} + quick)
+                                                     << "error: momentum must be in [0, 1)" << 1;
     QTest::newRow("resume without checkpoint") << QStringList{"resume", "--run", "@broken"} << "no checkpoint in" << 1;
     QTest::newRow("resume truncated checkpoint") << QStringList{"resume", "--run", "@truncated-run"} << "is truncated" << 1;
     QTest::newRow("unknown flag") << QStringList{"train", "--learning-rate", "0.1"} << "unknown flag --learning-rate" << 2;
@@ -922,6 +947,7 @@ class TestCli final : public QObject {
     labels[29] = char(200);
     QVERIFY(testing::writeFile(broken + "/label/train-labels-idx1-ubyte", testing::idxBytes({30}, labels)));
     QVERIFY(testing::writeFile(broken + "/config.json", "{\"lr\": "));
+    QVERIFY(testing::writeFile(broken + "/negative-lr.json", "{\"lr\": -1}"));
     const QString truncatedRun = dir.filePath("truncated-run");
     if (arguments.contains("@truncated-run")) {
       const Result made = runCli({"train", "--dataset", "synthetic", "--train-limit", "256", "--epochs", "1",

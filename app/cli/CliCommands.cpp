@@ -80,6 +80,14 @@ ExperimentConfig configFromOptions(const CliOptions& options) {
     if (options.has(field.flag)) flags[field.key] = field.parseText(options.value(field.flag));
   }
   config.merge(flags, "the command line");
+  // An out-of-range value the file gave is named with the file, where it is to be fixed (a
+  // flag's is named by its flag when the config is validated).
+  for (const ConfigField& field : configFields()) {
+    if (!options.has("config") || options.has(field.flag) || !field.check) continue;
+    if (const std::string why = field.check(config); !why.empty()) {
+      throw ConfigError(options.value("config") + ": " + phraseMessage(why, FieldNaming::Keys));  // as the file names it
+    }
+  }
   return config;
 }
 

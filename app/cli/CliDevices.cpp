@@ -84,6 +84,15 @@ double timeoutOf(const CliOptions& options) {
   return seconds;
 }
 
+/// What to do when check `stage` outlasts --timeout: a GPU's state is nvidia-smi's to show;
+/// the CPU ranks' check (a second on an idle machine) is only ever slow.
+std::string adviceOnTimeout(const std::string& stage) {
+  if (stage.find("NCCL") != std::string::npos || stage.find("nccl") != std::string::npos) {
+    return "that GPU is busy or has failed (nvidia-smi shows its state); raise --timeout if it is only slow";
+  }
+  return "the check takes about a second on an idle machine: raise --timeout if this one is busy";
+}
+
 }  // namespace
 
 int commandDevices(const CliOptions& options) {
@@ -109,9 +118,8 @@ int commandDevices(const CliOptions& options) {
   });
   std::unique_lock<std::mutex> lock(mutex);
   if (!finished.wait_for(lock, std::chrono::duration<double>(timeout), [&] { return done; })) {
-    std::fprintf(stderr, "ensemble-lab-cli: devices --check: %s did not finish within %g s; that device is busy "
-                         "or has failed (nvidia-smi shows its state); raise --timeout if it is only slow\n",
-                 stage.c_str(), timeout);
+    std::fprintf(stderr, "ensemble-lab-cli: devices --check: %s did not finish within %g s; %s\n", stage.c_str(),
+                 timeout, adviceOnTimeout(stage).c_str());
     std::fflush(stdout);
     std::_Exit(1);  // the stuck thread cannot be stopped, only left behind
   }

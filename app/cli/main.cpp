@@ -4,8 +4,10 @@
 
 #include "app/cli/CliCommands.h"
 #include "app/cli/CliOptions.h"
+#include "core/common/TorchLogging.h"
 
 int main(int argc, char** argv) {
+  ensemble::quietTorchLogging();  // what LibTorch logs of a failure, our message says
   try {
     return ensemble::cli::runCommand(
         ensemble::cli::parseCommandLine(std::vector<std::string>(argv + 1, argv + argc)));

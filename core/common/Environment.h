@@ -57,6 +57,10 @@ inline constexpr char kCublasWorkspaceConfig[] = "CUBLAS_WORKSPACE_CONFIG";
 /// process from NCCL's watchdog (the old name and the new).
 inline constexpr char kNcclBlockingWait[] = "NCCL_BLOCKING_WAIT";
 inline constexpr char kTorchNcclBlockingWait[] = "TORCH_NCCL_BLOCKING_WAIT";
+/// LibTorch's own log lines (glog's in Debian's LibTorch, c10's in the wheel's): the CLI
+/// keeps them to fatal ones unless one of these is set (core/common/TorchLogging.h).
+inline constexpr char kTorchCppLogLevel[] = "TORCH_CPP_LOG_LEVEL";
+inline constexpr char kGlogMinLogLevel[] = "GLOG_minloglevel";
 /// Gloo's network interface, as in PyTorch.
 inline constexpr char kGlooSocketInterface[] = "GLOO_SOCKET_IFNAME";
 /// Where the default runs folder lives (XDG base directories).

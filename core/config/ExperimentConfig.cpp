@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -163,6 +164,12 @@ ExperimentConfig ExperimentConfig::fromJson(const nlohmann::json& object, const 
 const char* const kFixConfig = "fix it in a text editor: any run folder's config.json shows the format";
 
 ExperimentConfig ExperimentConfig::fromFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {  // it had read as "not valid JSON (at byte 1)"
+    const std::string inside = (std::filesystem::path(path) / "config.json").string();
+    throw ConfigError("config file " + path + " is a folder; a config is a JSON file, such as a run folder's "
+                      "config.json" + (std::filesystem::is_regular_file(inside, ec) ? " (" + inside + " is one)" : ""));
+  }
   std::ifstream in(path);
   if (!in) throw ConfigError("cannot open config file " + path + ": " + std::strerror(errno));
   std::stringstream text;
