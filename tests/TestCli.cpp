@@ -1159,8 +1159,8 @@ class TestCli final : public QObject {
     // files alone.
     r = runCli({"eval", "--run", run});
     QVERIFY2(r.exitCode == 1 && r.err.contains("pass --dataset") &&
-                 r.err.contains(". That is the dataset this run trained on (" + data + "): put it back as it was, or "
-                                "score the run on a folder of the same images with --dataset, of which only the test "
+                 r.err.contains(". That is the dataset this run trained on (" + data + "): put it back as it was (its "
+                                "two test files will do), or score the run on a folder of the same images with --dataset, of which only the test "
                                 "split is read"),
              qPrintable(r.err));
     r = runCli({"eval", "--run", run, "--dataset", dir.filePath("moved")});
@@ -1174,6 +1174,33 @@ class TestCli final : public QObject {
                                 "files, but its subfolder " + data + "/raw does; move them back to " + data) &&
                  !r.err.contains("--dataset"),
              qPrintable(r.err));
+  }
+
+  // eval and predict read a run's test split alone: with its training files removed, or
+  // changed, since it trained, the run scores as it did (eval had refused the first, naming
+  // the missing training file, and the second as a changed dataset).
+  void evalReadsTheRunsTestSplitAlone() {
+    QTemporaryDir dir;
+    const QString data = dir.filePath("data"), run = dir.filePath("run");
+    Result r = trainOnSmallFolder(data, run, 1);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = runCli({"eval", "--run", run});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject before = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QVERIFY2(before.contains("test_samples"), qPrintable(r.out));
+    r = runCli({"predict", "--run", run, "--out", dir.filePath("before.csv")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    testing::writeMnistFolder(data, 20, 30, 16, 16, false);  // 20 training images now (the test split as it was)
+    r = runCli({"eval", "--run", run});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object(), before);
+    QVERIFY(QFile::remove(data + "/train-images-idx3-ubyte") && QFile::remove(data + "/train-labels-idx1-ubyte"));
+    r = runCli({"eval", "--run", run});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object(), before);
+    r = runCli({"predict", "--run", run, "--out", dir.filePath("after.csv")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(testing::fileBytes(dir.filePath("after.csv")), testing::fileBytes(dir.filePath("before.csv")));
   }
 
   // A dataset that lost training images since its run trained is said to have changed, with

@@ -22,8 +22,8 @@ void RunSession::prepare() {
   config.cudaGraphs = resolveCudaGraphs(config, devices, group.distributed(), cudaGraphsBuilt());
   config.evalBatchSize = evalBatchSizeFor(config.evalBatchSize, everyDeviceIsGpu(devices));
   if (evaluationOnly && !data) {
-    // Another dataset to score the run on: its test split alone (a folder of one's own images
-    // needs no training files, and placeholder labels need not make a training set).
+    // A dataset to score the run on: its test split alone (a folder of one's own images needs
+    // no training files, and placeholder labels need not make a training set).
     auto test = std::make_shared<DatasetPair>();
     test->test = loadTestSplit(config.dataset, config.testLimit);
     test->train = test->test;
@@ -99,7 +99,9 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
   session->runPath = directory.path();
   session->data = std::move(data);
   session->group = group;
-  session->evaluationOnly = !evaluation.dataset.empty();
+  // Scoring needs the test split alone: a run whose training files were removed (or moved
+  // on) since scores as it did, and reading 60,000 training images for it was wasted.
+  session->evaluationOnly = purpose == OpenedFor::Evaluating;
   session->savedClasses = savedClassCount(saved, config.model);
   RunState savedState = RunState::fromJson(saved.state, checkpointDir);
   if (!session->evaluationOnly && savedState.trainSamples > 0) session->recordedTrainSamples = savedState.trainSamples;
@@ -108,9 +110,9 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
   } catch (const DatasetError& error) {
     // Scored on its own data, which moved or lost files since: the message had offered
     // --dataset as for a new run, without saying whose folder it was or that a test split will do.
-    if (purpose != OpenedFor::Evaluating || session->evaluationOnly || config.dataset == "synthetic") throw;
+    if (purpose != OpenedFor::Evaluating || !evaluation.dataset.empty() || config.dataset == "synthetic") throw;
     throw DatasetError(std::string(error.what()) + ". That is the dataset this run trained on (" + config.dataset +
-                           "): put it back as it was, or score the run on a folder of the same images with " +
+                           "): put it back as it was (its two test files will do), or score the run on a folder of the same images with " +
                            mention::field("dataset") + ", of which only the test split is read",
                        "dataset");
   }

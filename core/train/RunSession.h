@@ -69,8 +69,8 @@ struct RunSession {
   /// Being created (not opened from a checkpoint): an ensemble must have two members. A run
   /// an older version trained as an ensemble of one still opens.
   bool created = false;
-  /// Opened to evaluate on another dataset: its training split may be any size, and the
-  /// run cannot train on it.
+  /// Opened to evaluate (on its own dataset or another): the test split alone is read (its
+  /// training files may be gone, or changed), and the run cannot train.
   bool evaluationOnly = false;
   /// An opened run's classes, from its checkpoint's weights (SavedClasses.h): its models are
   /// built for them whatever the dataset's labels say, once those are checked to fit.
@@ -144,8 +144,8 @@ std::unique_ptr<RunSession> createRunSession(ExperimentConfig config, std::strin
 enum class OpenedFor { Resuming, Evaluating };
 
 /// A saved run's session at its latest checkpoint: to resume it (Trainer::open), or to
-/// evaluate it on `evaluation`'s data (RunAnalysis::open; on another dataset it is opened
-/// for evaluation only).
+/// evaluate it on `evaluation`'s data or its own (RunAnalysis::open; for evaluation only,
+/// reading the test split alone).
 std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, const EvaluationData& evaluation,
                                            std::shared_ptr<const DatasetPair> data, const ProcessGroupOptions& group,
                                            OpenedFor purpose);
