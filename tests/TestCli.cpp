@@ -1278,9 +1278,18 @@ class TestCli final : public QObject {
     r = runCli({"eval", "--run", onDigits, "--dataset", letters});
     QVERIFY2(r.exitCode == 1 && r.err.contains("has test labels up to 24, but this run's models tell 10 classes apart"),
              qPrintable(r.err));
-    // The run's own dataset, rewritten with 10 classes after the run trained on 27: said as such.
+    // The run's own dataset, rewritten with 10 classes after the run trained on 27: scored on its
+    // test split as it is now (eval reads no training files), and said to have changed.
     testing::writeMnistFolder(letters, 81, 27, 8, 8, false, 10);
     r = runCli({"eval", "--run", onLetters});
+    QVERIFY2(r.exitCode == 0 && r.err.contains("note: the run's dataset changed since it trained: its 27 test images or "
+                                               "their labels differ from those it was scored on (summary.json's "
+                                               "test_set_crc32 "),
+             qPrintable(r.err));
+    QVERIFY2(readJson(onLetters + "/summary.json")["test_set_crc32"].toString().size() == 8,
+             qPrintable(r.err));
+    // resume, which trains on it, still refuses the changed dataset.
+    r = runCli({"resume", "--run", onLetters});
     QVERIFY2(r.exitCode == 1 && r.err.contains("now holds 10 classes (0-9), but this run's models were trained on 27"),
              qPrintable(r.err));
   }

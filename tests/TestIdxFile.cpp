@@ -317,7 +317,13 @@ class TestIdxFile final : public QObject {
         << good.left(good.size() - 3)
         << "truncated: its header declares 3 dimensions, 4 x 2 x 2, so 16 bytes";
     QTest::newRow("truncated header") << good.left(9) << "truncated inside its header";
-    QTest::newRow("trailing bytes") << good + QByteArray(5, 'x') << "after the data";
+    QTest::newRow("trailing bytes") << good + QByteArray(5, 'x')
+                                    << "has 5 bytes after the data its header declares (3 dimensions, 4 x 2 x 2, so 16 "
+                                       "bytes of data); the file is corrupt";
+    // An image file whose magic number says 1 dimension: its shape is said, and what to look at.
+    QTest::newRow("images under a label file's magic number")
+        << idxBytes({4}, pattern(16)) << "has 12 bytes after the data its header declares (1 dimension, 4, so 4 bytes "
+                                         "of data); the file is corrupt, or its magic number declares too few dimensions";
     QTest::newRow("empty file") << QByteArray() << "not an IDX file";
     QTest::newRow("zero dimensions") << idxBytes({}, {}) << "dimensions";
     // A header that claims 4 billion^2 items must be rejected from the file size, without

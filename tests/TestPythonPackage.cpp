@@ -178,6 +178,11 @@ class TestPythonPackage final : public QObject {
     QTest::newRow("images and labels swapped")
         << "swapped" << "train-images-idx3-ubyte has 1 dimension, as a label file has; an image file has 3 (count, rows, "
                         "columns): is it a label file?";
+    QTest::newRow("images under a label file's magic number")
+        << "one-dimensional images" << "t10k-images-idx3-ubyte has 319 bytes after the data its header declares (1 "
+                                       "dimension, 11, so 11 bytes of data); the file is corrupt, or its magic number "
+                                       "declares too few dimensions (an image file has 3: count, rows, columns; a "
+                                       "label file 1)";
     QTest::newRow("labels of another split") << "label count" << "t10k-images-idx3-ubyte holds 11 images but";
     QTest::newRow("float images") << "float" << "holds IDX elements of type float;";
     QTest::newRow("signed-byte labels") << "signed bytes" << "holds IDX elements of type signed byte;";
@@ -246,6 +251,7 @@ class TestPythonPackage final : public QObject {
       rewrite(trainLabels, images);
     }
     if (layout == "label count") rewrite(testLabels, testing::idxBytes({10}, QByteArray(10, 1)));
+    if (layout == "one-dimensional images") rewrite(testImages, testing::idxBytes({11}, testing::pattern(11 * 6 * 5)));
     if (layout == "float") rewrite(testImages, testing::idxBytes({11, 6, 5}, testing::pattern(11 * 6 * 5 * 4), 0x0D));
     if (layout == "signed bytes") rewrite(trainLabels, testing::idxBytes({23}, QByteArray(23, 1), 0x09));
     if (layout == "stray label") {

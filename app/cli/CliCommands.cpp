@@ -311,18 +311,28 @@ std::unique_ptr<RunAnalysis> openToEvaluate(const CliOptions& options) {
 /// Says on stderr where a run's own test set is no longer the one it was scored on as it
 /// trained (its dataset folder changed since): eval's numbers then differ from summary.json's
 /// for that reason alone, which nothing else would tell.
-void noteAChangedTestSet(const std::string& run, int64_t samplesNow) {
+void noteAChangedTestSet(const std::string& run, const EvaluationResult& now) {
   std::optional<RunSummary> summary;
   try {
     summary = RunSummary::read(RunDirectory(run).summaryPath());
   } catch (const std::exception&) {
     return;  // no summary (a run stopped early): nothing to compare with
   }
-  if (!summary->evaluation || summary->evaluation->samples == samplesNow) return;
-  std::fprintf(stderr,
-               "ensemble-lab-cli: note: the run's dataset changed since it trained: it was scored on %lld test "
-               "images (summary.json), its dataset now gives %lld; these numbers are on the images there now\n",
-               static_cast<long long>(summary->evaluation->samples), static_cast<long long>(samplesNow));
+  if (!summary->evaluation) return;
+  const EvaluationResult& then = *summary->evaluation;
+  if (then.samples != now.samples) {
+    std::fprintf(stderr,
+                 "ensemble-lab-cli: note: the run's dataset changed since it trained: it was scored on %lld test "
+                 "images (summary.json), its dataset now gives %lld; these numbers are on the images there now\n",
+                 static_cast<long long>(then.samples), static_cast<long long>(now.samples));
+  } else if (!then.testSetDigest.empty() && then.testSetDigest != now.testSetDigest) {
+    // As many images, other ones (or other labels): the files were replaced since.
+    std::fprintf(stderr,
+                 "ensemble-lab-cli: note: the run's dataset changed since it trained: its %lld test images or their "
+                 "labels differ from those it was scored on (summary.json's test_set_crc32 %s, now %s); these "
+                 "numbers are on the images there now\n",
+                 static_cast<long long>(now.samples), then.testSetDigest.c_str(), now.testSetDigest.c_str());
+  }
 }
 
 /// Every level of eval's --shift flags, one flag per kind, in the order given.
@@ -348,7 +358,7 @@ int commandEval(const CliOptions& options) {
   const std::vector<DatasetShift> shifts = shiftsToScore(options);
   auto run = openToEvaluate(options);
   const EvaluationResult scored = run->evaluate();
-  if (!options.has("dataset") && !options.has("test-limit")) noteAChangedTestSet(options.value("run"), scored.samples);
+  if (!options.has("dataset") && !options.has("test-limit")) noteAChangedTestSet(options.value("run"), scored);
   nlohmann::json result = toJson(scored);
   if (!shifts.empty()) {
     result["shift"] = nlohmann::json::array();

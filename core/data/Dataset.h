@@ -25,6 +25,9 @@ struct Dataset {
   /// The same split holding only its first `count` samples (all of them if count <= 0
   /// or count >= size()).
   Dataset firstSamples(int64_t count) const;
+  /// CRC-32 of its images and labels as loaded, 8 hex digits: whether a split is the one a
+  /// run was scored on (eval's note when a run's own test set changed since).
+  std::string contentDigest() const;
 };
 
 /// Both splits of a dataset.

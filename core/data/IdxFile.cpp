@@ -93,19 +93,23 @@ IdxArray parseIdx(const std::uint8_t* bytes, std::size_t size, const std::string
     else payload *= dim;
   }
   const std::uint64_t present = size - headerSize;
+  // The dimensions too, either way: a wrong count of them in the magic number reads as a size.
+  std::string shape;
+  for (const std::uint32_t dim : array.dims) shape += (shape.empty() ? "" : " x ") + std::to_string(dim);
+  const std::string declared = std::to_string(ndims) + (ndims == 1 ? " dimension, " : " dimensions, ") + shape +
+                               ", so " +
+                               (payload > kMaxPayloadBytes ? "more than " + std::to_string(kMaxPayloadBytes)
+                                                           : std::to_string(payload)) +
+                               " bytes of data";
   if (present < payload) {
-    // The dimensions too: a wrong count of them in the magic number reads as a size.
-    std::string shape;
-    for (const std::uint32_t dim : array.dims) shape += (shape.empty() ? "" : " x ") + std::to_string(dim);
-    const std::string declared = payload > kMaxPayloadBytes ? "more than " + std::to_string(kMaxPayloadBytes)
-                                                            : std::to_string(payload);
-    throw DatasetError(origin + " is truncated: its header declares " + std::to_string(ndims) +
-                       (ndims == 1 ? " dimension, " : " dimensions, ") + shape + ", so " + declared +
-                       " bytes of data, but it holds " + std::to_string(present) + "; download or copy it again");
+    throw DatasetError(origin + " is truncated: its header declares " + declared + ", but it holds " +
+                       std::to_string(present) + "; download or copy it again");
   }
   if (present > payload) {
-    throw DatasetError(origin + " has " + std::to_string(present - payload) +
-                       " bytes after the data its header declares; the file is corrupt");
+    // An image file whose magic number says 1 dimension had read as "corrupt" alone.
+    throw DatasetError(origin + " has " + std::to_string(present - payload) + " bytes after the data its header "
+                       "declares (" + declared + "); the file is corrupt, or its magic number declares too few "
+                       "dimensions (an image file has 3: count, rows, columns; a label file 1)");
   }
   array.data.assign(bytes + headerSize, bytes + size);
   return array;

@@ -62,7 +62,7 @@ nlohmann::json toJson(const EvaluationResult& result) {
   for (const auto& m : result.members) members.push_back(testScoreJson(m));
   nlohmann::json memberReliability = nlohmann::json::array();
   for (const auto& r : result.memberReliability) memberReliability.push_back(reliabilityJson(r));
-  return {{"members", members},
+  nlohmann::json json = {{"members", members},
           {"reliability", {{"members", memberReliability}, {"ensemble", reliabilityJson(result.ensembleReliability)}}},
           {"mean_member", testScoreJson(result.meanMember)},
           {"ensemble",
@@ -74,6 +74,8 @@ nlohmann::json toJson(const EvaluationResult& result) {
           {"accuracy_vs_ensemble_size",
            {{"mean", result.accuracyVsSize.mean}, {"min", result.accuracyVsSize.min}, {"max", result.accuracyVsSize.max}}},
           {"test_samples", result.samples}};
+  if (!result.testSetDigest.empty()) json["test_set_crc32"] = result.testSetDigest;
+  return json;
 }
 
 nlohmann::json toJson(const OodResult& result) {
@@ -123,6 +125,9 @@ EvaluationResult evaluationFromJson(const nlohmann::json& json, const std::strin
       result.ensembleReliability = reliabilityFromJson(json.at("reliability").at("ensemble"), origin);
     }
     result.samples = integerOrThrow<int64_t, ConfigError>(json.at("test_samples"), origin + ": test_samples");
+    if (const auto digest = json.find("test_set_crc32"); digest != json.end() && digest->is_string()) {
+      result.testSetDigest = digest->get<std::string>();  // older runs have none
+    }
     return result;
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(origin + ": malformed evaluation record (" + plainJsonError(e) + ")");

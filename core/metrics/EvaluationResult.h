@@ -57,6 +57,8 @@ struct EvaluationResult {
   EnsembleScore ensemble;
   EnsembleSizeCurve accuracyVsSize;
   int64_t samples = 0;
+  /// The scored test set's Dataset::contentDigest; empty where unknown (older runs, a shifted set).
+  std::string testSetDigest;
 };
 
 }  // namespace ensemble

@@ -72,6 +72,8 @@ struct RunSession {
   /// Opened to evaluate (on its own dataset or another): the test split alone is read (its
   /// training files may be gone, or changed), and the run cannot train.
   bool evaluationOnly = false;
+  /// data->test's contentDigest, taken at the first evaluation.
+  std::string testSetDigest;
   /// An opened run's classes, from its checkpoint's weights (SavedClasses.h): its models are
   /// built for them whatever the dataset's labels say, once those are checked to fit.
   std::optional<int64_t> savedClasses;
@@ -123,7 +125,10 @@ struct RunSession {
     return {state.globalStep, state.epoch + 1, config.learningRate, runPath};
   }
   EvaluationResult evaluate() {
-    return evaluateRun(config, replicas, *testSplit, data->test.labels, *workers, *communicator);
+    EvaluationResult result = evaluateRun(config, replicas, *testSplit, data->test.labels, *workers, *communicator);
+    if (testSetDigest.empty()) testSetDigest = data->test.contentDigest();  // once a session: the split stays
+    result.testSetDigest = testSetDigest;
+    return result;
   }
   /// summary.json for `status`, written by rank 0; returns what it says.
   RunSummary writeSummary(RunStatus status, const std::string& message) {

@@ -67,16 +67,16 @@ def _check_payload_length(dims, present, path):
     for size in dims:
         declared *= size
     declared = min(declared, _MAX_PAYLOAD + 1)  # the engine stops counting there
+    # The dimensions too, either way: a wrong count of them in the magic number reads as a size.
+    declared_text = (f"{len(dims)} dimension{'s' if len(dims) > 1 else ''}, {' x '.join(map(str, dims))}, so "
+                     f"{f'more than {_MAX_PAYLOAD}' if declared > _MAX_PAYLOAD else declared} bytes of data")
     if present < declared:
-        # The dimensions too: a wrong count of them in the magic number reads as a size.
-        declared_text = f"more than {_MAX_PAYLOAD}" if declared > _MAX_PAYLOAD else str(declared)
-        raise ValueError(f"{path} is truncated: its header declares {len(dims)} "
-                         f"dimension{'s' if len(dims) > 1 else ''}, {' x '.join(map(str, dims))}, so {declared_text} "
-                         f"bytes of data, but it holds {present}; "
+        raise ValueError(f"{path} is truncated: its header declares {declared_text}, but it holds {present}; "
                          "download or copy it again")
     if present > declared:
-        raise ValueError(f"{path} has {present - declared} bytes after the data its header declares; the file is "
-                         "corrupt")
+        raise ValueError(f"{path} has {present - declared} bytes after the data its header declares "
+                         f"({declared_text}); the file is corrupt, or its magic number declares too few dimensions "
+                         "(an image file has 3: count, rows, columns; a label file 1)")
 
 
 def _file_bytes(path, count=-1):
