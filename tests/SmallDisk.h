@@ -44,6 +44,13 @@ class SmallDisk {
 
   QString path() const { return m_path; }
 
+  /// Remounts the disk read-only (true) or writable again (false), as a share or a write-
+  /// protected card is; false where the kernel refuses.
+  bool setReadOnly(bool readOnly) {
+    const unsigned long flags = MS_REMOUNT | (readOnly ? MS_RDONLY : 0);
+    return ::mount("tmpfs", m_path.toLocal8Bit().constData(), "tmpfs", flags, nullptr) == 0;
+  }
+
   /// Writes zeros into a file on the disk until the filesystem refuses, then gives `leave`
   /// bytes back; returns the bytes the file keeps.
   qint64 fill(qint64 leave) {

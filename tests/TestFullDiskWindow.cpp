@@ -8,6 +8,10 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QItemSelectionModel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QScopeGuard>
+#include <QTimer>
 #include <QProcess>
 #include <QSet>
 #include <QSignalSpy>
@@ -15,6 +19,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <filesystem>
 
 #include "core/io/MetricsCsvReader.h"
 #include "core/runs/RunSummary.h"
@@ -65,6 +70,37 @@ class TestFullDiskWindow final : public QObject {
     const QStringList common{"train", "--dataset", "synthetic", "--devices", "cpu*2", "--log-every", "1"};
     QCOMPARE(runCli(common + QStringList{"--epochs", "4", "--out", run("long")}), 0);
     QCOMPARE(runCli(common + QStringList{"--epochs", "1", "--out", run("short")}), 0);
+  }
+
+  // Delete on a disk that will not let the folder go (read-only): the run stays listed and the
+  // window says why. The row had gone without a word, the folder whole on disk, and the run
+  // came back at the next start.
+  void aRunTheDiskWillNotLetGoStaysListed() {
+    const QString root = m_disk.path() + "/kept-runs";
+    QVERIFY(QDir().mkpath(root));
+    std::filesystem::copy(run("short").toStdString(), (root + "/short").toStdString(),
+                          std::filesystem::copy_options::recursive);
+    QVERIFY(m_disk.setReadOnly(true));
+    auto writable = qScopeGuard([this] { m_disk.setReadOnly(false); });
+    MainWindow window(root);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QString folder = root + "/short";
+    QVERIFY(window.runsModel()->rowOf(folder) >= 0);
+    window.runsView()->selectRow(window.runsModel()->rowOf(folder));
+    QTimer::singleShot(200, [] {
+      if (auto* question = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+        question->button(QMessageBox::Yes)->click();
+      }
+    });
+    window.runsView()->findChild<QAction*>("deleteAction")->trigger();
+    QMessageBox* error = nullptr;
+    QTRY_VERIFY((error = window.findChild<QMessageBox*>("errorMessage")) != nullptr);
+    QVERIFY2(error->text().contains("This run folder could not be deleted, and stays in the list") &&
+                 error->text().contains("short: Read-only file system"),
+             qPrintable(error->text()));
+    QVERIFY(window.runsModel()->rowOf(folder) >= 0);
+    QVERIFY(QFileInfo::exists(folder + "/summary.json"));
   }
 
   void aRunFromTheWindowOnAFullDiskSaysSoKeepsItsCheckpointAndResumes() {

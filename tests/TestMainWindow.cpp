@@ -10,6 +10,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QImage>
+#include <QInputDialog>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QHeaderView>
@@ -25,6 +26,8 @@
 #include <QScrollBar>
 #include <QSet>
 #include <QSettings>
+#include <QScreen>
+#include <QScopeGuard>
 #include <QSlider>
 #include <QXmlStreamReader>
 #include <QSignalSpy>
@@ -1069,6 +1072,87 @@ class TestMainWindow final : public QObject {
     QVERIFY(QFileInfo::exists(root.filePath("20260101-000000000-first/metrics.csv")));  // answered No
   }
 
+  // The window opens within its screen: a size saved on a larger one is cut to this screen's
+  // room, not shrunk by Qt to two thirds of it (853x480 on 1280x720), nor left over its edges.
+  void theWindowOpensWithinItsScreen() {
+    QSettings settings;
+    settings.setValue("window/size", QSize(5000, 3000));
+    auto forget = qScopeGuard([] { QSettings().remove("window/size"); });
+    MainWindow window(m_root.path());
+    const QSize room = window.screen()->availableGeometry().size();
+    QVERIFY2(window.width() <= room.width() && window.height() <= room.height() &&
+                 window.width() > room.width() * 9 / 10 && window.height() > room.height() * 9 / 10,
+             qPrintable(QString("%1x%2 on a screen with %3x%4").arg(window.width()).arg(window.height())
+                            .arg(room.width()).arg(room.height())));
+  }
+
+  // Rename says what is wrong with a name: a hidden one (the list leaves such folders out: the
+  // run had vanished from the window for good), a taken one, and the system's own reason (a
+  // name too long had been asked "does it exist already?"). Delete's question defaults to No,
+  // and Tab leaves the list instead of walking its cells, selecting each row it passes.
+  void theRunFolderActionsSayWhatTheyCannotDo() {
+    QTemporaryDir root;
+    const QString past = m_root.filePath("20260101-000000000-single-cnn");
+    for (const QString name : {"20260101-000000000-first", "20260102-000000000-second"}) {
+      QVERIFY(QDir(root.path()).mkpath(name));
+      for (const QString file : {"config.json", "summary.json", "metrics.csv"}) {
+        QVERIFY(QFile::copy(past + "/" + file, root.filePath(name + "/" + file)));
+      }
+    }
+    MainWindow window(root.path());
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.tabs()->setCurrentWidget(window.runsView());
+    auto* view = static_cast<RunListView*>(window.runsView());
+    const QString first = root.filePath("20260101-000000000-first");
+    const auto renameTo = [&](const QString& name) {
+      view->selectRow(window.runsModel()->rowOf(first));
+      QTimer::singleShot(200, [name] {
+        if (auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget())) {
+          dialog->setTextValue(name);
+          dialog->accept();
+        }
+      });
+      view->findChild<QAction*>("renameAction")->trigger();
+      QMessageBox* box = nullptr;
+      (void)QTest::qWaitFor([&] { return (box = window.findChild<QMessageBox*>("errorMessage")) != nullptr; }, 5000);
+      if (!box) return QString("(no message)");
+      const QString text = box->text();
+      delete box;
+      return text;
+    };
+    QCOMPARE(renameTo(".hidden"), QString("A run name cannot start with '.': such a folder is hidden, and the runs list "
+                                          "leaves it out."));
+    QCOMPARE(renameTo("20260102-000000000-second"),
+             QString("Something named 20260102-000000000-second exists already in the runs folder."));
+    const QString tooLong = renameTo(QString(300, 'x'));
+    QVERIFY2(tooLong.contains("Could not rename 20260101-000000000-first: File name too long"), qPrintable(tooLong));
+    QVERIFY(QFileInfo::exists(first + "/summary.json") && !QFileInfo::exists(root.filePath(".hidden")));
+
+    QString asked;
+    QTimer::singleShot(200, [&asked] {
+      if (auto* question = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+        asked = question->text();
+        QTest::keyClick(question, Qt::Key_Return);  // a stray Enter
+      }
+    });
+    view->selectRow(window.runsModel()->rowOf(first));
+    view->findChild<QAction*>("deleteAction")->trigger();
+    QVERIFY2(asked.contains("20260101-000000000-first"), qPrintable(asked));
+    QVERIFY(QFileInfo::exists(first + "/summary.json"));
+    QVERIFY(window.runsModel()->rowOf(first) >= 0);
+
+    const QVector<int> selected = view->selectedRows();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    view->setFocus();
+    QTRY_VERIFY(view->hasFocus());
+    QTest::keyClick(view, Qt::Key_Tab);
+    QTRY_VERIFY(!view->hasFocus());
+    QCOMPARE(view->selectedRows(), selected);
+  }
+
   // A run another process trains (the CLI, a sweep) appears in the open window, its row and
   // selected curves follow what that process writes, and it goes once its folder is deleted.
   void runsWrittenElsewhereAppearAndFollowTheirFolders() {
@@ -1214,7 +1298,24 @@ class TestMainWindow final : public QObject {
     QVERIFY2(!window.statusText().contains("--") && !window.statusText().contains("ensemble-lab-cli"),
              qPrintable(window.statusText()));
     QTRY_VERIFY(window.findChild<QWidget*>("errorMessage") != nullptr);
+    if (learningRate == "1e9") {
+      // The rows it kept of the steps before the loss diverged are plotted, as the same run
+      // read from disk shows them (no step event carried them: "No logged step yet").
+      QVERIFY(!readMetricsCsv(event.runDirectory + "/metrics.csv").empty());
+      auto* canvas = window.plots()[0]->findChild<QCustomPlot*>();
+      const auto pointsShown = [canvas] {
+        int points = 0;
+        for (int g = 0; g < canvas->graphCount(); ++g) points += canvas->graph(g)->dataCount();
+        return points;
+      };
+      QTRY_VERIFY(pointsShown() > 0);
+      // It failed before its first checkpoint: nothing to resume from, so Resume is not offered.
+      window.runsView()->selectRow(window.runsModel()->rowOf(QString::fromStdString(event.runDirectory)));
+      QVERIFY(!window.findChild<QAction*>("resumeAction")->isEnabled());
+    }
     if (faultPath == ".pt") {
+      window.runsView()->selectRow(window.runsModel()->rowOf(QString::fromStdString(event.runDirectory)));
+      QVERIFY(window.findChild<QAction*>("resumeAction")->isEnabled());
       // The epoch-1 checkpoint survives and the run can be resumed from it.
       QCOMPARE(Trainer::open(event.runDirectory)->globalStep(), int64_t(16));
     }

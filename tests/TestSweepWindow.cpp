@@ -133,6 +133,12 @@ class TestSweepWindow final : public QObject {
     QCOMPARE(table->index(2, SweepPanel::Column::TestAccuracy).data().toString(), QString::number(*accuracy, 'f', 4));
     QVERIFY2(window.sweepPanel()->summaryText().contains("4 of 4 jobs done, finished"),
              qPrintable(window.sweepPanel()->summaryText()));
+    // A failed job is told in the status line, by name, and in the Sweep tab: no message box
+    // per job to click away (two had stacked up here).
+    QVERIFY(window.findChildren<QMessageBox*>("errorMessage").isEmpty());
+    QVERIFY2(window.statusText().startsWith("Sweep job 004-seed=1-lr=") && window.statusText().contains(" failed: ") &&
+                 window.statusText().contains("NaN"),
+             qPrintable(window.statusText()));
     for (const SweepJob& job : queue.sweep().jobs) {
       QVERIFY(window.runsModel()->rowOf(queue.folder() + "/" + QString::fromStdString(job.name)) >= 0);
     }

@@ -792,6 +792,39 @@ class TestUncertaintyView final : public QObject {
     QCOMPARE(map->data()->cell(7 % classes, 1), 3.0);  // the cells themselves are all there (label 1: three votes for 7)
   }
 
+  // Counts are drawn where they fit their cells, whatever the class count: at the window's
+  // 1400x900, ten classes' three-digit counts had run into each other ("364" read "864").
+  void countsThatDoNotFitTheirCellsAreNotDrawn() {
+    auto inspection = std::make_shared<Inspection>();
+    inspection->dataset = "synthetic";
+    inspection->predictions.classes = 10;
+    for (int i = 0; i < 3640; ++i) {
+      ImageVerdict verdict;
+      verdict.label = verdict.ensembleVote = i % 10;  // 364 a cell on the diagonal
+      inspection->verdicts.push_back(verdict);
+    }
+    ConfusionMatrixPlot plot;
+    plot.resize(600, 600);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.showInspection(inspection);
+    const auto countsShown = [&plot] {
+      int shown = 0, texts = 0;
+      for (int i = 0; i < plot.plot()->itemCount(); ++i) {
+        if (auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i))) {
+          ++texts;
+          shown += text->visible();
+        }
+      }
+      return texts == 100 ? shown : -1;
+    };
+    QCOMPARE(countsShown(), 100);
+    plot.resize(160, 160);  // cells of about 10 px
+    QTRY_COMPARE(countsShown(), 0);
+    plot.resize(600, 600);
+    QTRY_COMPARE(countsShown(), 100);
+  }
+
   void cleanupTestCase() { m_view.reset(); }
 };
 

@@ -3,7 +3,9 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "ui/ClassNames.h"
@@ -17,6 +19,8 @@ namespace {
 /// into each other, 256 drew a black block of digits): the colours and a click on a cell
 /// tell them, and only every k-th class is named on the axes.
 constexpr int64_t kMostClassesWithCounts = 20;
+/// The counts' type size, in points.
+constexpr int kCountPointSize = 7;
 
 }  // namespace
 
@@ -33,6 +37,8 @@ ConfusionMatrixPlot::ConfusionMatrixPlot(QWidget* parent) : QWidget(parent), m_p
   connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
     if (const auto cell = cellAt(event->position())) emit cellClicked(*cell);
   });
+  // Each layout (a resize, a replot) decides again whether the counts fit their cells.
+  connect(m_plot, &QCustomPlot::afterLayout, this, &ConfusionMatrixPlot::showCountsThatFit);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot);
@@ -60,6 +66,25 @@ void ConfusionMatrixPlot::highlight(const std::optional<ConfusionCell>& cell) {
     m_outline->setPen(QPen(QColor(255, 140, 0), 3));
   }
   m_plot->replot();
+}
+
+void ConfusionMatrixPlot::showCountsThatFit() {
+  // The counts are drawn where the widest fits its cell, whatever the class count: at the
+  // window's 1400x900, ten classes' cells were 13 px wide and "364" ran into its neighbour,
+  // reading "864". Hidden, the colours and a click on a cell (the gallery) tell them.
+  if (m_classes <= 0) return;
+  const QFontMetrics metrics(QFont(font().family(), kCountPointSize));
+  QVector<QCPItemText*> counts;
+  int widest = 0;
+  for (int i = 0; i < m_plot->itemCount(); ++i) {
+    if (auto* text = qobject_cast<QCPItemText*>(m_plot->item(i))) {
+      counts.push_back(text);
+      widest = std::max(widest, metrics.horizontalAdvance(text->text()));
+    }
+  }
+  const QRect cells = m_plot->axisRect()->rect();
+  const bool fit = widest + 2 <= cells.width() / double(m_classes) && metrics.height() <= cells.height() / double(m_classes);
+  for (QCPItemText* text : counts) text->setVisible(fit);
 }
 
 void ConfusionMatrixPlot::setTitle(const QString& title, const QColor& color) {
@@ -106,7 +131,7 @@ void ConfusionMatrixPlot::showInspection(const std::shared_ptr<const Inspection>
       auto* text = new QCPItemText(m_plot);
       text->position->setCoords(double(predicted), double(label));
       text->setText(QString::number(count));
-      text->setFont(QFont(font().family(), 7));
+      text->setFont(QFont(font().family(), kCountPointSize));
     }
   }
   // The colours span the mistakes only (the diagonal saturates), so the off-diagonal

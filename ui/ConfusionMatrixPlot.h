@@ -40,6 +40,9 @@ class ConfusionMatrixPlot final : public QWidget {
   void cellClicked(const ensemble::ConfusionCell& cell);
 
  private:
+  /// Shows the counts where the widest fits its cell at the plot's size now, hides them where not.
+  void showCountsThatFit();
+
   QCustomPlot* m_plot;
   QCPTextElement* m_title;
   std::shared_ptr<const Inspection> m_inspection;

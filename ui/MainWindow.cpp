@@ -8,10 +8,12 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -113,7 +115,13 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
   m_form->load(settings);
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
-  if (!settings.contains("window/geometry")) resize(1400, 900);
+  // The size it had (1400x900 the first time), within the screen it opens on: 1400x900 had
+  // put a 1280x720 screen's status bar and two plots out of reach, and Qt shrinks a window
+  // saved on a larger screen to two thirds of this one (853x480, one plot in sight).
+  if (!isMaximized() && !isFullScreen()) {
+    const QSize wanted = settings.value("window/size", QSize(1400, 900)).toSize();
+    resize(screen() ? wanted.boundedTo(screen()->availableGeometry().size()) : wanted);
+  }
   updateActions();
   m_status->setText(tr("Ready. %1 past run(s) in %2").arg(m_runs->rowCount()).arg(m_runsRoot));
 }
@@ -237,8 +245,11 @@ void MainWindow::updateActions() {
   const int first = m_runsView->firstSelectedRow();
   const bool selected = first >= 0;
   const RunRecord* firstRun = selected ? &m_runs->record(first) : nullptr;
+  // ...and has a checkpoint to go on from (a run that failed before its first one offered
+  // Resume, which answered with a "Run failed" refusal).
   const bool resumable = firstRun && !firstRun->training && !firstRun->trainingElsewhere && firstRun->summary &&
-                         firstRun->summary->status != RunStatus::Completed;
+                         firstRun->summary->status != RunStatus::Completed &&
+                         !QDir(firstRun->directory + "/checkpoints").entryList({"step-*"}, QDir::Dirs).isEmpty();
   m_export->updateFor(m_runsView->selectedRows());
   for (QAction* action : {m_resumeSelected, m_runsView->resumeAction()}) action->setEnabled(resumable && !running);
   for (QAction* action : {m_evaluateSelected, m_runsView->evaluateAction()}) action->setEnabled(selected && !running);
@@ -349,7 +360,16 @@ void MainWindow::onRunFinished(const RunFinishedEvent& event) {
   showEnsembleBreakdownIfSelected(m_runs->runFinished(event));
   const QString message = inLabels(event.message);
   m_status->runFinished(event, message);
-  if (event.status == RunStatus::Failed) showError(tr("The run failed"), message);
+  const QFileInfo run(QString::fromStdString(event.runDirectory));
+  const bool sweepJob = m_sweepQueue->hasSweep() && run.absolutePath() == QFileInfo(m_sweepQueue->folder()).absoluteFilePath();
+  if (event.status == RunStatus::Failed && sweepJob) {
+    // The Sweep tab lists each job's message, and the sweep goes on: one box a failed job had
+    // stacked up, naming no job, for the person to click away at the end.
+    m_status->setText(tr("Sweep job %1 failed: %2").arg(run.fileName(), message));
+  } else if (event.status == RunStatus::Failed) {
+    showError(tr("The run failed"), message);
+  }
+  if (event.status == RunStatus::Failed) showRunsOnPlots();  // its curves as metrics.csv kept them
   m_plotPanel->markChanged();
   updateActions();
 }
@@ -494,6 +514,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   QSettings settings;
   m_form->save(settings);
   settings.setValue("window/geometry", saveGeometry());
+  if (normalGeometry().isValid()) settings.setValue("window/size", normalGeometry().size());
   settings.setValue("window/state", saveState());
   event->accept();
 }

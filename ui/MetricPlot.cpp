@@ -41,6 +41,9 @@ MetricPlot::MetricPlot(Metric metric, QWidget* parent)
   m_plot->xAxis->setLabel(isTrain(metric) ? "step" : "epoch");
   m_plot->yAxis->setLabel(isLoss(metric) ? "loss (NLL)" : "accuracy");
   m_plot->legend->setVisible(false);  // shown once it has entries
+  // Entries are added by name (rebuild): added with every graph and most taken out again,
+  // each removal re-laid the legend's grid, and selecting 3,000 runs froze the window for minutes.
+  m_plot->setAutoAddPlottableToLegend(false);
   m_hint = addPlotHint(m_plot);
   showPlotHint(m_hint, whyEmpty());
   showEmptyRanges();
@@ -134,6 +137,7 @@ void MetricPlot::followData() {
 
 void MetricPlot::rebuild() {
   m_needsReplot = true;
+  m_plot->legend->clearItems();  // at once, the grid laid out once: before the plottables, which take theirs one by one
   m_plot->clearPlottables();  // graphs, and a lone band point's error bars
   m_lines.clear();
   m_blockOf.clear();
@@ -165,7 +169,6 @@ void MetricPlot::rebuild() {
         QColor faded = color;
         faded.setAlpha(60);
         line.raw->setPen(QPen(faded, 1));
-        line.raw->removeFromLegend();
       }
       line.shown = m_plot->addGraph();
       line.shown->setPen(QPen(color, bold ? 2.5 : 1.0));
@@ -176,9 +179,10 @@ void MetricPlot::rebuild() {
                     : hasEnsemble || members.size() > 1 ? tr("member %1").arg(member)
                                                         : tr("model");
       int block = overlaid ? r : -1;
+      bool listed = true;
       if (oneEntryForMembers && member != RunCurves::kEnsemble) {
         who = tr("members 0–%1 (thin)").arg(memberCount - 1);
-        if (membersNamed) line.shown->removeFromLegend();
+        listed = !membersNamed;  // the first member's line names them all
         membersNamed = true;
         if (!overlaid && membersBlock < 0) membersBlock = nextBlock++;
         if (!overlaid) block = membersBlock;
@@ -192,6 +196,7 @@ void MetricPlot::rebuild() {
       // run, and at 1400x900 two runs' legends took half of each plot's height.)
       const bool named = overlaid && !run->label().isEmpty() && bold;
       line.shown->setName(named ? run->label() : who);
+      if (listed) line.shown->addToLegend();
       m_lines.push_back(line);
     }
   }
@@ -234,7 +239,6 @@ void MetricPlot::addGroup(int index, const QColor& color) {
   fill.setAlpha(55);
   graphs.lower = m_plot->addGraph();
   graphs.lower->setPen(QPen(fill, 1));
-  graphs.lower->removeFromLegend();
   graphs.upper = m_plot->addGraph();
   graphs.upper->setPen(QPen(fill, 1));
   graphs.upper->setBrush(fill);
@@ -244,8 +248,7 @@ void MetricPlot::addGroup(int index, const QColor& color) {
   if (!isTrain(m_metric)) graphs.mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
   graphs.mean->setName(tr("%1: mean").arg(group.label()));
   graphs.upper->setName(deviation ? tr("%1: ± 1 std").arg(group.name()) : tr("%1: min–max").arg(group.name()));
-  graphs.upper->removeFromLegend();  // the legend lists the mean, then its band
-  graphs.upper->addToLegend();
+  graphs.mean->addToLegend();  // the legend lists the mean, then its band (the upper edge's entry, or the bar's)
   graphs.lower->setData(keys, lower, true);
   graphs.upper->setData(keys, upper, true);
   graphs.mean->setData(keys, mean, true);
@@ -259,7 +262,9 @@ void MetricPlot::addGroup(int index, const QColor& color) {
     graphs.bars->setPen(QPen(color.darker(115), 1.5));
     graphs.bars->setWhiskerWidth(10);
     graphs.bars->setName(graphs.upper->name());
-    graphs.upper->removeFromLegend();
+    graphs.bars->addToLegend();
+  } else {
+    graphs.upper->addToLegend();
   }
   m_groupGraphs.push_back(graphs);
 }
@@ -414,7 +419,7 @@ QString MetricPlot::exportTo(const QString& path, const QString& caption) {
   fitLegend(std::max(width(), 640));
   const QString error = exportPlot(m_plot, path, caption);
   if (unnamed) {  // back in their places: the legend only appends
-    for (QCPAbstractPlottable* plottable : order) plottable->removeFromLegend();
+    m_plot->legend->clearItems();
     for (QCPAbstractPlottable* plottable : order) plottable->addToLegend();
   }
   placeLegend(m_ownLegend);

@@ -5,7 +5,12 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMessageBox>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <system_error>
 
+#include "core/io/RemoveTree.h"
 #include "ui/RunsModel.h"
 
 namespace ensemble::ui {
@@ -49,9 +54,13 @@ void RunFolderActions::rename(int row) {
       QInputDialog::getText(m_window, tr("Rename run"), tr("New name:"), QLineEdit::Normal, record.name(), &ok).trimmed();
   if (!ok || name.isEmpty() || name == record.name()) return;
   if (name.contains('/')) return emit failed(tr("Rename"), tr("A run name cannot contain '/'."));
+  // The runs list leaves hidden folders out: the run had vanished from the window, for good.
+  if (name.startsWith('.')) return emit failed(tr("Rename"), tr("A run name cannot start with '.': such a folder is hidden, and the runs list leaves it out."));
   const QString target = QFileInfo(record.directory).absolutePath() + "/" + name;
-  if (QFileInfo::exists(target) || !QDir().rename(record.directory, target)) {
-    return emit failed(tr("Rename"), tr("Could not rename to %1 (does it exist already?)").arg(name));
+  if (QFileInfo::exists(target)) return emit failed(tr("Rename"), tr("Something named %1 exists already in the runs folder.").arg(name));
+  if (std::rename(QFile::encodeName(record.directory).constData(), QFile::encodeName(target).constData()) != 0) {
+    // The system's reason (a name too long, a read-only disk): it had been guessed as "does it exist already?".
+    return emit failed(tr("Rename"), tr("Could not rename %1: %2.").arg(record.name(), QString::fromLocal8Bit(std::strerror(errno))));
   }
   m_runs.setDirectory(row, target);
   emit runsChanged();
@@ -66,15 +75,31 @@ void RunFolderActions::remove(const QVector<int>& rows) {
                                ? tr("Delete this run's folder, with its checkpoints, from disk?\n\n%1")
                                : tr("Delete these %n runs' folders, with their checkpoints, from disk?\n\n%1", nullptr,
                                     int(rows.size()));
+  // No is the default: a stray Enter keeps the runs.
   if (QMessageBox::question(m_window, rows.size() == 1 ? tr("Delete run") : tr("Delete runs"),
-                            question.arg(namesOf(m_runs, rows))) != QMessageBox::Yes) {
+                            question.arg(namesOf(m_runs, rows)), QMessageBox::Yes | QMessageBox::No,
+                            QMessageBox::No) != QMessageBox::Yes) {
     return;
   }
+  QStringList kept;
   for (auto it = rows.rbegin(); it != rows.rend(); ++it) {  // from the bottom: rows above keep their index
-    QDir(m_runs.record(*it).directory).removeRecursively();
-    m_runs.remove(*it);
+    std::error_code error;
+    if (removeTree(m_runs.record(*it).directory.toStdString(), error)) {
+      m_runs.remove(*it);
+    } else {
+      // What the disk would not let go stays listed: the row had gone without a word, and the
+      // run came back at the next start (a read-only disk, a share, another user's files).
+      kept.prepend(tr("%1: %2").arg(m_runs.record(*it).name(), QString::fromStdString(error.message())));
+    }
   }
   emit runsChanged();
+  if (!kept.isEmpty()) {
+    emit failed(tr("Delete"), (kept.size() == 1 ? tr("This run folder could not be deleted, and stays in the list (what "
+                                                     "could be removed of it is gone):\n\n%1")
+                                                : tr("These run folders could not be deleted, and stay in the list "
+                                                     "(what could be removed of them is gone):\n\n%1"))
+                                  .arg(kept.join('\n')));
+  }
 }
 
 }  // namespace ensemble::ui

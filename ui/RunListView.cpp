@@ -15,6 +15,9 @@ RunListView::RunListView(RunsModel& runs, QWidget* parent)
   setModel(&runs);
   setSelectionBehavior(QAbstractItemView::SelectRows);
   setSelectionMode(QAbstractItemView::ExtendedSelection);
+  // Tab leaves the list (arrow keys move in it): it had walked the table cell by cell, each
+  // row it reached selected and plotted, some 18 presses a run.
+  setTabKeyNavigation(false);
   // Every column as wide as its content, run names first among them; the spare width stays
   // empty at the right instead of going to the last column.
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

@@ -563,6 +563,9 @@ int RunsModel::runFinished(const RunFinishedEvent& event) {
   run.training = false;
   run.paused = false;
   if (event.summary) run.summary = event.summary;
+  // A run that diverged writes the rows of its last steps as it fails, which no step event
+  // carried: its curves are read again from metrics.csv (the window had shown "No logged step yet").
+  if (event.status == RunStatus::Failed) run.curves.reset();
   run.stamps = RunFileStamps::of(run.directory);  // what it wrote is what the row shows
   rowChanged(row);
   return row;
