@@ -123,6 +123,19 @@ class TestMainWindow final : public QObject {
   qint64 m_worstGap = 0;      ///< the longest gap between ticks, less the waits for a core
   qint64 m_worstWallGap = 0;  ///< the longest gap as a clock sees it
 
+  /// A runs folder of two finished runs, 20260101-000000000-first and 20260102-000000000-second
+  /// (copies of the past single-model run's files, not its checkpoints).
+  bool copyPastRunAsFirstAndSecond(const QString& root) {
+    const QString past = m_root.filePath("20260101-000000000-single-cnn");
+    for (const QString name : {"20260101-000000000-first", "20260102-000000000-second"}) {
+      if (!QDir(root).mkpath(name)) return false;
+      for (const QString file : {"config.json", "summary.json", "metrics.csv"}) {
+        if (!QFile::copy(past + "/" + file, root + "/" + name + "/" + file)) return false;
+      }
+    }
+    return true;
+  }
+
  private slots:
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
@@ -1027,13 +1040,7 @@ class TestMainWindow final : public QObject {
   // the question had said only "Delete 1 run folder(s)".
   void theRunMenuActsOnTheRunUnderThePointer() {
     QTemporaryDir root;
-    const QString past = m_root.filePath("20260101-000000000-single-cnn");
-    for (const QString name : {"20260101-000000000-first", "20260102-000000000-second"}) {
-      QVERIFY(QDir(root.path()).mkpath(name));
-      for (const QString file : {"config.json", "summary.json", "metrics.csv"}) {
-        QVERIFY(QFile::copy(past + "/" + file, root.filePath(name + "/" + file)));
-      }
-    }
+    QVERIFY(copyPastRunAsFirstAndSecond(root.path()));
     MainWindow window(root.path());
     window.resize(1400, 900);
     window.show();
@@ -1092,13 +1099,7 @@ class TestMainWindow final : public QObject {
   // and Tab leaves the list instead of walking its cells, selecting each row it passes.
   void theRunFolderActionsSayWhatTheyCannotDo() {
     QTemporaryDir root;
-    const QString past = m_root.filePath("20260101-000000000-single-cnn");
-    for (const QString name : {"20260101-000000000-first", "20260102-000000000-second"}) {
-      QVERIFY(QDir(root.path()).mkpath(name));
-      for (const QString file : {"config.json", "summary.json", "metrics.csv"}) {
-        QVERIFY(QFile::copy(past + "/" + file, root.filePath(name + "/" + file)));
-      }
-    }
+    QVERIFY(copyPastRunAsFirstAndSecond(root.path()));
     MainWindow window(root.path());
     window.resize(1400, 900);
     window.show();
