@@ -383,7 +383,7 @@ class TestExperimentConfig final : public QObject {
     QCOMPARE(phraseMessage(message, FieldNaming::Flags),
              std::string("try a smaller --lr or --batch-size; see --out DIR; ensemble-lab-cli resume --run '/r 1'; nope {{"));
     QCOMPARE(phraseMessage(message, FieldNaming::Labels),
-             std::string("try a smaller \"Learning rate\" or \"Batch size\"; see another runs folder; "
+             std::string("try a smaller \"Learning rate\" or \"Batch size\"; see another runs folder (ensemble-lab --runs DIR); "
                          "Run > Resume selected run, with r 1 selected; nope {{"));
     QCOMPARE(phraseMessage(message, FieldNaming::Keys),
              std::string("try a smaller lr or batch_size; see out; ensemble-lab-cli resume --run '/r 1'; nope {{"));

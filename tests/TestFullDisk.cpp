@@ -77,6 +77,20 @@ class TestFullDisk final : public QObject {
     for (const QString& row : rows) QCOMPARE(row.count(','), rows.front().count(','));
     QVERIFY(QDir(run + "/checkpoints").entryList({".incomplete-*", ".removing-*"}, QDir::Dirs | QDir::Hidden).size() <= 1);
 
+    if (leave == 0) {
+      // The disk read-only now: resume says the run's own folder must be writable, and how to go
+      // on. (It had said "cannot trim ...; choose a folder you can write to (--out DIR)", a flag
+      // resume does not take: a run resumes in its folder.)
+      QVERIFY(m_disk.setReadOnly(true));
+      QString readOnly;
+      const int code = runCli({"resume", "--run", run}, &readOnly);
+      QVERIFY(m_disk.setReadOnly(false));
+      QVERIFY2(code == 1 && readOnly.contains("Read-only file system; a run resumes in its own folder, which must be "
+                                              "writable: copy the run folder to a disk you can write to, and resume "
+                                              "the copy") && !readOnly.contains("--out"),
+               qPrintable(readOnly));
+    }
+
     // The run folder moved to a disk with room: resume ends as the uninterrupted run.
     const QString moved = m_dir.filePath("moved-" + tag);
     QCOMPARE(QProcess::execute("cp", {"-a", run, moved}), 0);

@@ -390,7 +390,7 @@ std::string phraseMention(const std::string& mention, FieldNaming naming, const 
   }
   if (mention == "out") {
     if (!outputMention.empty()) return outputMention;
-    return naming == FieldNaming::Flags ? "--out DIR" : naming == FieldNaming::Labels ? "another runs folder" : "out";
+    return naming == FieldNaming::Flags ? "--out DIR" : naming == FieldNaming::Labels ? "another runs folder (ensemble-lab --runs DIR)" : "out";
   }
   const ConfigField* field = configFieldByKey(mention);
   if (!field || naming == FieldNaming::Keys) return mention;

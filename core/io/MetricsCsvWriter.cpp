@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "core/common/Error.h"
@@ -41,7 +42,16 @@ MetricsCsvWriter::MetricsCsvWriter(std::string path, std::optional<std::uint64_t
       keep = text.size() - (torn ? torn->text.size() : 0);
     }
     if (::truncate(m_path.c_str(), off_t(keep)) != 0) {
-      throw IoError(describeIoFailure("cannot trim", m_path, errno));
+      const int error = errno;
+      // Resuming writes on in the run's own folder, which cannot move: "choose a folder you
+      // can write to" (an output's advice) was none, and "trim" no word of the user's.
+      std::string message = "cannot go on writing " + m_path + " (cut back to the checkpoint's rows): " + std::strerror(error);
+      if (error == ENOSPC || error == EDQUOT) message += "; free some disk space and try again";
+      if (error == EACCES || error == EPERM || error == EROFS) {
+        message += "; a run resumes in its own folder, which must be writable: copy the run folder to a disk you can "
+                   "write to, and resume the copy";
+      }
+      throw IoError(message);
     }
   }
   m_file = std::fopen(m_path.c_str(), "a+b");  // + : flushedText reads it back
