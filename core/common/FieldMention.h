@@ -11,7 +11,8 @@ namespace ensemble::mention {
 /// in the window, "lr" in files.
 inline std::string field(const std::string& key) { return "{{" + key + "}}"; }
 
-/// Where a run's files go: "--out DIR" in the CLI, "another runs folder" in the window.
+/// Where a run's files go: "--out DIR" in the CLI, "another runs folder (ensemble-lab --runs
+/// DIR)" in the window, which opens on one runs folder.
 inline std::string outputFolder() { return "{{out}}"; }
 
 /// How to continue the run in `runDirectory` from its last checkpoint.

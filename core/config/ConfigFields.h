@@ -61,7 +61,7 @@ std::optional<bool> parseSwitch(const std::string& text);
 /// How a front end names a setting in a message (Error.h, FieldMention.h).
 enum class FieldNaming {
   Flags,   ///< the CLI: "--lr", "--out DIR", "ensemble-lab-cli resume --run DIR"
-  Labels,  ///< the window: "\"Learning rate\"", "another runs folder", "Run > Resume selected run"
+  Labels,  ///< the window: "\"Learning rate\"", "another runs folder (ensemble-lab --runs DIR)", "Run > Resume selected run"
   Keys,    ///< files (summary.json): "lr", "out", and the CLI's resume command
 };
 
