@@ -92,8 +92,10 @@ void SilentStoreWatch::watch() {
       ::shutdown(fd, SHUT_RDWR);
       m_fired = true;
     }
-    if (m_fired) return;
-    // No connection yet: the client is still trying to connect (which its own timeout
+    // Watched on until the rendezvous ends: a client shut down while it connects tries again
+    // (LibTorch 2.x's retries until its timeout), and that connection is as silent. Watching
+    // stopped after the first pass, a CI run's rank 1 waited on the second for ever.
+    // Without a connection yet, the client is still trying to connect (which its own timeout
     // ends), and a connection made from here on gets the whole limit to be answered.
     m_lastHeard = Clock::now();
   }

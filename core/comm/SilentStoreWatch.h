@@ -6,7 +6,9 @@
 // --master-port held a rank there for ever, --timeout or not. The rendezvous says it
 // has heard the store at each step of its polling; after `limit` of silence this watch
 // shuts down this process's connections to the store's port that were opened since it
-// began, which ends the waiting call with an error that Rendezvous then names. Torch-free.
+// began, which ends the waiting call with an error that Rendezvous then names, and goes on
+// doing so after each further `limit` of silence (a client may connect again) until the
+// rendezvous ends. Torch-free.
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
