@@ -7,8 +7,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ensemble {
 namespace {
@@ -40,11 +44,30 @@ int peerPort(int fd) {
   return 0;
 }
 
-/// This process's open descriptors that are TCP connections to `port` (any host).
-std::set<int> connectionsToPort(int port) {
-  std::set<int> connections;
+/// What descriptor `fd` is open on, as /proc/self/fd names it ("socket:[81234]" for a
+/// socket: its inode, which no later socket shares), or "" when it is closed.
+std::string openedObject(int fd) {
+  char target[256];
+  const std::string link = "/proc/self/fd/" + std::to_string(fd);
+  const ssize_t length = ::readlink(link.c_str(), target, sizeof target - 1);
+  return length > 0 ? std::string(target, std::size_t(length)) : std::string();
+}
+
+/// The sockets this process holds open now, by what they are open on.
+std::set<std::string> openSockets() {
+  std::set<std::string> sockets;
   for (const int fd : openDescriptors()) {
-    if (peerPort(fd) == port) connections.insert(fd);
+    if (std::string object = openedObject(fd); object.rfind("socket:", 0) == 0) sockets.insert(std::move(object));
+  }
+  return sockets;
+}
+
+/// This process's open descriptors that are TCP connections to `port` (any host), with what
+/// each is open on.
+std::vector<std::pair<int, std::string>> connectionsToPort(int port) {
+  std::vector<std::pair<int, std::string>> connections;
+  for (const int fd : openDescriptors()) {
+    if (peerPort(fd) == port) connections.emplace_back(fd, openedObject(fd));
   }
   return connections;
 }
@@ -54,7 +77,7 @@ std::set<int> connectionsToPort(int port) {
 SilentStoreWatch::SilentStoreWatch(int storePort, std::chrono::milliseconds limit)
     : m_storePort(storePort),
       m_limit(limit),
-      m_descriptorsBefore(openDescriptors()),
+      m_socketsBefore(openSockets()),
       m_lastHeard(Clock::now()),
       m_thread([this] { watch(); }) {}
 
@@ -85,8 +108,10 @@ void SilentStoreWatch::watch() {
       m_wake.wait_until(lock, deadline);
       continue;
     }
-    for (const int fd : connectionsToPort(m_storePort)) {
-      if (m_descriptorsBefore.count(fd)) continue;
+    for (const auto& [fd, socket] : connectionsToPort(m_storePort)) {
+      // Told apart by socket, not by number: a descriptor another thread closed since may have
+      // been given to the store client's new connection, which was then never shut down.
+      if (m_socketsBefore.count(socket)) continue;
       // Shut down, not closed: the store client still owns the descriptor and closes it;
       // its waiting recv() returns at once, as if the peer had left.
       ::shutdown(fd, SHUT_RDWR);

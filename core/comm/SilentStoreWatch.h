@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 
 namespace ensemble {
@@ -37,7 +38,7 @@ class SilentStoreWatch final {
 
   const int m_storePort;
   const std::chrono::milliseconds m_limit;
-  const std::set<int> m_descriptorsBefore;  ///< open before the watch began: not the store's
+  const std::set<std::string> m_socketsBefore;  ///< open before the watch began ("socket:[inode]"): not the store's
   mutable std::mutex m_mutex;
   std::condition_variable m_wake;
   Clock::time_point m_lastHeard;
