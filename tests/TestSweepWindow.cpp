@@ -240,6 +240,13 @@ class TestSweepWindow final : public QObject {
       QVERIFY(!window.controller()->isRunning());
       QCOMPARE(statesOnDisk(folder), states(queue));
     }  // the window closes with the sweep unfinished
+    // As if killed between naming its checkpoint and writing `latest`: the job still goes on
+    // from its checkpoint (its folder, marker and all, is kept), not cleared and begun again.
+    const QString cancelled = folder + "/004-seed=3";
+    QVERIFY(QFile::remove(cancelled + "/checkpoints/latest"));
+    QFile marker(cancelled + "/kept-marker");
+    QVERIFY(marker.open(QIODevice::WriteOnly));
+    marker.close();
 
     MainWindow window(root);
     window.show();
@@ -258,6 +265,7 @@ class TestSweepWindow final : public QObject {
     const int row = window.runsModel()->rowOf(folder + "/004-seed=3");
     QVERIFY(row >= 0);
     QCOMPARE(window.runsModel()->record(row).summary->epochsCompleted, int64_t(3));
+    QVERIFY(QFileInfo::exists(cancelled + "/kept-marker"));
     QCOMPARE(statesOnDisk(folder), states(queue));
   }
 };

@@ -8,7 +8,6 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QFileDialog>
-#include <QDir>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
@@ -22,6 +21,7 @@
 
 #include "core/common/TextFormat.h"
 #include "core/common/ErrorMessage.h"
+#include "core/io/CheckpointPresence.h"
 #include "core/io/RunDirectory.h"
 #include "ui/DialogFolders.h"
 #include "ui/EngineMessage.h"
@@ -249,7 +249,7 @@ void MainWindow::updateActions() {
   // Resume, which answered with a "Run failed" refusal).
   const bool resumable = firstRun && !firstRun->training && !firstRun->trainingElsewhere && firstRun->summary &&
                          firstRun->summary->status != RunStatus::Completed &&
-                         !QDir(firstRun->directory + "/checkpoints").entryList({"step-*"}, QDir::Dirs).isEmpty();
+                         holdsACheckpoint((firstRun->directory + "/checkpoints").toStdString());
   m_export->updateFor(m_runsView->selectedRows());
   for (QAction* action : {m_resumeSelected, m_runsView->resumeAction()}) action->setEnabled(resumable && !running);
   for (QAction* action : {m_evaluateSelected, m_runsView->evaluateAction()}) action->setEnabled(selected && !running);

@@ -4,6 +4,7 @@
 #include <QFileInfo>
 
 #include "core/common/ErrorMessage.h"
+#include "core/io/CheckpointPresence.h"
 #include "ui/RunController.h"
 
 namespace ensemble::ui {
@@ -120,7 +121,9 @@ void SweepQueue::startNext() {
     SweepJob& job = m_sweep.jobs[std::size_t(j)];
     if (job.status == JobStatus::Completed || job.status == JobStatus::Failed) continue;
     const QString folder = jobFolder(j);
-    const bool checkpointed = QFileInfo::exists(folder + "/checkpoints/latest");
+    // The engine's rule, as `sweep --resume` has it: a job killed before it wrote `latest` has
+    // a whole step-* checkpoint, which clearing the job for a fresh start would have deleted.
+    const bool checkpointed = holdsACheckpoint((folder + "/checkpoints").toStdString());
     m_running = j;
     job.status = JobStatus::Running;
     job.message.clear();

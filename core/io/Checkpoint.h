@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/common/TensorDict.h"
+#include "core/io/CheckpointPresence.h"
 
 namespace ensemble {
 
@@ -36,9 +37,6 @@ std::string writeCheckpoint(const std::string& checkpointsDir, int64_t globalSte
 /// retired folders); a run does this when it resumes, so the folder holds only whole
 /// checkpoints. A step-* folder is never half-written nor half-deleted.
 void removeIncompleteCheckpoints(const std::string& checkpointsDir);
-
-/// Whether `checkpointsDir` holds a checkpoint: `latest`, or a whole step-* folder.
-bool holdsACheckpoint(const std::string& checkpointsDir);
 
 /// The folder checkpoints/latest points to, or where that folder was removed (or `latest`
 /// itself is missing), the newest checkpoint left. Throws CheckpointError when there is
