@@ -3,11 +3,10 @@
 
 #include <torch/torch.h>
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cstdio>
 
+#include "core/common/Crc32.h"
 #include "core/common/Error.h"
 #include "core/data/IdxFile.h"
 
@@ -26,17 +25,12 @@ Dataset Dataset::firstSamples(int64_t count) const {
 }
 
 std::string Dataset::contentDigest() const {
-  uLong crc = crc32(0L, Z_NULL, 0);
+  std::uint32_t crc = 0;
   for (const at::Tensor& part : {images.to(torch::kCPU, torch::kUInt8).contiguous(), labels.to(torch::kCPU, torch::kInt64).contiguous()}) {
-    const auto* bytes = static_cast<const Bytef*>(part.data_ptr());
-    for (std::size_t done = 0, total = std::size_t(part.nbytes()); done < total;) {  // crc32 takes a uInt length
-      const uInt chunk = uInt(std::min<std::size_t>(total - done, std::size_t(1) << 30));
-      crc = crc32(crc, bytes + done, chunk);
-      done += chunk;
-    }
+    crc = crc32Extend(crc, part.data_ptr(), std::size_t(part.nbytes()));
   }
   char text[9];
-  std::snprintf(text, sizeof text, "%08lx", static_cast<unsigned long>(crc & 0xffffffffUL));
+  std::snprintf(text, sizeof text, "%08lx", static_cast<unsigned long>(crc));
   return text;
 }
 

@@ -6,13 +6,13 @@
 #include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/csrc/jit/serialization/pickler.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string_view>
 
+#include "core/common/Crc32.h"
 #include "core/common/Error.h"
 #include "core/common/JsonErrorText.h"
 #include "core/common/FieldMention.h"
@@ -68,16 +68,7 @@ std::string stepFolderName(int64_t step) {
   return name;
 }
 
-std::uint32_t crc32Of(const std::string& bytes) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  std::size_t offset = 0;
-  while (offset < bytes.size()) {  // zlib takes uInt lengths
-    const uInt chunk = uInt(std::min<std::size_t>(bytes.size() - offset, 1u << 30));
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + offset), chunk);
-    offset += chunk;
-  }
-  return std::uint32_t(crc);
-}
+std::uint32_t crc32Of(const std::string& bytes) { return crc32Extend(0, bytes.data(), bytes.size()); }
 
 /// A state dict as Python's torch.save writes one: a zip archive of data.pkl (a plain dict
 /// of name -> tensor) and one record per tensor. torch::pickle_save would tag the dict with
