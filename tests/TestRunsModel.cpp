@@ -3,11 +3,13 @@
 // back from its folder while it trains), past runs read from theirs, and a damaged
 // folder shown as unreadable with the reason.
 #include <QFile>
+#include <QHeaderView>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
 #include "ui/PlotSelection.h"
+#include "ui/RunListView.h"
 #include "ui/RunDistinctions.h"
 #include "ui/RunsModel.h"
 
@@ -241,6 +243,114 @@ class TestRunsModel final : public QObject {
     QCOMPARE(cell(model, model.liveRow(), RunsModel::Status), QString("running"));
   }
 
+  // Sorted by a column, runs follow its values (those without one last, either way), the
+  // selection stays on its runs, new runs and new numbers take their places, and -1 goes
+  // back to the folders' order. Started comes from the folder's name, or for a folder the
+  // user named, from when its config.json was written.
+  void theListSortsByAColumnAndStaysSorted() {
+    QTemporaryDir root;
+    ExperimentConfig config;
+    const auto scored = [&](const QString& name, double accuracy) {
+      const QString run = runFolder(root, name, config);
+      if (run.isEmpty() || accuracy < 0) return run;
+      return writeText(run + "/summary.json", QByteArray::fromStdString(summaryAfterEpoch(1, accuracy).toJson().dump()))
+                 ? run : QString();
+    };
+    const QString low = scored("20260101-000000000-single-cnn", 0.50);
+    const QString high = scored("20260102-000000000-single-cnn", 0.90);
+    const QString unscored = scored("20260103-000000000-single-cnn", -1);  // no epoch ended: no accuracy
+    const QString named = scored("run 10", 0.70);
+    QVERIFY(!low.isEmpty() && !high.isEmpty() && !unscored.isEmpty() && !named.isEmpty());
+    QFile configFile(named + "/config.json");
+    const QDateTime written(QDate(2025, 5, 6), QTime(7, 8, 9));
+    QVERIFY(configFile.open(QIODevice::ReadWrite) && configFile.setFileTime(written, QFileDevice::FileModificationTime));
+    configFile.close();
+    RunsModel model;
+    model.scan(root.path());
+    const auto order = [&] {
+      QStringList folders;
+      for (int row = 0; row < model.rowCount(); ++row) folders << model.record(row).name();
+      return folders.join(", ");
+    };
+    QCOMPARE(order(), QString("run 10, 20260103-000000000-single-cnn, 20260102-000000000-single-cnn, "
+                              "20260101-000000000-single-cnn"));
+    QCOMPARE(cell(model, model.rowOf(high), RunsModel::Started), QString("2026-01-02 00:00"));
+    QCOMPARE(cell(model, model.rowOf(named), RunsModel::Started), QString("2025-05-06 07:08"));
+    QItemSelectionModel selection(&model);
+    selection.select(model.index(model.rowOf(low), 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+
+    model.sort(RunsModel::TestAccuracy, Qt::DescendingOrder);
+    QCOMPARE(order(), QString("20260102-000000000-single-cnn, run 10, 20260101-000000000-single-cnn, "
+                              "20260103-000000000-single-cnn"));
+    QCOMPARE(selection.selectedRows().size(), 1);
+    QCOMPARE(selection.selectedRows().front().row(), model.rowOf(low));
+    model.sort(RunsModel::TestAccuracy, Qt::AscendingOrder);  // the run without one stays last
+    QCOMPARE(order(), QString("20260101-000000000-single-cnn, run 10, 20260102-000000000-single-cnn, "
+                              "20260103-000000000-single-cnn"));
+    QCOMPARE(selection.selectedRows().front().row(), model.rowOf(low));
+    model.sort(RunsModel::Started, Qt::AscendingOrder);
+    QCOMPARE(order(), QString("run 10, 20260101-000000000-single-cnn, 20260102-000000000-single-cnn, "
+                              "20260103-000000000-single-cnn"));
+
+    // Sorted by accuracy, a run scored later, and a new one, take their places.
+    model.sort(RunsModel::TestAccuracy, Qt::DescendingOrder);
+    QVERIFY(writeText(unscored + "/summary.json", QByteArray::fromStdString(summaryAfterEpoch(1, 0.95).toJson().dump())));
+    const QString middling = scored("20260104-000000000-single-cnn", 0.60);
+    QVERIFY(!middling.isEmpty());
+    model.refresh(root.path());
+    QCOMPARE(order(), QString("20260103-000000000-single-cnn, 20260102-000000000-single-cnn, run 10, "
+                              "20260104-000000000-single-cnn, 20260101-000000000-single-cnn"));
+    QCOMPARE(selection.selectedRows().front().row(), model.rowOf(low));
+    // Names as people read them: "run 9" before "run 10".
+    QVERIFY(!scored("run 9", 0.1).isEmpty());
+    model.refresh(root.path());
+    model.sort(RunsModel::Name, Qt::AscendingOrder);
+    QVERIFY2(order().endsWith("run 9, run 10"), qPrintable(order()));
+    // Back to the folders' order.
+    model.sort(-1);
+    QCOMPARE(order(), QString("run 9, run 10, 20260104-000000000-single-cnn, 20260103-000000000-single-cnn, "
+                              "20260102-000000000-single-cnn, 20260101-000000000-single-cnn"));
+    QCOMPARE(selection.selectedRows().front().row(), model.rowOf(low));
+  }
+
+  // A click on a column's header sorts the list by it (scores best first), a second the
+  // other way, a third back to the folders' order.
+  void clickingAHeaderSortsTheList() {
+    QTemporaryDir root;
+    ExperimentConfig config;
+    for (const auto& [name, accuracy] : {std::pair{"20260101-000000000-single-cnn", 0.9}, {"20260102-000000000-single-cnn", 0.5},
+                                         {"20260103-000000000-single-cnn", 0.7}}) {
+      const QString run = runFolder(root, name, config);
+      QVERIFY(!run.isEmpty());
+      QVERIFY(writeText(run + "/summary.json", QByteArray::fromStdString(summaryAfterEpoch(1, accuracy).toJson().dump())));
+    }
+    RunsModel model;
+    model.scan(root.path());
+    RunListView view(model);
+    view.resize(1200, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const auto accuracies = [&] {
+      QStringList shown;
+      for (int row = 0; row < model.rowCount(); ++row) shown << cell(model, row, RunsModel::TestAccuracy);
+      return shown.join(" ");
+    };
+    QCOMPARE(accuracies(), QString("0.7000 0.5000 0.9000"));
+    QHeaderView* header = view.horizontalHeader();
+    const auto clickAccuracy = [&] {
+      const QPoint at(header->sectionViewportPosition(RunsModel::TestAccuracy) + header->sectionSize(RunsModel::TestAccuracy) / 2,
+                      header->height() / 2);
+      QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, at);
+    };
+    clickAccuracy();
+    QCOMPARE(accuracies(), QString("0.9000 0.7000 0.5000"));
+    clickAccuracy();
+    QCOMPARE(accuracies(), QString("0.5000 0.7000 0.9000"));
+    clickAccuracy();
+    QCOMPARE(accuracies(), QString("0.7000 0.5000 0.9000"));
+    QCOMPARE(model.sortColumn(), -1);
+  }
+
   // Given what the watcher saw change, a refresh reads again only the runs it names (a run's
   // folder, or its metrics.csv) and looks at the folders only where it names something else
   // (the runs folder): at 10,000 runs, stamping every run on every change took 500 ms of the
@@ -436,11 +546,14 @@ class TestRunsModel final : public QObject {
     // Renamed, the other dataset's, the batch-64 and the default run are named by their
     // folders: the two momentum-0.5 runs left are seeds of one setup, which nothing added
     // tells apart.
-    model.setDirectory(1, root.filePath("kmnist"));
-    model.setDirectory(2, root.filePath("batch 64"));
-    model.setDirectory(5, root.filePath("default"));
-    QCOMPARE(model.record(3).displayName(), QString("single · lr 0.1 · seed 1"));
-    QCOMPARE(model.record(4).displayName(), QString("single · lr 0.1"));
+    // (A renamed run takes its new name's place in the list.)
+    model.setDirectory(model.rowOf(root.filePath("20260101-000000005-single-cnn")), root.filePath("kmnist"));
+    model.setDirectory(model.rowOf(root.filePath("20260101-000000004-single-cnn")), root.filePath("batch 64"));
+    model.setDirectory(model.rowOf(root.filePath("20260101-000000001-single-cnn")), root.filePath("default"));
+    QCOMPARE(model.record(model.rowOf(root.filePath("20260101-000000003-single-cnn"))).displayName(),
+             QString("single · lr 0.1 · seed 1"));
+    QCOMPARE(model.record(model.rowOf(root.filePath("20260101-000000002-single-cnn"))).displayName(),
+             QString("single · lr 0.1"));
 
     // Seeds of one setup need no distinctions: the seed tells them apart.
     QTemporaryDir seeds;

@@ -323,9 +323,10 @@ void MainWindow::openSweep(const QString& folder) {
 
 void MainWindow::resumeRun(int row) {
   if (m_controller->isRunning()) return;
+  const RunRecord run = m_runs->record(row);  // marked as running, a sorted list may move it
   m_runs->markResuming(row);
-  m_status->setText(tr("Resuming %1…").arg(m_runs->record(row).name()));
-  m_controller->resume(m_runs->record(row).directory);
+  m_status->setText(tr("Resuming %1…").arg(run.name()));
+  m_controller->resume(run.directory);
   updateActions();
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/MistakesView.h"
 
+#include <qcustomplot.h>
+
 #include <QComboBox>
 #include <algorithm>
 #include <QFileDialog>

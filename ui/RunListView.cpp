@@ -23,6 +23,11 @@ RunListView::RunListView(RunsModel& runs, QWidget* parent)
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   horizontalHeader()->setStretchLastSection(false);
   verticalHeader()->hide();
+  // Sorted by a click on a column's header, the list stays so as runs start and end; a third
+  // click on it goes back to the folders' order, newest first (RunsModel::sort).
+  horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  horizontalHeader()->setSortIndicatorClearable(true);
+  setSortingEnabled(true);
   // The menu acts on the run under the pointer: a right-click on an unselected row selects
   // it first, as file managers do, and one below the rows opens nothing (it had opened the
   // menu of whatever was selected, out of sight).

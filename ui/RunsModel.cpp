@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <numeric>
 #include <tuple>
 
 #include <fcntl.h>
@@ -32,6 +33,7 @@
 #include "core/train/Determinism.h"
 #include "ui/EngineMessage.h"
 #include "ui/RunDistinctions.h"
+#include "ui/RunsOrder.h"
 #include "ui/SeedGroups.h"
 
 namespace ensemble::ui {
@@ -221,6 +223,7 @@ RunRecord RunRecord::load(const QString& directory) {
     }
   }
   record.problem = problems.join('\n');
+  record.started = startOfRun(directory, record.stamps.config);
   record.trainingElsewhere = record.mayStillBeWritten() && RunWriterLock::heldElsewhere(directory.toStdString());
   return record;
 }
@@ -279,6 +282,7 @@ void RunsModel::scan(const QString& root) {
   m_runs.clear();
   for (const QString& folder : runFoldersUnder(root)) m_runs.push_back(RunRecord::load(folder));
   updateSeedGroups();
+  keepOrder(/*insideReset=*/true);
   endResetModel();
 }
 
@@ -377,10 +381,23 @@ QStringList RunsModel::refresh(const QString& root, const RunsFolderChanges* cha
   }
   // Grouping 10,000 runs took 120 ms; a refresh that changed no row leaves the groups as they are.
   if (rowsChanged) updateSeedGroups();
+  if (rowsChanged || !reread.isEmpty()) keepOrder();
   return reread;
 }
 
 void RunsModel::updateSeedGroups() {
+  // Letters and the run that stands for a seed follow the folders' order, not the list's
+  // sort: sorting by a column must not rename groups or change which run counts.
+  QVector<int> placeOf(m_runs.size());  // row -> its position in the folders' order
+  {
+    ListPlaces places;
+    QVector<ListPlace> placeByRow;
+    for (const RunRecord& run : m_runs) placeByRow.push_back(places.of(run.directory));
+    QVector<int> rows(m_runs.size());
+    std::iota(rows.begin(), rows.end(), 0);
+    std::stable_sort(rows.begin(), rows.end(), [&](int a, int b) { return listedBefore(placeByRow[a], placeByRow[b]); });
+    for (int i = 0; i < rows.size(); ++i) placeOf[rows[i]] = i;
+  }
   QMap<QString, QVector<int>> byKey;
   for (int row = 0; row < m_runs.size(); ++row) {
     if (m_runs[row].config) byKey[seedGroupKey(*m_runs[row].config)].push_back(row);
@@ -397,14 +414,18 @@ void RunsModel::updateSeedGroups() {
     for (const int row : rows) seeds.insert(m_runs[row].config->seed);
     if (seeds.size() > 1) groups.push_back(rows);
   }
-  // Letters in the order the groups first appear in the list (newest run first).
-  std::sort(groups.begin(), groups.end(), [](const QVector<int>& a, const QVector<int>& b) { return a[0] < b[0]; });
+  // Letters in the order the groups first appear among the folders (newest run first).
+  for (QVector<int>& rows : groups) {
+    std::sort(rows.begin(), rows.end(), [&](int a, int b) { return placeOf[a] < placeOf[b]; });
+  }
+  std::sort(groups.begin(), groups.end(), [&](const QVector<int>& a, const QVector<int>& b) { return placeOf[a[0]] < placeOf[b[0]]; });
   // The run that stands for a seed is the one that went furthest (completed, then the most
   // steps), the newest among equals: a newer run stopped early had stood for the seed, and
   // its whole repeats were marked as the repeats.
-  const auto progress = [this](int row) {
+  const auto progress = [&](int row) {
     const auto& summary = m_runs[row].summary;
-    return std::make_tuple(summary && summary->status == RunStatus::Completed, summary ? summary->stepsCompleted : int64_t(0), -row);
+    return std::make_tuple(summary && summary->status == RunStatus::Completed, summary ? summary->stepsCompleted : int64_t(0),
+                           -placeOf[row]);
   };
   for (int g = 0; g < groups.size(); ++g) {
     const QString letter = g < 26 ? QString(QChar('A' + g)) : QString("G%1").arg(g + 1);
@@ -481,6 +502,7 @@ void RunsModel::setDirectory(int row, const QString& directory) {
   if (row == liveRow()) m_liveDirectory = directory;
   m_runs[row].directory = directory;
   updateSeedGroups();  // a renamed run is named by its folder now: the others' distinctions may go
+  keepOrder();
 }
 
 void RunsModel::rowChanged(int row) { emit dataChanged(index(row, 0), index(row, ColumnCount - 1)); }
@@ -495,11 +517,13 @@ void RunsModel::setPaused(bool paused) {
   if (row < 0) return;
   m_runs[row].paused = paused;
   rowChanged(row);
+  keepOrder();
 }
 
 void RunsModel::markResuming(int row) {
   m_runs[row].training = true;
   rowChanged(row);
+  keepOrder();
 }
 
 int RunsModel::runStarted(const RunStartedEvent& event) {
@@ -508,6 +532,8 @@ int RunsModel::runStarted(const RunStartedEvent& event) {
   if (row < 0) {
     beginInsertRows({}, 0, 0);
     m_runs.prepend(RunRecord{m_liveDirectory, {}, {}, {}, {}, false});
+    m_runs.front().started = startOfRun(m_liveDirectory, -1);
+    if (!m_runs.front().started.isValid()) m_runs.front().started = QDateTime::currentDateTime();
     endInsertRows();
     row = 0;
   }
@@ -521,7 +547,8 @@ int RunsModel::runStarted(const RunStartedEvent& event) {
   run.curves->setStepsPerEpoch(double(event.stepsPerEpoch));  // an epoch axis before the first epoch ends
   updateSeedGroups();
   rowChanged(row);
-  return row;
+  keepOrder();
+  return liveRow();
 }
 
 void RunsModel::stepsDone(const QVector<StepEvent>& steps) {
@@ -538,7 +565,8 @@ int RunsModel::epochDone(const EpochEvent& event) {
   run.curves->addEpoch(event, run.isEnsemble());
   run.summary = event.summary;
   rowChanged(row);
-  return row;
+  keepOrder();
+  return liveRow();
 }
 
 void RunsModel::releaseCurvesExcept(const QVector<int>& shown) {
@@ -568,7 +596,8 @@ int RunsModel::runFinished(const RunFinishedEvent& event) {
   if (event.status == RunStatus::Failed) run.curves.reset();
   run.stamps = RunFileStamps::of(run.directory);  // what it wrote is what the row shows
   rowChanged(row);
-  return row;
+  keepOrder();
+  return rowOf(QString::fromStdString(event.runDirectory));
 }
 
 QColor RunsModel::plotColor(int row) const { return m_plotColors.value(m_runs[row].directory); }
@@ -600,6 +629,12 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
                 "what it writes. Resume, Rename and Delete wait until that process ends.");
     }
     if (index.column() == Numerics && run.config) return numericsTip(*run.config);
+    if (index.column() == Started && run.started.isValid()) {
+      return generatedFolderName(run.name()).hasMatch()
+                 ? tr("Started %1 (its folder's name says so)").arg(run.started.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")))
+                 : tr("Started %1 (when its config.json was written: the folder was renamed)")
+                       .arg(run.started.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+    }
     if (index.column() == SeedGroup && run.repeatsSeed) {
       return tr("A newer run of group %1 has the same seed (%2): this run repeats it, and the group's mean counts "
                 "that seed once (the newer run). Selected, this run is drawn as its own line.")
@@ -612,6 +647,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   if (index.column() == Name) return run.name();
   if (index.column() == Status) return status;
+  if (index.column() == Started) return run.started.isValid() ? run.started.toString(QStringLiteral("yyyy-MM-dd HH:mm")) : QString();
   if (!run.config) return {};
   const ExperimentConfig& c = *run.config;
   const RunSummary* s = run.summary ? &*run.summary : nullptr;
@@ -646,13 +682,97 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     return tr("Negative log-likelihood on the test set: of the ensemble's averaged probabilities for an ensemble, "
               "of the model for a single or data-parallel run");
   }
+  // Times and scores sort best or newest first at the first click, names A to Z.
+  if (role == Qt::InitialSortOrderRole) {
+    const bool highFirst = section == Started || section == TestAccuracy || section == ImagesPerSecond || section == Epochs;
+    return highFirst ? Qt::DescendingOrder : Qt::AscendingOrder;
+  }
+  if (role == Qt::ToolTipRole) return tr("Click to sort by this column; a third click goes back to the folders' order (newest first)");
   if (role != Qt::DisplayRole) return {};
-  static const char* const names[] = {"Run",       "Status",   "Mode",         "Model", "Devices",
+  static const char* const names[] = {"Run",       "Status",   "Started",  "Mode",         "Model", "Devices",
                                       "Numerics",  "LR",       "Momentum",     "Weight decay", "Batch",
                                       "Epochs",    "Train / test imgs", "Test acc.", "Test NLL", "s/epoch",
                                       "img/s",     "Seed group"};
   static_assert(std::size(names) == ColumnCount, "a header for every column");
   return tr(names[section]);
+}
+
+QVariant RunsModel::sortValue(int row, int column) const {
+  const RunRecord& run = m_runs[row];
+  const auto text = [&] {
+    const QString shown = data(index(row, column), Qt::DisplayRole).toString();
+    return shown.isEmpty() ? QVariant() : QVariant(shown);
+  };
+  const auto value = [](double number) { return QVariant(number); };
+  if (column == Name || column == Status || column == Mode || column == Model || column == Devices || column == Numerics) {
+    return text();
+  }
+  if (column == Started) return run.started.isValid() ? QVariant(run.started) : QVariant();
+  if (!run.config) return {};
+  const ExperimentConfig& c = *run.config;
+  const RunSummary* s = run.summary ? &*run.summary : nullptr;
+  const EvaluationResult* evaluation = s && s->evaluation ? &*s->evaluation : nullptr;
+  switch (column) {
+    case Lr: return value(c.learningRate);
+    case Momentum: return value(c.momentum);
+    case WeightDecay: return value(c.weightDecay);
+    case Batch: return value(double(c.batchSize));
+    case Epochs: return value(s ? double(s->epochsCompleted) : 0.0);
+    // By training images, a whole split ("all") above every limit.
+    case Samples: return value(c.trainLimit > 0 ? double(c.trainLimit) : HUGE_VAL);
+    case TestAccuracy: return evaluation ? value(evaluation->ensemble.accuracy) : QVariant();
+    case EnsembleNll: return evaluation ? value(evaluation->ensemble.nll) : QVariant();
+    case SecondsPerEpoch: return s && s->epochsCompleted > 0 ? value(s->secondsPerEpoch) : QVariant();
+    case ImagesPerSecond: return s ? value(s->imagesPerSecond) : QVariant();
+    case SeedGroup: return run.seedGroup.isEmpty() ? QVariant() : QVariant(QString("%1 %2").arg(run.seedGroup).arg(c.seed));
+  }
+  return {};
+}
+
+void RunsModel::sort(int column, Qt::SortOrder order) {
+  m_sortColumn = column >= 0 && column < ColumnCount ? column : -1;
+  m_sortOrder = order;
+  keepOrder();
+}
+
+void RunsModel::keepOrder(bool insideReset) {
+  const int count = int(m_runs.size());
+  // Each run's place among the folders (ties and the unsorted list), and its value, once.
+  ListPlaces places;
+  QVector<ListPlace> place(count);
+  QVector<QVariant> values(count);
+  for (int row = 0; row < count; ++row) {
+    place[row] = places.of(m_runs[row].directory);
+    if (m_sortColumn >= 0) values[row] = sortValue(row, m_sortColumn);
+  }
+  const bool descending = m_sortOrder == Qt::DescendingOrder;
+  QVector<int> order(count);  // new row -> old row
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (m_sortColumn >= 0) {
+      const int byValue = compareSortValues(values[a], values[b], descending);
+      if (byValue != 0) return descending ? byValue > 0 : byValue < 0;
+    }
+    return listedBefore(place[a], place[b]);
+  });
+  if (std::is_sorted(order.begin(), order.end())) return;
+  QVector<int> newRow(count);  // old row -> new row
+  for (int row = 0; row < count; ++row) newRow[order[row]] = row;
+  const auto reorder = [&] {
+    QVector<RunRecord> sorted;
+    sorted.reserve(count);
+    for (const int row : order) sorted.push_back(std::move(m_runs[row]));
+    m_runs = std::move(sorted);
+  };
+  if (insideReset) return reorder();
+  emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+  const QModelIndexList from = persistentIndexList();
+  QModelIndexList to;
+  to.reserve(from.size());
+  for (const QModelIndex& index : from) to << this->index(newRow[index.row()], index.column());
+  reorder();
+  changePersistentIndexList(from, to);
+  emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
 
 }  // namespace ensemble::ui

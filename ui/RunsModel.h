@@ -9,6 +9,7 @@
 // the table, the plots and the ensemble breakdown all show one record.
 #include <QAbstractTableModel>
 #include <QColor>
+#include <QDateTime>
 #include <QHash>
 #include <QStringList>
 #include <QVector>
@@ -66,6 +67,8 @@ struct RunRecord {
   QStringList distinctions;
   /// Its files as they were when it was read (load(), or the engine's last event for the live run).
   RunFileStamps stamps;
+  /// When it started (ui/RunsOrder.h: startOfRun); invalid when nothing says.
+  QDateTime started;
 
   QString name() const;
   /// What it trains, in brief: "ensemble of 4, cnn", "single, lenet" (the name alone when
@@ -103,12 +106,12 @@ class RunsModel final : public QAbstractTableModel {
   Q_DISABLE_COPY_MOVE(RunsModel)
 
  public:
-  enum Column { Name, Status, Mode, Model, Devices, Numerics, Lr, Momentum, WeightDecay, Batch, Epochs, Samples, TestAccuracy, EnsembleNll, SecondsPerEpoch, ImagesPerSecond, SeedGroup, ColumnCount };
+  enum Column { Name, Status, Started, Mode, Model, Devices, Numerics, Lr, Momentum, WeightDecay, Batch, Epochs, Samples, TestAccuracy, EnsembleNll, SecondsPerEpoch, ImagesPerSecond, SeedGroup, ColumnCount };
 
   explicit RunsModel(QObject* parent = nullptr);
 
-  /// Replaces the list with the run folders under `root` (newest first), a sweep folder's
-  /// jobs among them.
+  /// Replaces the list with the run folders under `root` (in the list's order: newest first
+  /// unless sorted by a column), a sweep folder's jobs among them.
   void scan(const QString& root);
   /// Brings the list up to date with the folders under `root` as they are now, row by row so
   /// that the selection stays: new run folders are added where scan() would place them,
@@ -162,9 +165,18 @@ class RunsModel final : public QAbstractTableModel {
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+  /// Sorts the list by `column` (ui/RunsOrder.h), or back to the folders' order for -1; it
+  /// stays sorted as runs are added and their numbers change. Selections follow their runs.
+  void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+  int sortColumn() const { return m_sortColumn; }
 
  private:
   void rowChanged(int row);
+  /// Puts the rows back in the list's order after runs were added or changed; inside a reset
+  /// of the model, without telling the views.
+  void keepOrder(bool insideReset = false);
+  /// What `column` sorts row `row` by.
+  QVariant sortValue(int row, int column) const;
   /// Gives every run that shares its settings but for the seed with another a group letter,
   /// and every run its distinctions; then relabels the loaded curves.
   void updateSeedGroups();
@@ -174,6 +186,8 @@ class RunsModel final : public QAbstractTableModel {
   QVector<RunRecord> m_runs;
   QHash<QString, QColor> m_plotColors;
   QString m_liveDirectory;
+  int m_sortColumn = -1;  ///< -1: the folders' order
+  Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };
 
 }  // namespace ensemble::ui
