@@ -1000,8 +1000,27 @@ class TestMainWindow final : public QObject {
     select({whole, started});
     QVERIFY(exporter->runsAction()->isEnabled());
 
-    QVERIFY2(exporter->metricsAction()->toolTip().contains("first selected run, 20260102-000000000-started"),
-             qPrintable(exporter->metricsAction()->toolTip()));
+    // Metrics and checkpoints of several runs: of each that has them, the menu says how many.
+    QCOMPARE(exporter->metricsAction()->text(), QString("Export &metrics of 2 runs…"));
+    QCOMPARE(exporter->checkpointAction()->text(), QString("Export &checkpoints of 1 run…"));
+    QVERIFY2(exporter->checkpointAction()->toolTip().contains("20260102-000000000-started has none yet"),
+             qPrintable(exporter->checkpointAction()->toolTip()));
+    QTemporaryDir exports;
+    QCOMPARE(ExportActions::exportMetricsInto({whole, started}, exports.path()), QString());
+    for (const QString& run : {whole, started}) {
+      QCOMPARE(fileBytes(exports.filePath(QFileInfo(run).fileName() + ".csv")), fileBytes(run + "/metrics.csv"));
+    }
+    // A run that cannot be exported is named, and the others go on.
+    const QStringList failures = ExportActions::exportCheckpointsInto({started, whole}, exports.path()).split('\n');
+    QCOMPARE(failures.size(), 2);
+    QVERIFY2(failures[0].startsWith("20260102-000000000-started: ") && failures[1].startsWith("20260101-000000000-whole: "),
+             qPrintable(failures.join('\n')));
+    select({junk, started});
+    QCOMPARE(exporter->metricsAction()->text(), QString("Export &metrics of 1 run…"));
+    QVERIFY(!exporter->checkpointAction()->isEnabled());
+    QVERIFY2(exporter->checkpointAction()->toolTip().contains("None of the selected runs"),
+             qPrintable(exporter->checkpointAction()->toolTip()));
+    select({whole, started});
     QVERIFY2(window.reliabilityDiagram()->emptyHint().contains("no test evaluation yet"),
              qPrintable(window.reliabilityDiagram()->emptyHint()));
     view->clearSelection();

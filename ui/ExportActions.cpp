@@ -6,6 +6,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QIcon>
+#include <QMessageBox>
 #include <QSettings>
 
 #include "core/runs/RunExport.h"
@@ -50,18 +51,36 @@ void ExportActions::updateFor(const QVector<int>& selectedRows) {
     for (QAction* action : {m_plot, m_metrics, m_checkpoint, m_runsAction}) offer(action, selectFirst);
     return;
   }
-  const RunRecord& first = m_runs.record(selectedRows.front());
-  const QString name = first.name();
   offer(m_plot, {});
-  offer(m_metrics, QFileInfo(first.directory + "/metrics.csv").isFile()
-                       ? QString()
-                       : tr("%1 has no metrics.csv: it logged no step yet, or the file was removed").arg(name));
-  offer(m_checkpoint, QFileInfo(first.directory + "/checkpoints").isDir()
-                          ? QString()
-                          : tr("%1 has no checkpoint yet").arg(name));
-  if (selectedRows.size() > 1) {  // these two take one run: say which
-    for (QAction* action : {m_metrics, m_checkpoint}) {
-      if (action->isEnabled()) action->setToolTip(tr("%1 of the first selected run, %2").arg(action->toolTip(), name));
+  // Metrics and checkpoints of every selected run that has them (they had taken the first
+  // selected run alone, said only in a tooltip that menus do not show).
+  const auto runsWithout = [&](const QString& part) {
+    QStringList without;
+    for (const int row : selectedRows) {
+      if (!QFileInfo::exists(m_runs.record(row).directory + "/" + part)) without << m_runs.record(row).name();
+    }
+    return without;
+  };
+  const int count = int(selectedRows.size());
+  const QStringList noMetrics = runsWithout("metrics.csv"), noCheckpoint = runsWithout("checkpoints");
+  if (count == 1) {
+    m_metrics->setText(tr("Export &metrics…"));
+    m_checkpoint->setText(tr("Export &checkpoint…"));
+    offer(m_metrics, noMetrics.isEmpty() ? QString()
+                                         : tr("%1 has no metrics.csv: it logged no step yet, or the file was removed")
+                                               .arg(noMetrics.front()));
+    offer(m_checkpoint, noCheckpoint.isEmpty() ? QString() : tr("%1 has no checkpoint yet").arg(noCheckpoint.front()));
+  } else {
+    const auto runs = [](qsizetype n) { return n == 1 ? tr("1 run") : tr("%1 runs").arg(n); };
+    m_metrics->setText(tr("Export &metrics of %1…").arg(runs(count - noMetrics.size())));
+    m_checkpoint->setText(tr("Export &checkpoints of %1…").arg(runs(count - noCheckpoint.size())));
+    offer(m_metrics, noMetrics.size() == count ? tr("None of the selected runs has a metrics.csv yet") : QString());
+    offer(m_checkpoint, noCheckpoint.size() == count ? tr("None of the selected runs has a checkpoint yet") : QString());
+    if (m_metrics->isEnabled() && !noMetrics.isEmpty()) {
+      m_metrics->setToolTip(tr("A CSV per run into one folder; %1 logged no step yet").arg(noMetrics.join(", ")));
+    }
+    if (m_checkpoint->isEnabled() && !noCheckpoint.isEmpty()) {
+      m_checkpoint->setToolTip(tr("Each run's latest checkpoint into one folder; %1 has none yet").arg(noCheckpoint.join(", ")));
     }
   }
   QString unreadable;
@@ -89,6 +108,28 @@ QString ExportActions::exportCheckpoint(const QString& directory, const QString&
   } catch (const std::exception& e) {
     return inLabels(e.what());
   }
+}
+
+QString ExportActions::metricsPathIn(const QString& folder, const QString& directory) {
+  return QDir(folder).filePath(QFileInfo(directory).fileName() + ".csv");
+}
+
+QString ExportActions::exportMetricsInto(const QStringList& directories, const QString& folder) {
+  QStringList failures;
+  for (const QString& run : directories) {
+    const QString error = exportMetrics(run, metricsPathIn(folder, run));
+    if (!error.isEmpty()) failures << tr("%1: %2").arg(QFileInfo(run).fileName(), error);
+  }
+  return failures.join('\n');
+}
+
+QString ExportActions::exportCheckpointsInto(const QStringList& directories, const QString& folder) {
+  QStringList failures;
+  for (const QString& run : directories) {
+    const QString error = exportCheckpoint(run, folder);
+    if (!error.isEmpty()) failures << tr("%1: %2").arg(QFileInfo(run).fileName(), error);
+  }
+  return failures.join('\n');
 }
 
 QString ExportActions::curvesPathFor(const QString& path) {
@@ -129,18 +170,42 @@ QString ExportActions::captionFor(const MetricPlot& plot) const {
 }
 
 void ExportActions::exportMetricsInteractive() {
-  const QString run = selectedRun(tr("Export metrics"));
-  if (run.isEmpty()) return;
-  const QString path = dialogs::saveFileName(m_window, tr("Export metrics"), QFileInfo(run).fileName() + ".csv",
-                                                    tr("CSV (*.csv);;JSON (*.json)"));
-  if (!path.isEmpty()) report(exportMetrics(run, path), tr("Saved %1").arg(path));
+  const QStringList runs = selectedRunsWith("metrics.csv", tr("Export metrics"));
+  if (runs.size() == 1) {
+    const QString path = dialogs::saveFileName(m_window, tr("Export metrics"), QFileInfo(runs.front()).fileName() + ".csv",
+                                               tr("CSV (*.csv);;JSON (*.json)"));
+    if (!path.isEmpty()) report(exportMetrics(runs.front(), path), tr("Saved %1").arg(path));
+    return;
+  }
+  if (runs.isEmpty()) return;
+  const QString folder = dialogs::existingDirectory(m_window, tr("Save the metrics of %1 runs into").arg(runs.size()),
+                                                    dialogs::Place::Exports);
+  if (folder.isEmpty()) return;
+  QStringList existing;  // asked once for all, as the save dialog asks for one file
+  for (const QString& run : runs) {
+    if (QFileInfo::exists(metricsPathIn(folder, run))) existing << QFileInfo(metricsPathIn(folder, run)).fileName();
+  }
+  const QString question = existing.size() == 1
+                               ? tr("%1 exists already in %2. Replace it?").arg(existing.front(), folder)
+                               : tr("%1 of these files exist already in %2 (%3). Replace them?")
+                                     .arg(existing.size())
+                                     .arg(folder, existing.join(", "));
+  if (!existing.isEmpty() && QMessageBox::question(m_window, tr("Export metrics"), question, QMessageBox::Yes | QMessageBox::No,
+                                                   QMessageBox::No) != QMessageBox::Yes) {
+    return;
+  }
+  report(exportMetricsInto(runs, folder), tr("Saved the metrics of %1 runs into %2").arg(runs.size()).arg(folder));
 }
 
 void ExportActions::exportCheckpointInteractive() {
-  const QString run = selectedRun(tr("Export checkpoint"));
-  if (run.isEmpty()) return;
-  const QString folder = dialogs::existingDirectory(m_window, tr("Save the checkpoint into"), dialogs::Place::Exports);
-  if (!folder.isEmpty()) report(exportCheckpoint(run, folder), tr("Checkpoint saved into %1").arg(folder));
+  const QStringList runs = selectedRunsWith("checkpoints", tr("Export checkpoint"));
+  if (runs.isEmpty()) return;
+  const QString folder = dialogs::existingDirectory(
+      m_window, runs.size() == 1 ? tr("Save the checkpoint into") : tr("Save the checkpoints of %1 runs into").arg(runs.size()),
+      dialogs::Place::Exports);
+  if (folder.isEmpty()) return;
+  if (runs.size() == 1) return report(exportCheckpoint(runs.front(), folder), tr("Checkpoint saved into %1").arg(folder));
+  report(exportCheckpointsInto(runs, folder), tr("Checkpoints of %1 runs saved into %2").arg(runs.size()).arg(folder));
 }
 
 void ExportActions::exportRunsInteractive() {
@@ -153,13 +218,18 @@ void ExportActions::exportRunsInteractive() {
   }
 }
 
-QString ExportActions::selectedRun(const QString& title) {
-  const int row = m_list.firstSelectedRow();
-  if (row < 0) {
+QStringList ExportActions::selectedRunsWith(const QString& part, const QString& title) {
+  const QVector<int> rows = m_list.selectedRows();
+  if (rows.isEmpty()) {
     emit failed(title, tr("Select a run in the Runs list first."));
     return {};
   }
-  return m_runs.record(row).directory;
+  QStringList runs;
+  for (const int row : rows) {
+    // One run is exported or refused with the engine's reason; of several, those that have it.
+    if (rows.size() == 1 || QFileInfo::exists(m_runs.record(row).directory + "/" + part)) runs << m_runs.record(row).directory;
+  }
+  return runs;
 }
 
 void ExportActions::report(const QString& error, const QString& status) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// File > Export: the plot last clicked as PNG, PDF, SVG or CSV, the selected run's metrics
-// as CSV or JSON, its latest checkpoint, and the selected runs side by side (a comparison
+// File > Export: the plot last clicked as PNG, PDF, SVG or CSV, the selected runs' metrics
+// (one run's as CSV or JSON, several runs' as a CSV each in one folder), their latest
+// checkpoints, and the selected runs side by side (a comparison
 // table and every curve in long format, both CSV). The formats are the engine's
 // (core/runs/RunExport.h, which the CLI's `export` writes too); this asks where, and reports.
 #include <QObject>
@@ -21,7 +22,7 @@ class ExportActions final : public QObject {
   Q_DISABLE_COPY_MOVE(ExportActions)
 
  public:
-  /// Dialogs open over `window`; the run exported is the first selected in `list`.
+  /// Dialogs open over `window`; the runs exported are those selected in `list`.
   ExportActions(QWidget* window, const PlotPanel& plots, const RunListView& list, const RunsModel& runs);
 
   QAction* plotAction() const { return m_plot; }
@@ -30,9 +31,10 @@ class ExportActions final : public QObject {
   QAction* runsAction() const { return m_runsAction; }
   /// Checkable: exported plots carry a caption with their runs' setup (remembered).
   QAction* captionAction() const { return m_captionAction; }
-  /// Enables each export for a selection it can act on (rows of the runs model, first
-  /// selected first): metrics need the first run's metrics.csv, a checkpoint its checkpoints
-  /// folder, the runs table every selected run's config.json. A disabled one says why.
+  /// Enables each export for a selection it can act on (rows of the runs model): metrics
+  /// need a selected run with metrics.csv, checkpoints one with a checkpoints folder, the runs
+  /// table every selected run's config.json. A disabled one says why; with several runs
+  /// selected, the menu says how many each exports, and which it leaves out.
   void updateFor(const QVector<int>& selectedRows);
   /// The caption for `plot`: one line per run it shows.
   QString captionFor(const MetricPlot& plot) const;
@@ -42,6 +44,14 @@ class ExportActions final : public QObject {
   static QString exportMetrics(const QString& directory, const QString& path);
   /// Copies the latest checkpoint of the run in `directory` into `folder`.
   static QString exportCheckpoint(const QString& directory, const QString& folder);
+  /// Writes each run's metrics.csv in `directories` to `folder` as RUN.csv, going on past a
+  /// run that fails. Returns what failed, a line per run (empty when none did).
+  static QString exportMetricsInto(const QStringList& directories, const QString& folder);
+  /// Where exportMetricsInto writes the metrics of the run in `directory`.
+  static QString metricsPathIn(const QString& folder, const QString& directory);
+  /// Copies each run's latest checkpoint into `folder` (RUN-step-N), going on past a run
+  /// that fails. Returns what failed, a line per run.
+  static QString exportCheckpointsInto(const QStringList& directories, const QString& folder);
   /// Writes the comparison table of `directories` to `path` and their curves in long
   /// format beside it (NAME.csv -> NAME-curves.csv; core/runs/RunComparison.h).
   static QString exportRuns(const QStringList& directories, const QString& path);
@@ -57,8 +67,9 @@ class ExportActions final : public QObject {
   void exportMetricsInteractive();
   void exportCheckpointInteractive();
   void exportRunsInteractive();
-  /// The selected run's folder; empty (and said) when none is selected.
-  QString selectedRun(const QString& title);
+  /// The selected runs' folders that hold `part` (metrics.csv, checkpoints); empty (and
+  /// said) when none is selected.
+  QStringList selectedRunsWith(const QString& part, const QString& title);
   void report(const QString& error, const QString& status);
 
   QWidget* m_window;
