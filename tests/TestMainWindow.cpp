@@ -1417,6 +1417,36 @@ class TestMainWindow final : public QObject {
     QCOMPARE(QJsonDocument::fromJson(summary.readAll()).object()["status"].toString(), QString("stopped"));
   }
 
+  // Closing asks whether to stop the run; a run that ends while the question waits leaves
+  // nothing to stop, and the window closes as asked (the question had stayed up).
+  void aRunThatEndsWhileTheQuitQuestionWaitsClosesTheWindow() {
+    MainWindow window(m_root.path());
+    quickSetup(window.form());
+    window.form()->epochsBox()->setValue(6);
+    QSignalSpy steps(window.controller(), &RunController::stepsReady);
+    window.startRun();
+    QVERIFY(steps.wait(60000));
+    const QString directory = window.runsModel()->record(window.runsModel()->liveRow()).directory;
+    bool asked = false;
+    QTimer answer;  // sees the question; says No only if it outlives the run by 10 s
+    QElapsedTimer sinceEnded;
+    connect(&answer, &QTimer::timeout, &window, [&] {
+      auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+      if (!box) return;
+      asked = true;
+      if (window.controller()->isRunning()) return;
+      if (!sinceEnded.isValid()) sinceEnded.start();
+      if (sinceEnded.elapsed() > 10000) box->button(QMessageBox::No)->click();
+    });
+    answer.start(20);
+    QVERIFY(window.close());  // returns once the question is answered
+    QVERIFY(asked);
+    QVERIFY(!window.controller()->isRunning());
+    QFile summary(directory + "/summary.json");
+    QVERIFY(summary.open(QIODevice::ReadOnly));
+    QCOMPARE(QJsonDocument::fromJson(summary.readAll()).object()["status"].toString(), QString("completed"));
+  }
+
   void cleanupTestCase() { m_window.reset(); }
 };
 

@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QTimer>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
@@ -500,17 +501,34 @@ void MainWindow::showError(const QString& title, const QString& message) {
   box->open();
 }
 
+bool MainWindow::confirmStopToQuit() {
+  QMessageBox question(QMessageBox::Question, tr("Stop the run?"),
+                       tr("A run is in progress. Stop it and quit? It is checkpointed and can be resumed later."),
+                       QMessageBox::Yes | QMessageBox::No, this);
+  // A run that ends while the question waits leaves nothing to stop: the window closes, as
+  // asked (the question had stayed up over the finished run). A sweep's next job keeps it.
+  const auto workGoesOn = [this] {
+    return m_controller->isRunning() || (m_sweepQueue->hasSweep() && !m_sweepQueue->isPaused() && !m_sweepQueue->isDone());
+  };
+  QTimer watch;
+  connect(&watch, &QTimer::timeout, &question, [&] {
+    if (!workGoesOn()) question.done(QMessageBox::Yes);
+  });
+  watch.start(200);
+  return question.exec() == QMessageBox::Yes;
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (m_controller->isRunning()) {
-    if (m_confirmClose &&
-        QMessageBox::question(this, tr("Stop the run?"),
-                              tr("A run is in progress. Stop it and quit? It is checkpointed and can be resumed later.")) != QMessageBox::Yes) {
+    if (m_confirmClose && !confirmStopToQuit()) {
       event->ignore();
       return;
     }
-    m_status->setText(tr("Stopping the run…"));
     m_sweepQueue->pause();  // a sweep's next job must not start as the window closes
-    m_controller->stopAndWait();
+    if (m_controller->isRunning()) {
+      m_status->setText(tr("Stopping the run…"));
+      m_controller->stopAndWait();
+    }
   }
   QSettings settings;
   m_form->save(settings);

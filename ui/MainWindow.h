@@ -86,6 +86,8 @@ class MainWindow final : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  /// Asks whether to stop the run and quit; true without an answer once the run has ended.
+  bool confirmStopToQuit();
   void buildActions();
   void buildLayout();
   void updateActions();
