@@ -193,6 +193,32 @@ class TestSweep final : public QObject {
     QVERIFY(!QFileInfo::exists(out));
   }
 
+  // A job that could not train (a batch larger than its training set, a dataset that is
+  // not there) is refused before any job trains, named with the reason: it had failed only
+  // when its turn came, after the jobs before it trained.
+  void aJobThatCannotTrainIsRefusedBeforeAnyTrains_data() {
+    QTest::addColumn<QStringList>("grid");
+    QTest::addColumn<QString>("expected");
+    // kTiny gives --train-limit 256.
+    QTest::newRow("batch over the train limit")
+        << QStringList{"batch_size=32,512"}
+        << "sweep job 002-batch_size=512: batch size 512 is larger than the 256 training samples; use a smaller "
+           "--batch-size or a larger --train-limit";
+    QTest::newRow("dataset missing") << QStringList{"dataset=synthetic," + m_dir.filePath("no-such-dataset")}
+                                     << "sweep job 002-dataset=";
+  }
+  void aJobThatCannotTrainIsRefusedBeforeAnyTrains() {
+    QFETCH(QStringList, grid);
+    QFETCH(QString, expected);
+    const QString out = m_dir.filePath("cannot-train-" + QString(QTest::currentDataTag()).replace(' ', '-'));
+    QStringList arguments{"sweep", "--out", out};
+    for (const QString& axis : grid) arguments << "--grid" << axis;
+    const Result r = runCli(arguments + tinyBeside(arguments));
+    QVERIFY2(r.exitCode == 1 && r.err.contains(expected), qPrintable(r.err));
+    QVERIFY2(!r.err.contains("job 1 of"), qPrintable(r.err));  // nothing trained
+    QVERIFY(!QFileInfo::exists(out));
+  }
+
   // A train flag for a setting a grid also sets would be replaced by the grid's values in
   // every job without a word: a usage error (exit 2) naming both, whichever name the grid
   // uses (flag or key), and nothing is written.

@@ -106,6 +106,10 @@ class TestSweepWindow final : public QObject {
     dialog.gridEdit()->setPlainText("devices = cpu, cpu*2");
     QVERIFY2(dialog.verdict().contains("job 002-devices=cpu_2: single mode trains one model") && !ok->isEnabled(),
              qPrintable(dialog.verdict()));
+    // And against its training set: a batch larger than the samples it would train on.
+    dialog.gridEdit()->setPlainText("batch_size = 32, 100000");
+    QVERIFY2(dialog.verdict().contains("job 002-batch_size=100000: batch size 100000 is larger than the") && !ok->isEnabled(),
+             qPrintable(dialog.verdict()));
   }
 
   void theQueueTrainsEveryJobAndGoesOnAfterAFailure() {

@@ -10,7 +10,7 @@
 #include <QVBoxLayout>
 
 #include "core/common/Error.h"
-#include "core/train/NewRunCheck.h"
+#include "core/runs/SweepCheck.h"
 #include "ui/EngineMessage.h"
 
 namespace ensemble::ui {
@@ -63,16 +63,11 @@ void SweepDialog::check() {
       ExperimentConfig base = m_base;
       if (sets("mode") && !sets("devices")) base.devices.clear();
       Sweep plan = planSweep(base, grid);
-      // Each job as train would check it before loading data: a clash of settings (mode
-      // single with cpu*2) or a missing init_from file would otherwise fail only when its
-      // job starts, after the jobs before it trained (the CLI's sweep checks the same).
-      for (const SweepJob& job : plan.jobs) {
-        try {
-          checkNewRunBeforeData(plan.configOf(job));
-        } catch (const std::exception& e) {
-          throw ConfigError("job " + job.name + ": " + e.what());
-        }
-      }
+      // Each job as train would check it before it trains: a clash of settings (mode single
+      // with cpu*2), a missing init_from file or a batch larger than the training set would
+      // otherwise fail only when its job starts, after the jobs before it trained (the CLI's
+      // sweep checks the same).
+      checkSweepJobs(plan);
       m_plan = std::move(plan);
       const int runs = int(m_plan->jobs.size());
       m_verdict->setText((runs == 1 ? tr("1 run.") : tr("%1 runs, one after another.").arg(runs)) +

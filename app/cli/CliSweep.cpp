@@ -16,7 +16,7 @@
 #include "core/io/RunDirectory.h"
 #include "core/io/RunWriterLock.h"
 #include "core/runs/Sweep.h"
-#include "core/train/NewRunCheck.h"
+#include "core/runs/SweepCheck.h"
 #include "core/train/Trainer.h"
 
 namespace ensemble::cli {
@@ -87,15 +87,9 @@ Sweep planFromOptions(const CliOptions& options) {
   }
   Sweep sweep = planSweep(base, grid);
   // planSweep checks each job's settings alone; a clash of settings with the devices
-  // (mode single on cpu*2) or an init_from file that is not there would otherwise fail
-  // only when its job starts, after the jobs before it trained.
-  for (const SweepJob& job : sweep.jobs) {
-    try {
-      checkNewRunBeforeData(sweep.configOf(job));
-    } catch (const std::exception& e) {
-      throw ConfigError("sweep job " + job.name + ": " + e.what());
-    }
-  }
+  // (mode single on cpu*2), an init_from file that is not there or a batch larger than the
+  // training set would otherwise fail only when its job starts, after the jobs before it trained.
+  checkSweepJobs(sweep);
   return sweep;
 }
 

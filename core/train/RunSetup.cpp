@@ -129,18 +129,21 @@ std::shared_ptr<const DatasetPair> loadRunData(const ExperimentConfig& config,
     limited->test = limited->test.firstSamples(config.testLimit);
     data = limited;
   }
-  if (forTraining && config.batchSize > data->train.size()) {
-    // A larger train_limit helps only where the limit is what cut the set short.
-    const bool limitCut = config.trainLimit > 0 && data->train.size() == config.trainLimit;
-    throw ConfigError("batch size " + std::to_string(config.batchSize) + " is larger than the " +
-                          std::to_string(data->train.size()) + " training samples" +
-                          (limitCut ? "; use a smaller " + mention::field("batch_size") + " or a larger " +
-                                          mention::field("train_limit")
-                                    : " the dataset holds; use a " + mention::field("batch_size") + " of at most " +
-                                          std::to_string(data->train.size())),
-                      "batch_size");
-  }
+  if (forTraining) refuseBatchLargerThanTrainingSet(config, data->train.size());
   return data;
+}
+
+void refuseBatchLargerThanTrainingSet(const ExperimentConfig& config, int64_t trainSamples) {
+  if (config.batchSize <= trainSamples) return;
+  // A larger train_limit helps only where the limit is what cut the set short.
+  const bool limitCut = config.trainLimit > 0 && trainSamples == config.trainLimit;
+  throw ConfigError("batch size " + std::to_string(config.batchSize) + " is larger than the " + std::to_string(trainSamples) +
+                        " training samples" +
+                        (limitCut ? "; use a smaller " + mention::field("batch_size") + " or a larger " +
+                                        mention::field("train_limit")
+                                  : " the dataset holds; use a " + mention::field("batch_size") + " of at most " +
+                                        std::to_string(trainSamples)),
+                    "batch_size");
 }
 
 MemberForm resolveMemberForm(const ExperimentConfig& config, const std::vector<DeviceRef>& devices) {

@@ -55,6 +55,10 @@ bool everyDeviceIsGpu(const std::vector<DeviceRef>& devices);
 CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<DeviceRef>& devices, bool distributed,
                              bool cudaBuild);
 
+/// Throws ConfigError for a batch larger than `trainSamples`, the training samples the run
+/// has (the dataset's, cut by train_limit): an epoch would have no step. Says which to change.
+void refuseBatchLargerThanTrainingSet(const ExperimentConfig& config, int64_t trainSamples);
+
 /// The run's dataset: `given` cut to the config's sample limits, or loaded from
 /// config.dataset. Throws DatasetError, or (`forTraining`) ConfigError for a batch larger
 /// than the training split.
