@@ -4,6 +4,9 @@
 // metrics export, a failing run leaves the app usable, closing mid-run stops cleanly.
 #include <qcustomplot.h>
 
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
 #include <QAction>
 #include <QComboBox>
 #include <QDockWidget>
@@ -1241,6 +1244,43 @@ class TestMainWindow final : public QObject {
     QCOMPARE(window.memberTable()->rowCount(), 1);
     QVERIFY(window.statusText().contains("Evaluated"));
     QVERIFY(window.startAction()->isEnabled());
+  }
+
+  // Evaluated on its own dataset whose test files were replaced since it trained, a run's
+  // numbers differ from the list's for that reason alone: the window says so, as eval does.
+  void evaluatingARunWhoseTestSetChangedSaysSo() {
+    QTemporaryDir root;
+    const QString run = root.filePath("20260101-000000000-single-cnn");
+    std::filesystem::copy(m_root.filePath("20260101-000000000-single-cnn").toStdString(), run.toStdString(),
+                          std::filesystem::copy_options::recursive);
+    // The fingerprint it recorded, as if the files it was scored on had other bytes.
+    nlohmann::json summary = nlohmann::json::parse(fileBytes(run + "/summary.json").toStdString());
+    QVERIFY(summary.contains("test_set_crc32"));
+    summary["test_set_crc32"] = "00000000";
+    QFile file(run + "/summary.json");
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(QByteArray::fromStdString(summary.dump()));
+    file.close();
+    MainWindow window(root.path());
+    quickSetup(window.form());  // the synthetic set, the run's own
+    QSignalSpy evaluated(window.controller(), &RunController::evaluationFinished);
+    window.evaluateRun(window.runsModel()->rowOf(run));
+    QVERIFY(evaluated.wait(60000));
+    QVERIFY2(window.statusText().contains("test images or their labels differ from those it was scored on "
+                                          "(summary.json's test_set_crc32 00000000, now "),
+             qPrintable(window.statusText()));
+    QTRY_VERIFY(window.findChild<QMessageBox*>("errorMessage"));
+    // The same files it was scored on: no note.
+    summary["test_set_crc32"] = evaluated.first().at(1).value<EvaluationResult>().testSetDigest;
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(QByteArray::fromStdString(summary.dump()));
+    file.close();
+    MainWindow again(root.path());
+    quickSetup(again.form());
+    QSignalSpy evaluatedAgain(again.controller(), &RunController::evaluationFinished);
+    again.evaluateRun(again.runsModel()->rowOf(run));
+    QVERIFY(evaluatedAgain.wait(60000));
+    QVERIFY2(again.statusText().startsWith("Evaluated") && !again.statusText().contains("Note"), qPrintable(again.statusText()));
   }
 
   void failedRunShowsTheErrorAndTheAppStaysUsable() {

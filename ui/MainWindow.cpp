@@ -24,6 +24,7 @@
 #include "core/common/ErrorMessage.h"
 #include "core/io/CheckpointPresence.h"
 #include "core/io/RunDirectory.h"
+#include "core/metrics/TestSetChange.h"
 #include "ui/DialogFolders.h"
 #include "ui/EngineMessage.h"
 #include "ui/EnsembleBreakdownView.h"
@@ -469,6 +470,7 @@ void MainWindow::evaluateRun(int row) {
   if (m_controller->isRunning() || row < 0 || row >= m_runs->rowCount()) return;
   const QString dataset = QString::fromStdString(m_form->config().dataset);
   m_status->setText(tr("Evaluating %1 on %2…").arg(m_runs->record(row).name(), dataset));
+  m_evaluatedDataset = m_form->config().dataset;
   m_controller->evaluate(m_runs->record(row).directory, dataset);
   updateActions();
 }
@@ -488,9 +490,21 @@ void MainWindow::onEvaluated(const QString& directory, const EvaluationResult& r
   m_uncertainty->showResult(result, label);
   m_uncertainty->showComparison(nullptr, {});
   m_tabs->setCurrentIndex(1);
-  m_status->setText(tr("Evaluated %1 on %2 test images: accuracy %3, NLL %4")
-                        .arg(QFileInfo(directory).fileName()).arg(result.samples)
-                        .arg(result.ensemble.accuracy, 0, 'f', 4).arg(result.ensemble.nll, 0, 'f', 4));
+  QString evaluated = tr("Evaluated %1 on %2 test images: accuracy %3, NLL %4")
+                          .arg(QFileInfo(directory).fileName()).arg(result.samples)
+                          .arg(result.ensemble.accuracy, 0, 'f', 4).arg(result.ensemble.nll, 0, 'f', 4);
+  // On the run's own dataset, whose files were replaced since it trained: its numbers differ
+  // from the Runs list's for that reason alone, which nothing else would tell (the CLI's
+  // eval says the same).
+  const RunRecord* run = row >= 0 ? &m_runs->record(row) : nullptr;
+  if (run && run->config && run->summary && run->summary->evaluation && run->config->dataset == m_evaluatedDataset) {
+    const QString note = inLabels(changedTestSetNote(*run->summary->evaluation, result));
+    if (!note.isEmpty()) {
+      evaluated += tr(". Note: %1").arg(note);
+      showError(tr("The run's test set changed"), tr("Note: %1.").arg(note));
+    }
+  }
+  m_status->setText(evaluated);
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {

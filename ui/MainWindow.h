@@ -6,6 +6,7 @@
 #include <QMainWindow>
 #include <QVector>
 #include <memory>
+#include <string>
 
 #include "ui/EngineMetaTypes.h"
 
@@ -134,6 +135,7 @@ class MainWindow final : public QMainWindow {
   QAction* m_pause = nullptr;
   QAction* m_stop = nullptr;
   bool m_confirmClose = true;
+  std::string m_evaluatedDataset;  ///< the dataset spec of the evaluation under way, or the last
 };
 
 }  // namespace ensemble::ui

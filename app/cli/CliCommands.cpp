@@ -29,6 +29,7 @@
 #include "core/runs/RunSummary.h"
 #include "core/runs/Sweep.h"
 #include "core/metrics/EvaluationJson.h"
+#include "core/metrics/TestSetChange.h"
 #include "core/config/ConfigFields.h"
 #include "core/runs/PredictionsCsv.h"
 #include "core/runs/RunComparison.h"
@@ -319,19 +320,8 @@ void noteAChangedTestSet(const std::string& run, const EvaluationResult& now) {
     return;  // no summary (a run stopped early): nothing to compare with
   }
   if (!summary->evaluation) return;
-  const EvaluationResult& then = *summary->evaluation;
-  if (then.samples != now.samples) {
-    std::fprintf(stderr,
-                 "ensemble-lab-cli: note: the run's dataset changed since it trained: it was scored on %lld test "
-                 "images (summary.json), its dataset now gives %lld; these numbers are on the images there now\n",
-                 static_cast<long long>(then.samples), static_cast<long long>(now.samples));
-  } else if (!then.testSetDigest.empty() && then.testSetDigest != now.testSetDigest) {
-    // As many images, other ones (or other labels): the files were replaced since.
-    std::fprintf(stderr,
-                 "ensemble-lab-cli: note: the run's dataset changed since it trained: its %lld test images or their "
-                 "labels differ from those it was scored on (summary.json's test_set_crc32 %s, now %s); these "
-                 "numbers are on the images there now\n",
-                 static_cast<long long>(now.samples), then.testSetDigest.c_str(), now.testSetDigest.c_str());
+  if (const std::string note = changedTestSetNote(*summary->evaluation, now); !note.empty()) {
+    std::fprintf(stderr, "ensemble-lab-cli: note: %s\n", note.c_str());
   }
 }
 
