@@ -456,6 +456,11 @@ class TestExperimentConfig final : public QObject {
     QTest::newRow("not an object") << QByteArray("[1, 2]") << "must hold a JSON object";
     QTest::newRow("unknown key") << QByteArray("{\"learning_rate\": 0.1}") << "unknown key \"learning_rate\"";
     QTest::newRow("wrong type") << QByteArray("{\"batch_size\": \"big\"}") << "\"batch_size\" must be an integer";
+    // A fraction is no integer at all, not one out of a range.
+    QTest::newRow("a fraction") << QByteArray("{\"batch_size\": 2.5}") << "\"batch_size\" must be an integer, got 2.5";
+    QTest::newRow("an integer out of range") << QByteArray("{\"batch_size\": 1e30}")
+                                             << "\"batch_size\" must be an integer from -9223372036854775808 to "
+                                                "9223372036854775807, got 1e+30";
     QTest::newRow("unknown mode") << QByteArray("{\"mode\": \"swarm\"}") << "unknown mode 'swarm'";
     QTest::newRow("a key twice") << QByteArray("{\"lr\": 0.1, \"epochs\": 2, \"lr\": 0.5}")
                                  << "sets \"lr\" twice in one object; keep one of them";

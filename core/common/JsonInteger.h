@@ -3,6 +3,7 @@
 // Reading integers from JSON that came from outside. nlohmann converts a floating-point
 // number (1e30, or an integer too long for 64 bits) to an integer type with a plain cast,
 // which is undefined behaviour when out of range (found by fuzzing); these refuse it.
+#include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -27,11 +28,16 @@ bool fitsInteger(const nlohmann::json& value) {
 /// `value` as T; throws `ErrorType(where + " must be an integer ...")` when it is not one T holds.
 template <typename T, typename ErrorType>
 T integerOrThrow(const nlohmann::json& value, const std::string& where) {
-  if (!fitsInteger<T>(value)) {
-    throw ErrorType(where + " must be an integer from " + std::to_string(std::numeric_limits<T>::min()) + " to " +
-                    std::to_string(std::numeric_limits<T>::max()) + ", got " + value.dump());
-  }
-  return value.get<T>();
+  if (fitsInteger<T>(value)) return value.get<T>();
+  // A fraction or a string is no integer at all: told as such, not as out of a range (a
+  // replica count of 2.5 had read "must be an integer from -9223372036854775808 to ...").
+  const double number = value.is_number() ? value.get<double>() : 0.0;
+  const bool outOfRange = value.is_number_integer() ||
+                          (value.is_number_float() && std::isfinite(number) && std::trunc(number) == number &&
+                           (number < double(std::numeric_limits<T>::min()) || number > double(std::numeric_limits<T>::max())));
+  if (!outOfRange) throw ErrorType(where + " must be an integer, got " + value.dump());
+  throw ErrorType(where + " must be an integer from " + std::to_string(std::numeric_limits<T>::min()) + " to " +
+                  std::to_string(std::numeric_limits<T>::max()) + ", got " + value.dump());
 }
 
 }  // namespace ensemble

@@ -34,11 +34,11 @@ template <typename T>
 void readValue(const json& value, const char* key, T& out, const std::string& origin, const char* expected) {
   try {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      if (!fitsInteger<T>(value)) {
-        throw ConfigError(origin + ": \"" + key + "\" must be " + expected + " in range, got " + value.dump());
-      }
+      // A fraction told as no integer, a number too large with the range (JsonInteger.h).
+      out = integerOrThrow<T, ConfigError>(value, origin + ": \"" + key + "\"");
+    } else {
+      out = value.get<T>();
     }
-    out = value.get<T>();
   } catch (const json::exception&) {
     throw ConfigError(origin + ": \"" + key + "\" must be " + expected + ", got " + value.dump());
   }
