@@ -18,6 +18,7 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QSettings>
 #include <QtTest>
 
 #include "core/io/RunWriterLock.h"
@@ -79,7 +80,10 @@ class TestSweepWindow final : public QObject {
   QTemporaryDir m_root;
 
  private slots:
-  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();  // the grid typed last comes back
+  }
 
   void theDialogChecksTheGridAsItIsTyped() {
     MainWindow window(m_root.filePath("dialog"));
@@ -110,6 +114,12 @@ class TestSweepWindow final : public QObject {
     dialog.gridEdit()->setPlainText("batch_size = 32, 100000");
     QVERIFY2(dialog.verdict().contains("job 002-batch_size=100000: batch size 100000 is larger than the") && !ok->isEnabled(),
              qPrintable(dialog.verdict()));
+    // Cancelled, the grid comes back the next time, checked.
+    dialog.gridEdit()->setPlainText("seed = 0, 1\nlr = 0.05, 0.1");
+    dialog.reject();
+    SweepDialog again(window.form()->config());
+    QCOMPARE(again.gridEdit()->toPlainText(), QString("seed = 0, 1\nlr = 0.05, 0.1"));
+    QVERIFY2(again.verdict().contains("4 runs"), qPrintable(again.verdict()));
   }
 
   void theQueueTrainsEveryJobAndGoesOnAfterAFailure() {

@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -453,6 +454,10 @@ void ExperimentForm::load(const QSettings& settings) {
                                        "the saved setup");
   } catch (const std::exception&) {
   }
+  // The folders opened before, those still there, stay on offer (the one chosen last alone had come back).
+  for (const QString& folder : settings.value("setup/datasetFolders").toStringList()) {
+    if (m_dataset->findData(folder) < 0 && QFileInfo(folder).isDir()) m_dataset->addItem(folder, folder);
+  }
   const QString dataset = QString::fromStdString(saved.dataset);
   if (m_dataset->findData(dataset) < 0) m_dataset->addItem(dataset, dataset);
   showConfig(saved);
@@ -475,6 +480,12 @@ void ExperimentForm::save(QSettings& settings) const {
   }
   settings.setValue("setup/devices", checked);
   settings.setValue("setup/cpuReplicas", m_cpuReplicas->value());
+  QStringList folders;  // every dataset on offer but the two built in
+  for (int i = 0; i < m_dataset->count(); ++i) {
+    const QString spec = m_dataset->itemData(i).toString();
+    if (spec != "fashion-mnist" && spec != "synthetic") folders << spec;
+  }
+  settings.setValue("setup/datasetFolders", folders);
 }
 
 }  // namespace ensemble::ui

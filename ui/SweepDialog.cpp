@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QVBoxLayout>
 
 #include "core/common/Error.h"
@@ -36,6 +37,9 @@ SweepDialog::SweepDialog(const ExperimentConfig& base, QWidget* parent)
   layout->addWidget(m_grid, 1);
   layout->addWidget(m_verdict);
   layout->addWidget(m_buttons);
+  // The grid typed last comes back, after Cancel too (a long grid had been lost to a slip).
+  m_grid->setPlainText(QSettings().value("sweep/grid").toString());
+  connect(m_grid, &QPlainTextEdit::textChanged, this, [this] { QSettings().setValue("sweep/grid", m_grid->toPlainText()); });
   connect(m_grid, &QPlainTextEdit::textChanged, this, &SweepDialog::check);
   connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
