@@ -5,6 +5,8 @@
 
 #include <QSignalSpy>
 #include <QtTest>
+#include <cmath>
+#include <limits>
 #include <memory>
 
 #include "ui/MetricPlot.h"
@@ -122,6 +124,25 @@ class TestMetricPlot final : public QObject {
     QVERIFY(rawColor.alpha() < 128);  // faded
     QCOMPARE(plot.customPlot()->graph(0)->dataCount(), 4);
     QCOMPARE(plot.customPlot()->graph(0)->data()->at(3)->value, 1.0);  // raw kept as is
+  }
+
+  // An overflowed loss (inf, as a diverging run writes it to metrics.csv) is a gap in both
+  // lines, and the average goes on past it: it had blanked the smoothed line from there on.
+  void anInfiniteLossIsAGapNotTheEndOfTheSmoothedLine() {
+    auto curves = std::make_shared<RunCurves>("run");
+    const double values[] = {4.0, std::numeric_limits<double>::infinity(), 2.0, 3.0};
+    for (int s = 0; s < 4; ++s) curves->addStep(loggedStep(s + 1, {values[s]}, values[s]), false);
+    MetricPlot plot(Metric::TrainLoss);
+    plot.setSmoothing(0.5);
+    plot.setRuns({curves});
+    QVERIFY(std::isnan(plot.smoothedValue(0, 0, 1)));
+    QVERIFY(std::isnan(plot.customPlot()->graph(0)->data()->at(1)->value));
+    // Points 1, 3, 4 averaged as if the gap were not there: (2, 2, 2.5) / (1 - 0.5^n).
+    QCOMPARE(plot.smoothedValue(0, 0, 2), 2.0 / 0.75);
+    QCOMPARE(plot.smoothedValue(0, 0, 3), 2.5 / 0.875);
+    bool found = false;
+    const QCPRange range = plot.customPlot()->graph(1)->getValueRange(found);
+    QVERIFY(found && std::isfinite(range.upper) && range.upper <= 4.0);
   }
 
   void appendsIncrementallyToAHundredThousandPoints() {

@@ -229,9 +229,17 @@ void MetricPlot::addGroup(int index, const QColor& color) {
     upper[i] = deviation ? band.mean[i] + band.std[i] : band.max[i];
     if (m_epochAxis && isTrain(m_metric) && group.stepsPerEpoch() > 0) keys[i] /= group.stepsPerEpoch();
   }
+  for (QVector<double>* values : {&mean, &lower, &upper}) {
+    for (double& value : *values) value = std::isfinite(value) ? value : std::nan("");  // a gap, as on a run's line
+  }
   if (smoothed()) {  // the same moving average as a run's line, on the mean and on both edges
     for (QVector<double>* values : {&mean, &lower, &upper}) {
-      for (int i = 1; i < values->size(); ++i) (*values)[i] = m_smoothing * (*values)[i - 1] + (1 - m_smoothing) * (*values)[i];
+      double average = std::nan("");
+      for (double& value : *values) {
+        if (std::isnan(value)) continue;
+        average = std::isnan(average) ? value : m_smoothing * average + (1 - m_smoothing) * value;
+        value = average;
+      }
     }
   }
   GroupGraphs graphs;
@@ -288,6 +296,10 @@ void MetricPlot::refresh() {
       for (double& key : keys) key /= line.run->stepsPerEpoch();
     }
     QVector<double> values(series.y.begin() + begin, series.y.end());
+    // A loss that overflowed (inf in metrics.csv, as a diverging run writes it) is a gap in
+    // the line: infinite, it had stretched the axis and, averaged in, blanked the smoothed
+    // line from there on.
+    for (double& value : values) value = std::isfinite(value) ? value : std::nan("");
     if (smoothed()) {
       line.raw->addData(keys, values, true);
       for (int i = 0; i < values.size(); ++i) {
@@ -295,6 +307,7 @@ void MetricPlot::refresh() {
         // points weigh no more than later ones. Seeded with the first point instead, the
         // high loss of a run's first steps held a short run's line far above its data.
         if (begin + i == 0) line.average = 0, line.averaged = 0;
+        if (std::isnan(values[i])) continue;  // a gap, the average going on past it
         line.average = m_smoothing * line.average + (1 - m_smoothing) * values[i];
         line.averaged += 1;
         const double debias = 1 - std::pow(m_smoothing, line.averaged);
