@@ -4,6 +4,8 @@
 // folder shown as unreadable with the reason.
 #include <QFile>
 #include <QHeaderView>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
@@ -83,6 +85,11 @@ class TestRunsModel final : public QObject {
   Q_OBJECT
 
  private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // the list's sort order is kept in the settings
+    QSettings().clear();
+  }
+
   // The folder of this run does not exist: every number the row shows came from an event.
   void liveRunIsKeptFromTheEngineEvents() {
     QTemporaryDir root;
@@ -346,6 +353,13 @@ class TestRunsModel final : public QObject {
     QCOMPARE(accuracies(), QString("0.9000 0.7000 0.5000"));
     clickAccuracy();
     QCOMPARE(accuracies(), QString("0.5000 0.7000 0.9000"));
+    {  // the order chosen comes back at the next start
+      RunsModel again;
+      again.scan(root.path());
+      RunListView restarted(again);
+      QCOMPARE(again.sortColumn(), int(RunsModel::TestAccuracy));
+      QCOMPARE(again.record(0).summary->evaluation->ensemble.accuracy, 0.5);
+    }
     clickAccuracy();
     QCOMPARE(accuracies(), QString("0.7000 0.5000 0.9000"));
     QCOMPARE(model.sortColumn(), -1);

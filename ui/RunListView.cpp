@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QHeaderView>
 #include <QMenu>
+#include <QSettings>
 
 #include "ui/RunFolderActions.h"
 #include "ui/RunsModel.h"
@@ -24,10 +25,20 @@ RunListView::RunListView(RunsModel& runs, QWidget* parent)
   horizontalHeader()->setStretchLastSection(false);
   verticalHeader()->hide();
   // Sorted by a click on a column's header, the list stays so as runs start and end; a third
-  // click on it goes back to the folders' order, newest first (RunsModel::sort).
-  horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  // click on it goes back to the folders' order, newest first (RunsModel::sort). The order
+  // chosen comes back at the next start.
+  QSettings settings;
+  const int column = settings.value("runs/sortColumn", -1).toInt();
+  const auto order = Qt::SortOrder(settings.value("runs/sortOrder", int(Qt::AscendingOrder)).toInt());
+  horizontalHeader()->setSortIndicator(column >= 0 && column < RunsModel::ColumnCount ? column : -1,
+                                       order == Qt::DescendingOrder ? Qt::DescendingOrder : Qt::AscendingOrder);
   horizontalHeader()->setSortIndicatorClearable(true);
   setSortingEnabled(true);
+  connect(horizontalHeader(), &QHeaderView::sortIndicatorChanged, this, [](int section, Qt::SortOrder chosen) {
+    QSettings settings;
+    settings.setValue("runs/sortColumn", section);
+    settings.setValue("runs/sortOrder", int(chosen));
+  });
   // The menu acts on the run under the pointer: a right-click on an unselected row selects
   // it first, as file managers do, and one below the rows opens nothing (it had opened the
   // menu of whatever was selected, out of sight).
