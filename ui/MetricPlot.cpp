@@ -362,7 +362,11 @@ void MetricPlot::refresh() {
         const QCPGraph* graph = m_plot->graph(g);
         if (graph->visible() && !graph->data()->isEmpty()) last = std::max(last, (graph->data()->constEnd() - 1)->key);
       }
-      m_plot->xAxis->setRange(0, last > 0 ? last : 1.0);
+      // A few pixels past the last point: at the frame's edge, a lone point's dot and a bold
+      // line's end were cut in half.
+      const int width = m_plot->axisRect()->width();
+      const double room = width > 0 ? 6.0 / width : 0.0;
+      m_plot->xAxis->setRange(0, last > 0 ? last * (1 + room) : 1.0);
     }
   }
   placeLegend(m_ownLegend);
