@@ -11,7 +11,7 @@
 #include <QVBoxLayout>
 
 #include "core/common/Error.h"
-#include "core/runs/SweepCheck.h"
+#include "core/train/SweepCheck.h"
 #include "ui/EngineMessage.h"
 
 namespace ensemble::ui {

@@ -16,7 +16,7 @@
 #include "core/io/RunDirectory.h"
 #include "core/io/RunWriterLock.h"
 #include "core/runs/Sweep.h"
-#include "core/runs/SweepCheck.h"
+#include "core/train/SweepCheck.h"
 #include "core/train/Trainer.h"
 
 namespace ensemble::cli {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/runs/SweepCheck.h"
+#include "core/train/SweepCheck.h"
 
 #include <map>
 #include <string>
