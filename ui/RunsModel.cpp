@@ -280,7 +280,11 @@ QStringList runFoldersUnder(const QString& root, const QSet<QString>& listed = {
 void RunsModel::scan(const QString& root) {
   beginResetModel();
   m_runs.clear();
-  for (const QString& folder : runFoldersUnder(root)) m_runs.push_back(RunRecord::load(folder));
+  ListPlaces places;
+  for (const QString& folder : runFoldersUnder(root)) {
+    m_runs.push_back(RunRecord::load(folder));
+    m_runs.back().place = places.of(folder);
+  }
   updateSeedGroups();
   keepOrder(/*insideReset=*/true);
   endResetModel();
@@ -365,6 +369,7 @@ QStringList RunsModel::refresh(const QString& root, const RunsFolderChanges* cha
   }
   // New: placed after the nearest folder before it in scan order that is listed already.
   int insertAt = 0;
+  ListPlaces places;
   for (const QString& folder : found) {
     const QString key = folderKey(folder);
     if (const auto listed = rowByKey.constFind(key); listed != rowByKey.constEnd()) {
@@ -373,6 +378,7 @@ QStringList RunsModel::refresh(const QString& root, const RunsFolderChanges* cha
     }
     beginInsertRows({}, insertAt, insertAt);
     m_runs.insert(insertAt, RunRecord::load(folder));
+    m_runs[insertAt].place = places.of(folder);
     endInsertRows();
     for (int& row : rowByKey) row += row >= insertAt ? 1 : 0;
     rowByKey.insert(key, insertAt);
@@ -390,12 +396,9 @@ void RunsModel::updateSeedGroups() {
   // sort: sorting by a column must not rename groups or change which run counts.
   QVector<int> placeOf(m_runs.size());  // row -> its position in the folders' order
   {
-    ListPlaces places;
-    QVector<ListPlace> placeByRow;
-    for (const RunRecord& run : m_runs) placeByRow.push_back(places.of(run.directory));
     QVector<int> rows(m_runs.size());
     std::iota(rows.begin(), rows.end(), 0);
-    std::stable_sort(rows.begin(), rows.end(), [&](int a, int b) { return listedBefore(placeByRow[a], placeByRow[b]); });
+    std::stable_sort(rows.begin(), rows.end(), [&](int a, int b) { return listedBefore(m_runs[a].place, m_runs[b].place); });
     for (int i = 0; i < rows.size(); ++i) placeOf[rows[i]] = i;
   }
   QMap<QString, QVector<int>> byKey;
@@ -501,6 +504,7 @@ void RunsModel::remove(int row) {
 void RunsModel::setDirectory(int row, const QString& directory) {
   if (row == liveRow()) m_liveDirectory = directory;
   m_runs[row].directory = directory;
+  m_runs[row].place = ListPlaces().of(directory);
   updateSeedGroups();  // a renamed run is named by its folder now: the others' distinctions may go
   keepOrder();
 }
@@ -533,6 +537,7 @@ int RunsModel::runStarted(const RunStartedEvent& event) {
     beginInsertRows({}, 0, 0);
     m_runs.prepend(RunRecord{m_liveDirectory, {}, {}, {}, {}, false});
     m_runs.front().started = startOfRun(m_liveDirectory, -1);
+    m_runs.front().place = ListPlaces().of(m_liveDirectory);
     if (!m_runs.front().started.isValid()) m_runs.front().started = QDateTime::currentDateTime();
     endInsertRows();
     row = 0;
@@ -737,14 +742,9 @@ void RunsModel::sort(int column, Qt::SortOrder order) {
 
 void RunsModel::keepOrder(bool insideReset) {
   const int count = int(m_runs.size());
-  // Each run's place among the folders (ties and the unsorted list), and its value, once.
-  ListPlaces places;
-  QVector<ListPlace> place(count);
+  // Each run's value, once (its place among the folders breaks ties, and orders the unsorted list).
   QVector<QVariant> values(count);
-  for (int row = 0; row < count; ++row) {
-    place[row] = places.of(m_runs[row].directory);
-    if (m_sortColumn >= 0) values[row] = sortValue(row, m_sortColumn);
-  }
+  for (int row = 0; m_sortColumn >= 0 && row < count; ++row) values[row] = sortValue(row, m_sortColumn);
   const bool descending = m_sortOrder == Qt::DescendingOrder;
   QVector<int> order(count);  // new row -> old row
   std::iota(order.begin(), order.end(), 0);
@@ -753,7 +753,7 @@ void RunsModel::keepOrder(bool insideReset) {
       const int byValue = compareSortValues(values[a], values[b], descending);
       if (byValue != 0) return descending ? byValue > 0 : byValue < 0;
     }
-    return listedBefore(place[a], place[b]);
+    return listedBefore(m_runs[a].place, m_runs[b].place);
   });
   if (std::is_sorted(order.begin(), order.end())) return;
   QVector<int> newRow(count);  // old row -> new row

@@ -20,6 +20,7 @@
 #include "core/runs/RunSummary.h"
 #include "ui/RunCurves.h"
 #include "ui/RunsFolderChanges.h"
+#include "ui/RunsOrder.h"
 
 namespace ensemble::ui {
 
@@ -69,6 +70,9 @@ struct RunRecord {
   RunFileStamps stamps;
   /// When it started (ui/RunsOrder.h: startOfRun); invalid when nothing says.
   QDateTime started;
+  /// Where its folder lies in the unsorted list (ui/RunsOrder.h), kept with the folder:
+  /// sorting 10,000 runs asks no file of them.
+  ListPlace place;
 
   QString name() const;
   /// What it trains, in brief: "ensemble of 4, cnn", "single, lenet" (the name alone when
