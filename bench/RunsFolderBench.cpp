@@ -6,7 +6,9 @@
 // poll (no path changed); and one after a run's metrics.csv grew (another process training
 // it), named as the watcher names it (RunsFolderWatcher asks for a refresh whenever a
 // watched file changes, at most twice a second). Each is followed by the watcher's update,
-// as MainWindow::refreshRuns does. Prints one JSON line, medians of --repeat.
+// as MainWindow::refreshRuns does; then a sort by test accuracy (a click on its header), the
+// refresh after a run grew with the list so sorted, and the sort back to the folders' order.
+// Prints one JSON line, medians of --repeat.
 //   ensemble-lab-runs-bench --folder DIR [--runs N] [--repeat N]
 #include <QCoreApplication>
 #include <QCommandLineParser>
@@ -120,7 +122,27 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  // A click on the Test acc. header, and a third one back to the folders' order; then, so
+  // sorted, a refresh after one run's metrics.csv grew (the list re-sorted after it).
+  std::vector<double> sortByAccuracy, sortBack, sortedGrew;
+  for (int i = 0; i < repeats; ++i) {
+    clock.restart();
+    model.sort(RunsModel::TestAccuracy, Qt::DescendingOrder);
+    sortByAccuracy.push_back(double(clock.nsecsElapsed()) / 1e6);
+    QFile metrics(growing);
+    if (!metrics.open(QIODevice::Append) || metrics.write("\n") != 1) return 1;
+    metrics.close();
+    RunsFolderChanges grew;
+    grew.paths.insert(QFileInfo(growing).absoluteFilePath());
+    refreshed(&grew, sortedGrew);
+    clock.restart();
+    model.sort(-1);
+    sortBack.push_back(double(clock.nsecsElapsed()) / 1e6);
+  }
   QJsonObject result{{"runs", model.rowCount()},
+                     {"sort_by_accuracy_ms", median(sortByAccuracy)},
+                     {"sort_back_ms", median(sortBack)},
+                     {"sorted_refresh_one_grew_ms", median(sortedGrew)},
                      {"scan_ms", scanMs},
                      {"refresh_everything_ms", median(everything)},
                      {"refresh_poll_ms", median(poll)},

@@ -387,7 +387,8 @@ QStringList RunsModel::refresh(const QString& root, const RunsFolderChanges* cha
   }
   // Grouping 10,000 runs took 120 ms; a refresh that changed no row leaves the groups as they are.
   if (rowsChanged) updateSeedGroups();
-  if (rowsChanged || !reread.isEmpty()) keepOrder();
+  if (rowsChanged) keepOrder();
+  else if (!reread.isEmpty()) keepSorted();
   return reread;
 }
 
@@ -521,13 +522,13 @@ void RunsModel::setPaused(bool paused) {
   if (row < 0) return;
   m_runs[row].paused = paused;
   rowChanged(row);
-  keepOrder();
+  keepSorted();
 }
 
 void RunsModel::markResuming(int row) {
   m_runs[row].training = true;
   rowChanged(row);
-  keepOrder();
+  keepSorted();
 }
 
 int RunsModel::runStarted(const RunStartedEvent& event) {
@@ -570,7 +571,7 @@ int RunsModel::epochDone(const EpochEvent& event) {
   run.curves->addEpoch(event, run.isEnsemble());
   run.summary = event.summary;
   rowChanged(row);
-  keepOrder();
+  keepSorted();
   return liveRow();
 }
 
@@ -601,7 +602,7 @@ int RunsModel::runFinished(const RunFinishedEvent& event) {
   if (event.status == RunStatus::Failed) run.curves.reset();
   run.stamps = RunFileStamps::of(run.directory);  // what it wrote is what the row shows
   rowChanged(row);
-  keepOrder();
+  keepSorted();
   return rowOf(QString::fromStdString(event.runDirectory));
 }
 
@@ -738,6 +739,10 @@ void RunsModel::sort(int column, Qt::SortOrder order) {
   m_sortColumn = column >= 0 && column < ColumnCount ? column : -1;
   m_sortOrder = order;
   keepOrder();
+}
+
+void RunsModel::keepSorted() {
+  if (m_sortColumn >= 0) keepOrder();
 }
 
 void RunsModel::keepOrder(bool insideReset) {

@@ -179,6 +179,8 @@ class RunsModel final : public QAbstractTableModel {
   /// Puts the rows back in the list's order after runs were added or changed; inside a reset
   /// of the model, without telling the views.
   void keepOrder(bool insideReset = false);
+  /// keepOrder() where a column sorts the list: a run's numbers changed, not its folder.
+  void keepSorted();
   /// What `column` sorts row `row` by.
   QVariant sortValue(int row, int column) const;
   /// Gives every run that shares its settings but for the seed with another a group letter,

@@ -2,7 +2,6 @@
 #include "ui/RunsOrder.h"
 
 #include <QFileInfo>
-#include <QRegularExpression>
 
 namespace ensemble::ui {
 
@@ -23,11 +22,21 @@ bool listedBefore(const ListPlace& a, const ListPlace& b) {
 }
 
 QDateTime startOfRun(const QString& directory, qint64 configStampNs) {
-  static const QRegularExpression generated("^(\\d{8}-\\d{6})(\\d{3})-");
-  const QRegularExpressionMatch named = generated.match(QFileInfo(directory).fileName());
-  if (named.hasMatch()) {
-    QDateTime started = QDateTime::fromString(named.captured(1), QStringLiteral("yyyyMMdd-HHmmss"));
-    if (started.isValid()) return started.addMSecs(named.captured(2).toInt());
+  // "YYYYMMDD-HHMMSSmmm-", read digit by digit: through QRegularExpression and
+  // QDateTime::fromString, a scan of 10,000 runs took 0.7 s longer (bench/RunsFolderBench.cpp).
+  const QString name = QFileInfo(directory).fileName();
+  const auto digits = [&](int from, int count) {
+    int value = 0;
+    for (int i = from; i < from + count; ++i) {
+      if (name[i] < u'0' || name[i] > u'9') return -1;
+      value = value * 10 + (name[i].unicode() - '0');
+    }
+    return value;
+  };
+  if (name.size() > 19 && name[8] == u'-' && name[18] == u'-') {
+    const QDate date(digits(0, 4), digits(4, 2), digits(6, 2));
+    const QTime time(digits(9, 2), digits(11, 2), digits(13, 2), digits(15, 3));
+    if (date.isValid() && time.isValid()) return QDateTime(date, time);
   }
   return configStampNs >= 0 ? QDateTime::fromMSecsSinceEpoch(configStampNs / 1000000) : QDateTime();
 }
