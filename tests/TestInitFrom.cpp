@@ -246,6 +246,10 @@ class TestInitFrom final : public QObject {
     QCOMPARE(initialWeightFiles(smallEnsemble(checkpoint), 2), byName);
     const std::string throughLatest = earlier.toStdString() + "/checkpoints/latest/member-1.pt";
     QCOMPARE(initialWeightFiles(smallEnsemble(throughLatest), 2), std::vector<std::string>{byName[1]});
+    // checkpoints/latest itself, and with a slash: the checkpoint it names (both had been
+    // read as a tensor file and refused as damaged).
+    QCOMPARE(initialWeightFiles(smallEnsemble(earlier.toStdString() + "/checkpoints/latest"), 2), byName);
+    QCOMPARE(initialWeightFiles(smallEnsemble(earlier.toStdString() + "/checkpoints/latest/"), 2), byName);
 
     const auto trained = [&](const QString& name, const std::string& initFrom) {
       const QString run = m_dir.filePath(name);

@@ -390,6 +390,11 @@ std::string weightsBesideOptimizerState(const std::string& path) {
 std::vector<std::string> weightFilesAt(const std::string& path) {
   std::error_code ec;
   const fs::path given(path);
+  // checkpoints/latest itself, the file naming the newest checkpoint: that checkpoint's
+  // models (it was read as a tensor file, and refused as damaged).
+  if (given.filename() == kLatestName && fs::is_regular_file(given, ec)) {
+    return weightFilesAt(latestCheckpoint(given.parent_path().string()));
+  }
   if (fs::is_directory(given, ec)) {
     fs::path checkpoint = given;
     if (fs::is_directory(given / "checkpoints", ec)) checkpoint = latestCheckpoint((given / "checkpoints").string());
@@ -409,7 +414,11 @@ std::vector<std::string> weightFilesAt(const std::string& path) {
   if (!fs::exists(given, ec)) {
     for (fs::path folder = given.parent_path(); !folder.empty() && folder != folder.parent_path(); folder = folder.parent_path()) {
       if (folder.filename() == kLatestName && fs::is_regular_file(folder, ec)) {
-        return {(fs::path(latestCheckpoint(folder.parent_path().string())) / given.lexically_relative(folder)).string()};
+        // "latest/member-0.pt" is that file of the checkpoint; "latest/" the checkpoint.
+        const fs::path within = given.lexically_relative(folder);
+        const fs::path checkpoint(latestCheckpoint(folder.parent_path().string()));
+        if (within.empty() || within == ".") return weightFilesAt(checkpoint.string());
+        return {(checkpoint / within).string()};
       }
     }
   }
