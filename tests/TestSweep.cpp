@@ -399,6 +399,25 @@ class TestSweep final : public QObject {
              0);
     QCOMPARE(readJson(shared + "/sweep.json")["base"].toObject()["dataset"].toString(),
              QFileInfo(started + "/data").absoluteFilePath());
+
+    // And for init_from's files, given relative (as --init-from, or a grid's values): a job
+    // retried from another folder had not found them ("runs/ensemble: cannot open it").
+    QCOMPARE(runCli(QStringList{"train", "--dataset", "data", "--out", "first"} + tiny, environment, started).exitCode, 0);
+    const QString initialised = m_dir.filePath("init-from-relative");
+    QCOMPARE(runCli(QStringList{"sweep", "--dataset", "data", "--init-from", "first", "--grid", "seed=0", "--out", initialised} +
+                        tiny,
+                    environment, started)
+                 .exitCode,
+             0);
+    const QString earlierRun = QFileInfo(started + "/first").absoluteFilePath();
+    QCOMPARE(readJson(initialised + "/sweep.json")["base"].toObject()["init_from"].toString(), earlierRun);
+    QCOMPARE(readJson(initialised + "/" + jobNames(initialised)[0] + "/config.json")["init_from"].toString(), earlierRun);
+    const QString gridded = m_dir.filePath("init-from-grid");
+    QCOMPARE(runCli(QStringList{"sweep", "--dataset", "data", "--grid", "init_from=first", "--out", gridded} + tiny, environment,
+                    started)
+                 .exitCode,
+             0);
+    QCOMPARE(readJson(gridded + "/" + jobNames(gridded)[0] + "/config.json")["init_from"].toString(), earlierRun);
   }
 
   void aSweepIsNotWrittenIntoARunOrAFolderOfOtherFiles() {

@@ -69,15 +69,21 @@ Sweep planFromOptions(const CliOptions& options) {
     }
   }
   refuseFlagsTheGridSets(options, grid, gridTexts);
-  // A dataset folder as an absolute path, as config.json records it: sweep --resume may run
-  // from another working directory.
+  // A dataset folder and init_from's files as absolute paths, as config.json records them:
+  // sweep --resume may run from another working directory.
   ExperimentConfig base = configFromOptions(options);
   refuseConfigKeysTheGridSets(options, grid, gridTexts);
   base.dataset = recordedDatasetSpec(base.dataset);
+  base.initFrom = base.absoluteInitFrom();
   for (SweepAxis& axis : grid) {
-    if (axis.key != "dataset") continue;
     for (nlohmann::json& value : axis.values) {
-      if (value.is_string()) value = recordedDatasetSpec(value.get<std::string>());
+      if (!value.is_string()) continue;
+      if (axis.key == "dataset") value = recordedDatasetSpec(value.get<std::string>());
+      if (axis.key == "init_from") {
+        ExperimentConfig files;
+        files.initFrom = value.get<std::string>();
+        value = files.absoluteInitFrom();
+      }
     }
   }
   // A value given twice is a slip in what was typed (planSweep refuses it too, for the

@@ -122,6 +122,17 @@ std::vector<std::string> ExperimentConfig::initFromFiles() const {
   }
 }
 
+std::string ExperimentConfig::absoluteInitFrom() const {
+  std::string joined;
+  for (const std::string& file : initFromFiles()) {
+    if (!joined.empty()) joined += ',';
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(file, ec);
+    joined += ec || file.empty() ? file : absolute.lexically_normal().string();
+  }
+  return joined;
+}
+
 int64_t evalBatchSizeFor(int64_t setting, bool everyDeviceIsGpu) {
   if (setting != kAutoEvalBatchSize) return setting;
   return everyDeviceIsGpu ? kGpuEvalBatchSize : kCpuEvalBatchSize;

@@ -129,6 +129,9 @@ struct ExperimentConfig {
 
   /// The files of initFrom, in order (none when it is empty).
   std::vector<std::string> initFromFiles() const;
+  /// initFrom with each of its paths made absolute, as config.json and sweep.json record it:
+  /// a run or a sweep resumed from another working directory finds the same files.
+  std::string absoluteInitFrom() const;
 
   /// Throws ConfigError naming the first invalid field, its value and the valid range.
   /// Checks that need the data (batch size vs. training set) happen when training starts.

@@ -71,9 +71,10 @@ std::unique_ptr<RunSession> createRunSession(ExperimentConfig config, std::strin
   session->prepare();
   initialiseReplicasFrom(session->replicas, session->config, session->communicator->firstReplica(), session->memberCount());
   // Record the devices actually used, so config.json replays the same run, and a dataset
-  // folder as an absolute path, so it resumes from any working directory.
+  // folder and init_from's files as absolute paths, so it resumes from any working directory.
   session->config.devices = formatDevices(session->devices);
   session->config.dataset = recordedDatasetSpec(session->config.dataset);
+  session->config.initFrom = session->config.absoluteInitFrom();
   session->state.trainSamples = session->data->train.size();
   return session;
 }
