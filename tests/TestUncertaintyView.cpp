@@ -697,6 +697,23 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(app.waitForFinished(60000));
     QCOMPARE(app.exitCode(), 1);
     QVERIFY(QString::fromUtf8(app.readAll()).contains("--compare goes with --figures"));
+    // Without a display: the same usage message, and the window says it has none and what to
+    // do (Qt had aborted, exit 134, advising to reinstall), before any window is made.
+    QProcessEnvironment headless = QProcessEnvironment::systemEnvironment();
+    for (const char* variable : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) headless.remove(variable);
+    app.setProcessEnvironment(headless);
+    app.start(ENSEMBLELAB_GUI_PATH, {"--compare", m_single});
+    QVERIFY(app.waitForFinished(60000));
+    QCOMPARE(app.exitCode(), 1);
+    QVERIFY(QString::fromUtf8(app.readAll()).contains("--compare goes with --figures"));
+    app.start(ENSEMBLELAB_GUI_PATH, {"--runs", m_root.path()});
+    QVERIFY(app.waitForFinished(60000));
+    QCOMPARE(app.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(app.exitCode(), 1);
+    const QString noDisplay = QString::fromUtf8(app.readAll());
+    QVERIFY2(noDisplay.contains("no display to open the window on") && noDisplay.contains("ensemble-lab-cli"),
+             qPrintable(noDisplay));
+    app.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
     app.start(ENSEMBLELAB_GUI_PATH, {"--figures", out, "--compare", m_root.filePath("no-such-run")});
     QVERIFY(app.waitForFinished(60000));
     QCOMPARE(app.exitCode(), 1);

@@ -23,6 +23,15 @@ bool onlyAsksForHelpOrVersion(int argc, char** argv) {
   return false;
 }
 
+/// Qt's notes that drawing offscreen without a desktop session is expected to give: noise on
+/// the terminal of a headless --figures (seven "propagateSizeHints" lines a run).
+void quietOffscreenNotes(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+  if (message.contains("does not support propagateSizeHints") || message.startsWith("QStandardPaths: XDG_RUNTIME_DIR not set")) {
+    return;
+  }
+  std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
+}
+
 /// --figures needs no screen: without a display it draws offscreen.
 void drawOffscreenWithoutDisplay(int argc, char** argv) {
   bool figures = false;
@@ -30,6 +39,7 @@ void drawOffscreenWithoutDisplay(int argc, char** argv) {
   if (figures && qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
       qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
+    qInstallMessageHandler(quietOffscreenNotes);
   }
 }
 
@@ -54,6 +64,32 @@ void describe(QCoreApplication& app, QCommandLineParser& parser, const Options& 
   parser.process(app);
 }
 
+/// What is wrong with the command line before any window or display is needed, or "": an
+/// option it does not know, or one that goes with --figures given without it (the window
+/// would open and do none of it).
+QString usageProblem(const QStringList& arguments, const Options& options) {
+  QCommandLineParser parser;
+  parser.addOptions({options.runs, options.figures, options.compare, options.shift, options.ood});
+  if (!parser.parse(arguments)) {
+    QString error = parser.errorText();
+    if (error.endsWith('.')) error.chop(1);
+    return error + "; see ensemble-lab --help";
+  }
+  if (parser.isSet(options.figures)) return {};
+  for (const QCommandLineOption* option : {&options.compare, &options.shift, &options.ood}) {
+    if (parser.isSet(*option)) {
+      return QString("--%1 goes with --figures DIR (the figures to save); without it the window opens and compares the "
+                     "runs you select").arg(option->names().front());
+    }
+  }
+  return {};
+}
+
+bool hasDisplay() {
+  return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+         !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -64,23 +100,26 @@ int main(int argc, char** argv) {
     describe(app, parser, options);  // prints and exits
     return 0;
   }
+  QStringList arguments;
+  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+  if (const QString problem = usageProblem(arguments, options); !problem.isEmpty()) {
+    std::fprintf(stderr, "ensemble-lab: %s\n", qPrintable(problem));
+    return 1;
+  }
   drawOffscreenWithoutDisplay(argc, argv);
+  if (!hasDisplay()) {
+    // Said, with what to do: Qt's own abort (exit 134) had advised reinstalling the application.
+    std::fprintf(stderr,
+                 "ensemble-lab: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are empty): run it in a "
+                 "desktop session or over ssh -X; ensemble-lab-cli trains and evaluates without one, and "
+                 "ensemble-lab --figures DIR saves the figures without one\n");
+    return 1;
+  }
   QApplication app(argc, argv);
   describe(app, parser, options);
   QGuiApplication::setApplicationDisplayName("EnsembleLab");
   QGuiApplication::setDesktopFileName("org.ensemblelab.EnsembleLab");
   QApplication::setWindowIcon(QIcon(":/icons/ensemble-lab.svg"));
-
-  if (!parser.isSet(options.figures)) {
-    // Said rather than ignored: without --figures the window would open and do none of it.
-    for (const QCommandLineOption* option : {&options.compare, &options.shift, &options.ood}) {
-      if (parser.isSet(*option)) {
-        std::fprintf(stderr, "ensemble-lab: --%s goes with --figures DIR (the figures to save); without it the window "
-                             "opens and compares the runs you select\n", qPrintable(option->names().front()));
-        return 1;
-      }
-    }
-  }
   if (parser.isSet(options.figures)) {
     return ensemble::app::exportFigures({parser.value(options.figures), parser.value(options.compare).split(',', Qt::SkipEmptyParts),
                                          parser.values(options.shift), parser.value(options.ood)});
