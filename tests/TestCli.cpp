@@ -317,6 +317,13 @@ class TestCli final : public QObject {
     r = runCli({"eval", "--run", m_realRun, "--ood", empty});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("t10k-images-idx3-ubyte holds no images"), qPrintable(r.err));  // the file that is empty
+    // A mistyped set is said of --ood, with the sets made from the run (it said "pass --dataset").
+    r = runCli({"eval", "--run", m_realRun, "--ood", "invertd"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("dataset folder invertd does not exist; pass --ood fashion-mnist, synthetic, or a folder holding "
+                               "MNIST-format test files (t10k-images and t10k-labels)") &&
+                 r.err.contains("or inverted or uniform-noise, made from the run's own test set") && !r.err.contains("--dataset"),
+             qPrintable(r.err));
     // A folder of images alone: the message names the test split's two files, not the four
     // of a dataset to train on (a person had gone looking for training files).
     QVERIFY(QFile::remove(noise + "/t10k-labels-idx1-ubyte.gz"));
@@ -502,6 +509,8 @@ class TestCli final : public QObject {
     const QJsonObject sb = readJson(root + "/sb/001-seed=0/config.json");
     QVERIFY(sb["lr"].toDouble() == 0.02 && sb["dataset"].toString() == "synthetic" &&
             sb["member_form"].toString() == "stacked");
+    // summary.json records the form it trained in too (it had been config.json alone).
+    QCOMPARE(readJson(root + "/sb/001-seed=0/summary.json")["member_form"].toString(), QString("stacked"));
     r = runCli({"sweep", "--resume", root + "/sb"});
     QVERIFY2(r.exitCode == 0 && r.err.contains("001-seed=0") && r.err.contains("completed"), qPrintable(r.err));
     r = runCli({"sweep", "--dataset", "synthetic", "--grid", "seed=0", "--init-from", root + "/none.pt", "--out",
@@ -713,6 +722,9 @@ class TestCli final : public QObject {
     }
     r = runCli({"export", "--runs", root + "/a"});
     QVERIFY2(r.exitCode == 2 && r.err.contains("needs --table FILE.csv"), qPrintable(r.err));
+    // The two forms' flags mixed: refused (--run beside --runs had been dropped without a word).
+    r = runCli({"export", "--run", root + "/b", "--runs", root + "/a", "--table", root + "/mixed.csv"});
+    QVERIFY2(r.exitCode == 2 && r.err.contains("not flags of both") && !QFileInfo::exists(root + "/mixed.csv"), qPrintable(r.err));
     saw("export", {"--runs", "--table", "--curves"});
 
     // devices --check: all-reduces across the CPU's ranks (and every GPU), within --timeout.

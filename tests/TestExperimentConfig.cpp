@@ -60,13 +60,13 @@ class TestExperimentConfig final : public QObject {
   void validatorsLiveInTheRecords() {
     ExperimentConfig config;
     config.epochs = 0;
-    QCOMPARE(QString::fromStdString(configFieldByKey("epochs")->check(config)), QString("epochs must be at least 1, got 0"));
+    QCOMPARE(QString::fromStdString(configFieldByKey("epochs")->check(config)), QString("{{epochs}} must be at least 1, got 0"));
     try {
       config.validate();
       QFAIL("epochs 0 was accepted");
     } catch (const ConfigError& error) {
       QCOMPARE(QString::fromStdString(error.field()), QString("epochs"));
-      QVERIFY(QString(error.what()).startsWith("epochs must be at least 1"));
+      QVERIFY(QString(error.what()).startsWith("{{epochs}} must be at least 1"));
     }
     QCOMPARE(QString::fromStdString(configFieldByKey("lr")->helpText()), QString("learning rate (default 0.1)"));
   }
@@ -423,9 +423,9 @@ class TestExperimentConfig final : public QObject {
     QTest::newRow("weight decay NaN") << "weight_decay" << std::nan("") << "weight decay (weight_decay) must be 0 (none)";
     QTest::newRow("weight decay infinite") << "weight_decay" << HUGE_VAL << "a positive finite number, got inf";
     QTest::newRow("batch 0") << "batch" << 0.0 << "batch size (batch_size) must be at least 1";
-    QTest::newRow("epochs 0") << "epochs" << 0.0 << "epochs must be at least 1";
-    QTest::newRow("negative limit") << "train_limit" << -5.0 << "train_limit must be 0";
-    QTest::newRow("negative warmup") << "lr_warmup_steps" << -1.0 << "lr_warmup_steps must be 0 (no warmup) or positive, got -1";
+    QTest::newRow("epochs 0") << "epochs" << 0.0 << "{{epochs}} must be at least 1";
+    QTest::newRow("negative limit") << "train_limit" << -5.0 << "{{train_limit}} must be 0";
+    QTest::newRow("negative warmup") << "lr_warmup_steps" << -1.0 << "{{lr_warmup_steps}} must be 0 (no warmup) or positive, got -1";
   }
   void rejectsInvalidValues() {
     QFETCH(QString, field);

@@ -117,7 +117,7 @@ class TestExperimentForm final : public QObject {
     QTest::newRow("negative weight decay") << "weight_decay" << "-0.001" << "weight decay (weight_decay) must be 0";
     QTest::newRow("weight decay not a number") << "weight_decay" << "lots" << "not a number; the default is 0";
     QTest::newRow("batch 0") << "batch_size" << "0" << "must be at least 1";
-    QTest::newRow("epochs 0") << "epochs" << "0" << "epochs must be at least 1";
+    QTest::newRow("epochs 0") << "epochs" << "0" << "\"Epochs\" must be at least 1";  // named as the form names it
   }
   void invalidFieldsAreMarkedWithTheReason() {
     QFETCH(QString, field);

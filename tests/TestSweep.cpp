@@ -275,6 +275,16 @@ class TestSweep final : public QObject {
     QVERIFY2(r.exitCode == 2 && r.err.contains("--lr would change nothing: give --resume DIR alone"), qPrintable(r.err));
   }
 
+  // A sweep folder that is not there is said to be missing (it had read "holds no sweep
+  // (no sweep.json)", as of a folder that exists); one without sweep.json says that.
+  void resumingASweepThatIsNotThereSaysWhy() {
+    Result r = runCli({"sweep", "--resume", m_dir.filePath("no-such-sweep")});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("sweep folder " + m_dir.filePath("no-such-sweep") + " does not exist"),
+             qPrintable(r.err));
+    r = runCli({"sweep", "--resume", m_dir.path()});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("holds no sweep (no sweep.json)"), qPrintable(r.err));
+  }
+
   // A value given twice in one grid, compared as parsed (0.1 and 0.10 are one number), would
   // train the same job twice: planSweep refuses it naming the value (the window's dialog
   // says so), and the CLI as a usage error (exit 2), writing nothing.
@@ -305,7 +315,7 @@ class TestSweep final : public QObject {
     QTest::newRow("devices against mode") << QStringList{"--grid", "devices=cpu,cpu*2"}
                                           << "sweep job 002-devices=cpu_2: single mode trains one model on one device";
     QTest::newRow("a missing init_from file") << QStringList{"--grid", "init_from=" + m_dir.filePath("none.pt")}
-                                              << "none.pt: cannot open it";
+                                              << "--init-from " + m_dir.filePath("none.pt") + ": cannot open it";
     QTest::newRow("a checkpoint's optimizer state as init_from")
         << QStringList{"--grid", "init_from=" + m_dir.filePath("step-000000008/member-1-optimizer.pt")}
         << "holds a checkpoint's optimizer state (momentum buffers), not weights; give the weights beside it, " +

@@ -410,6 +410,13 @@ int exportSeveralRuns(const CliOptions& options) {
 }
 
 int commandExport(const CliOptions& options) {
+  // The two forms' flags mixed: one form's would be dropped without a word (--run's beside --runs were).
+  const bool several = options.has("runs") || options.has("table") || options.has("curves");
+  const bool one = options.has("run") || options.has("to") || options.has("tensorboard");
+  if (several && one) {
+    throw UsageError("export takes either --run DIR with --to or --tensorboard (one run's metrics), or --runs DIR,DIR,... "
+                     "with --table or --curves (runs side by side), not flags of both; run export once for each");
+  }
   if (options.has("runs")) return exportSeveralRuns(options);
   if (!options.has("run")) throw UsageError("export needs --run DIR, the run folder whose metrics to write (or --runs DIR,DIR,...)");
   if (!options.has("to") && !options.has("tensorboard")) {

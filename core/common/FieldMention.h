@@ -22,6 +22,10 @@ inline std::string resumeCommand(const std::string& runDirectory) { return "{{re
 /// the Experiment panel's device list in the window.
 inline std::string listDevices() { return "{{devices-list}}"; }
 
+/// The out-of-distribution dataset of an evaluation: "--ood" in the CLI, the Uncertainty
+/// tab's "Out-of-distribution dataset" in the window.
+inline std::string oodDataset() { return "{{ood}}"; }
+
 /// How to start a run afresh: `ensemble-lab-cli train` in the CLI, Start in the window.
 inline std::string startRun() { return "{{start-run}}"; }
 

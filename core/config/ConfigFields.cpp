@@ -195,7 +195,7 @@ std::vector<ConfigField> makeFields() {
                          "the first N steps rise linearly to lr (step k of N at\nlr * k / N), then lr_schedule runs over "
                          "the steps\nleft (default {default}: none)",
                          Kind::Integer, true, &ExperimentConfig::lrWarmupSteps,
-                         zeroOrPositive(&ExperimentConfig::lrWarmupSteps, "lr_warmup_steps", "no warmup"))));
+                         zeroOrPositive(&ExperimentConfig::lrWarmupSteps, mention::field("lr_warmup_steps"), "no warmup"))));
   fields.push_back(echoed(plain("momentum", "momentum", "Momentum", "X", "SGD momentum in [0, 1) (default {default})",
                          Kind::Number, true, &ExperimentConfig::momentum,
                          [fallback = defaults.momentum](const ExperimentConfig& config) {
@@ -221,26 +221,26 @@ std::vector<ConfigField> makeFields() {
                          atLeastOne(&ExperimentConfig::batchSize, "batch size (batch_size)",
                                     "; the default is " + std::to_string(defaults.batchSize)))));
   fields.push_back(echoed(plain("epochs", "epochs", "Epochs", "N", "(default {default})", Kind::Integer, true,
-                         &ExperimentConfig::epochs, atLeastOne(&ExperimentConfig::epochs, "epochs"))));
+                         &ExperimentConfig::epochs, atLeastOne(&ExperimentConfig::epochs, mention::field("epochs")))));
   fields.push_back(echoed(plain("seed", "seed", "Seed", "N", "run seed; member i's seed is split off it (default {default})",
                          Kind::NonNegativeInteger, true, &ExperimentConfig::seed)));
   fields.push_back(plain("train_limit", "train-limit", "Train samples", "N",
                          "use the first N training samples (default: all)", Kind::Integer, true,
-                         &ExperimentConfig::trainLimit, zeroOrPositive(&ExperimentConfig::trainLimit, "train_limit", "all")));
+                         &ExperimentConfig::trainLimit, zeroOrPositive(&ExperimentConfig::trainLimit, mention::field("train_limit"), "all")));
   fields.push_back(plain("test_limit", "test-limit", "Test samples", "N", "use the first N test samples (default: all)",
                          Kind::Integer, false, &ExperimentConfig::testLimit,
-                         zeroOrPositive(&ExperimentConfig::testLimit, "test_limit", "all")));
+                         zeroOrPositive(&ExperimentConfig::testLimit, mention::field("test_limit"), "all")));
   fields.push_back(plain("checkpoint_every", "checkpoint-every", "Checkpoint every", "N",
                          "also checkpoint every N steps (default: epoch ends only)", Kind::Integer, false,
                          &ExperimentConfig::checkpointEvery,
-                         zeroOrPositive(&ExperimentConfig::checkpointEvery, "checkpoint_every", "epoch ends only")));
+                         zeroOrPositive(&ExperimentConfig::checkpointEvery, mention::field("checkpoint_every"), "epoch ends only")));
   fields.push_back(plain("log_every", "log-every", "Log every", "N", "write a metrics row every N steps (default {default})",
                          Kind::Integer, false, &ExperimentConfig::logEvery,
-                         atLeastOne(&ExperimentConfig::logEvery, "log_every")));
+                         atLeastOne(&ExperimentConfig::logEvery, mention::field("log_every"))));
   fields.push_back(plain("eval_every", "eval-every", "Evaluate every", "N",
                          "also evaluate on the test split every N steps (default:\nepoch ends only)", Kind::Integer, true,
                          &ExperimentConfig::evalEvery,
-                         zeroOrPositive(&ExperimentConfig::evalEvery, "eval_every", "epoch ends only")));
+                         zeroOrPositive(&ExperimentConfig::evalEvery, mention::field("eval_every"), "epoch ends only")));
   fields.push_back(evalBatchSizeField());
   fields.push_back(plain("memory_budget_mb", "memory-budget", "Memory budget", "MB",
                          "refuse to start when the run's measured memory need\n(dataset, replicas, evaluation) exceeds MB MiB",
@@ -250,11 +250,11 @@ std::vector<ConfigField> makeFields() {
                                             std::to_string(config.memoryBudgetMb)
                                       : std::string();
                          }));
-  fields.push_back(choice("member_form", "member-form", "Members", "FORM",
+  fields.push_back(echoed(choice("member_form", "member-form", "Members", "FORM",
                           "{default} (default): stacked where the members of an ensemble of\nthe cnn share one GPU, "
                           "separate elsewhere; separate; or\nstacked: members that share a device trained as one "
                           "network\nof stacked weights (cnn)",
-                          true, &ExperimentConfig::memberForm, memberFormName, parseMemberForm, memberFormNames()));
+                          true, &ExperimentConfig::memberForm, memberFormName, parseMemberForm, memberFormNames())));
   fields.push_back(echoed(choice("precision", "precision", "Precision", "P",
                           "{default} (default), tf32 (CUDA matmuls and convolutions in\nTensorFloat-32) or bf16 (autocast "
                           "to bfloat16)",
@@ -381,6 +381,10 @@ std::string phraseMention(const std::string& mention, FieldNaming naming, const 
   }
   if (mention == "devices-list") {
     return naming == FieldNaming::Labels ? "the Devices list of the Experiment panel" : "`ensemble-lab-cli devices`";
+  }
+  if (mention == "ood") {
+    return naming == FieldNaming::Labels ? "\"Out-of-distribution dataset\" (the Uncertainty tab)"
+                                         : naming == FieldNaming::Flags ? "--ood" : "ood";
   }
   if (mention == "start-run") {
     return naming == FieldNaming::Labels ? "Start in the Experiment panel" : "`ensemble-lab-cli train`";

@@ -258,6 +258,11 @@ std::vector<SweepJob> retryFailedJobs(Sweep& sweep) {
 
 Sweep readSweep(const std::string& folder) {
   const std::string path = folder + "/" + kFileName;
+  std::error_code ec;
+  if (!std::filesystem::exists(folder, ec)) {
+    throw ConfigError("sweep folder " + folder + " does not exist; give the folder a sweep was started in, or start "
+                      "one with " + mention::startSweep());
+  }
   std::ifstream in(path);
   if (!in) throw ConfigError(folder + " holds no sweep (no " + kFileName + "); start one with " + mention::startSweep());
   std::stringstream text;

@@ -6,7 +6,6 @@
 
 #include "core/config/RunMode.h"
 #include "core/devices/DeviceSpec.h"
-#include "core/io/PyTorchStateDict.h"
 #include "core/train/CudaGraphsBuilt.h"
 #include "core/train/RunSetup.h"
 
@@ -20,12 +19,9 @@ void checkNewRunBeforeData(ExperimentConfig config, const ProcessGroupOptions& g
   resolveCudaGraphs(config, devices, group.distributed(), cudaGraphsBuilt());
   const std::size_t models = RunMode::of(config.mode).modelCount(int(devices.size()) * group.worldSize);
   const std::vector<std::string> files = initialWeightFiles(config, models);
-  // Read, not only looked for: a file that is no state dict fails here too. Whether its
+  // Read, not only looked for: a file that is no state dict, or holds a NaN, fails here too. Whether its
   // shapes fit the model needs the dataset's image size, and is left to the run's start.
-  for (const std::string& file : files) {
-    refuseOptimizerStateAsWeights(file);
-    readPyTorchStateDict(file);
-  }
+  for (const std::string& file : files) checkInitialWeightsFile(file);
 }
 
 }  // namespace ensemble

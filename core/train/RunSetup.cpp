@@ -189,7 +189,27 @@ CudaGraphs resolveCudaGraphs(const ExperimentConfig& config, const std::vector<D
 Dataset loadOutOfDistribution(const std::string& dataset, const Dataset& runTest, std::uint64_t seed) {
   if (auto builtIn = makeOutOfDistributionSet(dataset, runTest, seed)) return *builtIn;
   const ModelInput input = modelInputOf(runTest);
-  Dataset test = loadTestSplit(dataset);  // its test files alone: a folder of one's own images will do
+  Dataset test;
+  try {
+    test = loadTestSplit(dataset);  // its test files alone: a folder of one's own images will do
+  } catch (const DatasetError& e) {
+    // Said of the out-of-distribution set: loading names the run's dataset setting, which
+    // is not what was mistyped ("pass --dataset fashion-mnist, synthetic, ..." for --ood invertd).
+    std::string message = e.what();
+    const std::string runsDataset = mention::field("dataset");
+    for (std::size_t at = message.find(runsDataset); at != std::string::npos; at = message.find(runsDataset, at)) {
+      message.replace(at, runsDataset.size(), mention::oodDataset());
+    }
+    if (message.find(" does not exist") != std::string::npos) {
+      // Only its test files are read: a folder of one's own images needs no training files.
+      const std::string four = "the four MNIST-format files";
+      if (const std::size_t at = message.find(four); at != std::string::npos) {
+        message.replace(at, four.size(), "MNIST-format test files (t10k-images and t10k-labels)");
+      }
+      message += "; or inverted or uniform-noise, made from the run's own test set";
+    }
+    throw DatasetError(message);
+  }
   if (test.size() == 0) {
     throw DatasetError("the out-of-distribution dataset " + dataset +
                        " has no test images; give one whose test files (t10k-*) hold some");
@@ -408,7 +428,13 @@ namespace {
 /// at step 1, blamed on the learning rate, and left a failed run behind).
 TensorDict readInitialWeights(const std::string& file) {
   refuseOptimizerStateAsWeights(file);
-  TensorDict weights = readPyTorchStateDict(file);
+  TensorDict weights;
+  try {
+    weights = readPyTorchStateDict(file);
+  } catch (const Error& e) {
+    // Named as the setting's: "none.pt: cannot open it" had named no flag.
+    throw ConfigError(mention::field("init_from") + " " + e.what(), "init_from");
+  }
   for (const auto& item : weights) {
     const torch::Tensor& tensor = item.value();
     if (!tensor.is_floating_point() || tensor.numel() == 0) continue;
@@ -425,6 +451,8 @@ TensorDict readInitialWeights(const std::string& file) {
 }
 
 }  // namespace
+
+void checkInitialWeightsFile(const std::string& file) { static_cast<void>(readInitialWeights(file)); }
 
 std::vector<std::string> initialWeightFiles(const ExperimentConfig& config, std::size_t models) {
   const std::vector<std::string> given = config.initFromFiles();

@@ -99,6 +99,11 @@ std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelIn
 /// loaded as weights they would start the run from near-zero noise without a word.
 void refuseOptimizerStateAsWeights(const std::string& file);
 
+/// Reads init_from's `file` as a run would start from it: throws ConfigError naming the
+/// setting for a file that cannot be read, is a checkpoint's optimizer state, or holds a NaN
+/// or an infinity.
+void checkInitialWeightsFile(const std::string& file);
+
 /// The weights files config.initFrom names for a run of `models` models, each folder in it
 /// taken as its checkpoint's files (core/io/Checkpoint.h weightFilesAt): one file for every
 /// model, or one per model. Throws ConfigError for a number that fits neither (naming what
