@@ -1508,7 +1508,7 @@ class TestCli final : public QObject {
     const QStringList quick{"train", "--dataset", "synthetic", "--mode", "single", "--train-limit", "256", "--epochs", "1"};
     Result r = runCli(quick + QStringList{"--out", dir.path()});
     QCOMPARE(r.exitCode, 1);
-    QVERIFY2(r.err.contains("already holds files that are not a run's (notes.txt") &&
+    QVERIFY2(r.err.contains("already holds files that are not a run's (notes.txt)") &&
                  r.err.contains("choose a new or empty folder"),
              qPrintable(r.err));
     QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{"notes.txt"});

@@ -89,8 +89,16 @@ std::string RunDirectory::whyNotANewRunFolder() const {
   fs::directory_iterator entries(m_path, ec);
   if (ec) return "cannot read the folder " + m_path + ": " + ec.message();
   if (entries == fs::directory_iterator()) return "";
-  return m_path + " already holds files that are not a run's (" + entries->path().filename().string() +
-         ", ...), which a run's config.json, metrics.csv, checkpoints/ and tensorboard/ would be mixed with";
+  // Up to three of them by name, "..." only where there are more (one file had read "(notes.txt, ...)").
+  std::string named;
+  int listed = 0;
+  for (; entries != fs::directory_iterator() && listed < 3; entries.increment(ec), ++listed) {
+    named += (listed ? ", " : "") + entries->path().filename().string();
+    if (ec) break;
+  }
+  if (!ec && entries != fs::directory_iterator()) named += ", ...";
+  return m_path + " already holds files that are not a run's (" + named +
+         "), which a run's config.json, metrics.csv, checkpoints/ and tensorboard/ would be mixed with";
 }
 
 void RunDirectory::create() const {
