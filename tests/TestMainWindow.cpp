@@ -1182,6 +1182,7 @@ class TestMainWindow final : public QObject {
     QTemporaryDir root;
     MainWindow window(root.path());
     QCOMPARE(window.runsModel()->rowCount(), 0);
+    QCOMPARE(window.statusText(), "Ready. 0 runs in " + root.path());
     // The engine, in a thread of its own as in another process, held after its first epoch
     // until the window has shown it.
     struct HeldAfterFirstEpoch final : TrainingObserver {
@@ -1201,6 +1202,7 @@ class TestMainWindow final : public QObject {
     RunsModel& runs = *window.runsModel();
     QTRY_VERIFY_WITH_TIMEOUT(runs.rowOf(run) >= 0 && runs.data(runs.index(runs.rowOf(run), RunsModel::Epochs), Qt::DisplayRole).toString() == "1/2",
                              60000);
+    QTRY_COMPARE(window.statusText(), "Ready. 1 run in " + root.path());  // the count follows the folder
     // Its process holds the run (RunWriterLock): it says so, and cannot be resumed meanwhile.
     QTRY_COMPARE(runs.data(runs.index(runs.rowOf(run), RunsModel::Status), Qt::DisplayRole).toString(),
                  QString("running elsewhere"));
@@ -1218,6 +1220,7 @@ class TestMainWindow final : public QObject {
     QVERIFY(QDir(run).removeRecursively());
     QTRY_COMPARE(runs.rowCount(), 0);
     QVERIFY(testAccuracy->emptyHint().startsWith("No run shown"));
+    QTRY_COMPARE(window.statusText(), "Ready. 0 runs in " + root.path());
   }
 
   void screenshotOfTheWindow() {

@@ -12,12 +12,12 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QTimer>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 
 #include "core/common/TextFormat.h"
@@ -125,7 +125,13 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
     resize(screen() ? wanted.boundedTo(screen()->availableGeometry().size()) : wanted);
   }
   updateActions();
-  m_status->setText(tr("Ready. %1 past run(s) in %2").arg(m_runs->rowCount()).arg(m_runsRoot));
+  m_readyText = readyText();
+  m_status->setText(m_readyText);
+}
+
+QString MainWindow::readyText() const {
+  const int runs = m_runs->rowCount();
+  return (runs == 1 ? tr("Ready. 1 run in %1") : tr("Ready. %1 runs in %2").arg(runs)).arg(m_runsRoot);
 }
 
 MainWindow::~MainWindow() = default;
@@ -454,6 +460,12 @@ void MainWindow::refreshRuns() {
   const RunsFolderChanges changes = m_folderWatcher->takeChanges();
   const QStringList reread = m_runs->refresh(m_runsRoot, &changes);
   m_folderWatcher->watch(*m_runs);
+  // The count the ready line gives follows the folder while nothing else has been said since
+  // (it had stayed at the count the window opened with).
+  if (m_status->text() == m_readyText) {
+    m_readyText = readyText();
+    m_status->setText(m_readyText);
+  }
   // Rows removed from the selection have already said so (selectionChanged); a selected
   // run read again has new curves and numbers to show.
   bool shownChanged = false;

@@ -87,6 +87,8 @@ class MainWindow final : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  /// "Ready. N runs in DIR", for the runs listed now.
+  QString readyText() const;
   /// Asks whether to stop the run and quit; true without an answer once the run has ended.
   bool confirmStopToQuit();
   void buildActions();
@@ -135,6 +137,7 @@ class MainWindow final : public QMainWindow {
   QAction* m_pause = nullptr;
   QAction* m_stop = nullptr;
   bool m_confirmClose = true;
+  QString m_readyText;  ///< the status line's "Ready. N runs in DIR", as last shown
   std::string m_evaluatedDataset;  ///< the dataset spec of the evaluation under way, or the last
 };
 
