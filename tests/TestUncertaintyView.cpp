@@ -692,11 +692,16 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(!QFileInfo::exists(refused));
     QCOMPARE(QDir(existing).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden), QStringList{"reliability.csv"});
     QCOMPARE(fileLines(existing + "/reliability.csv"), QStringList{"earlier"});
-    // What only --figures takes is refused without it (the window had opened, ignoring it).
+    // What only --figures takes is refused without it (the window had opened, ignoring it): a
+    // usage error, exit 2 as the CLI's, as is an option it does not know.
     app.start(ENSEMBLELAB_GUI_PATH, {"--compare", m_single});
     QVERIFY(app.waitForFinished(60000));
-    QCOMPARE(app.exitCode(), 1);
+    QCOMPARE(app.exitCode(), 2);
     QVERIFY(QString::fromUtf8(app.readAll()).contains("--compare goes with --figures"));
+    app.start(ENSEMBLELAB_GUI_PATH, {"--rnus", m_root.path()});
+    QVERIFY(app.waitForFinished(60000));
+    QCOMPARE(app.exitCode(), 2);
+    QVERIFY(QString::fromUtf8(app.readAll()).contains("Unknown option 'rnus'; see ensemble-lab --help"));
     // Without a display: the same usage message, and the window says it has none and what to
     // do (Qt had aborted, exit 134, advising to reinstall), before any window is made.
     QProcessEnvironment headless = QProcessEnvironment::systemEnvironment();
@@ -704,7 +709,7 @@ class TestUncertaintyView final : public QObject {
     app.setProcessEnvironment(headless);
     app.start(ENSEMBLELAB_GUI_PATH, {"--compare", m_single});
     QVERIFY(app.waitForFinished(60000));
-    QCOMPARE(app.exitCode(), 1);
+    QCOMPARE(app.exitCode(), 2);
     QVERIFY(QString::fromUtf8(app.readAll()).contains("--compare goes with --figures"));
     app.start(ENSEMBLELAB_GUI_PATH, {"--runs", m_root.path()});
     QVERIFY(app.waitForFinished(60000));

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
   if (const QString problem = usageProblem(arguments, options); !problem.isEmpty()) {
     std::fprintf(stderr, "ensemble-lab: %s\n", qPrintable(problem));
-    return 1;
+    return 2;  // a usage error, as the CLI's
   }
   drawOffscreenWithoutDisplay(argc, argv);
   if (!hasDisplay()) {
