@@ -19,8 +19,8 @@ struct ListPlace {
   QString job;  ///< empty for a run at the top
 };
 
-/// Finds the places of run folders, asking the disk once per parent folder whether it is a
-/// sweep's (sorting 10,000 runs asks a few times, not 260,000).
+/// Finds the places of run folders as they are listed, asking the disk once per parent folder
+/// whether it is a sweep's; each run keeps its place, so a sort asks nothing of the disk.
 class ListPlaces {
  public:
   ListPlace of(const QString& directory);
