@@ -450,8 +450,90 @@ class TestMainWindow final : public QObject {
       QVERIFY2(width >= metrics.horizontalAdvance(members->item(row, 0)->text()),
                qPrintable(members->item(row, 0)->text() + " is clipped"));
     }
+    theEnsembleTabFits(window, /*legendRoom=*/true);
     window.tabs()->setCurrentIndex(0);
     window.resize(1400, 900);
+  }
+
+  // The Ensemble tab at the window's size: the member table's columns fit its width, each
+  // score whole (the last column had kept the header's default 100 px on top of its share,
+  // 443 px in 418, and at 960 px the size plot's legend left the table 101 px); the size
+  // plot's axis label and legend inside the plot, the legend shown where there is `legendRoom`
+  // for a run's name (where there is not, the table's coloured rows name the curves).
+  static void theEnsembleTabFits(MainWindow& window, bool legendRoom) {
+    everyScoreFitsItsTable(window.memberTable());
+    QCustomPlot* sizes = window.ensembleBreakdown()->sizePlot();
+    sizes->replot();
+    const QStringList label = sizes->xAxis->label().split('\n');
+    QVERIFY2(label.size() <= 2, qPrintable(label.join(" / ")));  // more would take the axes' height
+    const QFontMetrics labelMetrics(sizes->xAxis->labelFont());
+    for (const QString& line : label)
+      QVERIFY2(labelMetrics.horizontalAdvance(line) <= sizes->axisRect()->width() + sizes->axisRect()->margins().left(),
+               qPrintable(QString("'%1' under %2 px of axes").arg(line).arg(sizes->axisRect()->width())));
+    QCOMPARE(sizes->legend->visible(), legendRoom);
+    if (legendRoom) QVERIFY(sizes->viewport().contains(sizes->legend->outerRect()));
+  }
+
+  static void everyScoreFitsItsTable(QTableWidget* members) {
+    QVERIFY2(members->horizontalScrollBar()->maximum() == 0 &&
+                 members->horizontalHeader()->length() <= members->viewport()->width(),
+             qPrintable(QString("%1 px of columns in %2").arg(members->horizontalHeader()->length())
+                            .arg(members->viewport()->width())));
+    for (int row = 0; row < members->rowCount(); ++row) {
+      if (members->columnSpan(row, 0) > 1) continue;  // a run's name, checked above
+      for (int column = 0; column < members->columnCount(); ++column) {
+        const QTableWidgetItem* cell = members->item(row, column);
+        const QString text = cell->text();
+        QVERIFY2(QFontMetrics(cell->font()).horizontalAdvance(text) < members->columnWidth(column),
+                 qPrintable(QString("'%1' in %2 px").arg(text).arg(members->columnWidth(column))));
+      }
+    }
+  }
+
+  // The breakdown gives its table the room for its scores whole and the plot the rest: the
+  // plot takes a window's growth, gives way first when it narrows, and the table gets its room
+  // back when it widens again; a splitter dragged by hand stays where it was put.
+  void theMemberTableTakesItsRoomWhenShown() {
+    EvaluationResult result;  // sixteen members' scores, as a 16-member run's evaluation holds
+    for (int m = 0; m < 16; ++m) result.members.push_back({0.9 - 0.01 * m, 0.8 + 0.01 * m, 0.2, 0.03});
+    result.meanMember = {0.85, 0.8, 0.21, 0.031};
+    result.ensemble = {0.88, 0.7, 0.19, 0.02, 0.1};
+    for (int k = 1; k <= 16; ++k) {
+      result.accuracyVsSize.mean.push_back(0.8 + 0.005 * k);
+      result.accuracyVsSize.min.push_back(0.79 + 0.005 * k);
+      result.accuracyVsSize.max.push_back(0.81 + 0.005 * k);
+    }
+    result.samples = 10000;
+    EnsembleBreakdownView view;
+    view.showResult(result, "ensemble ×16 · lr 0.05 · 60000 imgs");
+    view.showComparison(&result, "ensemble ×16 · lr 0.1 · 60000 imgs");
+    view.resize(560, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    everyScoreFitsItsTable(view.memberTable());
+    if (QTest::currentTestFailed()) return;
+    auto* splitter = view.findChild<QSplitter*>();
+    const int table = splitter->sizes()[0];
+    view.resize(1200, 300);
+    QCoreApplication::processEvents();
+    QCOMPARE(splitter->sizes()[0], table);
+    QCOMPARE(splitter->sizes()[1], splitter->width() - splitter->handleWidth() - table);
+    view.resize(360, 300);  // narrower than the scores: the plot keeps its least width
+    QCoreApplication::processEvents();
+    QVERIFY(splitter->sizes()[0] < table);
+    view.resize(1200, 300);  // and wide again: the table gets its room back
+    QCoreApplication::processEvents();
+    QCOMPARE(splitter->sizes()[0], table);
+    QWidget* handle = splitter->handle(1);
+    QTest::mousePress(handle, Qt::LeftButton, {}, QPoint(1, 50));
+    QTest::mouseMove(handle, QPoint(101, 50));
+    QTest::mouseRelease(handle, Qt::LeftButton, {}, QPoint(101, 50));
+    const int dragged = splitter->sizes()[0];
+    QVERIFY2(dragged > table + 50, qPrintable(QString("%1 px after the drag, %2 before").arg(dragged).arg(table)));
+    view.showResult(result, "ensemble ×16 · lr 0.05 · 60000 imgs");
+    view.resize(1100, 300);
+    QCoreApplication::processEvents();
+    QCOMPARE(splitter->sizes()[0], dragged);
   }
 
   // Five runs compared at 1400x900 (three ensembles, two single models): the one legend
@@ -546,6 +628,12 @@ class TestMainWindow final : public QObject {
       everyControlInside(window.tabs()->tabText(tab));
       if (QTest::currentTestFailed()) return;
     }
+    window.tabs()->setCurrentIndex(1);
+    QTest::qWait(150);
+    theEnsembleTabFits(window, /*legendRoom=*/false);
+    if (QTest::currentTestFailed()) return;
+    window.tabs()->setCurrentIndex(0);
+    QCoreApplication::processEvents();
     const QVector<MetricPlot*>& plots = window.plots();
     QCOMPARE(plots[1]->y(), plots[0]->y());
     QVERIFY(plots[2]->y() > plots[0]->y());

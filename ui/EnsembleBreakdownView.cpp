@@ -7,11 +7,13 @@
 #include <QVBoxLayout>
 #include <QHeaderView>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableWidget>
 
 #include <cmath>
 
 #include "core/metrics/EvaluationResult.h"
+#include "ui/CaptionLines.h"
 #include "ui/LegendRow.h"
 #include "ui/PlotTitle.h"
 #include "ui/RunColors.h"
@@ -19,17 +21,18 @@
 namespace ensemble::ui {
 
 EnsembleBreakdownView::EnsembleBreakdownView(QWidget* parent)
-    : QWidget(parent), m_caption(new QLabel), m_table(new QTableWidget(0, 5)), m_sizePlot(new QCustomPlot) {
+    : QWidget(parent), m_caption(new QLabel), m_table(new QTableWidget(0, 5)), m_sizePlot(new QCustomPlot),
+      m_splitter(new QSplitter(Qt::Horizontal)) {
   m_caption->setObjectName("breakdownCaption");
   m_caption->setTextFormat(Qt::PlainText);
   m_caption->setWordWrap(true);  // on one line, two long run names set the window's minimum width past 1400 px
   m_table->setHorizontalHeaderLabels({tr("Model"), tr("Accuracy"), tr("NLL"), tr("Brier"), tr("ECE")});
-  m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->verticalHeader()->hide();
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_sizePlot->plotLayout()->insertRow(0);
   m_sizePlot->plotLayout()->addElement(0, 0, new PlotTitle(m_sizePlot, tr("Accuracy vs. ensemble size")));
-  m_sizePlot->xAxis->setLabel(tr("members k (mean over k-member subsets; band: worst to best)"));
+  connect(m_sizePlot, &QCustomPlot::beforeReplot, this, &EnsembleBreakdownView::fitPlotToItsWidth);
+  m_sizePlot->setToolTip(sizeAxisLabel());
   m_sizePlot->yAxis->setLabel(tr("test accuracy"));
   m_sizePlot->yAxis->setRange(0, 1);  // an accuracy's range until a run is shown
   // Two runs' curves are named under the axes, not over the points.
@@ -38,18 +41,20 @@ EnsembleBreakdownView::EnsembleBreakdownView(QWidget* parent)
   m_sizePlot->plotLayout()->insertRow(2);  // the legend's, while it shows a comparison (LegendRow.h)
   m_sizePlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
   m_sizePlot->plotLayout()->setRowStretchFactor(2, 0.001);
-  auto* splitter = new QSplitter(Qt::Horizontal);
-  splitter->addWidget(m_table);
-  splitter->addWidget(m_sizePlot);
-  splitter->setStretchFactor(1, 1);
-  splitter->setSizes({420, 800});
-  // The names whole ("member 11", "mean of members"), the numbers share the rest.
+  m_splitter->addWidget(m_table);
+  m_splitter->addWidget(m_sizePlot);
+  m_splitter->setStretchFactor(1, 1);
+  m_splitter->setSizes({420, 800});
+  connect(m_splitter, &QSplitter::splitterMoved, this, [this] { m_tableWidthChosen = true; });
+  // The names whole ("member 11", "mean of members"), the numbers share the rest. (Not
+  // setStretchLastSection as well: the last column then kept the header's default 100 px on
+  // top of its share, and the ECE scrolled out of a 420-px table.)
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_caption);
-  layout->addWidget(splitter, 1);
+  layout->addWidget(m_splitter, 1);
   clear(tr("Select a run in the Runs tab to see its members."));
 }
 
@@ -61,7 +66,6 @@ void EnsembleBreakdownView::clear(const QString& why) {
   m_caption->setText(why);
   m_table->setRowCount(0);
   m_sizePlot->clearGraphs();
-  placeLegendRow(m_sizePlot, m_sizePlot->legend, 2, 0, false);
   m_sizePlot->yAxis->setRange(0, 1);
   m_sizePlot->replot();
 }
@@ -106,8 +110,35 @@ void EnsembleBreakdownView::redraw() {
   m_sizePlot->xAxis->setRange(0.5, double(members) + 0.5);
   const QCPRange y = m_sizePlot->yAxis->range();
   m_sizePlot->yAxis->setRange(y.lower - 0.005, y.upper + 0.005);
-  placeLegendRow(m_sizePlot, m_sizePlot->legend, 2, 0, bool(m_second));
   m_sizePlot->replot();
+  if (!m_tableWidthChosen) giveTheTableItsWidth();
+}
+
+void EnsembleBreakdownView::giveTheTableItsWidth() {
+  QHeaderView* header = m_table->horizontalHeader();
+  int scores = 2 * m_table->frameWidth() + m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_table);
+  const QAbstractItemView* view = m_table;  // QTableView's override is protected; the base's is not
+  for (int column = 0; column < m_table->columnCount(); ++column)
+    scores += std::max(view->sizeHintForColumn(column), header->sectionSizeHint(column));
+  // The splitter keeps these as the sizes wanted: narrower, the plot gives way down to its
+  // least width, then the table; wider again, the table gets its width back and the plot the
+  // rest (its stretch).
+  const int both = m_splitter->width() - m_splitter->handleWidth();
+  m_splitter->setSizes({scores, std::max(both - scores, 1)});
+}
+
+void EnsembleBreakdownView::fitPlotToItsWidth() {
+  // The axis label breaks onto lines where the plot is narrower than it: on one line it was
+  // cut at both ends when the table beside it took the room.
+  const QMargins margins = m_sizePlot->axisRect()->margins();
+  const double width = m_sizePlot->viewport().width() - margins.left() - margins.right();
+  // Past two lines it takes the axes' height: then the short form, the whole in the tooltip.
+  const QStringList lines = captionLines(sizeAxisLabel(), m_sizePlot->xAxis->labelFont(), width);
+  m_sizePlot->xAxis->setLabel(lines.size() <= 2 ? lines.join('\n') : tr("members k"));
+  // Comparing two runs, the legend names their curves; where the plot is too narrow for a
+  // name, the table's rows beside it do, in the curves' colours.
+  const bool fits = fitLegendToPlotWidth(m_sizePlot, m_sizePlot->legend);
+  placeLegendRow(m_sizePlot, m_sizePlot->legend, 2, 0, m_second && fits);
 }
 
 void EnsembleBreakdownView::addRows(const Shown& run, bool named, int index) {
@@ -146,6 +177,10 @@ void EnsembleBreakdownView::addRows(const Shown& run, bool named, int index) {
     const TestScore& s = result.members[m];
     addRow(result.members.size() > 1 ? tr("member %1").arg(m) : tr("model"), s.accuracy, s.loss, s.brier, s.ece, false);
   }
+}
+
+QString EnsembleBreakdownView::sizeAxisLabel() {
+  return tr("members k (mean over k-member subsets; band: worst to best)");
 }
 
 QString EnsembleBreakdownView::number(double value) {

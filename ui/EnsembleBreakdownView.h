@@ -12,6 +12,7 @@
 
 class QCustomPlot;
 class QLabel;
+class QSplitter;
 class QTableWidget;
 
 namespace ensemble::ui {
@@ -45,14 +46,23 @@ class EnsembleBreakdownView final : public QWidget {
   };
 
   void redraw();
+  /// The table as wide as its scores need whole, unless someone has dragged the splitter.
+  void giveTheTableItsWidth();
+  /// Before each replot: the axis label broken and the legend laid out to the plot's width,
+  /// the legend left out where a run's name does not fit.
+  void fitPlotToItsWidth();
   void addRows(const Shown& run, bool named, int index);
   void addSizeCurve(const EnsembleSizeCurve& curve, const QString& name, int index);
+  /// The size plot's x axis, said whole.
+  static QString sizeAxisLabel();
   /// Four decimals; empty for a score the run did not record (NaN).
   static QString number(double value);
 
   QLabel* m_caption;
   QTableWidget* m_table;
   QCustomPlot* m_sizePlot;
+  QSplitter* m_splitter;
+  bool m_tableWidthChosen = false;  // the splitter dragged: the width stays where it was put
   std::optional<Shown> m_first;
   std::optional<Shown> m_second;
   int m_unshown = 0;

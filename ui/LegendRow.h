@@ -15,4 +15,13 @@ namespace ensemble::ui {
 /// QObject child) and still takes entries.
 void placeLegendRow(QCustomPlot* plot, QCPLegend* legend, int row, int column = 0, bool wanted = true);
 
+/// Lays `legend`'s entries across `plot`'s width (foColumnsFirst), as many to a line as fit,
+/// and says whether its widest entry fits at all. The legend is given no least width of its
+/// own, so it never holds the plot wider than the rest of it needs: where it does not fit,
+/// leave it out (placeLegendRow's `wanted`). Call it before the plot is laid out (its
+/// beforeReplot), when its viewport is the size it was resized to. (Two run names side by
+/// side held the Ensemble tab's size plot 421 px wide, and at 960 px the member table beside
+/// it was left 101 px.)
+bool fitLegendToPlotWidth(QCustomPlot* plot, QCPLegend* legend);
+
 }  // namespace ensemble::ui
