@@ -440,6 +440,13 @@ class TestMainWindow final : public QObject {
       QCOMPARE(named.count(window.runsModel()->record(row).legendLabel()), 1);
     }
     for (MetricPlot* plot : window.plots()) QVERIFY2(!plot->customPlot()->legend->visible(), qPrintable(plot->title()));
+    // The Runs list shows each run's results without a sideways scroll (RunColumns.h).
+    const QHeaderView* runsHeader = window.runsView()->horizontalHeader();
+    for (const int column : {RunsModel::TestAccuracy, RunsModel::EnsembleNll}) {
+      const int right = runsHeader->sectionViewportPosition(column) + runsHeader->sectionSize(column);
+      QVERIFY2(right <= window.runsView()->viewport()->width(),
+               qPrintable(QString("column %1 ends at %2 px of %3").arg(column).arg(right).arg(window.runsView()->viewport()->width())));
+    }
     window.tabs()->setCurrentIndex(1);
     QCoreApplication::processEvents();
     QTableWidget* members = window.memberTable();

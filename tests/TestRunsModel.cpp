@@ -2,6 +2,7 @@
 // The run list's records: the live run kept from the engine's events alone (never read
 // back from its folder while it trains), past runs read from theirs, and a damaged
 // folder shown as unreadable with the reason.
+#include <QAction>
 #include <QFile>
 #include <QHeaderView>
 #include <QSettings>
@@ -363,6 +364,59 @@ class TestRunsModel final : public QObject {
     clickAccuracy();
     QCOMPARE(accuracies(), QString("0.7000 0.5000 0.9000"));
     QCOMPARE(model.sortColumn(), -1);
+  }
+
+  // The results come right after the status by default (at 1400 px they had been out of sight,
+  // right of the settings); the header's menu hides and shows columns, a header dragged
+  // sideways moves its column, and the arrangement comes back at the next start, until the
+  // menu's last entry puts the default back.
+  void theColumnsShownAndTheirOrderAreTheUsers() {
+    QSettings().clear();
+    RunsModel model;
+    RunListView view(model);
+    QHeaderView* header = view.horizontalHeader();
+    const auto shownOrder = [](QHeaderView* h) {
+      QStringList names;
+      for (int visual = 0; visual < h->count(); ++visual) {
+        const int column = h->logicalIndex(visual);
+        if (!h->isSectionHidden(column)) names << h->model()->headerData(column, Qt::Horizontal).toString();
+      }
+      return names.join(", ");
+    };
+    const QString byDefault = shownOrder(header);
+    QVERIFY2(byDefault.startsWith("Run, Status, Test acc., Test NLL, Started, Mode"), qPrintable(byDefault));
+    const auto action = [&](const QString& name) { return header->findChild<QAction*>(name); };
+    QVERIFY(action("showColumn_run") && !action("showColumn_run")->isEnabled());
+    QCOMPARE(header->contextMenuPolicy(), Qt::ActionsContextMenu);
+    action("showColumn_momentum")->trigger();  // unchecked: hidden
+    QVERIFY(header->isSectionHidden(RunsModel::Momentum));
+    header->moveSection(header->visualIndex(RunsModel::ImagesPerSecond), 2);  // as a drag does
+    const QString chosen = shownOrder(header);
+    QVERIFY2(chosen.startsWith("Run, Status, img/s, Test acc.") && !chosen.contains("Momentum"), qPrintable(chosen));
+    {
+      RunsModel again;
+      RunListView restarted(again);
+      QCOMPARE(shownOrder(restarted.horizontalHeader()), chosen);
+      QVERIFY(!restarted.horizontalHeader()->findChild<QAction*>("showColumn_momentum")->isChecked());
+    }
+    action("showColumn_momentum")->trigger();
+    QVERIFY(!header->isSectionHidden(RunsModel::Momentum));
+    header->findChild<QAction*>("defaultColumnsAction")->trigger();
+    QCOMPARE(shownOrder(header), byDefault);
+    {
+      RunsModel again;
+      RunListView restarted(again);
+      QCOMPARE(shownOrder(restarted.horizontalHeader()), byDefault);
+    }
+    // A kept order that names a column this version lacks, and lacks one it has: the rest as kept.
+    // And the run's name shows whatever the settings say.
+    QSettings().setValue("runs/columnOrder", QStringList{"run", "img_per_hour", "images_per_second", "status"});
+    QSettings().setValue("runs/hiddenColumns", QStringList{"run", "seed_group"});
+    RunsModel third;
+    RunListView older(third);
+    const QString kept = shownOrder(older.horizontalHeader());
+    QVERIFY2(kept.startsWith("Run, img/s, Status, Test acc.") && !kept.contains("Seed group"), qPrintable(kept));
+    QSettings().clear();
   }
 
   // Given what the watcher saw change, a refresh reads again only the runs it names (a run's

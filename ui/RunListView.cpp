@@ -6,6 +6,7 @@
 #include <QMenu>
 #include <QSettings>
 
+#include "ui/RunColumns.h"
 #include "ui/RunFolderActions.h"
 #include "ui/RunsModel.h"
 
@@ -24,6 +25,7 @@ RunListView::RunListView(RunsModel& runs, QWidget* parent)
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   horizontalHeader()->setStretchLastSection(false);
   verticalHeader()->hide();
+  new RunColumns(horizontalHeader());  // the results in view; shown, hidden and moved as chosen
   // Sorted by a click on a column's header, the list stays so as runs start and end; a third
   // click on it goes back to the folders' order, newest first (RunsModel::sort). The order
   // chosen comes back at the next start.
