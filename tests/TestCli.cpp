@@ -438,6 +438,7 @@ class TestCli final : public QObject {
       QVERIFY2(a[it.key()] == it.value(), qPrintable(it.key() + " in config.json: " + a[it.key()].toVariant().toString()));
     }
     QCOMPARE(readJson(root + "/a/summary.json")["test_samples"].toInt(), 100);  // the limit was applied
+    QCOMPARE(readJson(root + "/a/summary.json")["train_samples"].toInt(), 256);
     // A varying rate is in the progress lines: the epoch's last line says its last step's.
     {
       ensemble::ExperimentConfig schedule;

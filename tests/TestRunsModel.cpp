@@ -491,6 +491,20 @@ class TestRunsModel final : public QObject {
     QVERIFY(writeText(run + "/summary.json", QByteArray::fromStdString(summary.toJson().dump())));
     model.scan(root.path());
     QCOMPARE(cell(model, 0, RunsModel::Samples), QString("3000 / 500"));
+    // A run on a whole split says how many images that was, as it counted them ("all" had
+    // said nothing of the size), and one whose limit passed its dataset's end what it trained on.
+    for (const int64_t limit : {int64_t(0), int64_t(90000)}) {
+      config.trainLimit = limit;
+      QVERIFY(writeText(run + "/config.json", QByteArray::fromStdString(config.toJson().dump())));
+      summary.trainSamples = 60000;
+      QVERIFY(writeText(run + "/summary.json", QByteArray::fromStdString(summary.toJson().dump())));
+      model.scan(root.path());
+      QCOMPARE(cell(model, 0, RunsModel::Samples), QString("60000 / 500"));
+    }
+    summary.trainSamples = 0;  // a summary from before train_samples was recorded
+    QVERIFY(writeText(run + "/summary.json", QByteArray::fromStdString(summary.toJson().dump())));
+    model.scan(root.path());
+    QCOMPARE(cell(model, 0, RunsModel::Samples), QString("90000 / 500"));
   }
 
   // The Numerics column: the precision, and a GPU run without deterministic kernels says it

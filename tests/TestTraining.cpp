@@ -250,6 +250,9 @@ class TestTraining final : public QObject {
     QVERIFY2(observer.summaryThen.is_object(), "no summary.json before the first epoch ended");
     QCOMPARE(observer.summaryThen.at("status").get<std::string>(), std::string("running"));
     QCOMPARE(observer.summaryThen.at("steps_per_epoch").get<int64_t>(), live.stepsPerEpoch);
+    // And on how many images (no train_limit: the whole training split), for the Runs list.
+    QCOMPARE(config.trainLimit, int64_t(0));
+    QCOMPARE(observer.summaryThen.at("train_samples").get<int64_t>(), testing::syntheticData()->train.size());
     const nlohmann::json exported = runMetricsDocument(dir.path().toStdString());
     const nlohmann::json& ensembleCurves = exported.at("curves").at("ensemble");
     QVERIFY2(ensembleCurves.contains("test_accuracy"), "the export left out the evaluation between epoch ends");

@@ -55,13 +55,14 @@ QIcon swatch(const QColor& color) {
 
 QString number(double value, int decimals) { return QString::number(value, 'f', decimals); }
 
-/// The samples a run used, "3000 / 1000" (train / test), "all" for a whole split. Once it was
-/// evaluated, the test images it was scored on: a limit above the test set's size is not
-/// what the run used.
-QString samplesOf(const ExperimentConfig& c, const EvaluationResult* evaluation = nullptr) {
+/// The samples a run used, "60000 / 1000" (train / test): as the run counted them where it
+/// did (summary.json's train_samples, the test images an evaluation scored), else its limits,
+/// "all" for a whole split. A limit above a split's size is not what the run used.
+QString samplesOf(const ExperimentConfig& c, const RunSummary* s) {
   const auto split = [](int64_t limit) { return limit > 0 ? QString::number(limit) : QObject::tr("all"); };
-  return QObject::tr("%1 / %2").arg(split(c.trainLimit), evaluation ? QString::number(evaluation->samples)
-                                                                    : split(c.testLimit));
+  const QString train = s && s->trainSamples > 0 ? QString::number(s->trainSamples) : split(c.trainLimit);
+  const QString test = s && s->evaluation ? QString::number(s->evaluation->samples) : split(c.testLimit);
+  return QObject::tr("%1 / %2").arg(train, test);
 }
 
 /// " · 3000 training images · 1000 test images" for a run on part of its dataset, each
@@ -668,7 +669,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case WeightDecay: return c.weightDecay;
     case Batch: return qlonglong(c.batchSize);
     case Epochs: return QString("%1/%2").arg(s ? s->epochsCompleted : 0).arg(c.epochs);
-    case Samples: return samplesOf(c, evaluation);
+    case Samples: return samplesOf(c, s);
     case TestAccuracy: return evaluation ? number(evaluation->ensemble.accuracy, 4) : QString();
     case EnsembleNll: return evaluation ? number(evaluation->ensemble.nll, 4) : QString();
     // A run stopped before its first epoch ended has no epoch time (it showed "0.0").
@@ -725,7 +726,9 @@ QVariant RunsModel::sortValue(int row, int column) const {
     case Batch: return value(double(c.batchSize));
     case Epochs: return value(s ? double(s->epochsCompleted) : 0.0);
     // By training images, a whole split ("all") above every limit.
-    case Samples: return value(c.trainLimit > 0 ? double(c.trainLimit) : HUGE_VAL);
+    case Samples:
+      if (s && s->trainSamples > 0) return value(double(s->trainSamples));
+      return value(c.trainLimit > 0 ? double(c.trainLimit) : HUGE_VAL);
     case TestAccuracy: return evaluation ? value(evaluation->ensemble.accuracy) : QVariant();
     case EnsembleNll: return evaluation ? value(evaluation->ensemble.nll) : QVariant();
     case SecondsPerEpoch: return s && s->epochsCompleted > 0 ? value(s->secondsPerEpoch) : QVariant();

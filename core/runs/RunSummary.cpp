@@ -66,6 +66,7 @@ nlohmann::json RunSummary::toJson() const {
                       {"epochs_completed", epochsCompleted},
                       {"steps_completed", stepsCompleted},
                       {"steps_per_epoch", stepsPerEpoch},
+                      {"train_samples", trainSamples},
                       {"classes", classes},
                       {"train_seconds", trainSeconds},
                       {"seconds_per_epoch", secondsPerEpoch},
@@ -101,6 +102,7 @@ RunSummary RunSummary::fromJson(const nlohmann::json& json, const std::string& o
     summary.epochsCompleted = integer<int64_t>(json, "epochs_completed");
     summary.stepsCompleted = integer<int64_t>(json, "steps_completed");
     summary.stepsPerEpoch = json.contains("steps_per_epoch") ? integer<int64_t>(json, "steps_per_epoch") : 0;
+    summary.trainSamples = json.contains("train_samples") ? integer<int64_t>(json, "train_samples") : 0;
     summary.classes = json.contains("classes") ? integer<int64_t>(json, "classes") : 10;
     summary.trainSeconds = number(json, "train_seconds");
     summary.secondsPerEpoch = number(json, "seconds_per_epoch");

@@ -47,6 +47,9 @@ struct RunSummary {
   /// Training steps in one epoch (what places an evaluation between epoch ends on the
   /// epoch axis); 0 in summaries written before it was recorded.
   int64_t stepsPerEpoch = 0;
+  /// The training images an epoch draws from (train_limit applied); 0 in summaries written
+  /// before it was recorded, and for a run opened only to evaluate it.
+  int64_t trainSamples = 0;
   /// The classes the models tell apart (the dataset's largest label + 1); 10 in summaries
   /// written before it was recorded, when every dataset had ten.
   int64_t classes = 10;
