@@ -715,6 +715,21 @@ class TestCli final : public QObject {
     QVERIFY2(folders.size() == 4 && folders[1].startsWith("a,") && folders[2].startsWith("b2,") &&
                  folders[3].startsWith("\"x, y\","),
              qPrintable(folders.join('\n')));
+    // One run of the folder that cannot be read (its config.json lost) is left out and named,
+    // with the command that writes the file again; the others' rows are written, and the exit
+    // status says the table lacks a run (the whole table had been refused).
+    std::filesystem::copy((root + "/b").toStdString(), (root + "/again/b3").toStdString(),
+                          std::filesystem::copy_options::recursive);
+    QVERIFY(QFile::remove(root + "/again/b3/config.json"));
+    r = runCli({"export", "--runs", root + "/again", "--table", root + "/left-out.csv"});
+    QVERIFY2(r.exitCode == 1 &&
+                 r.err.contains(root + "/left-out.csv leaves out " + root + "/again/b3: " + root +
+                                "/again/b3/config.json is missing; ensemble-lab-cli resume --run " + root + "/again/b3") &&
+                 r.err.contains("wrote " + root + "/left-out.csv (2 of 3 runs)"),
+             qPrintable(r.err));
+    const QStringList leftOut = testing::readLines(root + "/left-out.csv");
+    QVERIFY2(leftOut.size() == 3 && leftOut[1].startsWith("a,") && leftOut[2].startsWith("b2,"), qPrintable(leftOut.join('\n')));
+    std::filesystem::remove_all((root + "/again/b3").toStdString());
     for (const auto& [listed, reason] : std::vector<std::pair<QString, QString>>{
              {root + "/no-such-run", "names " + root + "/no-such-run, which does not exist"},
              {root + "/a-tensorboard", "neither a run folder"}}) {

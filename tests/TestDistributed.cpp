@@ -268,6 +268,12 @@ class TestDistributed final : public QObject {
     QVERIFY(rank0.finish(30000) != 0);
     QVERIFY2(rank0.errors().contains("--backend gloo"), qPrintable(rank0.errors()));
     QVERIFY(!QFile::exists(out));
+    // And in one process, where no process group would use it: asked for, it is checked.
+    Rank alone;
+    alone.start(kSmallRun + QStringList{"--out", out, "--backend", "nccl"});
+    QVERIFY(alone.finish(30000) == 1);
+    QVERIFY2(alone.errors().contains("--backend gloo"), qPrintable(alone.errors()));
+    QVERIFY(!QFile::exists(out));
   }
 
   void ensembleOfTwoProcessesMatchesOneProcess() {

@@ -1049,6 +1049,21 @@ class TestMainWindow final : public QObject {
     QVERIFY(longForm.contains(",train_loss_epoch_mean,"));
     QVERIFY(longForm.contains(",train_loss,"));
     QVERIFY(!ExportActions::exportRuns({m_root.filePath("no-such-run")}, out.filePath("none.csv")).isEmpty());
+    QVERIFY(!QFileInfo::exists(out.filePath("none.csv")));
+    // A run that cannot be read among others is left out and named, with what to do; the
+    // others are written (one damaged run had cost the whole table).
+    QTemporaryDir damaged;
+    QVERIFY(QDir().mkpath(damaged.filePath("20260101-000000000-single-cnn/checkpoints/latest")));
+    QFile summary(damaged.filePath("20260101-000000000-single-cnn/summary.json"));  // its config.json lost
+    QVERIFY(summary.open(QIODevice::WriteOnly) && summary.write(fileBytes(both[0] + "/summary.json")) > 0);
+    summary.close();
+    const QString left = ExportActions::exportRuns(both + QStringList{damaged.filePath("20260101-000000000-single-cnn")},
+                                                   out.filePath("three.csv"));
+    QVERIFY2(left.contains("left out:\n20260101-000000000-single-cnn: ") && left.contains("config.json is missing") &&
+                 left.contains("\n  and ") && left.contains("metrics.csv is missing") && left.contains("Resume") &&
+                 left.count("single-cnn: ") == 1,
+             qPrintable(left));
+    QCOMPARE(fileBytes(out.filePath("three.csv")).count('\n'), 3);  // the header and both readable runs
   }
 
   // Each export is offered only for a run it can act on, and says why not: an unreadable

@@ -692,6 +692,14 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(!QFileInfo::exists(refused));
     QCOMPARE(QDir(existing).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden), QStringList{"reliability.csv"});
     QCOMPARE(fileLines(existing + "/reliability.csv"), QStringList{"earlier"});
+    // A shift kind given twice is a usage error, as eval's, and touches nothing: its second
+    // figure had failed to move ("No such file or directory", exit 1), the first replacing the
+    // folder's reliability diagram on the way and leaving the rest of an older comparison.
+    app.start(ENSEMBLELAB_GUI_PATH, {"--figures", existing, "--compare", m_single, "--shift", "rotate:0", "--shift", "rotate:5"});
+    QVERIFY(app.waitForFinished(120000));
+    const QString twice = QString::fromUtf8(app.readAll());
+    QVERIFY2(app.exitCode() == 2 && twice.contains("--shift rotate:0 and --shift rotate:5 are both rotate"), qPrintable(twice));
+    QCOMPARE(fileLines(existing + "/reliability.csv"), QStringList{"earlier"});
     // What only --figures takes is refused without it (the window had opened, ignoring it): a
     // usage error, exit 2 as the CLI's, as is an option it does not know.
     app.start(ENSEMBLELAB_GUI_PATH, {"--compare", m_single});

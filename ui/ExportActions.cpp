@@ -8,6 +8,7 @@
 #include <QIcon>
 #include <QMessageBox>
 #include <QSettings>
+#include <algorithm>
 
 #include "core/runs/RunExport.h"
 #include "core/runs/RunComparison.h"
@@ -141,9 +142,23 @@ QString ExportActions::exportRuns(const QStringList& directories, const QString&
   std::vector<std::string> runs;
   for (const QString& directory : directories) runs.push_back(directory.toStdString());
   try {
-    writeRunComparison(runs, path.toStdString());
-    writeRunCurves(runs, curvesPathFor(path).toStdString());
-    return {};
+    // A run that cannot be read is left out and named, the others written.
+    std::vector<RunLeftOut> leftOut;
+    writeRunComparison(runs, path.toStdString(), &leftOut);
+    writeRunCurves(runs, curvesPathFor(path).toStdString(), &leftOut);
+    // Each run named once, the table's reason and the curves' under it where they differ.
+    std::vector<std::pair<std::string, QStringList>> reasonsOfRun;  // in the order left out
+    for (const RunLeftOut& run : leftOut) {
+      auto it = std::find_if(reasonsOfRun.begin(), reasonsOfRun.end(), [&](const auto& r) { return r.first == run.run; });
+      if (it == reasonsOfRun.end()) it = reasonsOfRun.insert(reasonsOfRun.end(), {run.run, {}});
+      if (const QString why = inLabels(run.why); !it->second.contains(why)) it->second << why;
+    }
+    QStringList failures;
+    for (const auto& [run, reasons] : reasonsOfRun) {
+      failures << tr("%1: %2").arg(QFileInfo(QString::fromStdString(run)).fileName(), reasons.join(tr("\n  and ")));
+    }
+    if (failures.isEmpty()) return {};
+    return tr("%1 and %2 hold the other runs; left out:\n%3").arg(path, curvesPathFor(path), failures.join('\n'));
   } catch (const std::exception& e) {
     return inLabels(e.what());
   }

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
@@ -327,19 +326,9 @@ void noteAChangedTestSet(const std::string& run, const EvaluationResult& now) {
 
 /// Every level of eval's --shift flags, one flag per kind, in the order given.
 std::vector<DatasetShift> shiftsToScore(const CliOptions& options) {
-  std::vector<DatasetShift> shifts;
-  std::map<ShiftKind, std::string> flagOfKind;
-  for (const std::string& text : options.values("shift")) {
-    const std::vector<DatasetShift> levels = parseShifts(text);
-    const auto [given, isNew] = flagOfKind.emplace(levels.front().kind, text);
-    if (!isNew) {
-      // Scored twice over, or a slip: either way the table would hold a kind twice.
-      throw UsageError("--shift " + given->second + " and --shift " + text + " are both " +
-                       shiftKindName(levels.front().kind) + "; give its levels in one --shift (" +
-                       shiftKindName(levels.front().kind) + ":L1,L2,...)");
-    }
-    shifts.insert(shifts.end(), levels.begin(), levels.end());
-  }
+  std::string repeated;
+  std::vector<DatasetShift> shifts = shiftsOfFlags(options.values("shift"), repeated);
+  if (!repeated.empty()) throw UsageError(repeated);
   return shifts;
 }
 
@@ -400,13 +389,23 @@ int exportSeveralRuns(const CliOptions& options) {
     }
   }
   for (const std::string& run : runs) warnOfARowCutShort(run, "the export leaves it out");
+  // A run that cannot be read is left out, named with why, and the rest written: exit 1 all
+  // the same, so a script sees that the file lacks a run it listed.
+  bool anyLeftOut = false;
   for (const char* what : {"table", "curves"}) {
     if (!options.has(what)) continue;
-    if (std::string(what) == "table") writeRunComparison(runs, options.value(what));
-    else writeRunCurves(runs, options.value(what));
-    std::fprintf(stderr, "ensemble-lab-cli: wrote %s\n", options.value(what).c_str());
+    std::vector<RunLeftOut> leftOut;
+    if (std::string(what) == "table") writeRunComparison(runs, options.value(what), &leftOut);
+    else writeRunCurves(runs, options.value(what), &leftOut);
+    for (const RunLeftOut& run : leftOut) {
+      std::fprintf(stderr, "ensemble-lab-cli: error: %s leaves out %s: %s\n", options.value(what).c_str(), run.run.c_str(),
+                   inFlags(run.why, "export").c_str());
+    }
+    anyLeftOut = anyLeftOut || !leftOut.empty();
+    std::fprintf(stderr, "ensemble-lab-cli: wrote %s (%zu of %zu runs)\n", options.value(what).c_str(),
+                 runs.size() - leftOut.size(), runs.size());
   }
-  return 0;
+  return anyLeftOut ? kExitError : 0;
 }
 
 int commandExport(const CliOptions& options) {

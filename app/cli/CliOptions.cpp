@@ -171,7 +171,10 @@ std::string commandUsageText(const std::string& command) {
     if (line.rfind("Exit status:", 0) == 0) exitStatus = line + "\n";
   }
   if (part.empty()) return all;
-  if (command == "sweep") part += "      [train flags]: see `ensemble-lab-cli train --help`.\n";
+  if (command == "sweep") {
+    part += "      [train flags]: see `ensemble-lab-cli train --help`; a sweep runs in one process (no --world-size,\n"
+            "      --rank, --master-addr, --master-port, --backend or --timeout).\n";
+  }
   return "Usage:\n" + part + "\n" + exitStatus + "(`ensemble-lab-cli --help` describes every command.)\n";
 }
 

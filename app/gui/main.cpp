@@ -9,6 +9,8 @@
 #include <memory>
 
 #include "FigureExport.h"
+#include "core/common/Error.h"
+#include "core/data/DatasetShift.h"
 #include "ui/MainWindow.h"
 
 namespace {
@@ -75,7 +77,18 @@ QString usageProblem(const QStringList& arguments, const Options& options) {
     if (error.endsWith('.')) error.chop(1);
     return error + "; see ensemble-lab --help";
   }
-  if (parser.isSet(options.figures)) return {};
+  if (parser.isSet(options.figures)) {
+    // One --shift per kind, as the CLI's eval: two would draw one figure over the other.
+    std::vector<std::string> shifts;
+    for (const QString& shift : parser.values(options.shift)) shifts.push_back(shift.toStdString());
+    std::string repeated;
+    try {
+      ensemble::shiftsOfFlags(shifts, repeated);
+    } catch (const ensemble::ConfigError&) {
+      return {};  // a bad level or kind: exportFigures says which, with the folder left as it was
+    }
+    return QString::fromStdString(repeated);
+  }
   for (const QCommandLineOption* option : {&options.compare, &options.shift, &options.ood}) {
     if (parser.isSet(*option)) {
       return QString("--%1 goes with --figures DIR (the figures to save); without it the window opens and compares the "

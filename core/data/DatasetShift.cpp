@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "core/common/EnumNames.h"
@@ -115,6 +116,24 @@ std::vector<DatasetShift> parseShifts(const std::string& text) {
     checkLevel(kind, *level, item);
     shifts.push_back({kind, *level});
     start = comma + 1;
+  }
+  return shifts;
+}
+
+std::vector<DatasetShift> shiftsOfFlags(const std::vector<std::string>& flags, std::string& repeated) {
+  std::vector<DatasetShift> shifts;
+  std::map<ShiftKind, std::string> flagOfKind;
+  repeated.clear();
+  for (const std::string& text : flags) {
+    const std::vector<DatasetShift> levels = parseShifts(text);
+    const ShiftKind kind = levels.front().kind;
+    const auto [given, isNew] = flagOfKind.emplace(kind, text);
+    if (!isNew) {
+      repeated = "--shift " + given->second + " and --shift " + text + " are both " + shiftKindName(kind) +
+                 "; give its levels in one --shift (" + shiftKindName(kind) + ":L1,L2,...)";
+      return {};
+    }
+    shifts.insert(shifts.end(), levels.begin(), levels.end());
   }
   return shifts;
 }

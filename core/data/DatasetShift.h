@@ -30,4 +30,11 @@ struct DatasetShift {
 /// naming the kinds for an unknown kind, and the range for a level outside it.
 std::vector<DatasetShift> parseShifts(const std::string& text);
 
+/// Every level of several --shift flags, one flag per kind, in the order given. Returns the
+/// levels, or in `repeated` what to say where two flags give the same kind ("--shift rotate:0
+/// and --shift rotate:5 are both rotate; give its levels in one --shift (rotate:L1,L2,...)"):
+/// a kind scored twice over, or a slip, that would put the kind in a table twice (and its
+/// figures over each other). Throws ConfigError as parseShifts does.
+std::vector<DatasetShift> shiftsOfFlags(const std::vector<std::string>& flags, std::string& repeated);
+
 }  // namespace ensemble

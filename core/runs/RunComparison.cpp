@@ -2,6 +2,7 @@
 #include "core/runs/RunComparison.h"
 
 #include <algorithm>
+#include <exception>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -15,6 +16,7 @@
 #include "core/io/RunDirectory.h"
 #include "core/io/RunWriterLock.h"
 #include "core/config/ExperimentConfig.h"
+#include "core/runs/RestorableRunFile.h"
 #include "core/runs/RunSummary.h"
 
 namespace ensemble {
@@ -83,16 +85,48 @@ std::vector<std::string> distinctRunNames(const std::vector<std::string>& runDir
   return names;
 }
 
+/// Each run's lines, from `linesOf(index)`. With `leftOut`, a run that cannot be read (a
+/// missing or damaged file) is left out and said there, and the others are written; the
+/// first run's error goes up only when no run can be read. Without, any run's error goes up.
+template <typename LinesOf>
+std::string linesOfEachRun(const std::vector<std::string>& runDirectories, std::vector<RunLeftOut>* leftOut,
+                           LinesOf linesOf) {
+  std::string text;
+  bool anyRead = false;
+  std::exception_ptr firstError;
+  for (std::size_t index = 0; index < runDirectories.size(); ++index) {
+    if (!leftOut) {
+      text += linesOf(index);
+      continue;
+    }
+    try {
+      text += linesOf(index);  // whole or not at all: a run's lines are made before any is kept
+      anyRead = true;
+    } catch (const Error& e) {
+      leftOut->push_back({runDirectories[index], e.what()});
+      if (!firstError) firstError = std::current_exception();
+    }
+  }
+  if (!anyRead && firstError) {
+    leftOut->clear();  // the error says it: nothing was written
+    std::rethrow_exception(firstError);
+  }
+  return text;
+}
+
 }  // namespace
 
-std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
-  std::ostringstream out;
-  out << "run,status,mode,model,dataset,devices,replicas,seed,lr,momentum,weight_decay,batch_size,epochs,epochs_completed,"
-         "test_accuracy,test_nll,test_brier,test_ece,mean_member_accuracy,disagreement,seconds_per_epoch,"
-         "images_per_second,train_limit,test_limit,lr_schedule,lr_warmup_steps,classes\n";
+std::string runComparisonCsv(const std::vector<std::string>& runDirectories, std::vector<RunLeftOut>* leftOut) {
+  std::string table =
+      "run,status,mode,model,dataset,devices,replicas,seed,lr,momentum,weight_decay,batch_size,epochs,epochs_completed,"
+      "test_accuracy,test_nll,test_brier,test_ece,mean_member_accuracy,disagreement,seconds_per_epoch,"
+      "images_per_second,train_limit,test_limit,lr_schedule,lr_warmup_steps,classes\n";
   const std::vector<std::string> names = distinctRunNames(runDirectories);
-  for (std::size_t run = 0; run < runDirectories.size(); ++run) {
+  return table + linesOfEachRun(runDirectories, leftOut, [&](std::size_t run) {
+    std::ostringstream out;
     const std::string& directory = runDirectories[run];
+    const RunDirectory folder(directory);
+    requireRestorable(folder, folder.configPath());
     const RunSummary s = RunSummary::read(RunDirectory(directory).summaryPath());
     const ExperimentConfig& setup = s.setup;
     // A summary that says "running" while no process holds the run was left by a killed one.
@@ -110,24 +144,24 @@ std::string runComparisonCsv(const std::vector<std::string>& runDirectories) {
       out << ",,,,,";
     }
     // The sample limits (0: the whole split), so a quick run on 3,000 images is not read as a full one.
-    const ExperimentConfig config = ExperimentConfig::fromFile(RunDirectory(directory).configPath());
+    const ExperimentConfig config = ExperimentConfig::fromFile(folder.configPath());
     out << ',' << number(s.secondsPerEpoch) << ',' << number(s.imagesPerSecond) << ',' << config.trainLimit << ','
         << config.testLimit;
     // Last, so the columns before keep their places: what else sets two runs of one lr apart
     // (a cosine run and a constant one had read alike), and the classes the models output.
     out << ',' << lrScheduleName(setup.lrSchedule) << ',' << setup.lrWarmupSteps << ',' << s.classes << '\n';
-  }
-  return out.str();
+    return out.str();
+  });
 }
 
-std::string runCurvesCsv(const std::vector<std::string>& runDirectories) {
-  std::ostringstream out;
-  out << "run,model,step,epoch,metric,value\n";
+std::string runCurvesCsv(const std::vector<std::string>& runDirectories, std::vector<RunLeftOut>* leftOut) {
   const std::vector<std::string> names = distinctRunNames(runDirectories);
-  for (std::size_t index = 0; index < runDirectories.size(); ++index) {
-    const std::string& directory = runDirectories[index];
+  return "run,model,step,epoch,metric,value\n" + linesOfEachRun(runDirectories, leftOut, [&](std::size_t index) {
+    std::ostringstream out;
+    const RunDirectory folder(runDirectories[index]);
     const std::string run = csvField(names[index]);
-    for (const MetricsRow& row : readMetricsCsv(RunDirectory(directory).metricsPath())) {
+    requireRestorable(folder, folder.metricsPath());
+    for (const MetricsRow& row : readMetricsCsv(folder.metricsPath())) {
       const std::string prefix = run + ',' + csvField(curveModelName(row.member)) + ',' + std::to_string(row.step) + ',' +
                                  std::to_string(row.epoch) + ',';
       // An epoch's end logs its last window and, beside its test scores, the epoch's means
@@ -142,16 +176,18 @@ std::string runCurvesCsv(const std::vector<std::string>& runDirectories) {
         if (value) out << prefix << metric << ',' << number(*value) << '\n';
       }
     }
-  }
-  return out.str();
+    return out.str();
+  });
 }
 
-void writeRunComparison(const std::vector<std::string>& runDirectories, const std::string& path) {
-  writeFileAtomically(path, runComparisonCsv(runDirectories));
+void writeRunComparison(const std::vector<std::string>& runDirectories, const std::string& path,
+                        std::vector<RunLeftOut>* leftOut) {
+  writeFileAtomically(path, runComparisonCsv(runDirectories, leftOut));
 }
 
-void writeRunCurves(const std::vector<std::string>& runDirectories, const std::string& path) {
-  writeFileAtomically(path, runCurvesCsv(runDirectories));
+void writeRunCurves(const std::vector<std::string>& runDirectories, const std::string& path,
+                    std::vector<RunLeftOut>* leftOut) {
+  writeFileAtomically(path, runCurvesCsv(runDirectories, leftOut));
 }
 
 }  // namespace ensemble

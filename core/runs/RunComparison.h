@@ -20,16 +20,29 @@
 
 namespace ensemble {
 
-/// The comparison table's text. Throws IoError or ConfigError naming an unreadable run file.
-std::string runComparisonCsv(const std::vector<std::string>& runDirectories);
+/// A run an export could not read, and why (with what to do, where something would help).
+struct RunLeftOut {
+  std::string run;
+  std::string why;
+};
+
+/// The comparison table's text. Throws IoError or ConfigError naming an unreadable run file;
+/// with `leftOut`, such a run is left out and said there instead (the others' rows kept:
+/// one damaged run in a folder of thirty had cost the whole table), and the error goes up
+/// only when no run can be read. A missing config.json or metrics.csv that the run's
+/// checkpoint can write again says how (RestorableRunFile.h).
+std::string runComparisonCsv(const std::vector<std::string>& runDirectories,
+                             std::vector<RunLeftOut>* leftOut = nullptr);
 /// The long-format curves' text: run,model,step,epoch,metric,value, one value per (run,
 /// model, step, metric); an epoch's training means are train_loss_epoch_mean and
 /// train_accuracy_epoch_mean (its last logging window, at the same step, is train_loss).
-/// Throws IoError naming an unreadable metrics.csv.
-std::string runCurvesCsv(const std::vector<std::string>& runDirectories);
+/// Throws IoError naming an unreadable metrics.csv; `leftOut` as for the table.
+std::string runCurvesCsv(const std::vector<std::string>& runDirectories, std::vector<RunLeftOut>* leftOut = nullptr);
 
 /// Each written atomically; throws as above, and IoError when `path` cannot be written.
-void writeRunComparison(const std::vector<std::string>& runDirectories, const std::string& path);
-void writeRunCurves(const std::vector<std::string>& runDirectories, const std::string& path);
+void writeRunComparison(const std::vector<std::string>& runDirectories, const std::string& path,
+                        std::vector<RunLeftOut>* leftOut = nullptr);
+void writeRunCurves(const std::vector<std::string>& runDirectories, const std::string& path,
+                    std::vector<RunLeftOut>* leftOut = nullptr);
 
 }  // namespace ensemble

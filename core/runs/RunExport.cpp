@@ -7,12 +7,12 @@
 #include <filesystem>
 
 #include "core/common/Error.h"
-#include "core/common/FieldMention.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/io/RemoveTree.h"
 #include "core/io/RunDirectory.h"
+#include "core/runs/RestorableRunFile.h"
 #include "core/runs/RunSummary.h"
 
 namespace ensemble {
@@ -24,15 +24,6 @@ bool endsWith(const std::string& text, const std::string& suffix) {
     if (std::tolower(static_cast<unsigned char>(text[text.size() - suffix.size() + i])) != suffix[i]) return false;
   }
   return true;
-}
-
-/// Refuses a run whose `path` (its config.json or metrics.csv) is missing, saying how to get
-/// it back where the run's checkpoint holds it (the file's own open error said only "No such file").
-void requireRestorable(const RunDirectory& run, const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec) || !holdsACheckpoint(run.checkpointsPath())) return;
-  throw IoError(path + " is missing; " + mention::resumeCommand(run.path()) +
-                " writes it again from the run's last checkpoint");
 }
 
 }  // namespace

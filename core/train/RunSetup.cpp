@@ -310,6 +310,9 @@ std::unique_ptr<Communicator> connectReplicas(const ExperimentConfig& config, co
     return connectProcessGroup(group, int(devices.size()), first.str(),
                                first.isCuda() ? cudaDeviceBusId(first.index) : first.str(), shared, runFolder);
   }
+  // A backend asked for in one process is checked all the same, though no process group
+  // uses it: `--backend nccl` had been taken without a word by a build without NCCL.
+  if (!group.backend.empty()) chooseBackend(group.backend, devices.front().str());
   if (std::vector<int> gpus = distinctGpus(devices); ncclAvailable() && gpus.size() > 1) {
     return makeNcclCommunicator(gpus, group.timeoutSeconds);  // like pmap's pmean
   }
