@@ -694,7 +694,10 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     const bool highFirst = section == Started || section == TestAccuracy || section == ImagesPerSecond || section == Epochs;
     return highFirst ? Qt::DescendingOrder : Qt::AscendingOrder;
   }
-  if (role == Qt::ToolTipRole) return tr("Click to sort by this column; a third click goes back to the folders' order (newest first)");
+  if (role == Qt::ToolTipRole) {
+    return tr("Click to sort by this column; a third click goes back to the folders' order (newest first). "
+              "Right-click to choose the columns shown; drag a header sideways to move its column");
+  }
   if (role != Qt::DisplayRole) return {};
   static const char* const names[] = {"Run",       "Status",   "Started",  "Mode",         "Model", "Devices",
                                       "Numerics",  "LR",       "Momentum",     "Weight decay", "Batch",
