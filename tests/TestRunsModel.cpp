@@ -387,6 +387,7 @@ class TestRunsModel final : public QObject {
     QVERIFY2(byDefault.startsWith("Run, Status, Test acc., Test NLL, Started, Mode"), qPrintable(byDefault));
     const auto action = [&](const QString& name) { return header->findChild<QAction*>(name); };
     QVERIFY(action("showColumn_run") && !action("showColumn_run")->isEnabled());
+    QVERIFY(header->sectionsMovable() && !header->isFirstSectionMovable());  // the run's name stays first
     QCOMPARE(header->contextMenuPolicy(), Qt::ActionsContextMenu);
     action("showColumn_momentum")->trigger();  // unchecked: hidden
     QVERIFY(header->isSectionHidden(RunsModel::Momentum));

@@ -5,7 +5,6 @@
 #include <QHeaderView>
 #include <QSettings>
 #include <array>
-#include <iterator>
 
 #include "ui/RunsModel.h"
 
@@ -41,7 +40,8 @@ const char* const kHiddenSetting = "runs/hiddenColumns";
 }  // namespace
 
 RunColumns::RunColumns(QHeaderView* header) : QObject(header), m_header(header) {
-  m_header->setSectionsMovable(true);  // the run's name stays first (firstSectionMovable is off)
+  m_header->setSectionsMovable(true);
+  m_header->setFirstSectionMovable(false);  // the run's name stays first
   arrangeByDefault();
   restoreChosen();
   connect(m_header, &QHeaderView::sectionMoved, this, [this] {

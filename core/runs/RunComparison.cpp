@@ -2,8 +2,8 @@
 #include "core/runs/RunComparison.h"
 
 #include <algorithm>
-#include <exception>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -94,6 +94,7 @@ std::string linesOfEachRun(const std::vector<std::string>& runDirectories, std::
   std::string text;
   bool anyRead = false;
   std::exception_ptr firstError;
+  const std::size_t saidBefore = leftOut ? leftOut->size() : 0;
   for (std::size_t index = 0; index < runDirectories.size(); ++index) {
     if (!leftOut) {
       text += linesOf(index);
@@ -108,7 +109,7 @@ std::string linesOfEachRun(const std::vector<std::string>& runDirectories, std::
     }
   }
   if (!anyRead && firstError) {
-    leftOut->clear();  // the error says it: nothing was written
+    leftOut->resize(saidBefore);  // the error says it: nothing was written
     std::rethrow_exception(firstError);
   }
   return text;
@@ -127,7 +128,7 @@ std::string runComparisonCsv(const std::vector<std::string>& runDirectories, std
     const std::string& directory = runDirectories[run];
     const RunDirectory folder(directory);
     requireRestorable(folder, folder.configPath());
-    const RunSummary s = RunSummary::read(RunDirectory(directory).summaryPath());
+    const RunSummary s = RunSummary::read(folder.summaryPath());
     const ExperimentConfig& setup = s.setup;
     // A summary that says "running" while no process holds the run was left by a killed one.
     const bool killed = s.status == RunStatus::Running && !RunWriterLock::heldElsewhere(directory);
