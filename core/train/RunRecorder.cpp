@@ -51,14 +51,14 @@ bool fileHoldsJson(const std::string& path, const nlohmann::json& expected) {
 }  // namespace
 
 RunRecorder::RunRecorder(const ExperimentConfig& config, RunDirectory directory, Communicator& communicator,
-                         std::vector<Replica>& replicas, std::string devices, EpochSize epoch, int64_t classes)
+                         std::vector<Replica>& replicas, std::string devices, int64_t stepsPerEpoch,
+                         int64_t classes)
     : m_config(config),
       m_directory(std::move(directory)),
       m_communicator(communicator),
       m_replicas(replicas),
       m_devices(std::move(devices)),
-      m_stepsPerEpoch(epoch.steps),
-      m_trainSamples(epoch.samples),
+      m_stepsPerEpoch(stepsPerEpoch),
       m_classes(classes) {}
 
 RunRecorder::~RunRecorder() = default;
@@ -260,7 +260,7 @@ RunSummary RunRecorder::summarize(RunStatus status, const std::string& message, 
   summary.epochsCompleted = state.epoch;
   summary.stepsCompleted = state.globalStep;
   summary.stepsPerEpoch = m_stepsPerEpoch;
-  summary.trainSamples = m_trainSamples;
+  summary.trainSamples = state.trainSamples;  // the training split as this session loaded it
   summary.classes = m_classes;
   summary.trainSeconds = state.trainSeconds;
   summary.secondsPerEpoch = state.epoch > 0 ? state.trainSeconds / double(state.epoch) : 0.0;

@@ -28,14 +28,9 @@ struct RunState;
 class RunRecorder final {
  public:
   /// `devices` is this process's canonical device list (summary.json's "devices");
-  /// `epoch` is how many steps and images an epoch trains, 0 and 0 for a run opened only to
-  /// evaluate it; `classes` the models'.
-  struct EpochSize {
-    int64_t steps = 0;
-    int64_t samples = 0;  ///< the training images it draws from
-  };
+  /// `stepsPerEpoch` is 0 for a run opened only to evaluate it; `classes` the models'.
   RunRecorder(const ExperimentConfig& config, RunDirectory directory, Communicator& communicator,
-              std::vector<Replica>& replicas, std::string devices, EpochSize epoch, int64_t classes);
+              std::vector<Replica>& replicas, std::string devices, int64_t stepsPerEpoch, int64_t classes);
   ~RunRecorder();
   RunRecorder(const RunRecorder&) = delete;
   RunRecorder& operator=(const RunRecorder&) = delete;
@@ -108,7 +103,6 @@ class RunRecorder final {
   std::vector<Replica>& m_replicas;
   std::string m_devices;
   int64_t m_stepsPerEpoch;
-  int64_t m_trainSamples;
   int64_t m_classes;
   std::unique_ptr<MetricsCsvWriter> m_metrics;  ///< rank 0, once open
   std::unique_ptr<TensorBoardWriter> m_tensorboard;  ///< rank 0, once open

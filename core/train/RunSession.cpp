@@ -53,9 +53,7 @@ void RunSession::prepare() {
       *communicator, ScoreLedger::Setup{int(replicas.size()), config.mode, config.batchSize, config.learningRate,
                                         runPath});
   recorder = std::make_unique<RunRecorder>(config, RunDirectory(runPath), *communicator, replicas,
-                                           formatDevices(devices),
-                                           sampler ? RunRecorder::EpochSize{sampler->stepsPerEpoch(), data->train.size()}
-                                                   : RunRecorder::EpochSize{},
+                                           formatDevices(devices), sampler ? sampler->stepsPerEpoch() : 0,
                                            modelInput.classes);
   useCallerThreadForBlas();
   resetAccumulators(state.window);
