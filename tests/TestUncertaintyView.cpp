@@ -700,6 +700,15 @@ class TestUncertaintyView final : public QObject {
     const QString twice = QString::fromUtf8(app.readAll());
     QVERIFY2(app.exitCode() == 2 && twice.contains("--shift rotate:0 and --shift rotate:5 are both rotate"), qPrintable(twice));
     QCOMPARE(fileLines(existing + "/reliability.csv"), QStringList{"earlier"});
+    // A folder where a figure goes is found before anything moves (the move had failed at
+    // the gallery, the last file, after the reliability diagram's had replaced the older ones).
+    QVERIFY(QDir().mkpath(existing + "/gallery.png"));
+    app.start(ENSEMBLELAB_GUI_PATH, {"--figures", existing, "--compare", m_single});
+    QVERIFY(app.waitForFinished(120000));
+    const QString inTheWay = QString::fromUtf8(app.readAll());
+    QVERIFY2(app.exitCode() == 1 && inTheWay.contains("gallery.png: a folder of that name is in the way"), qPrintable(inTheWay));
+    QCOMPARE(fileLines(existing + "/reliability.csv"), QStringList{"earlier"});
+    QVERIFY(QDir(existing + "/gallery.png").removeRecursively());
     // What only --figures takes is refused without it (the window had opened, ignoring it): a
     // usage error, exit 2 as the CLI's, as is an option it does not know.
     app.start(ENSEMBLELAB_GUI_PATH, {"--compare", m_single});

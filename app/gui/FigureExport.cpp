@@ -106,6 +106,15 @@ class StagedFolder {
   /// Moves `files` into the folder (over earlier ones of the same names), printing each.
   void moveIn(const QStringList& files) {
     const QDir staging(stagingPath()), folder(m_folder);
+    // rename(2) cannot put a file over a folder: found before the first move, so that a
+    // refusal leaves the folder's earlier figures as they were rather than half replaced.
+    for (const QString& file : files) {
+      if (QFileInfo(folder.filePath(file)).isDir()) {
+        throw FigureError{QObject::tr("cannot write %1: a folder of that name is in the way; move it away or choose another "
+                                      "--figures folder")
+                              .arg(folder.filePath(file))};
+      }
+    }
     for (const QString& file : files) {
       // rename(2) replaces an earlier file whole; QFile::rename would refuse it.
       if (std::rename(QFile::encodeName(staging.filePath(file)).constData(),
