@@ -15,6 +15,8 @@
 #include <QSpinBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QHeaderView>
+#include <QScrollBar>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -141,6 +143,18 @@ class TestSweepWindow final : public QObject {
     // The panel shows each job's state, the runs list every job's run.
     const QAbstractItemModel* table = window.sweepPanel()->table()->model();
     QCOMPARE(table->index(1, SweepPanel::Column::State).data().toString(), QString("failed"));
+    // Its reason fits the tab's width (the table had grown past it, behind a sideways scroll),
+    // whole in the tooltip.
+    QTableView* view = window.sweepPanel()->table();
+    window.tabs()->setCurrentWidget(window.sweepPanel());
+    QTRY_VERIFY(view->isVisible());
+    QCOMPARE(view->horizontalScrollBar()->maximum(), 0);
+    QHeaderView* header = view->horizontalHeader();
+    QCOMPARE(header->sectionViewportPosition(SweepPanel::Column::Message) + header->sectionSize(SweepPanel::Column::Message),
+             view->viewport()->width());
+    const QString reason = table->index(1, SweepPanel::Column::Message).data().toString();
+    QVERIFY(reason.contains("NaN"));
+    QCOMPARE(table->index(1, SweepPanel::Column::Message).data(Qt::ToolTipRole).toString(), reason);
     // The score the job's last event carried, the number its summary.json holds.
     const auto accuracy = jobTestAccuracy(queue.folder().toStdString(), queue.sweep().jobs[2]);
     QVERIFY(accuracy);

@@ -30,6 +30,10 @@ SweepPanel::SweepPanel(SweepQueue& queue, QWidget* parent)
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // The message takes the width the other columns leave: a failed job's reason (a sentence
+  // with what to do) ends in "…" there, whole in its tooltip, rather than widening the table
+  // past the tab and hiding the rest behind a sideways scroll.
+  m_table->horizontalHeader()->setSectionResizeMode(Column::Message, QHeaderView::Stretch);
   m_table->verticalHeader()->hide();
   m_pause->setToolTip(tr("Let the running job finish, then start no other"));
   m_cancel->setToolTip(tr("Stop the running job now (it keeps a checkpoint) and start no other"));
