@@ -145,6 +145,17 @@ class TestCli final : public QObject {
       QVERIFY2(e.contains(key), key);
     }
     QCOMPARE(e["test_accuracy"].toDouble(), *evaluation.testAccuracy);
+    // stdout names the mean member beside the ensemble, and what the ensemble adds to it.
+    const QJsonObject mean = summary["mean_member"].toObject();
+    const auto fixed = [](double value) { return QString::number(value, 'f', 4); };
+    const auto signedFixed = [&](double value) { return (value >= 0 ? "+" : "") + fixed(value); };
+    QVERIFY2(r.out.contains("mean member test accuracy " + fixed(mean["test_accuracy"].toDouble()) + "  nll " +
+                            fixed(mean["test_nll"].toDouble())),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("the ensemble over its mean member: accuracy " +
+                            signedFixed(e["test_accuracy"].toDouble() - mean["test_accuracy"].toDouble()) + "  nll " +
+                            signedFixed(e["test_nll"].toDouble() - mean["test_nll"].toDouble())),
+             qPrintable(r.out));
     QVERIFY(QFileInfo::exists(m_realRun + "/checkpoints/latest"));
   }
 
@@ -1160,7 +1171,8 @@ class TestCli final : public QObject {
                       300000, root + "/data");
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     // One model's result line: no ensemble figures (disagreement), which the ensemble's line has.
-    QVERIFY2(r.out.contains("model test accuracy") && !r.out.contains("disagreement"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("model test accuracy") && !r.out.contains("disagreement") && !r.out.contains("mean member"),
+             qPrintable(r.out));
     QCOMPARE(readJson(root + "/run/config.json")["dataset"].toString(), root + "/data/digits");
     r = runCli({"eval", "--run", root + "/run"});  // from the test's own working directory
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));

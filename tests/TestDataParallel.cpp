@@ -109,7 +109,16 @@ class TestDataParallel final : public QObject {
       Trainer::create(config, "/tmp/unused", testing::syntheticData());
       QFAIL("batch 64 on 3 replicas was accepted");
     } catch (const ConfigError& e) {
-      QVERIFY2(QString(e.what()).contains("not a multiple of the 3 replicas"), e.what());
+      QVERIFY2(QString(e.what()).contains("not a multiple of the 3 replicas; use batch size 63 or 66"), e.what());
+    }
+    // A batch smaller than the replicas: the one size that gives each an image.
+    config = testing::smallConfig("data-parallel", "cpu*2");
+    config.batchSize = 1;
+    try {
+      Trainer::create(config, "/tmp/unused", testing::syntheticData());
+      QFAIL("batch 1 on 2 replicas was accepted");
+    } catch (const ConfigError& e) {
+      QVERIFY2(QString(e.what()).contains("use batch size 2, or a number of replicas that divides 1"), e.what());
     }
   }
 };

@@ -500,6 +500,11 @@ class TestDistributed final : public QObject {
     // hello says them); rank 0 names its own.
     const QString said1 = rank1.errors(), said0 = rank0.errors();
     const QString rankZeros = group + " on host " + QString::fromStdString(ensemble::environment::hostName());
+    // Each says its part of the group (it had said "on cpu", as one model alone would).
+    QVERIFY2(said1.contains("training ensemble cnn on cpu (rank 1 of 2 processes, 2 replicas in all): 12 epochs"),
+             qPrintable(said1));
+    QVERIFY2(said0.contains("training ensemble cnn on cpu (rank 0 of 2 processes, 2 replicas in all): 12 epochs"),
+             qPrintable(said0));
     QVERIFY2(said1.contains("run folder: " + rankZeros + ", rank 0's (this rank writes none)") &&
                  !said1.contains(elsewhere) &&
                  said1.contains("resume every rank with the same group flags and resume --run, naming rank 0's run "

@@ -108,7 +108,7 @@ class TestExperimentConfig final : public QObject {
     QTest::newRow("single") << "single" << 4 << 3 << int(Averaged::Nothing) << false << false << 128
                             << "single mode trains one model on one device";
     QTest::newRow("data-parallel") << "data-parallel" << 1 << 0 << int(Averaged::Gradients) << true << false << 32
-                                   << "batch size 9 is not a multiple of the 2 replicas";
+                                   << "batch size 9 is not a multiple of the 2 replicas; use batch size 8 or 10, or a number of replicas that divides 9";
   }
   void eachModeKnowsItself() {
     QFETCH(QString, mode);

@@ -191,6 +191,10 @@ class TestUncertaintyView final : public QObject {
     mistakes->showCell(ConfusionCell{wrong->label, wrong->ensembleVote}, 0);
     const QString caption = mistakes->caption()->text();
     QVERIFY2(caption.contains("by the model") && !caption.contains("ensemble"), qPrintable(caption));
+    // And each tile: the model's vote, no ensemble or members (a single run's tiles had said
+    // "ensemble Pullover").
+    const QString tile = mistakes->gallery()->index(0).data(Qt::ToolTipRole).toString();
+    QVERIFY2(tile.contains("\nmodel: ") && !tile.contains("ensemble") && !tile.contains("members"), qPrintable(tile));
   }
 
   // An ensemble whose members agree on every test image (short runs on new data often do)
@@ -469,6 +473,8 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(disagreeing > 0);
     QCOMPARE(gallery->rowCount(), disagreeing);
     for (int row = 0; row < gallery->rowCount(); ++row) QVERIFY(verdicts[gallery->imageIndex(row)].disagreement > 0);
+    const QString tile = gallery->index(0).data(Qt::ToolTipRole).toString();
+    QVERIFY2(tile.contains("\nensemble: ") && tile.contains("\nmembers: "), qPrintable(tile));
 
     // The busiest off-diagonal cell, clicked where it is drawn.
     int bestX = 1, bestY = 0;

@@ -55,8 +55,13 @@ void GalleryDelegate::paintTile(QPainter* painter, const QRect& rect, int row, b
   painter->drawText(line, Qt::AlignHCenter, tr("#%1 true %2").arg(index).arg(name(verdict.label)));
   line.translate(0, kLineHeight);
   painter->setPen(verdict.ensembleVote == verdict.label ? kRight : kWrong);
-  painter->drawText(line, Qt::AlignHCenter, tr("ensemble %1").arg(name(verdict.ensembleVote)));
+  const bool oneModel = m_model.ofOneModel();
+  painter->drawText(line, Qt::AlignHCenter, (oneModel ? tr("model %1") : tr("ensemble %1")).arg(name(verdict.ensembleVote)));
   line.translate(0, kLineHeight);
+  if (oneModel) {  // its one vote is the line above
+    painter->restore();
+    return;
+  }
   // The members' votes, three letters each, coloured one by one; what does not fit is elided.
   int width = 0;
   QVector<QPair<QString, bool>> votes;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Paints one gallery tile: the test image (nearest-neighbour scaled, as pixels are), the
-// true label, the ensemble's vote and each member's, green where right and red where
-// wrong. Every tile has the same size, so the view lays out 10,000 of them instantly.
+// true label, the ensemble's vote and each member's (a run of one model: its vote), green
+// where right and red where wrong. Every tile has the same size, so the view lays out 10,000 of them instantly.
 #include <QImage>
 #include <QStyledItemDelegate>
 

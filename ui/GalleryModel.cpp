@@ -38,6 +38,10 @@ QVariant GalleryModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::ToolTipRole && role != Qt::DisplayRole) return {};
   const ImageVerdict& verdict = m_inspection->verdicts[std::size_t(image)];
   const auto name = [&](int64_t label) { return className(m_inspection->dataset, label); };
+  if (ofOneModel()) {
+    return tr("test image %1\ntrue: %2\nmodel: %3 (entropy %4)")
+        .arg(image).arg(name(verdict.label), name(verdict.ensembleVote)).arg(verdict.entropy, 0, 'f', 3);
+  }
   QStringList votes;
   for (const int vote : verdict.memberVotes) votes << name(vote);
   return tr("test image %1\ntrue: %2\nensemble: %3 (entropy %4)\nmembers: %5")

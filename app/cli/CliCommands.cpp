@@ -115,10 +115,21 @@ void printResult(const RunSummary& summary, const std::string& runDirectory) {
   }
   const EnsembleScore& e = result.ensemble;
   const bool ensemble = result.members.size() > 1;
+  // What a typical member scores (the Flax HOWTO's logged loss is this mean, its pmean), so
+  // that what the ensemble adds is read here rather than worked out from summary.json.
+  const TestScore& mean = result.meanMember;
+  if (ensemble) {
+    std::printf("mean member test accuracy %.4f  nll %.4f  brier %.4f  ece %.4f\n", mean.accuracy, mean.loss, mean.brier,
+                mean.ece);
+  }
   std::printf("%s test accuracy %.4f  nll %.4f  brier %.4f  ece %.4f", ensemble ? "ensemble" : "model", e.accuracy,
               e.nll, e.brier, e.ece);
   if (ensemble) std::printf("  disagreement %.4f", e.disagreement);  // one model has nothing to disagree with
   std::printf("\n");
+  if (ensemble) {
+    std::printf("the ensemble over its mean member: accuracy %+.4f  nll %+.4f  brier %+.4f  ece %+.4f\n",
+                e.accuracy - mean.accuracy, e.nll - mean.loss, e.brier - mean.brier, e.ece - mean.ece);
+  }
   std::printf("%.1f images/s over %.1f s of training; run folder %s\n", summary.imagesPerSecond,
               summary.trainSeconds, runDirectory.c_str());
   // Piped, stdout is written only when its buffer fills: a sweep's results had come after

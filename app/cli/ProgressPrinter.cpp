@@ -14,12 +14,19 @@ ProgressPrinter::ProgressPrinter(std::FILE* stream, int processRank)
 
 void ProgressPrinter::onRunStarted(const RunStartedEvent& event) {
   m_ensemble = event.config.mode == TrainingMode::Ensemble && event.replicas > 1;
+  // In a group this process's devices are a part: said with the whole, so that a rank of a
+  // two-process data-parallel run does not read as one model on one CPU.
+  const std::string group = event.processes > 1 ? " (rank " + std::to_string(m_processRank) + " of " +
+                                                      std::to_string(event.processes) + " processes, " +
+                                                      std::to_string(event.replicas) + " replicas in all)"
+                                                : "";
   std::fprintf(m_stream,
-               "%s %s %s on %s: %lld epoch%s of %lld step%s%s\n"
+               "%s %s %s on %s%s: %lld epoch%s of %lld step%s%s\n"
                "  data: %s, %lld training image%s of %lldx%lld, %lld class%s%s\n"
                "  run folder: %s\n",
                event.startStep > 0 ? "resuming" : "training", modeName(event.config.mode).c_str(),
-               modelName(event.config.model).c_str(), event.devices.c_str(), static_cast<long long>(event.config.epochs),
+               modelName(event.config.model).c_str(), event.devices.c_str(), group.c_str(),
+               static_cast<long long>(event.config.epochs),
                event.config.epochs == 1 ? "" : "s", static_cast<long long>(event.stepsPerEpoch),
                event.stepsPerEpoch == 1 ? "" : "s",
                event.startStep > 0 ? (" from step " + std::to_string(event.startStep)).c_str() : "",

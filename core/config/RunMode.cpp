@@ -67,8 +67,13 @@ class DataParallelMode final : public RunMode {
   void checkReplicas(int processes, int64_t replicasHere, int64_t batchSize, const std::string&) const override {
     const int64_t groupReplicas = replicasHere * processes;
     if (batchSize % groupReplicas != 0) {
+      // The nearest batch sizes that split evenly, as what to do (one where the batch is
+      // smaller than the replicas: every replica needs an image).
+      const int64_t below = batchSize / groupReplicas * groupReplicas, above = below + groupReplicas;
+      const std::string sizes = below > 0 ? std::to_string(below) + " or " + std::to_string(above) : std::to_string(above);
       throw ConfigError("data-parallel splits the batch evenly: batch size " + std::to_string(batchSize) +
-                            " is not a multiple of the " + std::to_string(groupReplicas) + " replicas",
+                            " is not a multiple of the " + std::to_string(groupReplicas) + " replicas; use batch size " +
+                            sizes + ", or a number of replicas that divides " + std::to_string(batchSize),
                         "batch_size");
     }
   }

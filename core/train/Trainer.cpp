@@ -197,7 +197,8 @@ RunFinishedEvent Trainer::run(TrainingObserver* observer, RunControl* control) {
       std::vector<std::string> notices = d.dataNotices;
       notices.insert(notices.end(), d.recorder->notices().begin(), d.recorder->notices().end());
       observer->onRunStarted({d.runPath, d.rankZerosFolder(), d.config, formatDevices(d.devices),
-                              d.communicator->worldReplicas(), d.sampler->stepsPerEpoch(), d.state.globalStep,
+                              d.communicator->worldReplicas(), d.communicator->processCount(),
+                              d.sampler->stepsPerEpoch(), d.state.globalStep,
                               d.data->train.size(), d.modelInput.height, d.modelInput.width, d.modelInput.classes,
                               std::move(notices)});
     }

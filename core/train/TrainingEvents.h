@@ -21,6 +21,7 @@ struct RunStartedEvent {
   ExperimentConfig config;  ///< as the run trains it (config.json)
   std::string devices;  ///< this process's canonical device list, e.g. "cpu*4"
   int replicas = 1;     ///< in the whole group
+  int processes = 1;    ///< in the group (c10d's world size)
   int64_t stepsPerEpoch = 0;
   int64_t startStep = 0;  ///< > 0 when resuming
   int64_t trainSamples = 0;   ///< in this run's training split (after train_limit)
