@@ -639,6 +639,21 @@ class TestUncertaintyView final : public QObject {
     const double accuracy = rows[1].section(',', -2, -2).toDouble();
     QVERIFY(rows[1].startsWith("accuracy,"));
     QVERIFY(std::abs(accuracy - RunAnalysis::open(m_ensemble.toStdString())->evaluate().ensemble.accuracy) < 1e-9);
+    // The same folder again without the shift: the older set's shift files go (they had
+    // stayed beside the new figures, as if of them), a file of the user's stays.
+    QFile notes(out + "/notes.txt");
+    QVERIFY(notes.open(QIODevice::WriteOnly) && notes.write("mine\n") == 5);
+    notes.close();
+    app.start(ENSEMBLELAB_GUI_PATH, {"--figures", out, "--compare", m_single});
+    QVERIFY(app.waitForFinished(300000));
+    const QString again = QString::fromUtf8(app.readAll());
+    QVERIFY2(app.exitCode() == 0 && again.contains("removed " + out + "/shift-rotate.csv"), qPrintable(again));
+    for (const QString file : {"shift-rotate.png", "shift-rotate.csv", "page-shift-rotate.png"}) {
+      QVERIFY2(!QFileInfo::exists(out + "/" + file), qPrintable(file + " was left; it said: " + again));
+    }
+    for (const QString file : {"notes.txt", "reliability.csv", "confusion-matrix.png", "gallery.png"}) {
+      QVERIFY2(QFileInfo(out + "/" + file).size() > 0, qPrintable(file + " missing; it said: " + again));
+    }
 
     // The out-of-distribution set asked for is the one scored (uniform-noise had been scored
     // as inverted, the page's default, with exit 0).

@@ -2,7 +2,8 @@
 #pragma once
 // Paints one gallery tile: the test image (nearest-neighbour scaled, as pixels are), the
 // true label, the ensemble's vote and each member's (a run of one model: its vote), green
-// where right and red where wrong. Every tile has the same size, so the view lays out 10,000 of them instantly.
+// where right and red where wrong. Every tile has the same size, so the view lays out
+// 10,000 of them instantly.
 #include <QImage>
 #include <QStyledItemDelegate>
 

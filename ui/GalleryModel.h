@@ -33,7 +33,9 @@ class GalleryModel final : public QAbstractListModel {
   int64_t imageIndex(int row) const { return m_ranked[std::size_t(row)]; }
   /// Whose vote a tile shows: "ensemble" over members, "model" for a run of one model (a
   /// single or data-parallel run, which has no members to list).
-  bool ofOneModel() const { return m_inspection && m_inspection->verdicts.size() > 0 && m_inspection->verdicts.front().memberVotes.size() <= 1; }
+  bool ofOneModel() const {
+    return m_inspection && !m_inspection->verdicts.empty() && m_inspection->verdicts.front().memberVotes.size() <= 1;
+  }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role) const override;

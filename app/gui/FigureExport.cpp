@@ -126,11 +126,41 @@ class StagedFolder {
     m_existed = true;  // it holds them now
   }
 
+  /// Removes the files of `owned` that an earlier set left and this one did not write (a
+  /// shift kind not asked for this time), printing each: the folder holds one set of figures,
+  /// not this set beside the parts of an older one. Other files are not touched.
+  void removeLeftovers(const QStringList& owned, const QStringList& written) {
+    const QDir folder(m_folder);
+    for (const QString& file : owned) {
+      const QString path = folder.filePath(file);
+      if (written.contains(file) || !QFileInfo(path).isFile()) continue;
+      QFile leftover(path);
+      if (leftover.remove()) {
+        std::printf("removed %s (an earlier set's; this one has none)\n", qPrintable(path));
+      } else {
+        std::fprintf(stderr, "ensemble-lab: warning: %s is an earlier set's, not of this one, and stays: %s\n",
+                     qPrintable(path), qPrintable(leftover.errorString()));
+      }
+    }
+  }
+
  private:
   QString m_folder;
   bool m_existed;
   std::unique_ptr<QTemporaryDir> m_staging;
 };
+
+/// Every file --figures writes, for some request: each figure's .png, .csv and page
+/// screenshot (each shift kind the page offers), and the contact sheet.
+QStringList everyFigureFile(ShiftView& shift) {
+  QStringList figures{"reliability", "out-of-distribution", "confusion-matrix"};
+  for (int i = 0; i < shift.kindBox()->count(); ++i) {
+    figures << "shift-" + QString::fromStdString(shiftKindName(ShiftKind(shift.kindBox()->itemData(i).toInt())));
+  }
+  QStringList files{"gallery.png"};
+  for (const QString& figure : figures) files << figure + ".png" << figure + ".csv" << "page-" + figure + ".png";
+  return files;
+}
 
 RunChoices choicesOf(const QStringList& runs) {
   RunChoices choices;
@@ -192,6 +222,7 @@ int exportFigures(const FigureRequest& request) {
     writer.save(mistakes->shownConfusionPlots(), mistakes, "confusion-matrix");  // both runs' where two are compared
     writer.write("gallery.png", mistakes->saveContactSheet(QDir(output.stagingPath()).filePath("gallery.png")));
     output.moveIn(writer.written());
+    output.removeLeftovers(everyFigureFile(*shift), writer.written());
     return 0;
   } catch (const FigureError& e) {
     std::fprintf(stderr, "ensemble-lab: %s\n", qPrintable(e.message));
