@@ -125,6 +125,10 @@ class TestRunsModel final : public QObject {
     QCOMPARE(cell(model, 0, RunsModel::Epochs), QString("1/3"));
     QCOMPARE(cell(model, 0, RunsModel::TestAccuracy), QString("0.7500"));
     QCOMPARE(cell(model, 0, RunsModel::ImagesPerSecond), QString("1234"));
+    // What the number counts, said where it is read (an ensemble's is summed over its members).
+    QVERIFY(model.headerData(RunsModel::ImagesPerSecond, Qt::Horizontal, Qt::ToolTipRole)
+                .toString()
+                .contains("summed over an ensemble's members"));
     QCOMPARE(model.liveCurves()->series(Metric::TestAccuracy, RunCurves::kEnsemble).y, QVector<double>({0.75}));
 
     RunFinishedEvent finished;

@@ -689,6 +689,11 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     return tr("Negative log-likelihood on the test set: of the ensemble's averaged probabilities for an ensemble, "
               "of the model for a single or data-parallel run");
   }
+  if (role == Qt::ToolTipRole && section == ImagesPerSecond) {
+    return tr("Training images per second, summed over an ensemble's members (each member trains on every image): "
+              "the work done, as summary.json's images_per_second. An ensemble's images of the dataset per second "
+              "are this over its members");
+  }
   // Times and scores sort best or newest first at the first click, names A to Z.
   if (role == Qt::InitialSortOrderRole) {
     const bool highFirst = section == Started || section == TestAccuracy || section == ImagesPerSecond || section == Epochs;
