@@ -1381,6 +1381,25 @@ class TestCli final : public QObject {
       QCOMPARE(contents(other + "/" + name), contents(m_realRun + "/" + name));
     }
     QVERIFY(!QFileInfo::exists(other + "/ensemble") && !QFileInfo::exists(other + "/model"));
+
+    // Nor over a sweep's sweep.json (each had written over it, exit 0, and the sweep could
+    // no longer be resumed), through a link too.
+    const QString sweep = m_dir.filePath("a-sweep"), plan = sweep + "/sweep.json";
+    QVERIFY(QDir().mkpath(sweep));
+    QFile planFile(plan);
+    QVERIFY(planFile.open(QIODevice::WriteOnly) && planFile.write("{\"format\": 1}\n") > 0);
+    planFile.close();
+    QVERIFY(QFile::link(sweep, m_dir.filePath("sweep-link")));
+    for (const QStringList& arguments :
+         {QStringList{"predict", "--run", m_realRun, "--test-limit", "2", "--out", plan},
+          QStringList{"export", "--run", m_realRun, "--to", m_dir.filePath("sweep-link/sweep.json")},
+          QStringList{"export", "--runs", m_realRun, "--table", sweep + "/../a-sweep/sweep.json"},
+          QStringList{"export", "--runs", m_realRun, "--curves", plan}}) {
+      const Result r = runCli(arguments);
+      QVERIFY2(r.exitCode == 1 && r.err.contains("is the sweep.json of sweep ") && r.err.contains("a-sweep, its plan"),
+               qPrintable(arguments.join(' ') + ": " + r.err));
+    }
+    QCOMPARE(contents(plan), QByteArray("{\"format\": 1}\n"));
   }
 
   // A checkpoint's optimizer-state file is a state_dict of the weights' own names and

@@ -334,6 +334,30 @@ class TestTraining final : public QObject {
     }
   }
 
+  // A loss that a huge weight decay made diverge names the weight decay, not the learning
+  // rate (which had been blamed, and lowering it a little changes nothing).
+  void aDivergenceFromWeightDecayNamesIt() {
+    QTemporaryDir dir;
+    ExperimentConfig config = testing::smallConfig("single", "cpu");
+    config.weightDecay = 1e300;
+    config.logEvery = 1;
+    const RunFinishedEvent finished =
+        Trainer::create(config, dir.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    EXPECT_STATUS(finished, RunStatus::Failed);
+    const QString message = QString::fromStdString(phraseMessage(finished.message, FieldNaming::Flags));
+    QVERIFY2(message.contains("the weight decay 1e+300 is probably too high at learning rate 0.05") &&
+                 message.contains("try a smaller --weight-decay") && !message.contains("--lr"),
+             qPrintable(message));
+    // An ordinary decay leaves the learning rate named, where it is what diverged.
+    config.learningRate = 1e9;
+    config.weightDecay = 5e-4;
+    QTemporaryDir other;
+    const RunFinishedEvent byRate =
+        Trainer::create(config, other.path().toStdString(), testing::syntheticData())->run(nullptr, nullptr);
+    EXPECT_STATUS(byRate, RunStatus::Failed);
+    QVERIFY2(QString::fromStdString(byRate.message).contains("try a smaller {{lr}}"), byRate.message.c_str());
+  }
+
   // A diverged run's message says what its checkpoints hold. The last one can hold the very
   // weights whose loss was NaN (written at the step before): the message says so, since
   // resuming it diverges again at once, and names the one before it. (It called whatever was

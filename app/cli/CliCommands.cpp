@@ -308,6 +308,12 @@ void refuseToOverwriteARunsFiles(const std::string& output, std::vector<std::str
                       "'s own files, which writing it would destroy; write it outside the run's config.json, "
                       "metrics.csv, summary.json, checkpoints/ and tensorboard/ (e.g. " + run + "/" + example + ")");
   }
+  // Nor a sweep's plan and its jobs' states: `sweep --resume` could no longer read them.
+  if (const std::string sweep = sweepOwningFile(output); !sweep.empty()) {
+    throw ConfigError(std::string("--") + flag + " " + output + " is the sweep.json of sweep " + sweep +
+                      ", its plan and its jobs' states, which writing it would destroy; write it under another name "
+                      "(e.g. " + sweep + "/" + example + ")");
+  }
 }
 
 /// The run `eval` and `predict` open, on the test data their flags name.

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/common/CanonicalPath.h"
 #include "core/common/EnumNames.h"
 #include "core/common/JsonErrorText.h"
 #include "core/common/Error.h"
@@ -226,6 +227,13 @@ void writeSweep(const std::string& folder, const Sweep& sweep) {
 bool holdsSweep(const std::string& folder) {
   std::error_code ec;
   return std::filesystem::exists(folder + "/" + kFileName, ec);
+}
+
+std::string sweepOwningFile(const std::string& file) {
+  const std::filesystem::path target(canonicalPath(file));
+  if (target.filename() != kFileName) return "";
+  const std::string folder = target.parent_path().string();
+  return holdsSweep(folder) ? folder : "";
 }
 
 RunWriterLock lockSweep(const std::string& folder) {

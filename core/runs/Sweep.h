@@ -72,6 +72,9 @@ void writeSweep(const std::string& folder, const Sweep& sweep);
 Sweep readSweep(const std::string& folder);
 /// Whether `folder` holds a sweep.json.
 bool holdsSweep(const std::string& folder);
+/// The sweep folder whose sweep.json `file` is (however the path is spelled: links, "..");
+/// empty where it is none. Written over, the sweep could no longer be resumed.
+std::string sweepOwningFile(const std::string& file);
 
 /// Locks sweep `folder` for this process while it runs the sweep (the CLI's `sweep`, the
 /// window's Sweep tab): two would train the same jobs and each record the other's as failed.

@@ -11,11 +11,33 @@
 
 namespace ensemble {
 
-std::string divergenceMessage(const std::string& whatHappened, double learningRate, const std::string& runPath) {
-  std::ostringstream lr;
-  lr << learningRate;
-  return whatHappened + "; the learning rate " + lr.str() + " is probably too high, try a smaller " +
-         mention::field("lr") + ". The metrics so far are kept in " + runPath;
+namespace {
+
+// Where lr x weight decay reaches this, each step takes a tenth of every weight or more off
+// it (1e-4 to 5e-4 at lr 0.1, the usual, take 1e-5 to 5e-5), and where the decay is itself
+// far above the usual, it is the decay, not the rate, that is to be lowered (a rate of 1e9
+// with the usual decay is the rate's fault).
+constexpr double kDecayPerStepTooHigh = 0.1;
+constexpr double kUnusualWeightDecay = 0.01;
+
+std::string numberText(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+}  // namespace
+
+std::string divergenceMessage(const std::string& whatHappened, double learningRate, double weightDecay,
+                              const std::string& runPath) {
+  const std::string kept = ". The metrics so far are kept in " + runPath;
+  if (learningRate * weightDecay >= kDecayPerStepTooHigh && weightDecay >= kUnusualWeightDecay) {
+    return whatHappened + "; the weight decay " + numberText(weightDecay) + " is probably too high at learning rate " +
+           numberText(learningRate) + " (each step takes lr x weight decay = " + numberText(learningRate * weightDecay) +
+           " times every weight off it; 1e-4 to 5e-4 is usual), try a smaller " + mention::field("weight_decay") + kept;
+  }
+  return whatHappened + "; the learning rate " + numberText(learningRate) + " is probably too high, try a smaller " +
+         mention::field("lr") + kept;
 }
 
 std::string checkpointsAfterDivergence(const std::string& checkpointsDir, int64_t lastGoodWeights) {
@@ -50,7 +72,7 @@ void refuseNonFiniteTestLoss(const EvaluationResult& test, bool oneModel, const 
                                                 (std::isnan(loss) ? "NaN" : "infinite") + " after the update" +
                                                 atStep(place.step, place.epoch) +
                                                 ": its weights no longer give finite numbers",
-                                            place.learningRate, place.runPath),
+                                            place.learningRate, place.weightDecay, place.runPath),
                           place.step - 1,
                           // This step's update made the weights checked; the ones before it
                           // gave a finite training loss.

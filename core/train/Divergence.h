@@ -13,8 +13,10 @@
 namespace ensemble {
 
 /// "<what happened>; the learning rate ... is probably too high, try a smaller lr. The metrics
-/// so far are kept in <runPath>": the message of the DivergenceError each check throws.
-std::string divergenceMessage(const std::string& whatHappened, double learningRate, const std::string& runPath);
+/// so far are kept in <runPath>": the message of the DivergenceError each check throws. Where
+/// lr x weight decay takes a tenth of every weight or more a step, the weight decay is named.
+std::string divergenceMessage(const std::string& whatHappened, double learningRate, double weightDecay,
+                              const std::string& runPath);
 
 /// What a diverged run's checkpoints hold, for its message: whether the last one holds the
 /// weights whose loss was not finite (written after `lastGoodWeights`, see DivergenceError:
@@ -31,6 +33,7 @@ struct DivergencePlace {
   int64_t step = 0;   ///< the last step trained (its update made the weights checked)
   int64_t epoch = 0;  ///< its epoch, from 1
   double learningRate = 0;
+  double weightDecay = 0;
   std::string runPath;
 };
 

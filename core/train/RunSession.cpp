@@ -51,7 +51,7 @@ void RunSession::prepare() {
   step = makeTrainingStep({config, replicas, *communicator, *workers, *trainSplit});
   ledger = std::make_unique<ScoreLedger>(
       *communicator, ScoreLedger::Setup{int(replicas.size()), config.mode, config.batchSize, config.learningRate,
-                                        runPath});
+                                        config.weightDecay, runPath});
   recorder = std::make_unique<RunRecorder>(config, RunDirectory(runPath), *communicator, replicas,
                                            formatDevices(devices), sampler ? sampler->stepsPerEpoch() : 0,
                                            modelInput.classes);

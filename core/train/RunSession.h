@@ -122,7 +122,7 @@ struct RunSession {
   }
   /// Where the run is, for a divergence's message (Divergence.h).
   DivergencePlace divergencePlace() const {
-    return {state.globalStep, state.epoch + 1, config.learningRate, runPath};
+    return {state.globalStep, state.epoch + 1, config.learningRate, config.weightDecay, runPath};
   }
   EvaluationResult evaluate() {
     EvaluationResult result = evaluateRun(config, replicas, *testSplit, data->test.labels, *workers, *communicator);

@@ -81,7 +81,7 @@ void ScoreLedger::record(RunState& state, const std::vector<StepScore>& scores, 
                               (memberCount() > 1 ? "member " + std::to_string(m) : std::string("the model")) +
                               " became " + (std::isnan(scores[m].loss) ? "NaN" : "infinite") +
                               atStep(step.globalStep, step.epoch),
-                          m_setup.learningRate, m_setup.runPath),
+                          m_setup.learningRate, m_setup.weightDecay, m_setup.runPath),
         step.globalStep - 1,
         // The loss was taken before the step's update, on the weights of the step before:
         // those gave it, and the ones before them are the last that gave a finite loss.

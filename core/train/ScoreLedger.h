@@ -34,6 +34,7 @@ class ScoreLedger final {
     TrainingMode mode = TrainingMode::Ensemble;  ///< data-parallel replicas are shards of one model
     int64_t batchSize = 0;      ///< samples per member (the global batch in data-parallel)
     double learningRate = 0;    ///< named in the divergence message
+    double weightDecay = 0;     ///< named in it where it is what diverged
     std::string runPath;        ///< named in the divergence message
   };
   ScoreLedger(Communicator& communicator, Setup setup);
