@@ -5,6 +5,7 @@
 // PyTorch continues (SGD's first step from those weights reaches our step 1); and what
 // does not fit is refused before anything is written, by name.
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
@@ -14,6 +15,7 @@
 #include <torch/torch.h>
 
 #include "core/common/Error.h"
+#include "core/io/AtomicFile.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/PyTorchStateDict.h"
 #include "core/models/Classifier.h"
@@ -191,6 +193,37 @@ class TestInitFrom final : public QObject {
     QVERIFY2(message.startsWith(path) && message.contains(expected), qPrintable(message));
     if (file != "missing.pt" && file != "truncated.pt" && file != "text.pt") {
       QVERIFY2(message.contains("torch.save"), qPrintable(message));  // and says what to give instead
+    }
+  }
+
+  // What cannot be a tensor file is refused before it is read whole: a device with no end
+  // (/dev/zero had been read until killed, gigabytes), a pipe with no writer (it had hung), a
+  // folder, and a large file of something else (a 2 GB one had been read whole, twice its
+  // size in memory, before its first bytes were looked at).
+  void refusesWhatCannotBeATensorFileBeforeReadingIt() {
+    QCOMPARE(refusal([] { readPyTorchStateDict("/dev/zero"); }),
+             QString("/dev/zero is a device, not a tensor file; name a file torch.save wrote"));
+    const QString fifo = m_dir.filePath("weights-fifo.pt");
+    QCOMPARE(QProcess::execute("mkfifo", {fifo}), 0);
+    QVERIFY(refusal([&] { readPyTorchStateDict(fifo.toStdString()); }).contains("is a pipe (FIFO), not a tensor file"));
+    QVERIFY(refusal([&] { readPyTorchStateDict(m_dir.path().toStdString()); }).contains("is a folder, not a tensor file"));
+    // Sparse: no disk, and no memory unless it is read.
+    const QString large = m_dir.filePath("large-download.bin");
+    QFile file(large);
+    QVERIFY(file.open(QIODevice::WriteOnly) && file.write("<!DOCTYPE html>") > 0 && file.resize(qint64(6) << 30));
+    file.close();
+    QElapsedTimer clock;
+    clock.start();
+    const QString message = refusal([&] { readPyTorchStateDict(large.toStdString()); });
+    QVERIFY2(message == large + " is damaged or is not a tensor file (no ZIP header)", qPrintable(message));
+    QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));  // 6 GB read takes far longer
+    QFile::remove(large);
+    // --config and the run files read the same way: a device is named, not read.
+    try {
+      readWholeFile("/dev/zero");
+      QFAIL("/dev/zero was read as a file");
+    } catch (const IoError& e) {
+      QCOMPARE(QString(e.what()), QString("/dev/zero is a device, not a file; name a file"));
     }
   }
 

@@ -2,6 +2,7 @@
 #include "core/io/AtomicFile.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -74,7 +75,18 @@ void syncDirectory(const std::string& path) {
   ::close(fd);
 }
 
+std::string notAFileKind(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) return "";
+  if (S_ISDIR(info.st_mode)) return "a folder";
+  if (S_ISFIFO(info.st_mode)) return "a pipe (FIFO)";
+  if (S_ISSOCK(info.st_mode)) return "a socket";
+  return "a device";
+}
+
 std::string readWholeFile(const std::string& path) {
+  const std::string kind = notAFileKind(path);
+  if (!kind.empty() && kind != "a pipe (FIFO)") throw IoError(path + " is " + kind + ", not a file; name a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(describeIoFailure("cannot open", path, errno));
   std::ostringstream buffer;

@@ -14,8 +14,15 @@ void writeFileAtomically(const std::string& path, std::string_view contents);
 /// fsyncs a folder so a rename or a new entry in it survives a crash.
 void syncDirectory(const std::string& path);
 
-/// Reads a whole file; throws IoError naming it when it cannot.
+/// Reads a whole file; throws IoError naming it when it cannot, or when it names a folder or
+/// a device (/dev/zero has no end: read whole, it had taken gigabytes until killed). A pipe
+/// is read (`--config <(...)`).
 std::string readWholeFile(const std::string& path);
+
+/// What `path` is where it is not a file to read, for a message ("a folder", "a device",
+/// "a pipe (FIFO)", "a socket"); empty for a regular file, or where it cannot be told (a
+/// missing path: opening it says so).
+std::string notAFileKind(const std::string& path);
 
 /// "<what> <path>: <strerror(errno)>" plus a hint for a full disk or missing permission.
 std::string describeIoFailure(const std::string& what, const std::string& path, int error);

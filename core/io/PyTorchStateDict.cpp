@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/common/Error.h"
+#include "core/io/AtomicFile.h"
 #include "core/io/TensorArchiveCheck.h"
 
 namespace ensemble {
@@ -336,9 +337,21 @@ class Unpickler {
   std::map<std::string, ValuePtr> m_storages;
 };
 
+/// The file's bytes, once it can be a tensor file: a file (not a folder, a device such as
+/// /dev/zero, which has no end, or a pipe, which may have no writer) whose first bytes are a
+/// ZIP's or a legacy pickle's. Anything else is refused before it is read whole.
 std::string readFile(const std::string& path) {
+  if (const std::string kind = notAFileKind(path); !kind.empty()) {
+    throw CheckpointError(path + " is " + kind + ", not a tensor file; name a file torch.save wrote");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CheckpointError(path + ": cannot open it (" + std::strerror(errno) + ")");
+  std::string start(4, '\0');
+  in.read(start.data(), std::streamsize(start.size()));
+  start.resize(std::size_t(in.gcount()));
+  checkTensorFileStart(start, path);
+  in.clear();
+  in.seekg(0);
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();

@@ -105,6 +105,11 @@ void checkPickle(const std::string& bytes, std::size_t begin, std::size_t size, 
 
 }  // namespace
 
+void checkTensorFileStart(const std::string& firstBytes, const std::string& origin) {
+  const bool legacyPickle = !firstBytes.empty() && std::uint8_t(firstBytes[0]) == 0x80;
+  if (!legacyPickle && firstBytes.compare(0, 4, "PK\x03\x04") != 0) throw damaged(origin, "no ZIP header");
+}
+
 void checkTensorArchive(const std::string& bytes, const std::string& origin) {
   const auto damaged = [&](const std::string& why) { return ensemble::damaged(origin, why); };
   bool sawPickle = false;

@@ -13,4 +13,9 @@ namespace ensemble {
 /// unpickler does not know or a length larger than what follows it.
 void checkTensorArchive(const std::string& bytes, const std::string& origin);
 
+/// Throws the same CheckpointError where a file's first bytes (4 or more, or all it has) are
+/// neither a ZIP's nor a legacy pickle's: a file that cannot be a tensor file is refused
+/// before it is read whole (a 2 GB download given by mistake had been).
+void checkTensorFileStart(const std::string& firstBytes, const std::string& origin);
+
 }  // namespace ensemble
