@@ -1267,6 +1267,34 @@ class TestCli final : public QObject {
     QVERIFY2(r.exitCode == 0 && r.err.contains("nothing to resume"), qPrintable(r.err));
   }
 
+  // As many images as the run trained on, but other ones: said, not trained on (the resume
+  // had gone on, exit 0, on data the run never saw, its summary still "reproducible").
+  void resumeSaysTheDatasetChangedWhenItsImagesDid() {
+    QTemporaryDir dir;
+    const QString data = dir.filePath("data"), run = dir.filePath("run");
+    Result r = trainOnSmallFolder(data, run, 2);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    for (const QString split : {"train", "t10k"}) {
+      const QString images = data + "/" + split + "-images-idx3-ubyte";
+      QFile file(images);
+      QVERIFY(file.open(QIODevice::ReadWrite) && file.seek(16 + 100));
+      char pixel = 0;
+      QVERIFY(file.getChar(&pixel) && file.seek(16 + 100) && file.putChar(char(~pixel)));  // one pixel of one image
+      file.close();
+      r = runCli({"resume", "--run", run});
+      QCOMPARE(r.exitCode, 1);
+      const QString which = split == "train" ? "training" : "test";
+      QVERIFY2(r.err.contains(QString("the dataset %1 changed since this run trained: its %2 images or labels are not "
+                                      "the ones the run recorded").arg(data, which)) &&
+                   r.err.contains("put the run's dataset back as it was"),
+               qPrintable(r.err));
+      QVERIFY(file.open(QIODevice::ReadWrite) && file.seek(16 + 100) && file.putChar(pixel));  // back as it was
+      file.close();
+    }
+    r = runCli({"resume", "--run", run});
+    QVERIFY2(r.exitCode == 0 && r.err.contains("nothing to resume"), qPrintable(r.err));
+  }
+
   // eval on the run's own dataset, changed since it trained (fewer test images), says so on
   // stderr with both counts, and still scores what is there; unchanged, or on a dataset
   // named by flag, it says nothing of it.

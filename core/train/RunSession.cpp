@@ -76,6 +76,8 @@ std::unique_ptr<RunSession> createRunSession(ExperimentConfig config, std::strin
   session->config.dataset = recordedDatasetSpec(session->config.dataset);
   session->config.initFrom = session->config.absoluteInitFrom();
   session->state.trainSamples = session->data->train.size();
+  session->state.trainSetDigest = session->data->train.contentDigest();
+  session->state.testSetDigest = session->testSetDigest = session->data->test.contentDigest();
   return session;
 }
 
@@ -116,6 +118,14 @@ std::unique_ptr<RunSession> openRunSession(const std::string& runDirectory, cons
                            "): put it back as it was (its two test files will do), or score the run on a folder of the same images with " +
                            mention::field("dataset") + ", of which only the test split is read",
                        "dataset");
+  }
+  if (!session->evaluationOnly) {
+    // As many images, other ones: said before the run goes on, on data it did not train on.
+    const std::string train = session->data->train.contentDigest(), test = session->data->test.contentDigest();
+    checkSameDataContent(savedState.trainSetDigest, train, "training", config.dataset);
+    checkSameDataContent(savedState.testSetDigest, test, "test", config.dataset);
+    savedState.trainSetDigest = train;  // older checkpoints: from now
+    savedState.testSetDigest = session->testSetDigest = test;
   }
   session->state = std::move(savedState);
   checkResumable(session->state, config, session->evaluationOnly ? 0 : session->sampler->stepsPerEpoch(), session->memberCount(),

@@ -380,6 +380,17 @@ void checkSameTrainingSet(int64_t recorded, int64_t now, const std::string& spec
                      "dataset");
 }
 
+void checkSameDataContent(const std::string& recorded, const std::string& now, const std::string& split,
+                          const std::string& spec) {
+  if (recorded.empty() || recorded == now) return;
+  const std::string folder = spec == "fashion-mnist" ? defaultFashionMnistFolder() : spec;
+  throw DatasetError("the dataset " + folder + " changed since this run trained: its " + split +
+                         " images or labels are not the ones the run recorded (crc32 " + recorded + ", now " + now +
+                         "), though as many; put the run's dataset back as it was to go on with the run, or start "
+                         "a new run on this one with " + mention::startRun(),
+                     "dataset");
+}
+
 void checkResumable(const RunState& state, const ExperimentConfig& config, int64_t stepsPerEpoch,
                     std::size_t models, std::size_t savedModels, bool otherDataset, const std::string& checkpointDir) {
   // A manifest that parses can still describe another run (or be damaged): its position

@@ -139,6 +139,13 @@ void checkResumedByItsProcesses(const std::string& runDirectory, int worldSize);
 /// the run trained, which is what to put right, not the checkpoint.
 void checkSameTrainingSet(int64_t recorded, int64_t now, const std::string& spec);
 
+/// Throws DatasetError when a split's content (Dataset::contentDigest, `now`) is not what the
+/// checkpoint recorded (`recorded`; empty in older checkpoints: nothing to compare): images or
+/// labels changed though their count did not, and the run would go on, on other data, as if
+/// it had not. `split`: "training" or "test".
+void checkSameDataContent(const std::string& recorded, const std::string& now, const std::string& split,
+                          const std::string& spec);
+
 /// Throws CheckpointError when the checkpoint at `checkpointDir` cannot continue this run:
 /// its position outside the run's epochs and steps (unless it is only evaluated on another
 /// dataset), running means or saved models for another number of models.

@@ -48,6 +48,8 @@ nlohmann::json RunState::toJson() const {
                       {"samples_trained", samplesTrained},
                       {"metrics_bytes", metricsBytes},
                       {"train_samples", trainSamples},
+                      {"train_set_crc32", trainSetDigest},
+                      {"test_set_crc32", testSetDigest},
                       {"window", accumulatorsToJson(window)},
                       {"epoch_totals", accumulatorsToJson(epochTotals)}};
   if (lastEvaluation) json["last_evaluation"] = ensemble::toJson(*lastEvaluation);
@@ -67,6 +69,8 @@ RunState RunState::fromJson(const nlohmann::json& json, const std::string& origi
     state.samplesTrained = count("samples_trained");
     state.metricsBytes = integerOrThrow<std::uint64_t, CheckpointError>(json.at("metrics_bytes"), origin + ": metrics_bytes");
     if (json.contains("train_samples")) state.trainSamples = count("train_samples");
+    state.trainSetDigest = json.value("train_set_crc32", "");
+    state.testSetDigest = json.value("test_set_crc32", "");
     state.window = accumulatorsFromJson(json.at("window"));
     state.epochTotals = accumulatorsFromJson(json.at("epoch_totals"));
     if (json.contains("last_evaluation")) {

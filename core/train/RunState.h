@@ -33,6 +33,10 @@ struct RunState {
   /// The training images the run trains on (after train_limit), so a resume can tell its
   /// dataset changed from a damaged checkpoint; 0 in checkpoints from before it was kept.
   int64_t trainSamples = 0;
+  /// The content of the training and test splits the run trains on (Dataset::contentDigest),
+  /// so a resume can tell a dataset whose images changed but not their count; empty in
+  /// checkpoints from before they were kept.
+  std::string trainSetDigest, testSetDigest;
   /// One per member, then the ensemble: since the last logged step, and over the epoch.
   std::vector<ScoreAccumulator> window;
   std::vector<ScoreAccumulator> epochTotals;
