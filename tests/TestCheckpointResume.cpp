@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <numeric>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -151,12 +152,17 @@ class TestCheckpointResume final : public QObject {
   // from the checkpoint (the run goes on with the settings it started with).
   void aRemovedOrChangedConfigJsonComesBackOnResume_data() {
     QTest::addColumn<QByteArray>("replacement");  // empty: the file is removed
-    QTest::newRow("removed") << QByteArray();
-    QTest::newRow("damaged") << QByteArray("{");
-    QTest::newRow("epochs edited") << QByteArray("edit epochs");
+    QTest::addColumn<QString>("said");  // the resume's notice (it had said nothing)
+    QTest::newRow("removed") << QByteArray() << "config.json is missing; it is restored from the checkpoint's copy";
+    QTest::newRow("damaged") << QByteArray("{") << "config.json is not valid JSON; it is restored";
+    QTest::newRow("epochs edited") << QByteArray("edit epochs") << "config.json was edited (epochs 3, the checkpoint's 2); it is restored";
+    // An older version's file (another "version", a setting it did not have yet) is brought
+    // up to date without a word: nobody edited it.
+    QTest::newRow("an older version's") << QByteArray("older version") << "";
   }
   void aRemovedOrChangedConfigJsonComesBackOnResume() {
     QFETCH(QByteArray, replacement);
+    QFETCH(QString, said);
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString();
     {
@@ -165,6 +171,23 @@ class TestCheckpointResume final : public QObject {
       auto trainer = Trainer::create(resumableConfig(), path, testing::syntheticData());
       EXPECT_STATUS(trainer->run(&stopper, &control), RunStatus::Stopped);
     }
+    struct Notices final : TrainingObserver {
+      std::vector<std::string> said;
+      RunControl* control = nullptr;
+      int64_t stopAt = 0;
+      void onRunStarted(const RunStartedEvent& event) override { said = event.notices; }
+      void onStep(const StepEvent& event) override {
+        if (control && event.globalStep == stopAt) control->requestStop();
+      }
+    } notices;
+    {  // A resume whose config.json is as it was says nothing of it.
+      RunControl control;
+      notices.control = &control;
+      notices.stopAt = 6;
+      EXPECT_STATUS(Trainer::open(path, testing::syntheticData())->run(&notices, &control), RunStatus::Stopped);
+      for (const std::string& notice : notices.said) QVERIFY2(notice.find("config.json") == std::string::npos, notice.c_str());
+      notices.control = nullptr;
+    }
     const QString configPath = dir.filePath("config.json");
     const QByteArray written = fileBytes(configPath);
     QVERIFY(!written.isEmpty() && QFile::remove(configPath));
@@ -172,11 +195,19 @@ class TestCheckpointResume final : public QObject {
       QJsonObject edited = QJsonDocument::fromJson(written).object();
       edited["epochs"] = edited["epochs"].toInt() + 1;
       replacement = QJsonDocument(edited).toJson();
+    } else if (replacement == "older version") {
+      QJsonObject older = QJsonDocument::fromJson(written).object();
+      QVERIFY(older.contains("version") && older.contains("lr_schedule"));
+      older["version"] = older["version"].toInt() - 1;
+      older.remove("lr_schedule");
+      replacement = QJsonDocument(older).toJson();
     }
     if (!replacement.isEmpty()) QVERIFY(testing::writeFile(configPath, replacement));
     auto resumed = Trainer::open(path, testing::syntheticData());
-    REQUIRE_COMPLETED(resumed->run(nullptr, nullptr));
+    REQUIRE_COMPLETED(resumed->run(&notices, nullptr));
     QCOMPARE(fileBytes(configPath), written);
+    const QString all = QString::fromStdString(std::accumulate(notices.said.begin(), notices.said.end(), std::string()));
+    QVERIFY2(said.isEmpty() ? !all.contains("config.json") : all.contains(said), qPrintable(all));
   }
 
   // A run being trained (the CLI's, a sweep's, the window's) cannot be resumed by a second

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QProcess>
 #include <QtTest>
 
 #include "core/common/Error.h"
@@ -171,6 +172,13 @@ class TestIdxFile final : public QObject {
            "subfolder in";
     QTest::newRow("a folder of other files") << "other"
                                              << "has no train-images-idx3-ubyte";
+    // A name that is there but is no file had been told "has no" while ls showed it.
+    QTest::newRow("a folder in a file's place")
+        << "folder" << "has t10k-images-idx3-ubyte, but it is a folder, not a file; put the IDX file there in its place";
+    QTest::newRow("a pipe in a file's place")
+        << "fifo" << "has t10k-labels-idx1-ubyte, but it is a pipe (FIFO), not a file";
+    QTest::newRow("a link to nothing")
+        << "broken link" << "has t10k-images-idx3-ubyte, but it is a link to DIR/gone, which does not exist";
   }
   void refusesAFolderWithoutOneWholeDataset() {
     QFETCH(QString, layout);
@@ -199,6 +207,13 @@ class TestIdxFile final : public QObject {
     } else if (layout == "torchvision root") {  // the root= given to torchvision.datasets.MNIST
       QVERIFY(QDir(dir.path()).mkpath("MNIST/raw") && QDir(dir.path()).mkpath("MNIST/processed"));
       testing::writeMnistFolder(dir.filePath("MNIST/raw"), 20, 10, 8, 8, false);
+    } else if (layout == "folder" || layout == "fifo" || layout == "broken link") {
+      testing::writeMnistFolder(dir.path(), 20, 10, 8, 8, false);
+      const QString file = dir.filePath(layout == "fifo" ? "t10k-labels-idx1-ubyte" : "t10k-images-idx3-ubyte");
+      QVERIFY(QFile::remove(file));
+      if (layout == "folder") QVERIFY(QDir().mkpath(file));
+      if (layout == "fifo") QCOMPARE(QProcess::execute("mkfifo", {file}), 0);
+      if (layout == "broken link") QVERIFY(QFile::link(dir.filePath("gone"), file));
     } else {
       writeFile(dir.filePath("notes.txt"), "not a dataset");
       writeFile(dir.filePath("train-images-idx1-ubyte"),

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "core/common/Error.h"
+#include "core/common/FileKind.h"
 #include "core/common/FieldMention.h"
 #include "core/data/IdxFile.h"
 #include "core/data/SyntheticDataset.h"
@@ -75,8 +76,37 @@ bool complete(const SplitFiles& files, Needed needed = Needed::BothSplits) {
   return filesFound(files, needed) == (needed == Needed::BothSplits ? files.size() : files.size() - kTestImages);
 }
 
+/// Why a file of `name` (raw or .gz) in `folder` that is there was passed over, or empty
+/// where none is: a folder, a pipe, a device or a link to nothing in its place had been told
+/// "has no" while `ls` showed it.
+std::string whyPresentButNotAFile(const fs::path& folder, const std::string& name) {
+  for (const std::string& file : {name, name + ".gz"}) {
+    const fs::path path = folder / file;
+    std::error_code ec;
+    const fs::file_status link = fs::symlink_status(path, ec);
+    if (ec || !fs::exists(link)) continue;
+    if (fs::is_symlink(link) && !fs::exists(path, ec)) {
+      return "dataset folder " + folder.string() + " has " + file + ", but it is a link to " +
+             fs::read_symlink(path, ec).string() + ", which does not exist; point it at the IDX file, or put the file there";
+    }
+    if (const std::string kind = notAFileKind(path.string()); !kind.empty()) {
+      return "dataset folder " + folder.string() + " has " + file + ", but it is " + kind +
+             ", not a file; put the IDX file there in its place";
+    }
+  }
+  return "";
+}
+
 std::string missingFileMessage(const fs::path& folder, const std::string& prefix, std::size_t role, Needed needed) {
   const std::string name = prefix + kFileNames[role];
+  if (const std::string why = whyPresentButNotAFile(folder, name); !why.empty()) return why;
+  // A folder that may not be listed shows no file at all: said as what it is.
+  std::error_code listing;
+  const fs::directory_iterator probe(folder, listing);
+  if (listing) {
+    return "cannot read dataset folder " + folder.string() + ": " + listing.message() +
+           "; let the user running EnsembleLab read it (chmod a+rx), or copy the dataset somewhere it can";
+  }
   if (needed == Needed::TestSplit) {
     // Listing all four had sent a person scoring a run on their own images after training files.
     return "dataset folder " + folder.string() + " has no " + name + " (or " + name +

@@ -44,8 +44,12 @@ bool isGzip(const std::vector<std::uint8_t>& bytes) {
 std::vector<std::uint8_t> readWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw DatasetError("cannot open " + path + ": " + std::strerror(errno) +
-                       "; check the dataset folder and its file names");
+    const int error = errno;
+    // A file that is there but may not be read is its permissions' matter, not its name's.
+    throw DatasetError("cannot open " + path + ": " + std::strerror(error) +
+                       (error == EACCES || error == EPERM
+                            ? "; let the user running EnsembleLab read it (chmod a+r), or copy the dataset somewhere it can"
+                            : "; check the dataset folder and its file names"));
   }
   std::vector<std::uint8_t> bytes;
   char buffer[1 << 16];

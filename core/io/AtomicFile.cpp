@@ -2,7 +2,6 @@
 #include "core/io/AtomicFile.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +12,7 @@
 #include <sstream>
 
 #include "core/common/Error.h"
+#include "core/common/FileKind.h"
 #include "core/common/FieldMention.h"
 #include "core/io/WriteFaults.h"
 
@@ -73,15 +73,6 @@ void syncDirectory(const std::string& path) {
   if (fd < 0) return;  // best effort: the data itself is already on disk
   ::fsync(fd);
   ::close(fd);
-}
-
-std::string notAFileKind(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) return "";
-  if (S_ISDIR(info.st_mode)) return "a folder";
-  if (S_ISFIFO(info.st_mode)) return "a pipe (FIFO)";
-  if (S_ISSOCK(info.st_mode)) return "a socket";
-  return "a device";
 }
 
 std::string readWholeFile(const std::string& path) {

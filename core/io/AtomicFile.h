@@ -19,10 +19,6 @@ void syncDirectory(const std::string& path);
 /// is read (`--config <(...)`).
 std::string readWholeFile(const std::string& path);
 
-/// What `path` is where it is not a file to read, for a message ("a folder", "a device",
-/// "a pipe (FIFO)", "a socket"); empty for a regular file, or where it cannot be told (a
-/// missing path: opening it says so).
-std::string notAFileKind(const std::string& path);
 
 /// "<what> <path>: <strerror(errno)>" plus a hint for a full disk or missing permission.
 std::string describeIoFailure(const std::string& what, const std::string& path, int error);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/common/Error.h"
-#include "core/io/AtomicFile.h"
+#include "core/common/FileKind.h"
 #include "core/io/TensorArchiveCheck.h"
 
 namespace ensemble {

@@ -48,6 +48,38 @@ bool fileHoldsJson(const std::string& path, const nlohmann::json& expected) {
   }
 }
 
+/// What became of a resumed run's config.json, which the checkpoint's copy replaces: missing,
+/// not JSON, or the settings that differ (up to three), for the run's notices; empty where
+/// only what an older version wrote differs (its "version", settings it did not have yet).
+/// It had been put back without a word: an edited "epochs" was found undone only by reading
+/// the file.
+std::string configRestoredNotice(const std::string& path, const nlohmann::json& config) {
+  const std::string restored = "; it is restored from the checkpoint's copy: a run goes on with the settings it "
+                               "started with (to train on from its weights with others, start a run with " +
+                               mention::field("init_from") + " " + std::filesystem::path(path).parent_path().string() + ")";
+  std::error_code missing;
+  if (!std::filesystem::exists(path, missing)) return path + " is missing" + restored;
+  nlohmann::json file;
+  try {
+    file = nlohmann::json::parse(readWholeFile(path));
+  } catch (const std::exception&) {
+    return path + " is not valid JSON" + restored;
+  }
+  if (!file.is_object()) return path + " is not a JSON object" + restored;
+  std::string changes;
+  int changed = 0;
+  for (const auto& [key, value] : config.items()) {
+    if (key == "version" || !file.contains(key) || file.at(key) == value) continue;
+    if (++changed <= 3) {
+      changes += std::string(changes.empty() ? "" : ", ") + key + " " + file.at(key).dump() + ", the checkpoint's " +
+                 value.dump();
+    }
+  }
+  if (changed == 0) return "";
+  if (changed > 3) changes += " and " + std::to_string(changed - 3) + " more";
+  return path + " was edited (" + changes + ")" + restored;
+}
+
 }  // namespace
 
 RunRecorder::RunRecorder(const ExperimentConfig& config, RunDirectory directory, Communicator& communicator,
@@ -90,6 +122,10 @@ void RunRecorder::open(bool resumed, RunState& state) {
   // "epochs" changed nothing, and the file went on saying it had), and the window, eval,
   // export and `train --config` read the file.
   if (const nlohmann::json config = m_config.toJson(); !resumed || !fileHoldsJson(m_directory.configPath(), config)) {
+    if (const std::string notice = resumed ? configRestoredNotice(m_directory.configPath(), config) : "";
+        !notice.empty()) {
+      m_notices.push_back(notice);
+    }
     RunDirectory::writeJson(m_directory.configPath(), config);
   }
   // A resumed run keeps the rows its checkpoint had seen (dropping any written after it,
