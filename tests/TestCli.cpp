@@ -249,6 +249,10 @@ class TestCli final : public QObject {
                qPrintable(r.err));
       QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden).isEmpty());
     }
+    // In a folder not there yet: said which, and what to do (it had said "No such file or directory").
+    const Result r = runCli({"predict", "--run", m_realRun, "--out", dir.filePath("later/p.csv")});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("the folder " + dir.filePath("later") + " does not exist; create it first"),
+             qPrintable(r.err));
   }
 
   // Anyone can recompute the figures from predict's CSV: accuracy, NLL, Brier and ECE

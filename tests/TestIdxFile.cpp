@@ -328,6 +328,9 @@ class TestIdxFile final : public QObject {
     wrongMagic[1] = char(0x00);
     QTest::newRow("wrong magic") << wrongMagic << "wrong IDX magic number";
     QTest::newRow("float elements") << idxBytes({4}, pattern(16), 0x0D) << "type float";
+    // Zeros (a file not yet written, a sparse download) had held "elements of type unknown".
+    QTest::newRow("zeros") << QByteArray(64, '\0')
+                           << "is not an IDX file: its magic number 0x00000000 names no IDX element type";
     QTest::newRow("truncated payload")
         << good.left(good.size() - 3)
         << "truncated: its header declares 3 dimensions, 4 x 2 x 2, so 16 bytes";

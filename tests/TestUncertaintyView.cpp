@@ -730,6 +730,12 @@ class TestUncertaintyView final : public QObject {
     QVERIFY2(app.exitCode() == 1 && inTheWay.contains("gallery.png: a folder of that name is in the way"), qPrintable(inTheWay));
     QCOMPARE(fileLines(existing + "/reliability.csv"), QStringList{"earlier"});
     QVERIFY(QDir(existing + "/gallery.png").removeRecursively());
+    // A file named as the folder is said to be one, and left as it was ("cannot create" alone had said neither).
+    app.start(ENSEMBLELAB_GUI_PATH, {"--figures", existing + "/reliability.csv", "--compare", m_single});
+    QVERIFY(app.waitForFinished(120000));
+    const QString aFile = QString::fromUtf8(app.readAll());
+    QVERIFY2(app.exitCode() == 1 && aFile.contains("reliability.csv is a file; name a folder for the figures"), qPrintable(aFile));
+    QCOMPARE(fileLines(existing + "/reliability.csv"), QStringList{"earlier"});
     // What only --figures takes is refused without it (the window had opened, ignoring it): a
     // usage error, exit 2 as the CLI's, as is an option it does not know.
     app.start(ENSEMBLELAB_GUI_PATH, {"--compare", m_single});

@@ -90,7 +90,13 @@ class FigureWriter {
 class StagedFolder {
  public:
   explicit StagedFolder(const QString& folder) : m_folder(folder), m_existed(QFileInfo::exists(folder)) {
-    if (!QDir().mkpath(folder)) throw FigureError{QObject::tr("cannot create %1").arg(folder)};
+    if (QFileInfo(folder).exists() && !QFileInfo(folder).isDir()) {
+      throw FigureError{QObject::tr("--figures %1 is a file; name a folder for the figures (a new one, or one --figures "
+                                    "wrote)").arg(folder)};
+    }
+    if (!QDir().mkpath(folder)) {
+      throw FigureError{QObject::tr("cannot create %1; name a folder you can write to").arg(folder)};
+    }
     m_staging = std::make_unique<QTemporaryDir>(QDir(folder).filePath(".incoming-figures-XXXXXX"));
     if (!m_staging->isValid()) throw FigureError{QObject::tr("cannot write in %1: %2").arg(folder, m_staging->errorString())};
   }

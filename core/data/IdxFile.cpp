@@ -74,6 +74,12 @@ IdxArray parseIdx(const std::uint8_t* bytes, std::size_t size, const std::string
     throw DatasetError(origin + " has a wrong IDX magic number " + magic +
                        " (expected 0x000008NN); is it an MNIST-format file?");
   }
+  if (bytes[2] != kUnsignedByteType && typeName(bytes[2]) == std::string("unknown")) {  // zeros had been "of type unknown"
+    char magic[16];
+    std::snprintf(magic, sizeof magic, "0x%02X%02X%02X%02X", bytes[0], bytes[1], bytes[2], bytes[3]);
+    throw DatasetError(origin + " is not an IDX file: its magic number " + magic +
+                       " names no IDX element type (expected 0x000008NN); is it an MNIST-format file?");
+  }
   if (bytes[2] != kUnsignedByteType) {
     throw DatasetError(origin + " holds IDX elements of type " + typeName(bytes[2]) +
                        "; EnsembleLab reads unsigned-byte (0x08) IDX files");

@@ -36,7 +36,16 @@ void writeFileAtomically(const std::string& path, std::string_view contents) {
   const std::string temporary = path + ".tmp";
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   // Failures name `path`: the temporary beside it is ours, not a file the user knows of.
-  if (fd < 0) throw IoError(describeIoFailure("cannot create", path, errno));
+  if (fd < 0) {
+    const int error = errno;
+    // A folder not there yet ("No such file or directory" alone had not said which, or what to do).
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    if (error == ENOENT && !folder.empty() && !std::filesystem::exists(folder, ec)) {
+      throw IoError("cannot create " + path + ": the folder " + folder.string() +
+                    " does not exist; create it first, or write elsewhere");
+    }
+    throw IoError(describeIoFailure("cannot create", path, error));
+  }
   std::size_t written = 0;
   while (written < contents.size()) {
     ssize_t n = 0;
