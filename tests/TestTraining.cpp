@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include <mutex>
@@ -332,6 +333,20 @@ class TestTraining final : public QObject {
     for (const auto& dict : testing::latestWeights(dir.path().toStdString())) {
       for (const auto& item : dict) QVERIFY(torch::isfinite(item.value()).all().item<bool>());
     }
+  }
+
+  // More epochs than a run can count its steps in is refused, naming the most it takes (the
+  // step count had wrapped, and the CLI showed an ETA of 0 s).
+  void epochsBeyondWhatARunCountsAreRefused() {
+    ExperimentConfig config = testing::smallConfig("single", "cpu");
+    config.epochs = std::numeric_limits<int64_t>::max();
+    try {
+      Trainer::create(config, "/tmp/unused-epochs", testing::syntheticData());
+      QFAIL("epochs beyond int64 steps were accepted");
+    } catch (const ConfigError& e) {
+      QVERIFY2(QString(e.what()).contains("steps each are more steps than a run counts; give at most"), e.what());
+    }
+    QVERIFY(!QFileInfo::exists("/tmp/unused-epochs"));
   }
 
   // A loss that a huge weight decay made diverge names the weight decay, not the learning

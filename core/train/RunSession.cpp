@@ -3,6 +3,8 @@
 // or a saved one at its latest checkpoint.
 #include "core/train/RunSession.h"
 
+#include <limits>
+
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/config/RunMode.h"
@@ -36,6 +38,13 @@ void RunSession::prepare() {
   data = loadRunData(config, std::move(data), !evaluationOnly && !recordedTrainSamples);
   if (recordedTrainSamples) checkSameTrainingSet(*recordedTrainSamples, data->train.size(), config.dataset);
   if (!evaluationOnly) sampler = std::make_unique<EpochSampler>(config.seed, data->train.size(), config.batchSize);
+  // The run's steps are counted in 64 bits: more would wrap (an ETA of 0 s had been shown).
+  if (sampler && config.epochs > std::numeric_limits<int64_t>::max() / sampler->stepsPerEpoch()) {
+    throw ConfigError(mention::field("epochs") + " " + std::to_string(config.epochs) + " of " +
+                          std::to_string(sampler->stepsPerEpoch()) + " steps each are more steps than a run counts; give at most " +
+                          std::to_string(std::numeric_limits<int64_t>::max() / sampler->stepsPerEpoch()),
+                      "epochs");
+  }
   modelInput = modelInputOf(evaluationOnly ? data->test : data->train);
   if (savedClasses) modelInput.classes = classesForOpenedRun(*data, *savedClasses, evaluationOnly, config.dataset);
   // The budget is the training's (its steps, its replicas' optimizer state): an evaluation
