@@ -1468,7 +1468,9 @@ class TestCli final : public QObject {
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QString missing = dir.filePath("no-such-folder/metrics.csv");
     r = runCli({"export", "--run", run, "--to", missing});
-    QVERIFY2(r.exitCode == 1 && r.err.contains("cannot create " + missing + ": No such file or directory") &&
+    QVERIFY2(r.exitCode == 1 &&
+                 r.err.contains("cannot create " + missing + ": the folder " + dir.filePath("no-such-folder") +
+                                " does not exist; create it first") &&
                  !r.err.contains(".tmp"),
              qPrintable(r.err));
 
