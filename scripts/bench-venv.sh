@@ -23,7 +23,7 @@ if ! "$venv/bin/python" -c "import jax, flax, optax, matplotlib, sys; sys.exit(j
   fi
   mkdir -p "$cache"
   [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-  "$venv/bin/pip" install --quiet "jax==$JAX_VERSION" "flax==$FLAX_VERSION" "optax==$OPTAX_VERSION" \
+  "$venv/bin/pip" install --quiet --no-cache-dir "jax==$JAX_VERSION" "flax==$FLAX_VERSION" "optax==$OPTAX_VERSION" \
     "matplotlib==$MATPLOTLIB_VERSION" >&2
 fi
 echo "$venv"

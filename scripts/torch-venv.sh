@@ -22,6 +22,6 @@ if ! "$venv/bin/python" -c "import numpy, torch, tensorboard, sys; sys.exit(torc
   fi
   echo "torch-venv: installing torch $TORCH_WHEEL_VERSION into $venv (about 5 GB with its CUDA libraries)" >&2
   [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-  "$venv/bin/pip" install --quiet "torch==$TORCH_WHEEL_VERSION" numpy "tensorboard==$TENSORBOARD_VERSION" >&2
+  "$venv/bin/pip" install --quiet --no-cache-dir "torch==$TORCH_WHEEL_VERSION" numpy "tensorboard==$TENSORBOARD_VERSION" >&2
 fi
 echo "$venv"
