@@ -13,6 +13,7 @@
 
 #include <csignal>
 #include <set>
+#include <tuple>
 
 #include "core/common/Error.h"
 #include "core/config/ConfigFields.h"
@@ -68,9 +69,11 @@ QStringList tinyBeside(const QStringList& arguments) {
     bool gridSetsIt = false;
     for (int a = 0; a + 1 < arguments.size(); ++a) {
       if (arguments[a] != "--grid") continue;
-      const std::string name = arguments[a + 1].section('=', 0, 0).toStdString();
-      const ConfigField* field = configFieldByKey(name) ? configFieldByKey(name) : configFieldByFlag(name);
-      gridSetsIt = gridSetsIt || (field && kTiny[i] == QString("--") + field->flag);
+      for (const QString& setting : arguments[a + 1].section('=', 0, 0).split(',')) {  // "batch_size,lr=…" pairs
+        const std::string name = setting.toStdString();
+        const ConfigField* field = configFieldByKey(name) ? configFieldByKey(name) : configFieldByFlag(name);
+        gridSetsIt = gridSetsIt || (field && kTiny[i] == QString("--") + field->flag);
+      }
     }
     if (!gridSetsIt) tiny << kTiny[i] << kTiny[i + 1];
   }
@@ -150,6 +153,53 @@ class TestSweep final : public QObject {
     QCOMPARE(planSweep(ExperimentConfig{}, {parseSweepAxis("lr=1e9")}).jobs[0].name, std::string("001-lr=1e9"));
   }
 
+  // Settings paired in one axis move together (d2l 13.6 scales the learning rate with the
+  // batch): two points make two jobs, not the four of two axes, each named by both values.
+  void pairedSettingsMoveTogether() {
+    const Sweep sweep = planSweep(testing::smallConfig("single", "cpu"),
+                                  {parseSweepAxis("batch-size,lr=256:0.1,512:0.2"), parseSweepAxis("seed=0,1")});
+    QCOMPARE(sweep.jobs.size(), std::size_t(4));
+    for (std::size_t i = 0; i < sweep.jobs.size(); ++i) {
+      const ExperimentConfig config = sweep.configOf(sweep.jobs[i]);
+      QCOMPARE(config.batchSize, int64_t(i < 2 ? 256 : 512));
+      QCOMPARE(config.learningRate, i < 2 ? 0.1 : 0.2);
+      QCOMPARE(config.seed, std::uint64_t(i % 2));
+    }
+    QCOMPARE(sweep.jobs[2].name, std::string("003-batch_size=512-lr=0.2-seed=0"));
+    // sweep.json: a pair as "keys" and points, a lone setting as every older sweep.json has
+    // it ("key"); both read back as written.
+    const nlohmann::json json = sweep.toJson();
+    QCOMPARE(json["grid"][0]["keys"], nlohmann::json({"batch_size", "lr"}));
+    QCOMPARE(json["grid"][0]["values"][1], nlohmann::json({512, 0.2}));
+    QCOMPARE(json["grid"][1]["key"], nlohmann::json("seed"));
+    QCOMPARE(Sweep::fromJson(json, "test").toJson(), json);
+    nlohmann::json edited = json;
+    edited["grid"][0]["values"][1] = nlohmann::json::array({512});
+    const QString short_ = refusal([&] { Sweep::fromJson(edited, "sweep.json"); });
+    QVERIFY2(short_.contains("grid batch_size,lr gives 1 of its 2 values in a point"), qPrintable(short_));
+    // A point splits at its last colons: a value that holds one (a device) goes first.
+    const SweepAxis devices = parseSweepAxis("devices,lr=cuda:1:0.1,cuda*2:0.2");
+    QCOMPARE(devices.points[0], (std::vector<nlohmann::json>{"cuda:1", 0.1}));
+    QCOMPARE(devices.points[1], (std::vector<nlohmann::json>{"cuda*2", 0.2}));
+  }
+
+  // A paired sweep through the CLI: each job trains with its pair, and sweep --resume reads
+  // the pairs back from sweep.json.
+  void aPairedSweepTrainsEachPair() {
+    const QString out = m_dir.filePath("paired");
+    const QStringList grid{"--grid", "batch-size,lr=32:0.05,64:0.1"};
+    Result r = runCli(QStringList{"sweep", "--out", out, "--epochs", "1"} + grid + tinyBeside(grid));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(jobNames(out), (QStringList{"001-batch_size=32-lr=0.05", "002-batch_size=64-lr=0.1"}));
+    for (const auto& [job, batch, lr] : {std::tuple{"001-batch_size=32-lr=0.05", 32, 0.05}, {"002-batch_size=64-lr=0.1", 64, 0.1}}) {
+      const QJsonObject config = readJson(out + "/" + job + "/config.json");
+      QCOMPARE(config["batch_size"].toInt(), batch);
+      QCOMPARE(config["lr"].toDouble(), lr);
+    }
+    r = runCli({"sweep", "--resume", out});
+    QVERIFY2(r.exitCode == 0 && r.err.count("completed") >= 2, qPrintable(r.err));
+  }
+
   // --seed and --grid seed= take config.json's whole range (a uint64); past it the
   // message names the maximum.
   void aSeedTakesTheWholeRangeConfigJsonTakes() {
@@ -173,6 +223,12 @@ class TestSweep final : public QObject {
     QTest::newRow("unknown mode") << QStringList{"mode=single,parallel"} << "unknown mode 'parallel'";
     QTest::newRow("wrong kind") << QStringList{"batch-size=32,1.5"} << "sweep grid batch_size=1.5: --batch-size expects an integer, got '1.5'";
     QTest::newRow("empty value") << QStringList{"lr=0.1,"} << "has an empty value for lr";
+    QTest::newRow("a pair short of a value") << QStringList{"batch_size,lr=32:0.1,64"}
+                                             << "'64' gives 1 of the 2 values of batch_size,lr; give one for each, joined by ':'";
+    QTest::newRow("a setting twice in a pair") << QStringList{"lr,lr=0.1:0.2"} << "sweep grid 'lr,lr=0.1:0.2' names lr twice";
+    QTest::newRow("an invalid value in a pair")
+        << QStringList{"batch_size,momentum=32:0.5,64:1.5"}
+        << "sweep job 002-batch_size=64-momentum=1.5 (batch_size=64 momentum=1.5): momentum must be in [0, 1), got 1.5";
   }
 
   void aBadGridIsRefusedNamingIt() {
@@ -227,6 +283,8 @@ class TestSweep final : public QObject {
     QTest::addColumn<QString>("expected");
     QTest::newRow("lr") << QStringList{"--grid", "lr=0.1,0.2", "--lr", "0.3"}
                         << "--grid lr=0.1,0.2 and --lr 0.3 both set lr; drop one of the two";
+    QTest::newRow("paired") << QStringList{"--grid", "momentum,lr=0.9:0.1,0.5:0.2", "--lr", "0.3"}
+                            << "--grid momentum,lr=0.9:0.1,0.5:0.2 and --lr 0.3 both set lr; drop one of the two";
     // kTiny gives --train-limit 256.
     QTest::newRow("by its key") << QStringList{"--grid", "train_limit=128,256"}
                                 << "--grid train_limit=128,256 and --train-limit 256 both set train_limit; drop one of the two";
@@ -266,6 +324,17 @@ class TestSweep final : public QObject {
     QVERIFY2(r.exitCode == 2 && r.err.contains("--grid lr=0.1 and --grid lr=0.2 both set lr; give its values in one --grid"),
              qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(out));
+    // Alone in one grid and paired in another.
+    const QString paired = refusal([] {
+      planSweep(ExperimentConfig{}, {parseSweepAxis("momentum,lr=0.9:0.1"), parseSweepAxis("lr=0.2")});
+    });
+    QVERIFY2(paired.contains("sweep grid sets lr twice"), qPrintable(paired));
+    const Result pairedCli =
+        runCli(QStringList{"sweep", "--out", out, "--epochs", "1", "--grid", "momentum,lr=0.9:0.1", "--grid", "lr=0.2"} + kTiny);
+    QVERIFY2(pairedCli.exitCode == 2 && pairedCli.err.contains("--grid momentum,lr=0.9:0.1 and --grid lr=0.2 both set lr; "
+                                                               "a setting is in one --grid only"),
+             qPrintable(pairedCli.err));
+    QVERIFY(!QFileInfo::exists(out));
   }
 
   // sweep --resume runs the settings its sweep.json records: a setting's flag beside it would
@@ -293,6 +362,8 @@ class TestSweep final : public QObject {
     QTest::addColumn<QString>("expected");
     QTest::newRow("one number written two ways") << "lr=0.1,0.10" << "sweep grid lr gives 0.1 twice (as 0.1 and 0.10)";
     QTest::newRow("the same text") << "seed=0,1,0" << "sweep grid seed gives 0 twice, which would train the same job twice";
+    QTest::newRow("a pair twice") << "momentum,lr=0.9:0.1,0.9:0.10"
+                                  << "sweep grid momentum,lr gives 0.9:0.1 twice (as 0.9:0.1 and 0.9:0.10)";
   }
   void aValueGivenTwiceInAGridIsRefused() {
     QFETCH(QString, grid);

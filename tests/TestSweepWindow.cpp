@@ -103,6 +103,11 @@ class TestSweepWindow final : public QObject {
     QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[5]).learningRate, 0.2);
     QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[5]).epochs, int64_t(1));  // the form's
     QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[5]).devices, std::string("cpu"));
+    // Settings on one line move together: two runs, each with its pair.
+    dialog.gridEdit()->setPlainText("batch_size, lr = 32:0.05, 64:0.1");
+    QVERIFY2(dialog.verdict().contains("2 runs, one after another") && ok->isEnabled(), qPrintable(dialog.verdict()));
+    QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[1]).batchSize, int64_t(64));
+    QCOMPARE(dialog.plan()->configOf(dialog.plan()->jobs[1]).learningRate, 0.1);
     // Over modes, each job takes its mode's devices (the form's suit one mode).
     dialog.gridEdit()->setPlainText("mode = single, ensemble");
     QVERIFY2(dialog.verdict().contains("each mode's default"), qPrintable(dialog.verdict()));

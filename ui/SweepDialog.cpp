@@ -25,7 +25,9 @@ SweepDialog::SweepDialog(const ExperimentConfig& base, QWidget* parent)
   setWindowTitle(tr("New sweep"));
   auto* intro = new QLabel(tr("Every combination of these values trains as its own run, one after another, with the "
                               "Experiment form's other settings. One setting per line, e.g.:\n"
-                              "lr = 0.05, 0.1\nmode = single, ensemble\nseed = 0, 1, 2"));
+                              "lr = 0.05, 0.1\nmode = single, ensemble\nseed = 0, 1, 2\n"
+                              "Settings that move together share a line, their values joined by ':', e.g.:\n"
+                              "batch_size, lr = 256:0.1, 512:0.2"));
   intro->setWordWrap(true);
   m_grid->setObjectName("sweepGrid");
   m_grid->setPlaceholderText("seed = 0, 1, 2");
@@ -62,7 +64,7 @@ void SweepDialog::check() {
     } else {
       // The form's devices suit its mode; a sweep over modes gives each its own default.
       const auto sets = [&](const char* key) {
-        return std::any_of(grid.begin(), grid.end(), [&](const SweepAxis& axis) { return axis.key == key; });
+        return std::any_of(grid.begin(), grid.end(), [&](const SweepAxis& axis) { return axis.sets(key); });
       };
       ExperimentConfig base = m_base;
       if (sets("mode") && !sets("devices")) base.devices.clear();

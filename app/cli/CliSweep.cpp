@@ -29,11 +29,13 @@ constexpr int kExitInterrupted = 130;
 void refuseFlagsTheGridSets(const CliOptions& options, const std::vector<SweepAxis>& grid,
                             const std::vector<std::string>& gridTexts) {
   for (std::size_t a = 0; a < grid.size(); ++a) {
-    const ConfigField* field = configFieldByKey(grid[a].key);
-    if (!field || !options.has(field->flag)) continue;
-    throw UsageError("--grid " + gridTexts[a] + " and --" + field->flag + " " + options.value(field->flag) +
-                     " both set " + grid[a].key + "; drop one of the two (the grid gives each job its own " +
-                     grid[a].key + ", the flag gives every job the same)");
+    for (const std::string& key : grid[a].keys) {
+      const ConfigField* field = configFieldByKey(key);
+      if (!field || !options.has(field->flag)) continue;
+      throw UsageError("--grid " + gridTexts[a] + " and --" + field->flag + " " + options.value(field->flag) +
+                       " both set " + key + "; drop one of the two (the grid gives each job its own " + key +
+                       ", the flag gives every job the same)");
+    }
   }
 }
 
@@ -46,11 +48,13 @@ void refuseConfigKeysTheGridSets(const CliOptions& options, const std::vector<Sw
   const nlohmann::json file = nlohmann::json::parse(readWholeFile(options.value("config")), nullptr, false);
   if (!file.is_object()) return;
   for (std::size_t a = 0; a < grid.size(); ++a) {
-    if (!file.contains(grid[a].key)) continue;
-    throw UsageError("--grid " + gridTexts[a] + " and --config " + options.value("config") + " (\"" + grid[a].key +
-                     "\": " + file.at(grid[a].key).dump() + ") both set " + grid[a].key +
-                     "; drop one of the two (the grid gives each job its own " + grid[a].key +
-                     ", the file gives every job the same)");
+    for (const std::string& key : grid[a].keys) {
+      if (!file.contains(key)) continue;
+      throw UsageError("--grid " + gridTexts[a] + " and --config " + options.value("config") + " (\"" + key +
+                       "\": " + file.at(key).dump() + ") both set " + key +
+                       "; drop one of the two (the grid gives each job its own " + key +
+                       ", the file gives every job the same)");
+    }
   }
 }
 
@@ -62,9 +66,12 @@ Sweep planFromOptions(const CliOptions& options) {
   // Two --grid for one setting: a slip in what was typed, as a value given twice is.
   for (std::size_t a = 0; a < grid.size(); ++a) {
     for (std::size_t b = 0; b < a; ++b) {
-      if (grid[a].key == grid[b].key) {
-        throw UsageError("--grid " + gridTexts[b] + " and --grid " + gridTexts[a] + " both set " + grid[a].key +
-                         "; give its values in one --grid (" + grid[a].key + "=V1,V2,...)");
+      for (const std::string& key : grid[a].keys) {
+        if (!grid[b].sets(key)) continue;
+        const bool paired = grid[a].keys.size() > 1 || grid[b].keys.size() > 1;
+        throw UsageError("--grid " + gridTexts[b] + " and --grid " + gridTexts[a] + " both set " + key +
+                         (paired ? "; a setting is in one --grid only, alone (" + key + "=V1,V2,...) or paired"
+                                 : "; give its values in one --grid (" + key + "=V1,V2,...)"));
       }
     }
   }
@@ -76,13 +83,16 @@ Sweep planFromOptions(const CliOptions& options) {
   base.dataset = recordedDatasetSpec(base.dataset);
   base.initFrom = base.absoluteInitFrom();
   for (SweepAxis& axis : grid) {
-    for (nlohmann::json& value : axis.values) {
-      if (!value.is_string()) continue;
-      if (axis.key == "dataset") value = recordedDatasetSpec(value.get<std::string>());
-      if (axis.key == "init_from") {
-        ExperimentConfig files;
-        files.initFrom = value.get<std::string>();
-        value = files.absoluteInitFrom();
+    for (std::vector<nlohmann::json>& point : axis.points) {
+      for (std::size_t k = 0; k < axis.keys.size(); ++k) {
+        nlohmann::json& value = point[k];
+        if (!value.is_string()) continue;
+        if (axis.keys[k] == "dataset") value = recordedDatasetSpec(value.get<std::string>());
+        if (axis.keys[k] == "init_from") {
+          ExperimentConfig files;
+          files.initFrom = value.get<std::string>();
+          value = files.absoluteInitFrom();
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/runs/Sweep.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -50,11 +51,16 @@ nlohmann::json valueOf(const ConfigField& field, const std::string& text) {
   }
 }
 
-/// Value `index` of `axis` as it reads in a folder name: as typed, without path separators
-/// or spaces.
-std::string folderText(const SweepAxis& axis, std::size_t index) {
-  const nlohmann::json& value = axis.values[index];
-  std::string text = index < axis.texts.size() ? axis.texts[index] : value.is_string() ? value.get<std::string>() : value.dump();
+/// `value` as typed: the text given, or the JSON value's own.
+std::string typedText(const nlohmann::json& value, const std::vector<std::string>* texts, std::size_t index) {
+  if (texts && index < texts->size()) return (*texts)[index];
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+/// Value `key` of point `index` of `axis` as it reads in a folder name: as typed, without
+/// path separators or spaces.
+std::string folderText(const SweepAxis& axis, std::size_t index, std::size_t key) {
+  std::string text = typedText(axis.points[index][key], index < axis.texts.size() ? &axis.texts[index] : nullptr, key);
   for (char& c : text) {
     const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '+';
     if (!plain) c = '_';
@@ -62,18 +68,75 @@ std::string folderText(const SweepAxis& axis, std::size_t index) {
   return text;
 }
 
-/// "007-lr=0.1-seed=2": the job's number and, per axis, the index of its value.
+/// "007-lr=0.1-seed=2": the job's number and, per axis, the values of its point.
 std::string jobName(std::size_t index, const std::vector<std::size_t>& choice, const std::vector<SweepAxis>& grid) {
   char number[16];
   std::snprintf(number, sizeof number, "%03zu", index + 1);
   std::string name = number;
-  for (std::size_t a = 0; a < grid.size(); ++a) name += "-" + grid[a].key + "=" + folderText(grid[a], choice[a]);
+  for (std::size_t a = 0; a < grid.size(); ++a) {
+    for (std::size_t k = 0; k < grid[a].keys.size(); ++k) {
+      name += "-" + grid[a].keys[k] + "=" + folderText(grid[a], choice[a], k);
+    }
+  }
   return name;
+}
+
+/// The setting named `name` (its config.json key or its flag) in grid `text`.
+const ConfigField& settingNamed(const std::string& name, const std::string& text) {
+  const ConfigField* field = configFieldByKey(name);
+  if (!field) field = configFieldByFlag(name);
+  if (!field) {
+    throw ConfigError("sweep grid '" + text + "': '" + name + "' is not a setting; the settings are " +
+                      knownSettings());
+  }
+  return *field;
+}
+
+/// `point` cut into `count` values at its last count - 1 colons ("cuda:0:256" in two:
+/// "cuda:0", "256"); fewer parts where it has fewer colons.
+std::vector<std::string> splitPoint(const std::string& point, std::size_t count) {
+  std::vector<std::string> parts;
+  std::size_t end = point.size();
+  while (parts.size() + 1 < count) {
+    const std::size_t colon = end == 0 ? std::string::npos : point.rfind(':', end - 1);
+    if (colon == std::string::npos) break;
+    parts.insert(parts.begin(), point.substr(colon + 1, end - colon - 1));
+    end = colon;
+  }
+  parts.insert(parts.begin(), point.substr(0, end));
+  return parts;
+}
+
+std::vector<std::string> splitList(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t next = text.find(separator, at);
+    parts.push_back(text.substr(at, next == std::string::npos ? std::string::npos : next - at));
+    if (next == std::string::npos) return parts;
+    at = next + 1;
+  }
 }
 
 }  // namespace
 
 std::string jobStatusName(JobStatus status) { return nameOf(kJobStatusNames, status); }
+
+std::string SweepAxis::name() const {
+  std::string list;
+  for (const std::string& key : keys) list += (list.empty() ? "" : ",") + key;
+  return list;
+}
+
+bool SweepAxis::sets(const std::string& key) const { return std::find(keys.begin(), keys.end(), key) != keys.end(); }
+
+std::string SweepAxis::pointText(std::size_t index) const {
+  std::string text;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    text += (k ? ":" : "") + typedText(points[index][k], index < texts.size() ? &texts[index] : nullptr, k);
+  }
+  return text;
+}
 
 ExperimentConfig Sweep::configOf(const SweepJob& job) const {
   ExperimentConfig config = ExperimentConfig::fromJson(base, "the sweep's base config");
@@ -83,7 +146,15 @@ ExperimentConfig Sweep::configOf(const SweepJob& job) const {
 
 nlohmann::json Sweep::toJson() const {
   nlohmann::json axes = nlohmann::json::array(), list = nlohmann::json::array();
-  for (const SweepAxis& axis : grid) axes.push_back({{"key", axis.key}, {"values", axis.values}});
+  for (const SweepAxis& axis : grid) {
+    if (axis.keys.size() == 1) {  // one setting: as every sweep.json before paired settings
+      nlohmann::json values = nlohmann::json::array();
+      for (const auto& point : axis.points) values.push_back(point[0]);
+      axes.push_back({{"key", axis.keys[0]}, {"values", values}});
+    } else {
+      axes.push_back({{"keys", axis.keys}, {"values", axis.points}});
+    }
+  }
   for (const SweepJob& job : jobs) {
     nlohmann::json item{{"name", job.name},
                         {"settings", job.settings},
@@ -107,8 +178,22 @@ Sweep Sweep::fromJson(const nlohmann::json& json, const std::string& origin) {
     if (!json.is_object() || json.value("format", 0) != kFormat) throw bad("no format " + std::to_string(kFormat));
     Sweep sweep;
     sweep.base = json.at("base");
-    for (const auto& axis : json.at("grid")) {
-      sweep.grid.push_back({axis.at("key").get<std::string>(), axis.at("values").get<std::vector<nlohmann::json>>()});
+    for (const auto& item : json.at("grid")) {
+      SweepAxis axis;
+      if (item.contains("keys")) {
+        axis.keys = item.at("keys").get<std::vector<std::string>>();
+        axis.points = item.at("values").get<std::vector<std::vector<nlohmann::json>>>();
+      } else {
+        axis.keys = {item.at("key").get<std::string>()};
+        for (const auto& value : item.at("values")) axis.points.push_back({value});
+      }
+      for (const auto& point : axis.points) {
+        if (point.size() != axis.keys.size()) {
+          throw bad("grid " + axis.name() + " gives " + std::to_string(point.size()) + " of its " +
+                    std::to_string(axis.keys.size()) + " values in a point");
+        }
+      }
+      sweep.grid.push_back(std::move(axis));
     }
     // Lists by their names: at() on a text would say only "cannot use at() with string".
     for (const char* list : {"grid", "jobs"}) {
@@ -137,43 +222,47 @@ Sweep Sweep::fromJson(const nlohmann::json& json, const std::string& origin) {
 SweepAxis parseSweepAxis(const std::string& text) {
   const std::size_t equals = text.find('=');
   if (equals == std::string::npos || equals == 0) {
-    throw ConfigError("sweep grid '" + text + "' is not SETTING=VALUE,VALUE (e.g. lr=0.05,0.1)");
+    throw ConfigError("sweep grid '" + text + "' is not SETTING=VALUE,VALUE (e.g. lr=0.05,0.1) or SETTING,SETTING=V:V,V:V "
+                      "(e.g. batch_size,lr=256:0.1,512:0.2)");
   }
-  std::string name = text.substr(0, equals);
-  const ConfigField* field = configFieldByKey(name);
-  if (!field) field = configFieldByFlag(name);
-  if (!field) {
-    throw ConfigError("sweep grid '" + text + "': '" + name + "' is not a setting; the settings are " +
-                      knownSettings());
+  SweepAxis axis;
+  std::vector<const ConfigField*> fields;
+  for (const std::string& name : splitList(text.substr(0, equals), ',')) {
+    const ConfigField& field = settingNamed(name, text);
+    if (axis.sets(field.key)) throw ConfigError("sweep grid '" + text + "' names " + field.key + " twice; name it once");
+    axis.keys.push_back(field.key);
+    fields.push_back(&field);
   }
-  SweepAxis axis{field->key, {}};
-  const std::string values = text.substr(equals + 1);
-  std::size_t at = 0;
-  for (;;) {
-    const std::size_t comma = values.find(',', at);
-    const std::string value = values.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    if (value.empty() && field->kind != ConfigField::Kind::Text) {
-      throw ConfigError("sweep grid '" + text + "' has an empty value for " + field->key);
+  const bool paired = fields.size() > 1;
+  for (const std::string& point : splitList(text.substr(equals + 1), ',')) {
+    const std::vector<std::string> values = splitPoint(point, fields.size());
+    if (values.size() < fields.size()) {
+      throw ConfigError("sweep grid '" + text + "': '" + point + "' gives " + std::to_string(values.size()) + " of the " +
+                        std::to_string(fields.size()) + " values of " + axis.name() +
+                        "; give one for each, joined by ':' (e.g. batch_size,lr=256:0.1,512:0.2)");
     }
-    axis.values.push_back(valueOf(*field, value));
-    axis.texts.push_back(value);
-    if (comma == std::string::npos) break;
-    at = comma + 1;
+    std::vector<nlohmann::json> parsed;
+    for (std::size_t k = 0; k < fields.size(); ++k) {
+      if (values[k].empty() && fields[k]->kind != ConfigField::Kind::Text) {
+        throw ConfigError("sweep grid '" + text + "' has an empty value for " + fields[k]->key +
+                          (paired ? " in '" + point + "'" : ""));
+      }
+      parsed.push_back(valueOf(*fields[k], values[k]));
+    }
+    axis.points.push_back(std::move(parsed));
+    axis.texts.push_back(values);
   }
   return axis;
 }
 
 std::string whyValuesRepeat(const SweepAxis& axis) {
-  const auto typed = [&](std::size_t i) {
-    const nlohmann::json& value = axis.values[i];
-    return i < axis.texts.size() ? axis.texts[i] : value.is_string() ? value.get<std::string>() : value.dump();
-  };
-  for (std::size_t i = 0; i < axis.values.size(); ++i) {
+  for (std::size_t i = 0; i < axis.points.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      if (axis.values[i] != axis.values[j]) continue;  // as parsed: JSON compares numbers by value
-      const std::string as = typed(i) == typed(j) ? "" : " (as " + typed(j) + " and " + typed(i) + ")";
-      return "sweep grid " + axis.key + " gives " + typed(j) + " twice" + as +
-             ", which would train the same job twice; give each value once";
+      if (axis.points[i] != axis.points[j]) continue;  // as parsed: JSON compares numbers by value
+      const std::string first = axis.pointText(j), second = axis.pointText(i);
+      const std::string as = first == second ? "" : " (as " + first + " and " + second + ")";
+      return "sweep grid " + axis.name() + " gives " + first + " twice" + as +
+             ", which would train the same job twice; give each " + (axis.keys.size() > 1 ? "pair" : "value") + " once";
     }
   }
   return "";
@@ -183,32 +272,36 @@ Sweep planSweep(const ExperimentConfig& base, const std::vector<SweepAxis>& grid
   if (grid.empty()) throw ConfigError("a sweep needs at least one grid axis, e.g. lr=0.05,0.1");
   for (std::size_t a = 0; a < grid.size(); ++a) {
     for (std::size_t b = 0; b < a; ++b) {
-      if (grid[a].key == grid[b].key) throw ConfigError("sweep grid sets " + grid[a].key + " twice; give its values once");
+      for (const std::string& key : grid[a].keys) {
+        if (grid[b].sets(key)) throw ConfigError("sweep grid sets " + key + " twice; give its values once", key);
+      }
     }
-    if (const std::string why = whyValuesRepeat(grid[a]); !why.empty()) throw ConfigError(why, grid[a].key);
+    if (const std::string why = whyValuesRepeat(grid[a]); !why.empty()) throw ConfigError(why, grid[a].keys[0]);
   }
   Sweep sweep;
   sweep.base = base.toJson();
   sweep.base.erase("version");
   sweep.grid = grid;
   std::size_t count = 1;
-  for (const SweepAxis& axis : grid) count *= axis.values.size();
+  for (const SweepAxis& axis : grid) count *= axis.points.size();
   for (std::size_t index = 0; index < count; ++index) {
     SweepJob job;
     job.settings = nlohmann::json::object();
     std::size_t rest = index;
     std::vector<std::size_t> choice(grid.size());
     for (std::size_t a = grid.size(); a-- > 0;) {  // the last axis varies fastest
-      choice[a] = rest % grid[a].values.size();
-      job.settings[grid[a].key] = grid[a].values[choice[a]];
-      rest /= grid[a].values.size();
+      choice[a] = rest % grid[a].points.size();
+      for (std::size_t k = 0; k < grid[a].keys.size(); ++k) job.settings[grid[a].keys[k]] = grid[a].points[choice[a]][k];
+      rest /= grid[a].points.size();
     }
     job.name = jobName(index, choice, grid);
     try {
       sweep.configOf(job).validate();
     } catch (const ConfigError& e) {
       std::string values;
-      for (const SweepAxis& axis : grid) values += (values.empty() ? "" : " ") + axis.key + "=" + job.settings[axis.key].dump();
+      for (const SweepAxis& axis : grid) {
+        for (const std::string& key : axis.keys) values += (values.empty() ? "" : " ") + key + "=" + job.settings[key].dump();
+      }
       throw ConfigError("sweep job " + job.name + " (" + values + "): " + e.what(), e.field());
     }
     sweep.jobs.push_back(std::move(job));

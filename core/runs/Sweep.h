@@ -4,7 +4,8 @@
 // after another, each in its own folder under the sweep's folder. The plan and each job's
 // state live in SWEEP/sweep.json (rewritten atomically at every change), so an interrupted
 // sweep resumes where it stopped and a failed job is recorded while the others go on.
-//   sweep.json: {"format": 1, "base": {config.json}, "grid": [{"key": "lr", "values": [..]}],
+//   sweep.json: {"format": 1, "base": {config.json}, "grid": [{"key": "lr", "values": [..]},
+//                {"keys": ["batch_size", "lr"], "values": [[256, 0.1], [512, 0.2]]}],
 //                "jobs": [{"name": "001-lr=0.05-seed=0", "settings": {"lr": 0.05, "seed": 0},
 //                          "status": "pending|running|completed|failed|stopped",
 //                          "message": "..."}]}
@@ -20,11 +21,21 @@
 
 namespace ensemble {
 
-/// One setting and the values it takes, in the order given.
+/// One setting and the values it takes, in the order given; or settings that move together
+/// ("batch_size,lr=256:0.1,512:0.2": d2l's learning rate scaled with the batch), each point
+/// giving every one of them its value.
 struct SweepAxis {
-  std::string key;  ///< config.json key
-  std::vector<nlohmann::json> values;
-  std::vector<std::string> texts;  ///< the values as typed, for job names ("1e9"); may be empty
+  std::vector<std::string> keys;  ///< config.json keys: one, or those paired
+  /// The axis's points in order, each a value per key.
+  std::vector<std::vector<nlohmann::json>> points;
+  /// The points as typed, for job names ("1e9"); may be empty.
+  std::vector<std::vector<std::string>> texts;
+
+  /// "lr", or "batch_size,lr" for paired settings.
+  std::string name() const;
+  bool sets(const std::string& key) const;
+  /// Point `index` as typed: "0.1", "256:0.1".
+  std::string pointText(std::size_t index) const;
 };
 
 enum class JobStatus { Pending, Running, Completed, Failed, Stopped };
@@ -50,20 +61,22 @@ struct Sweep {
   static Sweep fromJson(const nlohmann::json& json, const std::string& origin);
 };
 
-/// "lr=0.05,0.1" (a setting by its config.json key or its flag, and its values). Throws
+/// "lr=0.05,0.1" (a setting by its config.json key or its flag, and its values), or settings
+/// paired, "batch_size,lr=256:0.1,512:0.2" (each point's values split at its last colons, so
+/// the first setting's value may hold one: "devices,lr=cuda:0:0.1,cuda*2:0.2"). Throws
 /// ConfigError naming an unknown setting (and listing the known ones), a missing '=' or
-/// value, or a value of the wrong kind ("batch_size=1.5").
+/// value, a point with too few values, or a value of the wrong kind ("batch_size=1.5").
 SweepAxis parseSweepAxis(const std::string& text);
 
-/// Why `axis` cannot be swept as given: a value that repeats an earlier one, compared as
-/// values (0.1 and 0.10 are one), would train the same job twice. Empty when every value
-/// differs.
+/// Why `axis` cannot be swept as given: a value (a point, for paired settings) that repeats an
+/// earlier one, compared as values (0.1 and 0.10 are one), would train the same job twice.
+/// Empty when every point differs.
 std::string whyValuesRepeat(const SweepAxis& axis);
 
 /// Every combination of `grid` over `base`, the first axis varying slowest. Every job's
 /// config is validated here, so an invalid value is refused, naming the setting and value,
-/// before any job starts. Throws ConfigError (also for an empty grid, a setting twice or a
-/// value twice).
+/// before any job starts. Throws ConfigError (also for an empty grid, a setting in two axes or
+/// a value twice).
 Sweep planSweep(const ExperimentConfig& base, const std::vector<SweepAxis>& grid);
 
 /// SWEEP/sweep.json, written atomically; throws IoError.
