@@ -52,6 +52,7 @@ inline std::vector<SettingSample> settingSamples() {
       // A real CLI run with it needs a GPU (TestCli refuses it on the CPU instead).
       {"cuda_graphs", "cuda-graphs", "on", "on", [](C c) { return c.cudaGraphs == CudaGraphs::On; }, false},
       {"init_from", "init-from", "a.pt,b.pt", "a.pt,b.pt", [](C c) { return c.initFrom == "a.pt,b.pt"; }, false},
+      {"init_std", "init-std", "0.02", 0.02, [](C c) { return c.initStd == 0.02; }, true},
   };
 }
 

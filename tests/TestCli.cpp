@@ -486,6 +486,14 @@ class TestCli final : public QObject {
     r = runCli({"train", "--dataset", "synthetic", "--init-from", root + "/none.pt", "--out", root + "/i"});
     QVERIFY2(r.exitCode == 1 && r.err.contains(root + "/none.pt") && r.err.contains("cannot open"), qPrintable(r.err));
     saw("train", {"--init-from"});
+    // --init-std: recorded, and refused beside --init-from, whose weights would replace its
+    // draws (TestModels checks the draws).
+    r = runCli(QStringList{"train", "--dataset", "synthetic", "--init-std", "0.05", "--out", root + "/s"} + tiny);
+    QVERIFY2(r.exitCode == 0 && readJson(root + "/s/config.json")["init_std"].toDouble() == 0.05, qPrintable(r.err));
+    r = runCli({"train", "--dataset", "synthetic", "--init-std", "0.01", "--init-from", root + "/none.pt", "--out", root + "/si"});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("--init-std draws the initial weights and --init-from loads them"),
+             qPrintable(r.err));
+    saw("train", {"--init-std"});
     // --cuda-graphs on: refused where a step cannot be captured (here: no GPU), by name.
     r = runCli({"train", "--dataset", "synthetic", "--cuda-graphs", "on", "--out", root + "/g"});
     QVERIFY2(r.exitCode == 1 && r.err.contains("--cuda-graphs on captures"), qPrintable(r.err));
@@ -520,11 +528,11 @@ class TestCli final : public QObject {
                   "--precision", "--deterministic",
                   "--epochs", "--train-limit", "--test-limit", "--out"});
     r = runCli(QStringList{"sweep", "--config", root + "/b.json", "--member-form", "stacked", "--devices", "cpu*2",
-                           "--grid", "seed=0", "--lr", "0.02", "--out", root + "/sb"} + tiny);
+                           "--grid", "seed=0", "--lr", "0.02", "--init-std", "0.03", "--out", root + "/sb"} + tiny);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonObject sb = readJson(root + "/sb/001-seed=0/config.json");
     QVERIFY(sb["lr"].toDouble() == 0.02 && sb["dataset"].toString() == "synthetic" &&
-            sb["member_form"].toString() == "stacked");
+            sb["member_form"].toString() == "stacked" && sb["init_std"].toDouble() == 0.03);
     // summary.json records the form it trained in too (it had been config.json alone).
     QCOMPARE(readJson(root + "/sb/001-seed=0/summary.json")["member_form"].toString(), QString("stacked"));
     r = runCli({"sweep", "--resume", root + "/sb"});
@@ -532,7 +540,7 @@ class TestCli final : public QObject {
     r = runCli({"sweep", "--dataset", "synthetic", "--grid", "seed=0", "--init-from", root + "/none.pt", "--out",
                 root + "/si"});
     QVERIFY2(r.exitCode == 1 && r.err.contains(root + "/none.pt"), qPrintable(r.err));
-    saw("sweep", {"--config", "--member-form", "--lr", "--resume", "--init-from"});
+    saw("sweep", {"--config", "--member-form", "--lr", "--resume", "--init-from", "--init-std"});
     r = runCli({"sweep", "--dataset", "synthetic", "--grid", "seed=0", "--cuda-graphs", "on", "--out", root + "/sg"});
     QVERIFY2(r.exitCode == 1 && r.err.contains("--cuda-graphs on captures"), qPrintable(r.err));
     saw("sweep", {"--cuda-graphs"});

@@ -419,12 +419,18 @@ class TestExperimentConfig final : public QObject {
     QTest::newRow("lr infinite") << "lr" << HUGE_VAL << "learning rate (lr) must be a positive";
     QTest::newRow("momentum 1") << "momentum" << 1.0 << "momentum must be in [0, 1)";
     QTest::newRow("momentum negative") << "momentum" << -0.1 << "momentum must be in [0, 1)";
+    // The number refused, all of it: six digits had said "got 1" of a number just over 1.
+    QTest::newRow("momentum just over 1") << "momentum" << 1.0000001 << "momentum must be in [0, 1), got 1.0000001;";
     QTest::newRow("weight decay negative") << "weight_decay" << -1e-4 << "weight decay (weight_decay) must be 0 (none)";
     QTest::newRow("weight decay NaN") << "weight_decay" << std::nan("") << "weight decay (weight_decay) must be 0 (none)";
     QTest::newRow("weight decay infinite") << "weight_decay" << HUGE_VAL << "a positive finite number, got inf";
     QTest::newRow("batch 0") << "batch" << 0.0 << "batch size (batch_size) must be at least 1";
     QTest::newRow("epochs 0") << "epochs" << 0.0 << "{{epochs}} must be at least 1";
     QTest::newRow("negative limit") << "train_limit" << -5.0 << "{{train_limit}} must be 0";
+    QTest::newRow("init_std negative") << "init_std" << -0.01 << "{{init_std}} must be 0 (the model's own initialisation) or a positive finite number, got -0.01";
+    QTest::newRow("init_std NaN") << "init_std" << std::nan("") << "{{init_std}} must be 0";
+    QTest::newRow("init_std beside init_from") << "init_std with init_from" << 0.01
+                                               << "{{init_std}} draws the initial weights and {{init_from}} loads them: give one of the two";
     QTest::newRow("negative warmup") << "lr_warmup_steps" << -1.0 << "{{lr_warmup_steps}} must be 0 (no warmup) or positive, got -1";
   }
   void rejectsInvalidValues() {
@@ -439,6 +445,8 @@ class TestExperimentConfig final : public QObject {
     if (field == "epochs") config.epochs = int64_t(value);
     if (field == "train_limit") config.trainLimit = int64_t(value);
     if (field == "lr_warmup_steps") config.lrWarmupSteps = int64_t(value);
+    if (field.startsWith("init_std")) config.initStd = value;
+    if (field == "init_std with init_from") config.initFrom = "weights.pt";
     try {
       config.validate();
       QFAIL("an invalid config was accepted");

@@ -151,6 +151,31 @@ class TestIdxFile final : public QObject {
     QCOMPARE(testImageSize(folder).height, int64_t(6));
   }
 
+  // gunzip -k leaves the raw file beside its .gz: the raw one is read. A .gz whose header
+  // says it holds other data (a newer download beside an older unpacked copy) is refused,
+  // naming both: which one to train on is the user's to say (the raw one had been read
+  // without a word).
+  void aRawFileBesideADifferentGzipIsRefused() {
+    QTemporaryDir dir, gzipped;
+    testing::writeMnistFolder(dir.path(), 20, 10, 8, 8, false);
+    testing::writeMnistFolder(gzipped.path(), 20, 10, 8, 8, true);
+    QVERIFY(QFile::copy(gzipped.filePath("train-images-idx3-ubyte.gz"), dir.filePath("train-images-idx3-ubyte.gz")));
+    QCOMPARE(loadDataset(dir.path().toStdString()).train.size(), int64_t(20));  // the same header: one file, read raw
+    QTemporaryDir newer;
+    testing::writeMnistFolder(newer.path(), 30, 10, 8, 8, true);
+    QVERIFY(QFile::remove(dir.filePath("train-images-idx3-ubyte.gz")));
+    QVERIFY(QFile::copy(newer.filePath("train-images-idx3-ubyte.gz"), dir.filePath("train-images-idx3-ubyte.gz")));
+    try {
+      loadDataset(dir.path().toStdString());
+      QFAIL("a raw file beside a .gz of other data was read");
+    } catch (const DatasetError& e) {
+      QVERIFY2(QString(e.what()).contains("holds train-images-idx3-ubyte (20 x 8 x 8) and train-images-idx3-ubyte.gz "
+                                          "(30 x 8 x 8): two different files for one; remove or move the one not to "
+                                          "train on"),
+               e.what());
+    }
+  }
+
   void refusesAFolderWithoutOneWholeDataset_data() {
     QTest::addColumn<QString>("layout");
     QTest::addColumn<QString>("expected");

@@ -25,6 +25,8 @@
 #include "core/models/WinogradConv.h"
 #include "core/train/Precision.h"
 #include "core/train/Replica.h"
+#include "core/train/RunSetup.h"
+#include "core/config/ExperimentConfig.h"
 #include "tests/AutogradChecks.h"
 #include "tests/CheckpointWeights.h"
 #include "tests/TestSupport.h"
@@ -465,6 +467,41 @@ class TestModels final : public QObject {
     QVERIFY(testing::identical(weightsFor(member0), weightsFor(member0)));
     QVERIFY(!testing::identical(weightsFor(member0), weightsFor(member1)));
     QVERIFY(testing::maxDifference(weightsFor(member0), weightsFor(member1)) > 1e-3);
+  }
+
+  // init_std: every weight of two or more dimensions (convolutions, dense layers) drawn from
+  // N(0, σ²) over the model's own initialisation, from the member's seed; biases and
+  // BatchNorm keep theirs, as d2l.ai's init_weights does. Built as a run builds its replicas.
+  void initStdDrawsTheWeightsFromANormal() {
+    for (const char* model : {"cnn", "resnet18"}) {
+      ExperimentConfig config;
+      config.model = parseModel(model);
+      config.seed = 3;
+      const ModelInput input{1, 28, 28, 10};
+      const auto weightsOf = [&](double initStd, int member) {
+        config.initStd = initStd;
+        return buildReplicas(config, input, {DeviceRef{}}, member).front().weights();
+      };
+      const TensorDict drawn = weightsOf(0.01, 0), own = weightsOf(0, 0);
+      int drawnTensors = 0;
+      for (const auto& item : own) {
+        const torch::Tensor mine = drawn.at(item.key());
+        const torch::Tensor theirs = item.value();
+        if (theirs.dim() < 2) {  // biases, BatchNorm's weights and statistics
+          QVERIFY2(torch::equal(mine, theirs), item.key().c_str());
+          continue;
+        }
+        ++drawnTensors;
+        QVERIFY2(!torch::equal(mine, theirs), item.key().c_str());
+        if (mine.numel() < 2000) continue;  // too few values to tell a standard deviation by
+        const double sd = mine.std().item<double>(), mean = mine.mean().item<double>();
+        QVERIFY2(std::abs(sd - 0.01) < 0.0005 && std::abs(mean) < 0.001,
+                 qPrintable(QString("%1 %2: sd %3, mean %4").arg(model, item.key().c_str()).arg(sd).arg(mean)));
+      }
+      QVERIFY2(drawnTensors >= 4, model);
+      QVERIFY(testing::identical({weightsOf(0.01, 0)}, {drawn}));   // the seed decides them
+      QVERIFY(!testing::identical({weightsOf(0.01, 1)}, {drawn}));  // each member its own
+    }
   }
 
   // The GPU's experiment switches (core/common/Environment.h) take one value each; another is

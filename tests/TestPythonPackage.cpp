@@ -162,6 +162,11 @@ class TestPythonPackage final : public QObject {
     // The engine tells gzip by the content, not the name, and reads a .gz as zlib's gzread does
     // (load_split had gone by the name, and refused what Python's gzip refuses).
     QTest::newRow("a raw file named .gz") << "raw named gz" << "";
+    // gunzip -k leaves both: the raw file is read; beside a .gz of other data, neither is.
+    QTest::newRow("the raw file beside its .gz") << "raw beside its gzip" << "";
+    QTest::newRow("the raw file beside a .gz of other data")
+        << "raw beside other gzip" << "holds t10k-images-idx3-ubyte (11 x 6 x 5) and t10k-images-idx3-ubyte.gz (12 x 6 x 5): "
+                                      "two different files for one; remove or move the one not to train on";
     QTest::newRow("a gzip file named raw") << "gzip named raw" << "";
     QTest::newRow("garbage after the gzip member") << "gzip then garbage" << "";
     QTest::newRow("two gzip members, then garbage") << "gzip members then garbage" << "";
@@ -232,6 +237,10 @@ class TestPythonPackage final : public QObject {
     const QString testImagesGz = testImages + ".gz";
     if (layout == "raw named gz") QVERIFY(QFile::rename(testImages, testImagesGz));
     if (layout == "gzip named raw") QVERIFY(QFile::rename(testImagesGz, testImages));
+    if (layout == "raw beside its gzip") rewrite(testImagesGz, testing::gzipped(testImagesIdx));
+    if (layout == "raw beside other gzip") {
+      rewrite(testImagesGz, testing::gzipped(testing::idxBytes({12, 6, 5}, testing::pattern(12 * 6 * 5))));
+    }
     if (layout == "gzip then garbage") append(testImagesGz, "garbage!");
     if (layout == "gzip members then garbage") {
       rewrite(testImagesGz, testing::gzipped(testImagesIdx.left(100)) + testing::gzipped(testImagesIdx.mid(100)) + "garbage!");

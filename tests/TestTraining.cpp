@@ -292,6 +292,24 @@ class TestTraining final : public QObject {
     }
     QVERIFY2(refusal("status", "paused").contains("unknown run status \"paused\""), qPrintable(refusal("status", "paused")));
     QVERIFY(refusal("message", "fine").isEmpty());  // a well-formed summary is read
+    // config.json that is valid JSON but no run's settings is not exported as if it were.
+    QVERIFY(testing::writeFile(dir.filePath("config.json"), "[1, 2]"));
+    try {
+      runMetricsDocument(dir.path().toStdString());
+      QFAIL("a config.json holding an array was exported");
+    } catch (const ConfigError& e) {
+      QVERIFY2(QString(e.what()).contains("config.json holds a JSON array, not a run's settings"), e.what());
+    }
+    // A summary.json far larger than any run writes is refused before it is read (the Runs
+    // list reads every run's): 100 MiB of zeros, sparse on disk.
+    QFile huge(QString::fromStdString(path));
+    QVERIFY(huge.resize(100 * 1024 * 1024));
+    try {
+      RunSummary::read(path);
+      QFAIL("a 100 MiB summary.json was read");
+    } catch (const ConfigError& e) {
+      QVERIFY2(QString(e.what()).contains("summary.json is 100 MiB, where a run's JSON files are kilobytes"), e.what());
+    }
   }
 
   void equalSeedsGiveEqualMembersAndDifferentSeedsDifferentOnes() {

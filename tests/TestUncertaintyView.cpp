@@ -742,6 +742,19 @@ class TestUncertaintyView final : public QObject {
     QVERIFY(app.waitForFinished(60000));
     QCOMPARE(app.exitCode(), 2);
     QVERIFY(QString::fromUtf8(app.readAll()).contains("--compare goes with --figures"));
+    // --compare with one run twice (however spelled), three runs, or none: usage errors too,
+    // before anything is drawn (three had exited 1, one run twice had drawn it against itself).
+    const std::pair<QStringList, QString> badCompares[] = {
+        {{"--compare", m_single + "," + m_single + "/."}, "--compare names one run twice"},
+        {{"--compare", m_single + "," + m_single + "," + m_single}, "--compare takes one or two run folders, comma-separated; it names 3"},
+        {{}, "--figures needs --compare RUN[,RUN]"}};
+    for (const auto& [compare, expected] : badCompares) {
+      app.start(ENSEMBLELAB_GUI_PATH, QStringList{"--figures", out + "-bad-compare"} + compare);
+      QVERIFY(app.waitForFinished(60000));
+      const QString said = QString::fromUtf8(app.readAll());
+      QVERIFY2(app.exitCode() == 2 && said.contains(expected), qPrintable(said));
+      QVERIFY(!QFileInfo::exists(out + "-bad-compare"));
+    }
     app.start(ENSEMBLELAB_GUI_PATH, {"--rnus", m_root.path()});
     QVERIFY(app.waitForFinished(60000));
     QCOMPARE(app.exitCode(), 2);

@@ -3,6 +3,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
 #include <QIcon>
 #include <cstdio>
 #include <cstring>
@@ -66,6 +68,25 @@ void describe(QCoreApplication& app, QCommandLineParser& parser, const Options& 
   parser.process(app);
 }
 
+/// What is wrong with --figures' --compare: more than two runs, or one named twice (the
+/// figures would compare a run with itself), or none.
+QString compareProblem(const QString& compare) {
+  const QStringList runs = compare.split(',', Qt::SkipEmptyParts);
+  if (runs.isEmpty()) return "--figures needs --compare RUN[,RUN]: the run (or two) whose figures to save";
+  if (runs.size() > 2) {
+    return QString("--compare takes one or two run folders, comma-separated; it names %1").arg(runs.size());
+  }
+  const auto where = [](const QString& run) {
+    const QFileInfo info(run);
+    return info.exists() ? info.canonicalFilePath() : QDir::cleanPath(info.absoluteFilePath());
+  };
+  if (runs.size() == 2 && where(runs[0]) == where(runs[1])) {
+    return QString("--compare names one run twice (%1 and %2); give two different runs, or one to draw it alone")
+        .arg(runs[0], runs[1]);
+  }
+  return {};
+}
+
 /// What is wrong with the command line before any window or display is needed, or "": an
 /// option it does not know, or one that goes with --figures given without it (the window
 /// would open and do none of it).
@@ -78,6 +99,7 @@ QString usageProblem(const QStringList& arguments, const Options& options) {
     return error + "; see ensemble-lab --help";
   }
   if (parser.isSet(options.figures)) {
+    if (const QString problem = compareProblem(parser.value(options.compare)); !problem.isEmpty()) return problem;
     // One --shift per kind, as the CLI's eval: two would draw one figure over the other.
     std::vector<std::string> shifts;
     for (const QString& shift : parser.values(options.shift)) shifts.push_back(shift.toStdString());

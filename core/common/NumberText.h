@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -78,6 +79,18 @@ inline std::string numberOutOfRange(const std::string& text) {
   if (text.empty() || end != text.c_str() + text.size() || errno != ERANGE) return "";
   return std::isinf(value) ? "out of range: a number is at most about 1.8e308 in size"
                            : "out of range: a number other than 0 is at least about 2.2e-308 in size";
+}
+
+/// The shortest decimal text that reads back as `value`: a message quotes the number the
+/// check refused ("momentum must be in [0, 1), got 1.0000001"; a stream's six digits had
+/// said "got 1").
+inline std::string exactNumberText(double value) {
+  char text[32];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value) break;  // nan never compares equal: "nan" at 17
+  }
+  return text;
 }
 
 }  // namespace ensemble

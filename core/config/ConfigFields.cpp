@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <sstream>
 #include <type_traits>
 #include <utility>
 
@@ -22,11 +21,7 @@ namespace {
 using nlohmann::json;
 using Kind = ConfigField::Kind;
 
-std::string numberText(double value) {
-  std::ostringstream text;
-  text << value;
-  return text.str();
-}
+std::string numberText(double value) { return exactNumberText(value); }
 
 /// config.json's `value` for `key` into `out`, or ConfigError naming `origin`, the key and
 /// what it must be.
@@ -276,6 +271,17 @@ std::vector<ConfigField> makeFields() {
                              }
                            }
                            return std::string();
+                         }));
+  fields.push_back(plain("init_std", "init-std", "Initial weights' std", "X",
+                         "draw convolution and dense weights from a normal of mean 0\nand std X over the model's own "
+                         "initialisation, as d2l.ai's\ninit_weights (0.01); biases and BatchNorm keep theirs\n(default "
+                         "{default}: LibTorch's initialisation alone, as PyTorch's)",
+                         Kind::Number, false, &ExperimentConfig::initStd, [](const ExperimentConfig& config) {
+                           const double sigma = config.initStd;
+                           return std::isfinite(sigma) && sigma >= 0
+                                      ? std::string()
+                                      : mention::field("init_std") + " must be 0 (the model's own initialisation) or a "
+                                        "positive finite number, got " + numberText(sigma);
                          }));
   return fields;
 }

@@ -104,6 +104,10 @@ void ExperimentConfig::validate() const {
   if (!initFrom.empty() && memberForm == MemberForm::Stacked) {
     throw ConfigError(mention::field("init_from") + " loads one network per member; use member form 'separate' with it", "init_from");
   }
+  if (!initFrom.empty() && initStd > 0) {
+    throw ConfigError(mention::field("init_std") + " draws the initial weights and " + mention::field("init_from") +
+                      " loads them: give one of the two", "init_std");
+  }
   if (RunMode::of(mode).replicasAreOneModel() && initFromFiles().size() > 1) {
     throw ConfigError(mention::field("init_from") + " names " + std::to_string(initFromFiles().size()) +
                       " files, but data-parallel trains one model; give one file", "init_from");

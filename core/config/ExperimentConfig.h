@@ -126,6 +126,11 @@ struct ExperimentConfig {
   /// seeded initialisation: one file for every model, or one per model, comma-separated.
   /// Read once, when the run starts; a resumed run continues from its checkpoint.
   std::string initFrom;
+  /// Where > 0, every convolution and dense weight (each parameter of two or more dimensions)
+  /// is drawn from N(0, initStd²) after the model's own initialisation, from the member's
+  /// seed: d2l.ai's init_weights (0.01). Biases and BatchNorm keep theirs. 0 = LibTorch's
+  /// initialisation alone (PyTorch's). Cannot go with initFrom, which replaces every weight.
+  double initStd = 0.0;
 
   /// The files of initFrom, in order (none when it is empty).
   std::vector<std::string> initFromFiles() const;

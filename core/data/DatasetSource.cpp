@@ -161,6 +161,37 @@ std::string subfolderWithADataset(const std::string& folder) {
 
 namespace {
 
+std::vector<int64_t> idxDimensions(const std::string& path);
+
+std::string dimensionsText(const std::vector<int64_t>& dimensions) {
+  std::string text;
+  for (const int64_t d : dimensions) text += (text.empty() ? "" : " x ") + std::to_string(d);
+  return text;
+}
+
+/// Where the raw file `raw` has its .gz beside it (gunzip -k leaves both), the raw one is
+/// read; refused where their headers say they hold different data (a newer download beside
+/// an older unpacked copy), which one it trains on being the user's to say. Two files with
+/// one header are taken as one (reading the whole .gz to compare would cost every load).
+void refuseADifferentGzipBeside(const std::string& raw) {
+  const std::string gzip = raw + ".gz";
+  std::error_code ec;
+  if (raw.size() >= 3 && raw.compare(raw.size() - 3, 3, ".gz") == 0) return;
+  if (!fs::is_regular_file(gzip, ec)) return;
+  std::vector<int64_t> rawDims, gzipDims;
+  try {
+    rawDims = idxDimensions(raw);
+    gzipDims = idxDimensions(gzip);
+  } catch (const DatasetError&) {
+    return;  // one that is no IDX file is not read: the raw one is, and says what it is
+  }
+  if (rawDims == gzipDims) return;
+  throw DatasetError("dataset folder " + fs::path(raw).parent_path().string() + " holds " +
+                     fs::path(raw).filename().string() + " (" + dimensionsText(rawDims) + ") and " +
+                     fs::path(gzip).filename().string() + " (" + dimensionsText(gzipDims) +
+                     "): two different files for one; remove or move the one not to train on");
+}
+
 /// The four files of the dataset in `folder`. Its MNIST-named set wins where the folder holds
 /// others beside it (a copy under a prefix); otherwise the one whole set, and a folder with
 /// several (EMNIST's download holds six) is refused, naming them.
@@ -173,6 +204,7 @@ SplitFiles splitFilesIn(const fs::path& folder, Needed needed = Needed::BothSpli
       if (plain[role].empty() && fs::is_regular_file(folder / candidate, ec))
         plain[role] = (folder / candidate).string();
     }
+    if (!plain[role].empty()) refuseADifferentGzipBeside(plain[role]);
   }
   if (complete(plain, needed)) return plain;  // the usual folder: four lookups, no listing
 

@@ -4,6 +4,7 @@
 // the GUI write the same layout, so each reads what the other wrote. Torch-free.
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace ensemble {
@@ -46,8 +47,10 @@ class RunDirectory final {
   void create() const;
   /// Writes `json` to `file` (a path from this class) atomically. Throws IoError.
   static void writeJson(const std::string& file, const nlohmann::json& json);
-  /// Reads a JSON file. Throws IoError when missing, ConfigError when malformed.
+  /// Reads a JSON file. Throws IoError when missing, ConfigError when malformed or larger
+  /// than kMaxJsonBytes (refused before it is read).
   static nlohmann::json readJson(const std::string& file);
+  static constexpr std::uintmax_t kMaxJsonBytes = 64ull * 1024 * 1024;
 
  private:
   std::string m_path;

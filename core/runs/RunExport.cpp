@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/common/Error.h"
+#include "core/common/FieldMention.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/Checkpoint.h"
 #include "core/io/MetricsCsvReader.h"
@@ -51,10 +52,19 @@ nlohmann::json runMetricsDocument(const std::string& runDirectory) {
       series["train_accuracy"].push_back({double(row.step), *row.trainAccuracy});
     }
   }
-  return {{"run", RunDirectory::nameOf(runDirectory)},
-          {"config", RunDirectory::readJson(run.configPath())},
-          {"summary", summary},
-          {"curves", curves}};
+  // Exported as it is, but a run's: an array or a number there is no run's settings.
+  const nlohmann::json config = RunDirectory::readJson(run.configPath());
+  if (!config.is_object()) {
+    throw ConfigError(run.configPath() + " holds a JSON " + config.type_name() + ", not a run's settings (an object); " +
+                      "the run folder is damaged: " + mention::resumeCommand(run.path()) +
+                      " writes it again from the run's last checkpoint");
+  }
+  nlohmann::json document = nlohmann::json::object();
+  document["run"] = RunDirectory::nameOf(runDirectory);
+  document["config"] = config;
+  document["summary"] = summary;
+  document["curves"] = std::move(curves);
+  return document;
 }
 
 void exportRunMetrics(const std::string& runDirectory, const std::string& path) {

@@ -3,10 +3,10 @@
 
 #include <cmath>
 #include <filesystem>
-#include <sstream>
 
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
+#include "core/common/NumberText.h"
 #include "core/io/Checkpoint.h"
 
 namespace ensemble {
@@ -20,11 +20,7 @@ namespace {
 constexpr double kDecayPerStepTooHigh = 0.1;
 constexpr double kUnusualWeightDecay = 0.01;
 
-std::string numberText(double value) {
-  std::ostringstream text;
-  text << value;
-  return text.str();
-}
+std::string numberText(double value) { return exactNumberText(value); }
 
 }  // namespace
 

@@ -87,7 +87,7 @@ void Replica::initialiseFrom(const TensorDict& stateDict, const std::string& ori
 
 Replica makeReplica(const std::string& modelName, const ModelInput& input,
                     const DeviceRef& device, std::uint64_t seed, double learningRate,
-                    double momentum, double weightDecay) {
+                    double momentum, double weightDecay, double initStd) {
   static std::mutex globalGeneratorMutex;
   Replica replica;
   replica.deviceRef = device;
@@ -97,6 +97,14 @@ Replica makeReplica(const std::string& modelName, const ModelInput& input,
     std::lock_guard<std::mutex> lock(globalGeneratorMutex);
     torch::manual_seed(torchSeed(seed));
     replica.model = makeModel(modelName, input);  // initialised on the CPU: same on any device
+    if (initStd > 0) {
+      // Convolution and dense weights are the parameters of two or more dimensions (biases
+      // and BatchNorm's are vectors), whatever module holds them: d2l's init_weights.
+      const torch::NoGradGuard noGrad;
+      for (torch::Tensor& parameter : replica.model->parameters()) {
+        if (parameter.dim() >= 2) parameter.normal_(0.0, initStd);
+      }
+    }
   }
   replica.model->to(replica.device);
   replica.optimizer =

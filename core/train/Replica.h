@@ -36,10 +36,11 @@ struct Replica {
 };
 
 /// A model initialised from `seed` (torch's global generator is seeded under a lock, so
-/// replicas may be built from several threads), moved to `device`, with SGD of the given
-/// learning rate, momentum and weight decay (SgdMomentum.h).
+/// replicas may be built from several threads), its weights of two or more dimensions then
+/// drawn from N(0, initStd²) where initStd > 0 (ExperimentConfig::initStd), moved to `device`,
+/// with SGD of the given learning rate, momentum and weight decay (SgdMomentum.h).
 Replica makeReplica(const std::string& modelName, const ModelInput& input,
                     const DeviceRef& device, std::uint64_t seed, double learningRate,
-                    double momentum, double weightDecay = 0.0);
+                    double momentum, double weightDecay = 0.0, double initStd = 0.0);
 
 }  // namespace ensemble

@@ -422,7 +422,7 @@ std::vector<Replica> buildReplicas(const ExperimentConfig& config, const ModelIn
   for (std::size_t r = 0; r < devices.size(); ++r) {
     const std::uint64_t index = RunMode::of(config.mode).modelOfReplica(firstReplica, r);
     replicas.push_back(makeReplica(modelName(config.model), input, devices[r], deriveSeed(config.seed, SeedStream::Member, index),
-                                   config.learningRate, config.momentum, config.weightDecay));
+                                   config.learningRate, config.momentum, config.weightDecay, config.initStd));
   }
   return replicas;
 }

@@ -313,12 +313,38 @@ def _subfolder_with_a_dataset(folder):
     return next((grandchild for grandchild in grandchildren if _holds_a_whole_dataset(grandchild)), None)
 
 
+def _refuse_a_different_gzip_beside(raw):
+    """As the engine: where a raw file has its .gz beside it (gunzip -k leaves both), the raw
+    one is read, unless their headers say they hold different data; which one to train on is
+    then the user's to say."""
+    gzip_path = raw + ".gz"
+    if raw.endswith(".gz") or not os.path.isfile(gzip_path):
+        return
+    dims = []
+    for path in (raw, gzip_path):
+        head = _file_bytes(path, _LONGEST_HEADER)
+        try:
+            if head[:2] == _GZIP_MAGIC:
+                head = _gunzip(_file_bytes(path), _LONGEST_HEADER, path, prefix_only=True)
+            dims.append(_idx_dims(head, None, path))
+        except ValueError:
+            return  # one that is no IDX file is not read: the raw one is, and says what it is
+    if dims[0] != dims[1]:
+        raise ValueError(f"dataset folder {os.path.dirname(raw)} holds {os.path.basename(raw)} "
+                         f"({' x '.join(map(str, dims[0]))}) and {os.path.basename(gzip_path)} "
+                         f"({' x '.join(map(str, dims[1]))}): two different files for one; remove or move the one not "
+                         "to train on")
+
+
 def _split_files(folder):
     """The four files of the dataset in `folder`; raises FileNotFoundError or ValueError
     saying what is missing, or which datasets a folder of several holds."""
     # The usual folder: MNIST's names, four lookups, no listing.
     plain = [next((os.path.join(folder, name) for name in (role, role + ".gz")
                    if os.path.isfile(os.path.join(folder, name))), None) for role in _ROLES]
+    for path in plain:
+        if path:
+            _refuse_a_different_gzip_beside(path)
     if None not in plain:
         return plain
     sets = _file_sets(folder)
