@@ -225,6 +225,9 @@ class TestSweep final : public QObject {
     QTest::newRow("empty value") << QStringList{"lr=0.1,"} << "has an empty value for lr";
     QTest::newRow("a pair short of a value") << QStringList{"batch_size,lr=32:0.1,64"}
                                              << "'64' gives 1 of the 2 values of batch_size,lr; give one for each, joined by ':'";
+    QTest::newRow("a colon in a value after the first") << QStringList{"lr,devices=0.1:cuda:1"}
+                                                        << "(a point is cut at its last colons, so only the first setting's "
+                                                           "value may hold one: name the setting whose values hold ':' first)";
     QTest::newRow("a setting twice in a pair") << QStringList{"lr,lr=0.1:0.2"} << "sweep grid 'lr,lr=0.1:0.2' names lr twice";
     QTest::newRow("an invalid value in a pair")
         << QStringList{"batch_size,momentum=32:0.5,64:1.5"}

@@ -247,7 +247,15 @@ SweepAxis parseSweepAxis(const std::string& text) {
         throw ConfigError("sweep grid '" + text + "' has an empty value for " + fields[k]->key +
                           (paired ? " in '" + point + "'" : ""));
       }
-      parsed.push_back(valueOf(*fields[k], values[k]));
+      try {
+        parsed.push_back(valueOf(*fields[k], values[k]));
+      } catch (const ConfigError& e) {
+        // A value holding a colon after the first cuts the point wrongly: say how it is cut.
+        const bool extraColons = paired && std::count(point.begin(), point.end(), ':') >= long(fields.size());
+        if (!extraColons) throw;
+        throw ConfigError(std::string(e.what()) + " (a point is cut at its last colons, so only the first setting's "
+                          "value may hold one: name the setting whose values hold ':' first)", e.field());
+      }
     }
     axis.points.push_back(std::move(parsed));
     axis.texts.push_back(values);
