@@ -134,6 +134,13 @@ class TestSweep final : public QObject {
     QVERIFY(testing::writeFile(edited.filePath("sweep.json"), QByteArray::fromStdString(twice)));
     QVERIFY2(refusal([&] { readSweep(edited.path().toStdString()); }).contains("sets \"jobs\" twice"),
              qPrintable(refusal([&] { readSweep(edited.path().toStdString()); })));
+    // One far larger than any sweep writes is refused before it is read (100 MiB, sparse).
+    {
+      QFile huge(edited.filePath("sweep.json"));
+      QVERIFY(huge.resize(100 * 1024 * 1024));
+      const QString message = refusal([&] { readSweep(edited.path().toStdString()); });
+      QVERIFY2(message.contains("sweep.json is 100 MiB, where a sweep.json is kilobytes"), qPrintable(message));
+    }
     // A damaged sweep.json is named in plain words, with what to do; none of the JSON
     // library's own text ("[json.exception.out_of_range.403] key 'base' not found").
     const std::pair<const char*, const char*> damaged[] = {
