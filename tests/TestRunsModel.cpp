@@ -689,7 +689,8 @@ class TestRunsModel final : public QObject {
   }
 
   // A plot's caption names the optimizer's settings: the warmup and schedule beside the rate
-  // and the weight decay where they are not the defaults, nothing of them where they are.
+  // and the weight decay (and an init_std) where they are not the defaults, nothing of them
+  // where they are.
   // Two runs that differ only in them get names that say so.
   void captionsAndNamesSayTheScheduleAndWeightDecay() {
     QTemporaryDir root;
@@ -697,6 +698,7 @@ class TestRunsModel final : public QObject {
     tuned.lrSchedule = LrSchedule::Cosine;
     tuned.lrWarmupSteps = 50;
     tuned.weightDecay = 5e-4;
+    tuned.initStd = 0.01;
     stepped.lrSchedule = LrSchedule::Step;
     QVERIFY(!runFolder(root, "20260101-000000001-ensemble-cnn", plain).isEmpty());
     QVERIFY(!runFolder(root, "20260101-000000002-ensemble-cnn", tuned).isEmpty());
@@ -710,7 +712,9 @@ class TestRunsModel final : public QObject {
       if (record.config->lrSchedule == LrSchedule::Step) {
         QVERIFY2(caption.contains("lr 0.1 (step decay) · momentum 0.9 · batch"), qPrintable(caption));
       } else if (record.config->weightDecay != 0) {
-        QVERIFY2(caption.contains("lr 0.1 (50 warmup steps, cosine) · momentum 0.9 · weight decay 0.0005 · batch"), qPrintable(caption));
+        QVERIFY2(caption.contains("lr 0.1 (50 warmup steps, cosine) · momentum 0.9 · weight decay 0.0005 · initial weights' "
+                                  "std 0.01 · batch"),
+                 qPrintable(caption));
       } else {
         QVERIFY2(caption.contains("lr 0.1 · momentum 0.9 · batch") && !caption.contains("cosine") && !caption.contains("warmup"), qPrintable(caption));
       }
@@ -718,7 +722,8 @@ class TestRunsModel final : public QObject {
     QVector<const ExperimentConfig*> configs{&plain, &tuned};
     const QVector<QStringList> distinctions = distinctionsAmong(configs);
     QCOMPARE(distinctions[0], QStringList());
-    QCOMPARE(distinctions[1], (QStringList{"LR schedule cosine", "LR warmup 50", "weight decay 0.0005"}));
+    QCOMPARE(distinctions[1],
+             (QStringList{"LR schedule cosine", "LR warmup 50", "weight decay 0.0005", "initial weights' std 0.01"}));
   }
 };
 

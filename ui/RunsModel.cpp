@@ -167,7 +167,9 @@ QString RunRecord::legendLabel() const { return displayName(); }
 QString RunRecord::captionLine() const {
   if (!config) return name();
   // Weight decay only where a run has it: none is the references' recipe and most runs'.
-  const QString decay = config->weightDecay != 0 ? QObject::tr(" · weight decay %1").arg(config->weightDecay) : QString();
+  QString decay = config->weightDecay != 0 ? QObject::tr(" · weight decay %1").arg(config->weightDecay) : QString();
+  // And the weights' initialisation where it is not the model's own (d2l's N(0, 0.01²)).
+  if (config->initStd > 0) decay += QObject::tr(" · initial weights' std %1").arg(config->initStd);
   // The warmup and the schedule beside the rate, where there are any.
   QString lr = QString("%1").arg(config->learningRate);
   QStringList moves;
