@@ -59,6 +59,9 @@ nlohmann::json runMetricsDocument(const std::string& runDirectory) {
                       "the run folder is damaged: " + mention::resumeCommand(run.path()) +
                       " writes it again from the run's last checkpoint");
   }
+  // Built by assignment: the same document as a braced list ({{"run", ...}, {"config", config},
+  // ...}) crashed here, freeing a bad pointer, in the build with LibTorch's precompiled header
+  // and not in one without it (2026-12-06; the cause is not found, see the session's note).
   nlohmann::json document = nlohmann::json::object();
   document["run"] = RunDirectory::nameOf(runDirectory);
   document["config"] = config;
