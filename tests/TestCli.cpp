@@ -425,6 +425,12 @@ class TestCli final : public QObject {
   // eval's output, a message naming the value. A flag that is accepted and ignored (as
   // `eval --test-limit` once was) fails here, and so does a new flag without a probe.
   void everyAcceptedFlagHasAnEffect() {
+#if defined(ENSEMBLELAB_SANITIZED)
+    // What this checks is each flag's effect, the plain builds' to see; its CLI runs train with
+    // code the sanitizers check in the tests around it, and under ASan took 135 of this
+    // suite's 636 s, where CI's three builds must fit in 90 minutes.
+    QSKIP("each flag's effect is checked in the plain builds");
+#endif
     QMap<QString, QSet<QString>> shown;  // command -> flags whose effect a probe saw
     const auto saw = [&](const QString& command, const QStringList& flags) {
       for (const QString& flag : flags) shown[command].insert(flag);

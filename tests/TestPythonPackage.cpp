@@ -6,6 +6,7 @@
 // the wheel's PyTorch and with Debian's 1.13 where it is installed. And the package installs with pip.
 #include <QDir>
 #include <QHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -75,6 +76,58 @@ const RunSettings kRuns[] = {
 // here; every other weight within 4e-7).
 QString toleranceOf(const QString& run) { return run == "resnet18" ? "1e-5" : "1e-6"; }
 
+// The dataset folders ensemble_lab.load_split must read as the engine does, or refuse as it
+// does: a data row's name, its layout (writeSplitFolder), and the refusal, empty where both read it.
+struct SplitLayout {
+  const char* name;
+  const char* layout;
+  const char* refusal;
+};
+const SplitLayout kSplitLayouts[] = {
+    {"MNIST's names", "plain", ""},
+    {"dotted, gzip, as MNIST mirrors ship it", "dotted", ""},
+    {"EMNIST's prefix", "prefixed", ""},
+    {"MNIST's names beside a smaller prefixed copy", "beside a copy", ""},
+    {"two prefixed sets", "two sets", "holds 2 datasets"},
+    {"test labels missing", "missing", "has no t10k-labels-idx1-ubyte"},
+    {"test images cut short", "truncated", "truncated"},
+    {"not an IDX file", "not idx", "has a wrong IDX magic number 0x504B0304"},
+    // The engine tells gzip by the content, not the name, and reads a .gz as zlib's gzread does
+    // (load_split had gone by the name, and refused what Python's gzip refuses).
+    {"a raw file named .gz", "raw named gz", ""},
+    // gunzip -k leaves both: the raw file is read; beside a .gz of other data, neither is.
+    {"the raw file beside its .gz", "raw beside its gzip", ""},
+    {"the raw file beside a .gz of other data", "raw beside other gzip", "holds t10k-images-idx3-ubyte (11 x 6 x 5) and t10k-images-idx3-ubyte.gz (12 x 6 x 5): "
+         "two different files for one; remove or move the one not to train on"},
+    {"a gzip file named raw", "gzip named raw", ""},
+    {"garbage after the gzip member", "gzip then garbage", ""},
+    {"two gzip members, then garbage", "gzip members then garbage", ""},
+    {"a gzip magic number after the member", "gzip then gzip magic", "cannot be decompressed (unknown compression method)"},
+    {"gzip cut short", "gzip cut short", "cannot be decompressed (the compressed data ends early)"},
+    {"gzip of more than its header declares", "gzip too long", "decompresses to more than 347 bytes, more than its IDX header declares"},
+    // A split's two files (load_split had raised torch's "both buffer length (0) and count (-1)
+    // must not be 0", or one message for all of these).
+    {"no test samples", "no test samples", "t10k-images-idx3-ubyte holds no images"},
+    {"empty images", "empty images", "t10k-images-idx3-ubyte declares empty images (0x5)"},
+    {"2-D labels", "2-D labels", "t10k-labels-idx1-ubyte has 2 dimensions; a label file has 1"},
+    {"images and labels swapped", "swapped", "train-images-idx3-ubyte has 1 dimension, as a label file has; an image file has 3 (count, rows, "
+         "columns): is it a label file?"},
+    {"images under a label file's magic number", "one-dimensional images", "t10k-images-idx3-ubyte has 319 bytes after the data its header declares (1 "
+         "dimension, 11, so 11 bytes of data); the file is corrupt, or its magic number "
+         "declares too few dimensions (an image file has 3: count, rows, columns; a "
+         "label file 1)"},
+    {"labels of another split", "label count", "t10k-images-idx3-ubyte holds 11 images but"},
+    {"float images", "float", "holds IDX elements of type float;"},
+    {"signed-byte labels", "signed bytes", "holds IDX elements of type signed byte;"},
+    // Checks across the splits (load_split had read one split alone, and accepted these).
+    {"a stray label", "stray label", "has the label 200 (at index 5), so classes 0-200, but only 8"},
+    {"one class", "one class", "has one class: every label in"},
+    {"train and test images of two sizes", "two sizes", "mixes image sizes: train images are 6x5, test images 5x6"},
+    {"the files in a subfolder", "subfolder", "holds no MNIST-format files, but its subfolder"},
+    {"the files two folders down (torchvision's root)", "two down", "holds no MNIST-format files, but its subfolder"},
+};
+const QString kReadingMark = "load_split: ";  // the start of each line of load_split's readings
+
 }  // namespace
 
 class TestPythonPackage final : public QObject {
@@ -98,112 +151,47 @@ class TestPythonPackage final : public QObject {
     return m_checks[key];
   }
 
- private slots:
-  void initTestCase() {
-    if (!QFileInfo::exists("/usr/share/datasets/fashion-mnist")) QSKIP("Fashion-MNIST is not installed");
-    // One batch per step (the whole training subset), two epochs: checkpoints at steps 1 and 2.
-    // The second step starts from the first's momentum, so weight decay's place before it
-    // (torch.optim.SGD's) is checked too: 0.01 moves step 2's weights by about 1e-3 of
-    // themselves, far above the check's 1e-6. With the cosine schedule step 2 takes lr / 2
-    // (load_run's learning_rate_at), step 1 lr; with a warmup of 3 steps, step 2 takes 2 lr / 3.
-    for (const auto& run : kRuns) {
-      ExperimentConfig config;
-      config.dataset = "fashion-mnist";
-      config.model = parseModel(run.model);
-      config.mode = run.mode;
-      config.devices = run.devices;
-      config.epochs = 2;
-      config.batchSize = run.batch;
-      config.trainLimit = run.batch;
-      config.testLimit = 500;
-      config.weightDecay = run.weightDecay;
-      config.lrSchedule = run.schedule;
-      config.lrWarmupSteps = run.warmupSteps;
-      REQUIRE_COMPLETED(Trainer::create(config, m_dir.filePath(run.name).toStdString())->run(nullptr, nullptr));
+  QHash<QString, QString> m_splitFolders;            // layout -> its folder
+  QHash<QString, PythonResult> m_loadSplitReadings;  // python -> its reading of every folder
+
+  // The folder of every layout of kSplitLayouts, written on the first call.
+  const QHash<QString, QString>& splitFolders() {
+    if (m_splitFolders.isEmpty()) {
+      int index = 0;
+      for (const SplitLayout& row : kSplitLayouts) {
+        const QString root = m_dir.filePath(QString("splits/%1").arg(index++));
+        QDir().mkpath(root);  // a folder not made fails the row's writes in writeSplitFolder
+        writeSplitFolder(root, row.layout);
+        m_splitFolders.insert(row.layout, root);
+      }
     }
+    return m_splitFolders;
   }
 
-  void pytorchContinuesTheRun_data() {
-    QTest::addColumn<QString>("python");
-    QTest::addColumn<QString>("model");
-    for (const QString python : {QString(ENSEMBLELAB_TEST_PYTHON), QString("/usr/bin/python3")}) {
-      for (const RunSettings& run : kRuns) QTest::newRow(qPrintable(python + " " + run.name)) << python << QString(run.name);
+  // One Python process reads every folder, as checkOfRunsLike checks every run: 62 starts of
+  // Python (31 folders, two Pythons) took 140 of this test's 257 s.
+  const PythonResult& loadSplitReadings(const QString& python) {
+    if (!m_loadSplitReadings.contains(python)) {
+      const QString code =
+          "import sys, json, ensemble_lab\n"
+          "for folder in sys.argv[1:]:\n"
+          "    try:\n"
+          "        train, _ = ensemble_lab.load_split(folder, 'train')\n"
+          "        images, labels = ensemble_lab.load_split(folder, 'test')\n"
+          "        read = '%d %d %d %d %d %d' % (train.shape[0], images.shape[0], images.shape[2], images.shape[3],\n"
+          "                                      int(images.mul(255).round().sum()), int(labels.sum()))\n"
+          "    except (OSError, ValueError) as error:\n"
+          "        read = 'refused: %s' % error\n"
+          "    print('" + kReadingMark + "' + json.dumps([folder, read]), flush=True)\n";
+      m_loadSplitReadings.insert(python, runPython(python, QStringList{"-c", code} + splitFolders().values(),
+                                                   ENSEMBLELAB_SOURCE_DIR "/python"));
     }
-  }
-  void pytorchContinuesTheRun() {
-    QFETCH(QString, python);
-    QFETCH(QString, model);
-    const PythonResult& check = checkOfRunsLike(python, model);
-    if (check.exitCode == kNoTorch || check.exitCode == kNotStarted) QSKIP(qPrintable(check.output));
-    // The check prints a JSON line naming each run that passed, and a line naming each that
-    // did not (or the whole output, where Python itself failed).
-    const QString run = m_dir.filePath(model);
-    const QStringList lines = check.output.split('\n');
-    const QStringList passed = lines.filter(QString("{\"run\": \"%1\",").arg(run));
-    const QStringList failed = lines.filter("python_package_check: " + run + ":");
-    QVERIFY2(passed.size() == 1 && failed.isEmpty(), qPrintable(failed.isEmpty() ? check.output : failed.join('\n')));
-    qInfo().noquote() << passed.first();
+    return m_loadSplitReadings[python];
   }
 
-  // ensemble_lab.load_split reads every dataset folder the engine reads, under the names
-  // downloads give the files, to the same pixels and labels, and refuses what it refuses
-  // (it had looked for MNIST's exact names only, and read any bytes as an IDX file).
-  void loadSplitReadsTheFoldersTheEngineReads_data() {
-    QTest::addColumn<QString>("layout");
-    QTest::addColumn<QString>("refusal");  // empty where both read the folder
-    QTest::newRow("MNIST's names") << "plain" << "";
-    QTest::newRow("dotted, gzip, as MNIST mirrors ship it") << "dotted" << "";
-    QTest::newRow("EMNIST's prefix") << "prefixed" << "";
-    QTest::newRow("MNIST's names beside a smaller prefixed copy") << "beside a copy" << "";
-    QTest::newRow("two prefixed sets") << "two sets" << "holds 2 datasets";
-    QTest::newRow("test labels missing") << "missing" << "has no t10k-labels-idx1-ubyte";
-    QTest::newRow("test images cut short") << "truncated" << "truncated";
-    QTest::newRow("not an IDX file") << "not idx" << "has a wrong IDX magic number 0x504B0304";
-    // The engine tells gzip by the content, not the name, and reads a .gz as zlib's gzread does
-    // (load_split had gone by the name, and refused what Python's gzip refuses).
-    QTest::newRow("a raw file named .gz") << "raw named gz" << "";
-    // gunzip -k leaves both: the raw file is read; beside a .gz of other data, neither is.
-    QTest::newRow("the raw file beside its .gz") << "raw beside its gzip" << "";
-    QTest::newRow("the raw file beside a .gz of other data")
-        << "raw beside other gzip" << "holds t10k-images-idx3-ubyte (11 x 6 x 5) and t10k-images-idx3-ubyte.gz (12 x 6 x 5): "
-                                      "two different files for one; remove or move the one not to train on";
-    QTest::newRow("a gzip file named raw") << "gzip named raw" << "";
-    QTest::newRow("garbage after the gzip member") << "gzip then garbage" << "";
-    QTest::newRow("two gzip members, then garbage") << "gzip members then garbage" << "";
-    QTest::newRow("a gzip magic number after the member")
-        << "gzip then gzip magic" << "cannot be decompressed (unknown compression method)";
-    QTest::newRow("gzip cut short") << "gzip cut short" << "cannot be decompressed (the compressed data ends early)";
-    QTest::newRow("gzip of more than its header declares")
-        << "gzip too long" << "decompresses to more than 347 bytes, more than its IDX header declares";
-    // A split's two files (load_split had raised torch's "both buffer length (0) and count (-1)
-    // must not be 0", or one message for all of these).
-    QTest::newRow("no test samples") << "no test samples" << "t10k-images-idx3-ubyte holds no images";
-    QTest::newRow("empty images") << "empty images" << "t10k-images-idx3-ubyte declares empty images (0x5)";
-    QTest::newRow("2-D labels") << "2-D labels" << "t10k-labels-idx1-ubyte has 2 dimensions; a label file has 1";
-    QTest::newRow("images and labels swapped")
-        << "swapped" << "train-images-idx3-ubyte has 1 dimension, as a label file has; an image file has 3 (count, rows, "
-                        "columns): is it a label file?";
-    QTest::newRow("images under a label file's magic number")
-        << "one-dimensional images" << "t10k-images-idx3-ubyte has 319 bytes after the data its header declares (1 "
-                                       "dimension, 11, so 11 bytes of data); the file is corrupt, or its magic number "
-                                       "declares too few dimensions (an image file has 3: count, rows, columns; a "
-                                       "label file 1)";
-    QTest::newRow("labels of another split") << "label count" << "t10k-images-idx3-ubyte holds 11 images but";
-    QTest::newRow("float images") << "float" << "holds IDX elements of type float;";
-    QTest::newRow("signed-byte labels") << "signed bytes" << "holds IDX elements of type signed byte;";
-    // Checks across the splits (load_split had read one split alone, and accepted these).
-    QTest::newRow("a stray label") << "stray label" << "has the label 200 (at index 5), so classes 0-200, but only 8";
-    QTest::newRow("one class") << "one class" << "has one class: every label in";
-    QTest::newRow("train and test images of two sizes")
-        << "two sizes" << "mixes image sizes: train images are 6x5, test images 5x6";
-    QTest::newRow("the files in a subfolder") << "subfolder" << "holds no MNIST-format files, but its subfolder";
-    QTest::newRow("the files two folders down (torchvision's root)")
-        << "two down" << "holds no MNIST-format files, but its subfolder";
-  }
-  void loadSplitReadsTheFoldersTheEngineReads() {
-    QFETCH(QString, layout);
-    QFETCH(QString, refusal);
-    QTemporaryDir dir;
+  // Writes the dataset folder of one layout of kSplitLayouts under `root`.
+  static void writeSplitFolder(const QString& root, const QString& layout) {
+    const QDir dir(root);
     const auto writeSet = [&](const QString& prefix, const QString& separator, bool gz, int train, int test) {
       QVERIFY(testing::writeNamedMnistSet(dir.path(), prefix, separator, train, test, 6, 5, gz, 7));
     };
@@ -273,6 +261,68 @@ class TestPythonPackage final : public QObject {
     }
     if (layout == "two sizes") rewrite(testImages, testing::idxBytes({11, 5, 6}, testing::pattern(11 * 6 * 5)));
 
+  }
+
+ private slots:
+  void initTestCase() {
+    if (!QFileInfo::exists("/usr/share/datasets/fashion-mnist")) QSKIP("Fashion-MNIST is not installed");
+    // One batch per step (the whole training subset), two epochs: checkpoints at steps 1 and 2.
+    // The second step starts from the first's momentum, so weight decay's place before it
+    // (torch.optim.SGD's) is checked too: 0.01 moves step 2's weights by about 1e-3 of
+    // themselves, far above the check's 1e-6. With the cosine schedule step 2 takes lr / 2
+    // (load_run's learning_rate_at), step 1 lr; with a warmup of 3 steps, step 2 takes 2 lr / 3.
+    for (const auto& run : kRuns) {
+      ExperimentConfig config;
+      config.dataset = "fashion-mnist";
+      config.model = parseModel(run.model);
+      config.mode = run.mode;
+      config.devices = run.devices;
+      config.epochs = 2;
+      config.batchSize = run.batch;
+      config.trainLimit = run.batch;
+      config.testLimit = 500;
+      config.weightDecay = run.weightDecay;
+      config.lrSchedule = run.schedule;
+      config.lrWarmupSteps = run.warmupSteps;
+      REQUIRE_COMPLETED(Trainer::create(config, m_dir.filePath(run.name).toStdString())->run(nullptr, nullptr));
+    }
+  }
+
+  void pytorchContinuesTheRun_data() {
+    QTest::addColumn<QString>("python");
+    QTest::addColumn<QString>("model");
+    for (const QString python : {QString(ENSEMBLELAB_TEST_PYTHON), QString("/usr/bin/python3")}) {
+      for (const RunSettings& run : kRuns) QTest::newRow(qPrintable(python + " " + run.name)) << python << QString(run.name);
+    }
+  }
+  void pytorchContinuesTheRun() {
+    QFETCH(QString, python);
+    QFETCH(QString, model);
+    const PythonResult& check = checkOfRunsLike(python, model);
+    if (check.exitCode == kNoTorch || check.exitCode == kNotStarted) QSKIP(qPrintable(check.output));
+    // The check prints a JSON line naming each run that passed, and a line naming each that
+    // did not (or the whole output, where Python itself failed).
+    const QString run = m_dir.filePath(model);
+    const QStringList lines = check.output.split('\n');
+    const QStringList passed = lines.filter(QString("{\"run\": \"%1\",").arg(run));
+    const QStringList failed = lines.filter("python_package_check: " + run + ":");
+    QVERIFY2(passed.size() == 1 && failed.isEmpty(), qPrintable(failed.isEmpty() ? check.output : failed.join('\n')));
+    qInfo().noquote() << passed.first();
+  }
+
+  // ensemble_lab.load_split reads every dataset folder the engine reads, under the names
+  // downloads give the files, to the same pixels and labels, and refuses what it refuses
+  // (it had looked for MNIST's exact names only, and read any bytes as an IDX file).
+  void loadSplitReadsTheFoldersTheEngineReads_data() {
+    QTest::addColumn<QString>("layout");
+    QTest::addColumn<QString>("refusal");  // empty where both read the folder
+    for (const SplitLayout& row : kSplitLayouts) QTest::newRow(row.name) << QString(row.layout) << QString(row.refusal);
+  }
+  void loadSplitReadsTheFoldersTheEngineReads() {
+    QFETCH(QString, layout);
+    QFETCH(QString, refusal);
+    const QDir dir(splitFolders().value(layout));
+    QVERIFY2(!QTest::currentTestFailed() && dir.exists(), qPrintable(layout));
     // The engine's reading, as numbers both sides can print: count, size, and the sums of the
     // test split's pixels and labels.
     QString engine;
@@ -289,34 +339,33 @@ class TestPythonPackage final : public QObject {
     } catch (const DatasetError& error) {
       engine = QString("refused: ") + error.what();
     }
-    const QString code =
-        "import sys, ensemble_lab\n"
-        "try:\n"
-        "    train, _ = ensemble_lab.load_split(sys.argv[1], 'train')\n"
-        "    images, labels = ensemble_lab.load_split(sys.argv[1], 'test')\n"
-        "    print(train.shape[0], images.shape[0], images.shape[2], images.shape[3],\n"
-        "          int(images.mul(255).round().sum()), int(labels.sum()))\n"
-        "except (OSError, ValueError) as error:\n"
-        "    print('refused:', error)\n";
     QStringList pythons{ENSEMBLELAB_TEST_PYTHON, "/usr/bin/python3"};
     pythons.removeDuplicates();
     for (const QString& python : pythons) {
-      const PythonResult read = runPython(python, {"-c", code, dir.path()}, ENSEMBLELAB_SOURCE_DIR "/python");
-      if (read.exitCode == kNotStarted || read.output.contains("No module named 'torch'")) {
-        qInfo().noquote() << python << "has no torch:" << read.output.section('\n', -1);
+      const PythonResult& reading = loadSplitReadings(python);
+      if (reading.exitCode == kNotStarted || reading.output.contains("No module named 'torch'")) {
+        qInfo().noquote() << python << "has no torch:" << reading.output.section('\n', -1);
         continue;
       }
-      QVERIFY2(read.exitCode == 0, qPrintable(read.output));
+      QVERIFY2(reading.exitCode == 0, qPrintable(reading.output));
+      // Its line for this folder: "load_split: " and the JSON of [folder, what it read].
+      QString read;
+      for (const QString& line : reading.output.split('\n')) {
+        if (!line.startsWith(kReadingMark)) continue;
+        const QJsonArray pair = QJsonDocument::fromJson(line.mid(kReadingMark.size()).toUtf8()).array();
+        if (pair.at(0).toString() == dir.path()) read = pair.at(1).toString();
+      }
+      QVERIFY2(!read.isEmpty(), qPrintable(reading.output));
       if (refusal.isEmpty()) {
         QVERIFY2(!engine.startsWith("refused"), qPrintable(engine));
-        QCOMPARE(read.output, engine);
+        QCOMPARE(read, engine);
       } else {
         QVERIFY2(engine.startsWith("refused") && engine.contains(refusal), qPrintable(engine));
-        QVERIFY2(read.output.startsWith("refused") && read.output.contains(refusal), qPrintable(read.output));
+        QVERIFY2(read.startsWith("refused") && read.contains(refusal), qPrintable(read));
         // The same words, whole, up to where the engine names a setting ({{dataset}}), which
         // each front end words its own way (left(-1) is the whole string).
         const qsizetype mention = engine.indexOf("{{");
-        QCOMPARE(read.output.left(mention), engine.left(mention));
+        QCOMPARE(read.left(mention), engine.left(mention));
       }
     }
     if (layout == "beside a copy") QVERIFY2(engine.startsWith("23 11"), qPrintable(engine));
