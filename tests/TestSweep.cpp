@@ -2,6 +2,7 @@
 // Sweeps (core/runs/Sweep.h, `ensemble-lab-cli sweep`): the plan covers the grid, a bad
 // grid is refused by name before any job starts, a failed job is recorded while the others
 // train, and a sweep killed mid-job resumes to the uninterrupted sweep's results.
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -11,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <csignal>
 #include <set>
 #include <tuple>
@@ -40,6 +42,28 @@ Result runCli(const QStringList& arguments, const QProcessEnvironment& environme
   if (!process.waitForFinished(600000)) return {-1, "timed out"};
   return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
           QString::fromUtf8(process.readAllStandardError())};
+}
+
+/// Runs the CLI with `arguments` and sends it SIGINT once its stderr has said `line`: its exit
+/// code (-1 where it did not exit normally or did not say the line) and all it wrote to stderr.
+Result interruptedOnceItSays(const QStringList& arguments, const QString& line) {
+  QProcess process;
+  process.setReadChannel(QProcess::StandardError);  // what waitForReadyRead waits for
+  process.start(ENSEMBLELAB_CLI_PATH, arguments);
+  if (!process.waitForStarted()) return {-1, "did not start"};
+  QByteArray err;
+  QDeadlineTimer deadline(120000);
+  while (!(err += process.readAllStandardError()).contains(line.toUtf8())) {
+    if (deadline.hasExpired() || !process.waitForReadyRead(int(std::max<qint64>(1, deadline.remainingTime())))) {
+      process.kill();
+      process.waitForFinished();
+      return {-1, "did not say '" + line + "' in 120 s: " + QString::fromUtf8(err + process.readAllStandardError())};
+    }
+  }
+  ::kill(pid_t(process.processId()), SIGINT);
+  if (!process.waitForFinished(120000)) return {-1, "did not end in 120 s after SIGINT"};
+  err += process.readAllStandardError();
+  return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1, QString::fromUtf8(err)};
 }
 
 using testing::readJson;
@@ -552,18 +576,12 @@ class TestSweep final : public QObject {
     // SIGINT as job 2 starts (it loads Fashion-MNIST, so it is most likely still loading):
     // no run is training yet, and the sweep must stop all the same, resumable.
     const QString out = m_dir.filePath("signalled");
-    QProcess process;
-    process.start(ENSEMBLELAB_CLI_PATH, QStringList{"sweep", "--grid", "dataset=synthetic,fashion-mnist", "--out", out,
-                                                    "--epochs", "1", "--mode", "single", "--train-limit", "256",
-                                                    "--test-limit", "100", "--batch-size", "32"});
-    QVERIFY(process.waitForStarted());
-    QByteArray err;
-    QTRY_VERIFY_WITH_TIMEOUT((err += process.readAllStandardError()).contains("job 2 of 2"), 120000);
-    ::kill(pid_t(process.processId()), SIGINT);
-    QVERIFY(process.waitForFinished(120000));
-    err += process.readAllStandardError();
-    QVERIFY2(process.exitStatus() == QProcess::NormalExit && process.exitCode() == 130, err.constData());
-    QVERIFY2(err.contains("sweep stopped; continue it with"), err.constData());
+    const Result stopped = interruptedOnceItSays({"sweep", "--grid", "dataset=synthetic,fashion-mnist", "--out", out,
+                                                  "--epochs", "1", "--mode", "single", "--train-limit", "256",
+                                                  "--test-limit", "100", "--batch-size", "32"},
+                                                 "job 2 of 2");
+    QVERIFY2(stopped.exitCode == 130, qPrintable(stopped.err));
+    QVERIFY2(stopped.err.contains("sweep stopped; continue it with"), qPrintable(stopped.err));
     QVERIFY(statuses(out)[1] != "completed");
 
     const Result resumed = runCli({"sweep", "--resume", out});
@@ -596,16 +614,8 @@ class TestSweep final : public QObject {
     // Once the first has stopped, the sweep goes on: its first job trains again, and is stopped
     // there (to finish its 90 epochs would only repeat the resume the tests above check; under
     // ASan that took 90 of this function's 105 s).
-    QProcess resumed;
-    resumed.start(ENSEMBLELAB_CLI_PATH, QStringList{"sweep", "--resume", out});
-    QVERIFY(resumed.waitForStarted());
-    QByteArray resumedErr;
-    QTRY_VERIFY_WITH_TIMEOUT((resumedErr += resumed.readAllStandardError()).contains("job 1 of 3"), 120000);
-    ::kill(pid_t(resumed.processId()), SIGINT);
-    QVERIFY(resumed.waitForFinished(120000));
-    resumedErr += resumed.readAllStandardError();
-    QVERIFY2(resumed.exitStatus() == QProcess::NormalExit && resumed.exitCode() == 130, resumedErr.constData());
-    QVERIFY2(!resumedErr.contains("is being run by another process"), resumedErr.constData());
+    const Result resumed = interruptedOnceItSays({"sweep", "--resume", out}, "job 1 of 3");
+    QVERIFY2(resumed.exitCode == 130 && !resumed.err.contains("is being run by another process"), qPrintable(resumed.err));
     QCOMPARE(statuses(out), (QStringList{"stopped", "pending", "pending"}));
   }
 
