@@ -41,7 +41,6 @@ namespace ensemble::cli {
 namespace {
 
 constexpr int kExitError = 1;
-constexpr int kExitInterrupted = 130;
 
 // The run a stop signal stops, and whether one came: a signal between a sweep's jobs (its
 // next job loading its data) finds no run, and must still stop the sweep.

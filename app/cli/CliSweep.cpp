@@ -22,8 +22,6 @@
 namespace ensemble::cli {
 namespace {
 
-constexpr int kExitInterrupted = 130;
-
 /// Refuses a train flag for a setting a grid also sets: the grid's values would replace
 /// the flag's in every job, so the flag would be dropped without a word.
 void refuseFlagsTheGridSets(const CliOptions& options, const std::vector<SweepAxis>& grid,

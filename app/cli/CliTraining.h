@@ -28,6 +28,9 @@ RunFinishedEvent trainAndReport(Trainer& trainer);
 void catchStopSignals();
 /// Whether a stop signal came since catchStopSignals.
 bool stopSignalled();
+/// The exit status of a run or a sweep that a stop signal stopped (resumable): 128 + SIGINT,
+/// what shells report for a Ctrl+C.
+inline constexpr int kExitInterrupted = 130;
 
 /// Warns on stderr where `run`'s metrics.csv ends in a row cut short (a copy or a disk that
 /// lost its tail), naming the file and the line, and `whatBecomesOfIt` ("the export leaves
