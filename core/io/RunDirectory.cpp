@@ -111,16 +111,21 @@ void RunDirectory::writeJson(const std::string& file, const nlohmann::json& json
   writeFileAtomically(file, json.dump(2) + "\n");
 }
 
+void RunDirectory::refuseOversizedJson(const std::string& file, const std::string& usualSize,
+                                       const std::string& whatToDo) {
+  std::error_code ec;
+  const std::uintmax_t size = fs::is_regular_file(file, ec) ? fs::file_size(file, ec) : 0;
+  if (!ec && size > kMaxJsonBytes) {
+    throw ConfigError(file + " is " + std::to_string(size / (1024 * 1024)) + " MiB, where " + usualSize +
+                      ": it is not one EnsembleLab wrote; " + whatToDo);
+  }
+}
+
 nlohmann::json RunDirectory::readJson(const std::string& file) {
   // A run's JSON files are kilobytes (a sweep's of thousands of jobs, megabytes): one far
   // larger is none EnsembleLab wrote, and reading it whole would hold the window (the Runs
   // list reads every run's summary) for as long as it took, in as much memory.
-  std::error_code ec;
-  const std::uintmax_t size = fs::is_regular_file(file, ec) ? fs::file_size(file, ec) : 0;
-  if (!ec && size > kMaxJsonBytes) {
-    throw ConfigError(file + " is " + std::to_string(size / (1024 * 1024)) + " MiB, where a run's JSON files are "
-                      "kilobytes: it is not one EnsembleLab wrote; the run folder is damaged");
-  }
+  refuseOversizedJson(file, "a run's JSON files are kilobytes", "the run folder is damaged");
   const std::string text = readWholeFile(file);
   try {
     return nlohmann::json::parse(text);

@@ -51,6 +51,9 @@ class RunDirectory final {
   /// than kMaxJsonBytes (refused before it is read).
   static nlohmann::json readJson(const std::string& file);
   static constexpr std::uintmax_t kMaxJsonBytes = 64ull * 1024 * 1024;
+  /// Throws ConfigError where `file` is larger than kMaxJsonBytes, before anything reads it:
+  /// "<file> is N MiB, where <usualSize>: it is not one EnsembleLab wrote; <whatToDo>".
+  static void refuseOversizedJson(const std::string& file, const std::string& usualSize, const std::string& whatToDo);
 
  private:
   std::string m_path;

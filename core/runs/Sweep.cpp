@@ -374,12 +374,8 @@ Sweep readSweep(const std::string& folder) {
   }
   // As a run's JSON files (RunDirectory::readJson): one far larger than any sweep writes is
   // none EnsembleLab wrote, refused before the window or the CLI reads it whole.
-  const std::uintmax_t size = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
-  if (!ec && size > RunDirectory::kMaxJsonBytes) {
-    throw ConfigError(path + " is " + std::to_string(size / (1024 * 1024)) + " MiB, where a sweep.json is kilobytes "
-                      "(megabytes for thousands of jobs): it is not one EnsembleLab wrote; start a new sweep with " +
-                      mention::startSweep());
-  }
+  RunDirectory::refuseOversizedJson(path, "a sweep.json is kilobytes (megabytes for thousands of jobs)",
+                                    "start a new sweep with " + mention::startSweep());
   std::ifstream in(path);
   if (!in) throw ConfigError(folder + " holds no sweep (no " + kFileName + "); start one with " + mention::startSweep());
   std::stringstream text;
