@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Builds EnsembleLab with sanitizers on our own code and runs the test suite under them.
-#   bash scripts/sanitize.sh            ASan + UBSan, the suite but for the seven tests named below (build-asan/)
+#   bash scripts/sanitize.sh            ASan + UBSan, the suite but for the .deb and six tests (build-asan/)
 #   bash scripts/sanitize.sh thread     TSan, the tests that cross threads (build-tsan/)
 # Any report fails the run: UBSan aborts on the first finding, ASan/LSan exit non-zero.
 set -euo pipefail
@@ -25,17 +25,7 @@ else
   export LSAN_OPTIONS="suppressions=$suppressions/lsan.supp print_suppressions=0"
   export UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1"
   cd "$dir"
-  # Not here: the .deb (built from build/), and the soak test (TestLongLife), whose measure
-  # is resident memory over 60 epochs, which ASan's quarantine inflates; its other checks
-  # (threads, descriptors) are those of the Release build's run. Nor four suites whose code of
-  # ours runs here in others, and which took 673 of this stage's 2,238 test-seconds on a
-  # 2-core AMD EPYC (CI's limit is 90 minutes for all three builds and their suites):
-  #   TestHosts          ranks on network namespaces: their code is TestDistributed's ranks'
-  #   TestFullDisk       a real full disk: the same failed writes TestWriteFaults injects
-  #   TestKillAnywhere   SIGKILL at random points, then resume: a killed process reports
-  #                      nothing; the resume is TestCheckpointResume's and TestSweep's, the
-  #                      torn files the fuzz corpora's (FuzzCheckpoint, FuzzRunFolder)
-  #   TestPythonPackage  PyTorch reading our files: our side is TestCli's training
-  ctest --output-on-failure -j "${JOBS:-2}" -LE "package|soak" \
-    -E '^(TestHosts|TestFullDisk|TestKillAnywhere|TestPythonPackage)$' "${@:2}"
+  # Not here: the .deb (built from build/), and the suites tests/CMakeLists.txt labels
+  # `unsanitized` and does not build here (it says why for each).
+  ctest --output-on-failure -j "${JOBS:-2}" -LE "package|unsanitized" "${@:2}"
 fi
