@@ -109,13 +109,19 @@ class TestFullDiskWindow final : public QObject {
     MainWindow window(root);
     testing::QuickRun quick;
     quick.cpuReplicas = 2;
-    quick.epochs = 4;
+    quick.epochs = 12;
     testing::setUpForm(window.form(), quick);
     QSignalSpy finished(window.controller(), &RunController::runFinished);
+    QSignalSpy paused(window.controller(), &RunController::pausedChanged);
     window.startRun();
     QString directory;
     QTRY_VERIFY_WITH_TIMEOUT(!(directory = runWithCheckpoint(root)).isEmpty(), 120000);
+    // Held at a step boundary while the disk fills, so that it fails mid-run on any machine: a
+    // 4-epoch run, unheld, once trained to its end during the fill (ASan, its loops unchecked).
+    window.controller()->pause();
+    QTRY_VERIFY_WITH_TIMEOUT(!paused.isEmpty() && paused.last().first().toBool(), 60000);
     QVERIFY(m_disk.fill(0) > 0);
+    window.controller()->unpause();
     QVERIFY(finished.wait(300000));
     const RunFinishedEvent event = finished.last().first().value<RunFinishedEvent>();
     EXPECT_STATUS(event, RunStatus::Failed);
@@ -128,7 +134,8 @@ class TestFullDiskWindow final : public QObject {
 
     // Kept: a checkpoint that loads, and metrics rows that are whole.
     const RunSummary kept = RunSummary::read((directory + "/summary.json").toStdString());
-    QVERIFY(kept.stepsCompleted > 0 && kept.epochsCompleted < 4);
+    QVERIFY2(kept.stepsCompleted > 0 && kept.epochsCompleted < quick.epochs,
+             qPrintable(QString("steps %1, epochs %2").arg(kept.stepsCompleted).arg(kept.epochsCompleted)));
     QVERIFY(!readMetricsCsv((directory + "/metrics.csv").toStdString()).empty());
 
     // Room again: Resume from the window finishes the run, every step logged once.
@@ -137,7 +144,7 @@ class TestFullDiskWindow final : public QObject {
     window.findChild<QAction*>("resumeAction")->trigger();
     QVERIFY(finished.wait(300000));
     REQUIRE_COMPLETED(finished.last().first().value<RunFinishedEvent>());
-    QCOMPARE(RunSummary::read((directory + "/summary.json").toStdString()).epochsCompleted, int64_t(4));
+    QCOMPARE(RunSummary::read((directory + "/summary.json").toStdString()).epochsCompleted, int64_t(quick.epochs));
     QSet<QString> logged;
     for (const MetricsRow& row : readMetricsCsv((directory + "/metrics.csv").toStdString())) {
       const QString key = QString("%1/%2/%3").arg(row.step).arg(QString::fromStdString(row.member)).arg(row.testLoss.has_value());
