@@ -1066,6 +1066,35 @@ class TestMainWindow final : public QObject {
     QCOMPARE(fileBytes(out.filePath("three.csv")).count('\n'), 3);  // the header and both readable runs
   }
 
+  // What an export says of itself ("Saved PATH") is said briefly over the status line; the
+  // line under it is kept up to date meanwhile and comes back, and a new state ends it.
+  void aSavedFileIsSaidBrieflyAndTheLineComesBack() {
+    auto* status = m_window->findChild<RunStatusLine*>();
+    auto* exports = m_window->findChild<ExportActions*>();
+    QVERIFY(status && exports);
+    const QString before = status->lastingText();
+    QVERIFY(!before.isEmpty());
+    emit exports->saved("Saved /tmp/plot.png");
+    QCOMPARE(m_window->statusText(), QString("Saved /tmp/plot.png"));
+    QCOMPARE(status->lastingText(), before);
+    status->setText(before);  // ends it: the tests after this one read the line as it was
+    QCOMPARE(m_window->statusText(), before);
+    // The line itself, with a brief time a test can wait for.
+    QStatusBar bar;
+    RunStatusLine line(&bar, std::chrono::milliseconds(200));
+    line.setText("Run finished: A");
+    line.sayBriefly("Saved /tmp/plot.png");
+    line.updateText("Epoch 1/2 · step 3/9");  // a run's progress goes on under it
+    QCOMPARE(line.text(), QString("Saved /tmp/plot.png"));
+    QCOMPARE(line.lastingText(), QString("Epoch 1/2 · step 3/9"));
+    QTRY_COMPARE(line.text(), QString("Epoch 1/2 · step 3/9"));
+    line.sayBriefly("Saved /tmp/b.png");
+    line.setText("Stopped at step 4");  // a new state, shown at once
+    QCOMPARE(line.text(), QString("Stopped at step 4"));
+    line.updateText("Ready. 2 runs in /tmp");  // and what follows it too: no brief message is left
+    QCOMPARE(line.text(), QString("Ready. 2 runs in /tmp"));
+  }
+
   // Each export is offered only for a run it can act on, and says why not: an unreadable
   // run's exports had been enabled and failed after the file dialog with errno text.
   void exportsAreOfferedOnlyForWhatTheRunHas() {

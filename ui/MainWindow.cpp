@@ -91,11 +91,11 @@ MainWindow::MainWindow(const QString& runsRoot, QWidget* parent)
   connect(m_runsView, &RunListView::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_runsView, &RunListView::evaluateRequested, this, &MainWindow::evaluateRun);
   connect(m_runsView, &RunListView::failed, this, &MainWindow::showError);
-  connect(m_export, &ExportActions::saved, m_status, &RunStatusLine::setText);
+  connect(m_export, &ExportActions::saved, m_status, &RunStatusLine::sayBriefly);
   connect(m_export, &ExportActions::failed, this, &MainWindow::showError);
   connect(m_uncertainty, &UncertaintyView::exported, this, [this](const QString& error, const QString& path) {
     if (!error.isEmpty()) showError(tr("Export failed"), error);
-    else m_status->setText(tr("Saved %1").arg(path));
+    else m_status->sayBriefly(tr("Saved %1").arg(path));
   });
   connect(m_uncertainty, &UncertaintyView::failed, this, &MainWindow::showError);
   connect(m_controller, &RunController::runStarted, this, &MainWindow::onRunStarted);
@@ -396,7 +396,7 @@ void MainWindow::showRunsOnPlots() {
   if (!unreadable.isEmpty()) {
     m_unreadableStatus = unreadable.front();
     m_status->setText(m_unreadableStatus);
-  } else if (!m_unreadableStatus.isEmpty() && m_status->text() == m_unreadableStatus) {
+  } else if (!m_unreadableStatus.isEmpty() && m_status->lastingText() == m_unreadableStatus) {
     m_status->setText(QString());  // said of a run no longer selected
     m_unreadableStatus.clear();
   }
@@ -462,9 +462,9 @@ void MainWindow::refreshRuns() {
   m_folderWatcher->watch(*m_runs);
   // The count the ready line gives follows the folder while nothing else has been said since
   // (it had stayed at the count the window opened with).
-  if (m_status->text() == m_readyText) {
+  if (m_status->lastingText() == m_readyText) {
     m_readyText = readyText();
-    m_status->setText(m_readyText);
+    m_status->updateText(m_readyText);
   }
   // Rows removed from the selection have already said so (selectionChanged); a selected
   // run read again has new curves and numbers to show.

@@ -5,21 +5,42 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QStatusBar>
+#include <QTimer>
 
 #include "core/common/TextFormat.h"
 #include "ui/ElidedLabel.h"
 
 namespace ensemble::ui {
 
-RunStatusLine::RunStatusLine(QStatusBar* bar) : QObject(bar), m_text(new ElidedLabel({})), m_progress(new QProgressBar) {
+RunStatusLine::RunStatusLine(QStatusBar* bar, std::chrono::milliseconds briefFor)
+    : QObject(bar), m_text(new ElidedLabel({})), m_progress(new QProgressBar), m_briefTimer(new QTimer(this)) {
   m_progress->setMaximumWidth(320);
   m_progress->setFormat(tr("%p%"));
   bar->addWidget(m_text, 1);
   bar->addPermanentWidget(m_progress);
+  m_briefTimer->setSingleShot(true);
+  m_briefTimer->setInterval(briefFor);
+  connect(m_briefTimer, &QTimer::timeout, this, [this] { m_text->setFullText(m_lasting); });
 }
 
 QString RunStatusLine::text() const { return m_text->fullText(); }
-void RunStatusLine::setText(const QString& text) { m_text->setFullText(text); }
+QString RunStatusLine::lastingText() const { return m_lasting; }
+
+void RunStatusLine::setText(const QString& text) {
+  m_briefTimer->stop();
+  m_lasting = text;
+  m_text->setFullText(text);
+}
+
+void RunStatusLine::updateText(const QString& text) {
+  m_lasting = text;
+  if (!m_briefTimer->isActive()) m_text->setFullText(text);
+}
+
+void RunStatusLine::sayBriefly(const QString& text) {
+  m_text->setFullText(text);
+  m_briefTimer->start();  // a second brief message has its own full time
+}
 
 void RunStatusLine::preparing(const QString& dataset) {
   setText(tr("Preparing %1 (loading data, building replicas)…").arg(dataset));
@@ -38,12 +59,12 @@ void RunStatusLine::stepsDone(const StepEvent& last, bool stopping, bool paused)
   if (stopping || paused) return;  // "Stopping…" and "Paused" stay until the run moves on
   if (last.stepInEpoch == last.stepsPerEpoch) {
     // The epoch's last step: the test set is evaluated now (seconds), not trained on.
-    setText(tr("Epoch %1/%2 trained · evaluating on the test set…").arg(last.epoch).arg(last.epochs));
+    updateText(tr("Epoch %1/%2 trained · evaluating on the test set…").arg(last.epoch).arg(last.epochs));
     return;
   }
   // A varying rate (a warmup, a schedule) is said as it moves; a constant one is the run's lr.
   const QString rate = last.learningRate ? tr(" · lr %1").arg(*last.learningRate, 0, 'g', 4) : QString();
-  setText(tr("Epoch %1/%2 · step %3/%4%5 · %6 img/s · ETA %7")
+  updateText(tr("Epoch %1/%2 · step %3/%4%5 · %6 img/s · ETA %7")
               .arg(last.epoch).arg(last.epochs).arg(last.stepInEpoch).arg(last.stepsPerEpoch).arg(rate)
               .arg(last.imagesPerSecond, 0, 'f', 0).arg(QString::fromStdString(formatDuration(last.etaSeconds))));
 }
