@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The order in which an epoch visits the training set: a permutation seeded by the run
-// seed and the epoch number, cut into equal batches with the remainder dropped (as in the
-// Flax and d2l recipes). Stateless: epoch e's order is a pure function of (seed, e), so a
-// resumed run needs only the epoch and step to continue exactly. Torch-free.
+// seed and the epoch number, cut into equal batches with the remainder dropped, as the Flax
+// recipe's steps_per_epoch does (d2l's DataLoader keeps a last, smaller batch: drop_last is
+// False there; every batch here has one size, which a captured CUDA graph needs). Each
+// epoch's permutation is new, so the images left out change from epoch to epoch.
+// Stateless: epoch e's order is a pure function of (seed, e), so a resumed run needs only
+// the epoch and step to continue exactly. Torch-free.
 #include <cstdint>
 #include <vector>
 
