@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The IDX reader and dataset loader on valid files of any size and on each kind of
 // broken file: every broken one must be rejected with a message naming the file.
+#include <functional>
+
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -396,6 +398,46 @@ class TestIdxFile final : public QObject {
       const QString message = QString::fromStdString(e.what());
       QVERIFY2(message.contains(expected), qPrintable(message));
       QVERIFY2(message.contains(path), qPrintable(message));
+    }
+  }
+
+  // Image files of the shapes other tools write are refused with what to do, alike where the
+  // whole folder is loaded and where only the headers are read (the window's dataset line, the
+  // evaluation's image size): each had said "has 4 dimensions", or "4-dimensional data".
+  void imageFilesOfOtherShapesSayWhatToDo_data() {
+    QTest::addColumn<std::vector<std::uint32_t>>("dims");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("colour, channels first")
+        << std::vector<std::uint32_t>{10, 3, 8, 7}
+        << "has 4 dimensions (10x3x8x7), (count, channels, rows, columns): 3 channels, colour images; an image file "
+           "has 3 (count, rows, columns), one byte a pixel: convert the images to greyscale and write them as 10x8x7";
+    QTest::newRow("one channel last")
+        << std::vector<std::uint32_t>{10, 8, 7, 1}
+        << "has 4 dimensions (10x8x7x1), (count, rows, columns, channels) with one channel; an image file has 3 "
+           "(count, rows, columns): its pixels are already in that order, so write its header as 10x8x7";
+    QTest::newRow("four dimensions, no channels") << std::vector<std::uint32_t>{10, 8, 7, 6}
+                                                  << "has 4 dimensions (10x8x7x6); an image file has 3 (count, rows, columns)";
+    QTest::newRow("flattened") << std::vector<std::uint32_t>{10, 56}
+                               << "has 2 dimensions (10x56), images flattened into rows of pixels; an image file has 3 "
+                                  "(count, rows, columns): write it with each image's rows and columns (10xROWSxCOLUMNS)";
+  }
+  void imageFilesOfOtherShapesSayWhatToDo() {
+    QFETCH(std::vector<std::uint32_t>, dims);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    testing::writeMnistFolder(dir.path(), 20, 10, 8, 7, false);
+    const QString images = dir.filePath("t10k-images-idx3-ubyte");
+    int size = 1;
+    for (const std::uint32_t dim : dims) size *= int(dim);
+    writeFile(images, idxBytes(dims, pattern(size)));
+    for (const auto& read : std::vector<std::function<void()>>{[&] { loadDataset(dir.path().toStdString()); },
+                                                                [&] { testImageSize(dir.path().toStdString()); }}) {
+      try {
+        read();
+        QFAIL("images of another shape were accepted");
+      } catch (const DatasetError& e) {
+        QCOMPARE(QString::fromStdString(e.what()), images + " " + expected);
+      }
     }
   }
 

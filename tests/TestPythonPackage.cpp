@@ -110,6 +110,15 @@ const SplitLayout kSplitLayouts[] = {
     {"no test samples", "no test samples", "t10k-images-idx3-ubyte holds no images"},
     {"empty images", "empty images", "t10k-images-idx3-ubyte declares empty images (0x5)"},
     {"2-D labels", "2-D labels", "t10k-labels-idx1-ubyte has 2 dimensions; a label file has 1"},
+    // Shapes other tools write, each refused with what to do (they had been "has 4 dimensions").
+    {"flattened images", "flattened", "t10k-images-idx3-ubyte has 2 dimensions (11x30), images flattened into rows of "
+         "pixels; an image file has 3 (count, rows, columns): write it with each image's rows and columns (11xROWSxCOLUMNS)"},
+    {"colour images, channels last", "colour HWC", "t10k-images-idx3-ubyte has 4 dimensions (11x6x5x3), (count, rows, "
+         "columns, channels): 3 channels, colour images; an image file has 3 (count, rows, columns), one byte a pixel: "
+         "convert the images to greyscale and write them as 11x6x5"},
+    {"one channel first", "one channel CHW", "t10k-images-idx3-ubyte has 4 dimensions (11x1x6x5), (count, channels, rows, "
+         "columns) with one channel; an image file has 3 (count, rows, columns): its pixels are already in that order, "
+         "so write its header as 11x6x5"},
     {"images and labels swapped", "swapped", "train-images-idx3-ubyte has 1 dimension, as a label file has; an image file has 3 (count, rows, "
          "columns): is it a label file?"},
     {"images under a label file's magic number", "one-dimensional images", "t10k-images-idx3-ubyte has 319 bytes after the data its header declares (1 "
@@ -247,6 +256,9 @@ class TestPythonPackage final : public QObject {
       rewrite(trainImages, testing::fileBytes(trainLabels));
       rewrite(trainLabels, images);
     }
+    if (layout == "flattened") rewrite(testImages, testing::idxBytes({11, 30}, testing::pattern(11 * 6 * 5)));
+    if (layout == "colour HWC") rewrite(testImages, testing::idxBytes({11, 6, 5, 3}, testing::pattern(11 * 6 * 5 * 3)));
+    if (layout == "one channel CHW") rewrite(testImages, testing::idxBytes({11, 1, 6, 5}, testing::pattern(11 * 6 * 5)));
     if (layout == "label count") rewrite(testLabels, testing::idxBytes({10}, QByteArray(10, 1)));
     if (layout == "one-dimensional images") rewrite(testImages, testing::idxBytes({11}, testing::pattern(11 * 6 * 5)));
     if (layout == "float") rewrite(testImages, testing::idxBytes({11, 6, 5}, testing::pattern(11 * 6 * 5 * 4), 0x0D));

@@ -41,11 +41,7 @@ int64_t classesOfLabels(const IdxArray& labels) {
 Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
                        const std::string& imagesOrigin, const std::string& labelsOrigin) {
   if (images.dims.size() != 3) {
-    // One dimension is a label file's shape: the two files swapped, or a label file copied twice.
-    throw DatasetError(imagesOrigin + (images.dims.size() == 1 ? " has 1 dimension, as a label file has; an image file has "
-                                                                 "3 (count, rows, columns): is it a label file?"
-                                                               : " has " + std::to_string(images.dims.size()) +
-                                                                     " dimensions; an image file has 3 (count, rows, columns)"));
+    throw DatasetError(imagesOrigin + notImageDimensions(std::vector<int64_t>(images.dims.begin(), images.dims.end())));
   }
   if (labels.dims.size() != 1) {
     throw DatasetError(labelsOrigin + " has " + std::to_string(labels.dims.size()) +

@@ -349,10 +349,7 @@ std::vector<int64_t> idxDimensions(const std::string& path) {
 /// The dimensions of the images' IDX file at `path`: (count, height, width).
 std::vector<int64_t> imageDimensions(const std::string& path) {
   std::vector<int64_t> dims = idxDimensions(path);
-  if (dims.size() != 3) {
-    throw DatasetError(path + " holds " + std::to_string(dims.size()) +
-                       "-dimensional data; images are 3-dimensional (count, height, width)");
-  }
+  if (dims.size() != 3) throw DatasetError(path + notImageDimensions(dims));
   return dims;
 }
 

@@ -183,6 +183,35 @@ std::vector<std::uint8_t> gunzip(const std::vector<std::uint8_t>& compressed,
   return inflateGzip(compressed, maxOutput, origin, false);
 }
 
+std::string notImageDimensions(const std::vector<int64_t>& dims) {
+  constexpr const char* kShape = "an image file has 3 (count, rows, columns)";
+  std::string shape;
+  for (const int64_t d : dims) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  switch (dims.size()) {
+    case 1: return std::string(" has 1 dimension, as a label file has; ") + kShape + ": is it a label file?";
+    case 2:
+      return " has 2 dimensions (" + shape + "), images flattened into rows of pixels; " + kShape +
+             ": write it with each image's rows and columns (" + std::to_string(dims[0]) + "xROWSxCOLUMNS)";
+    case 4: {
+      // Channels last (NumPy's images, HWC) or first (PyTorch's, CHW): the short one of the two.
+      const bool last = dims[3] <= 4, first = !last && dims[1] <= 4;
+      if (!last && !first) break;
+      const int64_t channels = last ? dims[3] : dims[1];
+      const std::string layout = last ? "(count, rows, columns, channels)" : "(count, channels, rows, columns)";
+      const std::string wanted = std::to_string(dims[0]) + "x" + std::to_string(last ? dims[1] : dims[2]) + "x" +
+                                 std::to_string(last ? dims[2] : dims[3]);
+      if (channels == 1) {
+        return " has 4 dimensions (" + shape + "), " + layout + " with one channel; " + kShape +
+               ": its pixels are already in that order, so write its header as " + wanted;
+      }
+      return " has 4 dimensions (" + shape + "), " + layout + ": " + std::to_string(channels) + " channels, colour images; " +
+             kShape + ", one byte a pixel: convert the images to greyscale and write them as " + wanted;
+    }
+    default: break;
+  }
+  return " has " + std::to_string(dims.size()) + " dimensions (" + shape + "); " + kShape;
+}
+
 IdxArray readIdxFile(const std::string& path) {
   std::vector<std::uint8_t> bytes = readWholeFile(path);
   if (isGzip(bytes)) {

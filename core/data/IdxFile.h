@@ -28,6 +28,12 @@ IdxArray parseIdx(const std::uint8_t* bytes, std::size_t size, const std::string
 /// Memory grows with the data actually present, never with what a header claims.
 IdxArray readIdxFile(const std::string& path);
 
+/// Why images of these IDX dimensions (not 3: count, rows, columns) cannot be trained on,
+/// and what to do, as words that follow the file's name (" has 4 dimensions (...), ...").
+/// It names the shapes other tools write: a label file (the two swapped), flattened images
+/// (a CSV's rows), one channel or colour, channels last (NumPy's HWC) or first (CHW).
+std::string notImageDimensions(const std::vector<int64_t>& dims);
+
 /// Inflates gzip bytes, stopping with DatasetError once the output passes `maxOutput`.
 std::vector<std::uint8_t> gunzip(const std::vector<std::uint8_t>& compressed,
                                  std::uint64_t maxOutput, const std::string& origin);

@@ -215,13 +215,33 @@ def _read_split(images_path, labels_path, with_pixels):
     return _Split(images_path, labels_path, image_dims, images_data, labels)
 
 
+def _not_image_dimensions(dims):
+    """Why images of these dimensions (not 3) cannot be trained on, and what to do, in the
+    words of the engine's notImageDimensions (core/data/IdxFile.cpp)."""
+    shape_rule = "an image file has 3 (count, rows, columns)"
+    shape = "x".join(map(str, dims))
+    if len(dims) == 1:  # a label file's shape: the two files swapped, or a label file copied twice
+        return f" has 1 dimension, as a label file has; {shape_rule}: is it a label file?"
+    if len(dims) == 2:
+        return (f" has 2 dimensions ({shape}), images flattened into rows of pixels; {shape_rule}: write it with each "
+                f"image's rows and columns ({dims[0]}xROWSxCOLUMNS)")
+    if len(dims) == 4 and (dims[3] <= 4 or dims[1] <= 4):
+        last = dims[3] <= 4  # channels last (NumPy's HWC) or first (PyTorch's CHW): the short one
+        channels = dims[3] if last else dims[1]
+        layout = "(count, rows, columns, channels)" if last else "(count, channels, rows, columns)"
+        wanted = f"{dims[0]}x{dims[1] if last else dims[2]}x{dims[2] if last else dims[3]}"
+        if channels == 1:
+            return (f" has 4 dimensions ({shape}), {layout} with one channel; {shape_rule}: its pixels are already in "
+                    f"that order, so write its header as {wanted}")
+        return (f" has 4 dimensions ({shape}), {layout}: {channels} channels, colour images; {shape_rule}, one byte a "
+                f"pixel: convert the images to greyscale and write them as {wanted}")
+    return f" has {len(dims)} dimensions ({shape}); {shape_rule}"
+
+
 def _check_split(image_dims, label_dims, images_path, labels_path):
     """N images of H x W and their N labels, as the engine's datasetFromIdx requires."""
     if len(image_dims) != 3:
-        if len(image_dims) == 1:  # a label file's shape: the two files swapped, or a label file copied twice
-            raise ValueError(f"{images_path} has 1 dimension, as a label file has; an image file has 3 (count, rows, "
-                             "columns): is it a label file?")
-        raise ValueError(f"{images_path} has {len(image_dims)} dimensions; an image file has 3 (count, rows, columns)")
+        raise ValueError(f"{images_path}{_not_image_dimensions(image_dims)}")
     if len(label_dims) != 1:
         raise ValueError(f"{labels_path} has {len(label_dims)} dimensions; a label file has 1 (count)"
                          + (": is it an image file?" if len(label_dims) == 3 else ""))
