@@ -80,6 +80,8 @@ def main():
 
     images = read_idx(folder, "t10k-images-idx3-ubyte")
     labels = read_idx(folder, "t10k-labels-idx1-ubyte").long()
+    if images.dim() == 4:  # one channel, last or first: the engine reads it as count x rows x columns
+        images = images.squeeze(3 if images.shape[3] == 1 else 1)
     limit = int(config.get("test_limit", 0))
     if limit > 0:
         images, labels = images[:limit], labels[:limit]

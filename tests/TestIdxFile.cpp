@@ -410,11 +410,13 @@ class TestIdxFile final : public QObject {
     QTest::newRow("colour, channels first")
         << std::vector<std::uint32_t>{10, 3, 8, 7}
         << "has 4 dimensions (10x3x8x7), (count, channels, rows, columns): 3 channels, colour images; an image file "
-           "has 3 (count, rows, columns), one byte a pixel: convert the images to greyscale and write them as 10x8x7";
-    QTest::newRow("one channel last")
-        << std::vector<std::uint32_t>{10, 8, 7, 1}
-        << "has 4 dimensions (10x8x7x1), (count, rows, columns, channels) with one channel; an image file has 3 "
-           "(count, rows, columns): its pixels are already in that order, so write its header as 10x8x7";
+           "has 3 (count, rows, columns) (or 4 with one channel), one byte a pixel: convert the images to greyscale and "
+           "write them as 10x8x7";
+    QTest::newRow("colour, channels last")
+        << std::vector<std::uint32_t>{10, 8, 7, 4}
+        << "has 4 dimensions (10x8x7x4), (count, rows, columns, channels): 4 channels, colour images; an image file "
+           "has 3 (count, rows, columns) (or 4 with one channel), one byte a pixel: convert the images to greyscale and "
+           "write them as 10x8x7";
     QTest::newRow("four dimensions, no channels") << std::vector<std::uint32_t>{10, 8, 7, 6}
                                                   << "has 4 dimensions (10x8x7x6); an image file has 3 (count, rows, columns)";
     QTest::newRow("flattened") << std::vector<std::uint32_t>{10, 56}
@@ -439,6 +441,31 @@ class TestIdxFile final : public QObject {
         QCOMPARE(QString::fromStdString(e.what()), images + " " + expected);
       }
     }
+  }
+
+  // One channel, last (NumPy's N x H x W x 1) or first (PyTorch's N x 1 x H x W), holds the
+  // same bytes as N x H x W: read as those, alike by the loader and the header reads.
+  void imagesWithOneChannelAreRead_data() {
+    QTest::addColumn<std::vector<std::uint32_t>>("dims");
+    QTest::newRow("last") << std::vector<std::uint32_t>{10, 8, 7, 1};
+    QTest::newRow("first") << std::vector<std::uint32_t>{10, 1, 8, 7};
+  }
+  void imagesWithOneChannelAreRead() {
+    QFETCH(std::vector<std::uint32_t>, dims);
+    QTemporaryDir plain, channel;
+    testing::writeMnistFolder(plain.path(), 20, 10, 8, 7, false);
+    testing::writeMnistFolder(channel.path(), 20, 10, 8, 7, false);
+    const QByteArray pixels = testing::fileBytes(plain.filePath("t10k-images-idx3-ubyte")).mid(16);
+    writeFile(channel.filePath("t10k-images-idx3-ubyte"), idxBytes(dims, pixels));
+    const DatasetPair expected = loadDataset(plain.path().toStdString());
+    const DatasetPair read = loadDataset(channel.path().toStdString());
+    QCOMPARE(read.test.images.sizes().vec(), expected.test.images.sizes().vec());
+    QVERIFY(read.test.images.equal(expected.test.images));
+    QVERIFY(read.test.labels.equal(expected.test.labels));
+    const ImageSize size = testImageSize(channel.path().toStdString());
+    QCOMPARE(size.height, 8);
+    QCOMPARE(size.width, 7);
+    QCOMPARE(datasetShape(channel.path().toStdString()).testSamples, 10);
   }
 
   void rejectsInconsistentFolders_data() {

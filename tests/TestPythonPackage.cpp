@@ -114,11 +114,11 @@ const SplitLayout kSplitLayouts[] = {
     {"flattened images", "flattened", "t10k-images-idx3-ubyte has 2 dimensions (11x30), images flattened into rows of "
          "pixels; an image file has 3 (count, rows, columns): write it with each image's rows and columns (11xROWSxCOLUMNS)"},
     {"colour images, channels last", "colour HWC", "t10k-images-idx3-ubyte has 4 dimensions (11x6x5x3), (count, rows, "
-         "columns, channels): 3 channels, colour images; an image file has 3 (count, rows, columns), one byte a pixel: "
-         "convert the images to greyscale and write them as 11x6x5"},
-    {"one channel first", "one channel CHW", "t10k-images-idx3-ubyte has 4 dimensions (11x1x6x5), (count, channels, rows, "
-         "columns) with one channel; an image file has 3 (count, rows, columns): its pixels are already in that order, "
-         "so write its header as 11x6x5"},
+         "columns, channels): 3 channels, colour images; an image file has 3 (count, rows, columns) (or 4 with one "
+         "channel), one byte a pixel: convert the images to greyscale and write them as 11x6x5"},
+    // One channel, first or last, is read as the same bytes' 3 dimensions are.
+    {"one channel first", "one channel CHW", ""},
+    {"one channel last", "one channel HWC", ""},
     {"images and labels swapped", "swapped", "train-images-idx3-ubyte has 1 dimension, as a label file has; an image file has 3 (count, rows, "
          "columns): is it a label file?"},
     {"images under a label file's magic number", "one-dimensional images", "t10k-images-idx3-ubyte has 319 bytes after the data its header declares (1 "
@@ -259,6 +259,7 @@ class TestPythonPackage final : public QObject {
     if (layout == "flattened") rewrite(testImages, testing::idxBytes({11, 30}, testing::pattern(11 * 6 * 5)));
     if (layout == "colour HWC") rewrite(testImages, testing::idxBytes({11, 6, 5, 3}, testing::pattern(11 * 6 * 5 * 3)));
     if (layout == "one channel CHW") rewrite(testImages, testing::idxBytes({11, 1, 6, 5}, testing::pattern(11 * 6 * 5)));
+    if (layout == "one channel HWC") rewrite(trainImages, testing::idxBytes({23, 6, 5, 1}, testing::pattern(23 * 6 * 5)));
     if (layout == "label count") rewrite(testLabels, testing::idxBytes({10}, QByteArray(10, 1)));
     if (layout == "one-dimensional images") rewrite(testImages, testing::idxBytes({11}, testing::pattern(11 * 6 * 5)));
     if (layout == "float") rewrite(testImages, testing::idxBytes({11, 6, 5}, testing::pattern(11 * 6 * 5 * 4), 0x0D));

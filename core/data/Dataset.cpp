@@ -40,9 +40,9 @@ int64_t classesOfLabels(const IdxArray& labels) {
 
 Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
                        const std::string& imagesOrigin, const std::string& labelsOrigin) {
-  if (images.dims.size() != 3) {
-    throw DatasetError(imagesOrigin + notImageDimensions(std::vector<int64_t>(images.dims.begin(), images.dims.end())));
-  }
+  const std::vector<int64_t> dims(images.dims.begin(), images.dims.end());
+  const std::vector<int64_t> shape = imageFileShape(dims);
+  if (shape.empty()) throw DatasetError(imagesOrigin + notImageDimensions(dims));
   if (labels.dims.size() != 1) {
     throw DatasetError(labelsOrigin + " has " + std::to_string(labels.dims.size()) +
                        " dimensions; a label file has 1 (count)" +
@@ -55,7 +55,7 @@ Dataset datasetFromIdx(const IdxArray& images, const IdxArray& labels,
                        " labels; the two files must come from the same split");
   }
   if (images.count() == 0) throw DatasetError(imagesOrigin + " holds no images");
-  const int64_t rows = images.dims[1], cols = images.dims[2];
+  const int64_t rows = shape[1], cols = shape[2];
   if (rows == 0 || cols == 0) {
     throw DatasetError(imagesOrigin + " declares empty images (" + std::to_string(rows) + "x" +
                        std::to_string(cols) + ")");

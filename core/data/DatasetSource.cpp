@@ -348,9 +348,10 @@ std::vector<int64_t> idxDimensions(const std::string& path) {
 
 /// The dimensions of the images' IDX file at `path`: (count, height, width).
 std::vector<int64_t> imageDimensions(const std::string& path) {
-  std::vector<int64_t> dims = idxDimensions(path);
-  if (dims.size() != 3) throw DatasetError(path + notImageDimensions(dims));
-  return dims;
+  const std::vector<int64_t> dims = idxDimensions(path);
+  const std::vector<int64_t> shape = imageFileShape(dims);
+  if (shape.empty()) throw DatasetError(path + notImageDimensions(dims));
+  return shape;
 }
 
 /// The files of the dataset folder `spec` names, as loading finds them.

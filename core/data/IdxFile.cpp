@@ -183,6 +183,13 @@ std::vector<std::uint8_t> gunzip(const std::vector<std::uint8_t>& compressed,
   return inflateGzip(compressed, maxOutput, origin, false);
 }
 
+std::vector<int64_t> imageFileShape(const std::vector<int64_t>& dims) {
+  if (dims.size() == 3) return dims;
+  if (dims.size() == 4 && dims[3] == 1) return {dims[0], dims[1], dims[2]};
+  if (dims.size() == 4 && dims[1] == 1) return {dims[0], dims[2], dims[3]};
+  return {};
+}
+
 std::string notImageDimensions(const std::vector<int64_t>& dims) {
   constexpr const char* kShape = "an image file has 3 (count, rows, columns)";
   std::string shape;
@@ -196,16 +203,14 @@ std::string notImageDimensions(const std::vector<int64_t>& dims) {
       // Channels last (NumPy's images, HWC) or first (PyTorch's, CHW): the short one of the two.
       const bool last = dims[3] <= 4, first = !last && dims[1] <= 4;
       if (!last && !first) break;
+      // (One channel is read as it is: imageFileShape.)
       const int64_t channels = last ? dims[3] : dims[1];
       const std::string layout = last ? "(count, rows, columns, channels)" : "(count, channels, rows, columns)";
       const std::string wanted = std::to_string(dims[0]) + "x" + std::to_string(last ? dims[1] : dims[2]) + "x" +
                                  std::to_string(last ? dims[2] : dims[3]);
-      if (channels == 1) {
-        return " has 4 dimensions (" + shape + "), " + layout + " with one channel; " + kShape +
-               ": its pixels are already in that order, so write its header as " + wanted;
-      }
       return " has 4 dimensions (" + shape + "), " + layout + ": " + std::to_string(channels) + " channels, colour images; " +
-             kShape + ", one byte a pixel: convert the images to greyscale and write them as " + wanted;
+             kShape + " (or 4 with one channel), one byte a pixel: convert the images to greyscale and write them as " +
+             wanted;
     }
     default: break;
   }

@@ -28,10 +28,15 @@ IdxArray parseIdx(const std::uint8_t* bytes, std::size_t size, const std::string
 /// Memory grows with the data actually present, never with what a header claims.
 IdxArray readIdxFile(const std::string& path);
 
-/// Why images of these IDX dimensions (not 3: count, rows, columns) cannot be trained on,
-/// and what to do, as words that follow the file's name (" has 4 dimensions (...), ...").
-/// It names the shapes other tools write: a label file (the two swapped), flattened images
-/// (a CSV's rows), one channel or colour, channels last (NumPy's HWC) or first (CHW).
+/// The (count, rows, columns) of an image file of these IDX dimensions: its three, or four
+/// with one channel, last (NumPy's N x H x W x 1) or first (PyTorch's N x 1 x H x W), whose
+/// bytes are in the same order; empty for any other shape (notImageDimensions says why).
+std::vector<int64_t> imageFileShape(const std::vector<int64_t>& dims);
+
+/// Why images of these IDX dimensions cannot be trained on (imageFileShape is empty), and
+/// what to do, as words that follow the file's name (" has 4 dimensions (...), ..."). It
+/// names the shapes other tools write: a label file (the two swapped), flattened images (a
+/// CSV's rows), colour images with their channels last (HWC) or first (CHW).
 std::string notImageDimensions(const std::vector<int64_t>& dims);
 
 /// Inflates gzip bytes, stopping with DatasetError once the output passes `maxOutput`.

@@ -211,13 +211,25 @@ def _read_split(images_path, labels_path, with_pixels):
         image_dims, images_data = _read_idx_file(images_path)
     else:
         image_dims, images_data = _read_idx_header(images_path), None
-    _check_split(image_dims, label_dims, images_path, labels_path)
-    return _Split(images_path, labels_path, image_dims, images_data, labels)
+    image_shape = _check_split(image_dims, label_dims, images_path, labels_path)
+    return _Split(images_path, labels_path, image_shape, images_data, labels)
+
+
+def _image_file_shape(dims):
+    """(count, rows, columns) of an image file of these dimensions, or None, as the engine's
+    imageFileShape: its three, or four with one channel last or first (the same bytes)."""
+    if len(dims) == 3:
+        return tuple(dims)
+    if len(dims) == 4 and dims[3] == 1:
+        return tuple(dims[:3])
+    if len(dims) == 4 and dims[1] == 1:
+        return (dims[0], dims[2], dims[3])
+    return None
 
 
 def _not_image_dimensions(dims):
-    """Why images of these dimensions (not 3) cannot be trained on, and what to do, in the
-    words of the engine's notImageDimensions (core/data/IdxFile.cpp)."""
+    """Why images of these dimensions cannot be trained on, and what to do, in the words of
+    the engine's notImageDimensions (core/data/IdxFile.cpp)."""
     shape_rule = "an image file has 3 (count, rows, columns)"
     shape = "x".join(map(str, dims))
     if len(dims) == 1:  # a label file's shape: the two files swapped, or a label file copied twice
@@ -230,22 +242,21 @@ def _not_image_dimensions(dims):
         channels = dims[3] if last else dims[1]
         layout = "(count, rows, columns, channels)" if last else "(count, channels, rows, columns)"
         wanted = f"{dims[0]}x{dims[1] if last else dims[2]}x{dims[2] if last else dims[3]}"
-        if channels == 1:
-            return (f" has 4 dimensions ({shape}), {layout} with one channel; {shape_rule}: its pixels are already in "
-                    f"that order, so write its header as {wanted}")
-        return (f" has 4 dimensions ({shape}), {layout}: {channels} channels, colour images; {shape_rule}, one byte a "
-                f"pixel: convert the images to greyscale and write them as {wanted}")
+        return (f" has 4 dimensions ({shape}), {layout}: {channels} channels, colour images; {shape_rule} (or 4 with "
+                f"one channel), one byte a pixel: convert the images to greyscale and write them as {wanted}")
     return f" has {len(dims)} dimensions ({shape}); {shape_rule}"
 
 
 def _check_split(image_dims, label_dims, images_path, labels_path):
-    """N images of H x W and their N labels, as the engine's datasetFromIdx requires."""
-    if len(image_dims) != 3:
+    """N images of H x W and their N labels, as the engine's datasetFromIdx requires; the
+    images' (count, rows, columns)."""
+    image_shape = _image_file_shape(image_dims)
+    if image_shape is None:
         raise ValueError(f"{images_path}{_not_image_dimensions(image_dims)}")
     if len(label_dims) != 1:
         raise ValueError(f"{labels_path} has {len(label_dims)} dimensions; a label file has 1 (count)"
                          + (": is it an image file?" if len(label_dims) == 3 else ""))
-    count, rows, columns = image_dims
+    count, rows, columns = image_shape
     if count != label_dims[0]:
         raise ValueError(f"{images_path} holds {count} images but {labels_path} holds {label_dims[0]} labels; "
                          "the two files must come from the same split")
@@ -253,6 +264,7 @@ def _check_split(image_dims, label_dims, images_path, labels_path):
         raise ValueError(f"{images_path} holds no images")
     if rows == 0 or columns == 0:
         raise ValueError(f"{images_path} declares empty images ({rows}x{columns})")
+    return image_shape
 
 
 # --- Checks across the two splits, as core/data/DatasetSource.cpp makes them ------------------
