@@ -374,7 +374,7 @@ class TestCli final : public QObject {
   void eachCommandsHelpIsItsOwn() {
     const Result all = runCli({"--help"});
     QVERIFY2(all.exitCode == 0, qPrintable(all.err));
-    for (const QString command : {"devices", "train", "resume", "eval", "predict", "export", "sweep"}) {
+    for (const QString command : {"devices", "train", "resume", "eval", "predict", "export", "sweep", "import"}) {
       const QString usage = "  ensemble-lab-cli " + command + " ";
       QVERIFY2(all.out.contains(usage), qPrintable(command));
       const Result own = runCli({command, "--help"});
@@ -772,6 +772,31 @@ class TestCli final : public QObject {
     QVERIFY2(r.exitCode == 2 && r.err.contains("not flags of both") && !QFileInfo::exists(root + "/mixed.csv"), qPrintable(r.err));
     saw("export", {"--runs", "--table", "--curves"});
 
+    // import: CSV rows of a label and 24 pixels, 4x6 by --size; the folder it writes trains.
+    {
+      QByteArray train, test;
+      for (int i = 0; i < 12; ++i) {
+        QByteArray row = QByteArray::number(i % 3);
+        for (int j = 0; j < 24; ++j) row += "," + QByteArray::number((i * 5 + j) % 256);
+        train += row + "\n";
+        if (i < 6) test += row + "\n";
+      }
+      QVERIFY(testing::writeFile(root + "/train.csv", train) && testing::writeFile(root + "/test.csv", test));
+      r = runCli({"import", "--train", root + "/train.csv", "--test", root + "/test.csv", "--to", root + "/imported",
+                  "--size", "4x6"});
+      QVERIFY2(r.exitCode == 0 && r.out.contains("wrote " + root + "/imported: 12 training and 6 test images of 4x6, "
+                                                 "3 classes; train on it with --dataset " + root + "/imported"),
+               qPrintable(r.out + r.err));
+      r = runCli({"train", "--dataset", root + "/imported", "--mode", "single", "--devices", "cpu", "--epochs", "1",
+                  "--batch-size", "4", "--out", root + "/imported-run"});
+      QVERIFY2(r.exitCode == 0 && r.err.contains("12 training images of 4x6, 3 classes"), qPrintable(r.err));
+      r = runCli({"import", "--train", root + "/train.csv", "--test", root + "/test.csv", "--to", root + "/square"});
+      QVERIFY2(r.exitCode == 1 && r.err.contains("hold 24 pixels after their label, not a square number: give the "
+                                                 "images' size, rows x columns (--size ROWSxCOLUMNS)"),
+               qPrintable(r.err));
+      saw("import", {"--train", "--test", "--to", "--size"});
+    }
+
     // devices --check: all-reduces across the CPU's ranks (and every GPU), within --timeout.
     r = runCli({"devices", "--check", "--timeout", "60"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
@@ -785,7 +810,7 @@ class TestCli final : public QObject {
     }
     saw("devices", {"--check", "--timeout"});
 
-    for (const QString command : {"devices", "train", "resume", "eval", "predict", "export", "sweep"}) {
+    for (const QString command : {"devices", "train", "resume", "eval", "predict", "export", "sweep", "import"}) {
       r = runCli({"--list-flags", command});
       QCOMPARE(r.exitCode, 0);
       QSet<QString> accepted;
@@ -980,6 +1005,12 @@ class TestCli final : public QObject {
     QTest::newRow("predict without --out") << QStringList{"predict", "--run", "@broken"} << "predict needs --out" << 2;
     QTest::newRow("export without --to") << QStringList{"export", "--run", "@broken"} << "export needs --to" << 2;
     QTest::newRow("sweep without --grid") << QStringList{"sweep"} << "sweep needs --grid" << 2;
+    QTest::newRow("import without --test") << QStringList{"import", "--train", "@broken/a.csv", "--to", "@broken/i"}
+                                           << "import needs --test (import --train TRAIN.csv --test TEST.csv --to FOLDER" << 2;
+    QTest::newRow("import --size of one number") << QStringList{"import", "--train", "a.csv", "--test", "b.csv", "--to",
+                                                                "@broken/i", "--size", "28"}
+                                                 << "--size expects ROWSxCOLUMNS, two whole numbers of 1 to 99999 (28x28), "
+                                                    "got '28'" << 1;
     QTest::newRow("export to another kind of file") << QStringList{"export", "--run", "@broken", "--to", "m.txt"}
                                                    << "name a .csv file" << 1;
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/cli/CliDevices.h"
+#include "app/cli/CliImport.h"
 #include "app/cli/CliSweep.h"
 #include "app/cli/CliTraining.h"
 #include "app/cli/ProgressPrinter.h"
@@ -488,6 +489,7 @@ int runCommand(const CliOptions& options) {
     if (options.command == "predict") return commandPredict(options);
     if (options.command == "export") return commandExport(options);
     if (options.command == "sweep") return commandSweep(options);
+    if (options.command == "import") return commandImport(options);
   } catch (const UsageError&) {
     throw;  // main says it and exits 2
   } catch (...) {

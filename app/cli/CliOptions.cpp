@@ -65,7 +65,7 @@ const std::map<std::string, std::set<std::string>>& flagsByCommand() {
     }
     return std::map<std::string, std::set<std::string>>{
         {"devices", {"check", "timeout"}}, {"train", train},   {"resume", resume}, {"eval", eval},
-        {"predict", predict}, {"export", exportFlags}, {"sweep", sweep}, {"help", {}}, {"version", {}}};
+        {"predict", predict}, {"export", exportFlags}, {"sweep", sweep}, {"import", {"train", "test", "to", "size"}}, {"help", {}}, {"version", {}}};
   }();
   return flags;
 }
@@ -143,6 +143,13 @@ Usage:
       starts; a failed job is recorded and the others go on. --resume continues an
       interrupted sweep: finished jobs are kept, the interrupted one resumes from its
       checkpoint, the rest run. Exit status 1 when a job failed.
+  ensemble-lab-cli import --train TRAIN.csv --test TEST.csv --to FOLDER [--size ROWSxCOLUMNS]
+      Write an MNIST-format folder (the four IDX files) from CSV files of a label and its
+      pixels a row, each a whole number 0-255, with a header row or none: Kaggle's
+      Fashion-MNIST (fashion-mnist_train.csv: label,pixel1,...,pixel784) and MNIST CSVs.
+      The images are square (784 pixels: 28x28) unless --size gives them. FOLDER is made
+      where missing and must not hold IDX files; it is checked as training loads it, and
+      nothing is left there where the import fails. Then: train --dataset FOLDER.
   ensemble-lab-cli --version | --help
   ensemble-lab-cli --list-flags COMMAND
       The flags COMMAND accepts, one per line (for shell completion).
@@ -206,7 +213,7 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
     // For shell completion (and the test that every declared flag has an effect).
     const std::string command = arguments.size() == 2 ? arguments[1] : "";
     if (command == "help" || command == "version" || !flagsByCommand().count(command)) {
-      throw UsageError("--list-flags takes one command: devices, train, resume, eval, predict, export or sweep");
+      throw UsageError("--list-flags takes one command: devices, train, resume, eval, predict, export, sweep or import");
     }
     options.command = "list-flags";
     options.flags["command"] = command;
@@ -215,7 +222,7 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
   const auto known = flagsByCommand().find(options.command);
   if (known == flagsByCommand().end()) {
     throw UsageError("unknown command '" + options.command +
-                     "'; the commands are devices, train, resume, eval, predict, export and sweep (see --help)");
+                     "'; the commands are devices, train, resume, eval, predict, export, sweep and import (see --help)");
   }
   for (std::size_t i = 1; i < arguments.size(); ++i) {
     const std::string& argument = arguments[i];

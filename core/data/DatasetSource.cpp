@@ -13,6 +13,7 @@
 #include "core/common/Error.h"
 #include "core/common/FileKind.h"
 #include "core/common/FieldMention.h"
+#include "core/data/CsvImport.h"
 #include "core/data/IdxFile.h"
 #include "core/data/SyntheticDataset.h"
 
@@ -248,6 +249,9 @@ SplitFiles splitFilesIn(const fs::path& folder, Needed needed = Needed::BothSpli
       throw DatasetError("dataset folder " + folder.string() +
                          " holds no MNIST-format files, but its subfolder " + inside +
                          " does: name that subfolder in " + mention::field("dataset"));
+    }
+    if (const std::string csv = csvImportHint(folder.string()); !csv.empty()) {
+      throw DatasetError("dataset folder " + folder.string() + " holds no MNIST-format files; " + csv);
     }
   }
   throw DatasetError(missingFileMessage(folder, prefix, missing, needed));

@@ -26,6 +26,18 @@ def idx(dims, payload, type_code=0x08):
     return bytes([0, 0, type_code, len(dims)]) + b"".join(struct.pack(">I", d) for d in dims) + payload
 
 
+# CSV (import): Kaggle's form with a header, without one, Windows line ends, and the broken
+# kinds import must refuse (a row cut short, a value over 255, scaled pixels, no labels).
+csv_header = "label," + ",".join("pixel%d" % j for j in range(1, 5)) + "\n"
+csv_rows = "".join("%d,%s\n" % (i % 2, ",".join(str((7 * i + j) % 256) for j in range(4))) for i in range(4))
+write("FuzzCsvImport", "kaggle", csv_header + csv_rows)
+write("FuzzCsvImport", "no-header", csv_rows)
+write("FuzzCsvImport", "crlf", (csv_header + csv_rows).replace("\n", "\r\n"))
+write("FuzzCsvImport", "row-cut-short", csv_rows + "1,2,3\n")
+write("FuzzCsvImport", "over-255", csv_rows + "1,2,3,256,4\n")
+write("FuzzCsvImport", "scaled", "1,0.5,0,0,0\n0,0,0,0,1\n")
+write("FuzzCsvImport", "unlabelled", "pixel0,pixel1,pixel2,pixel3\n0,0,0,0\n")
+
 # IDX: the real Fashion-MNIST files cut to a few items, raw and gzip, and the broken kinds.
 with gzip.open(os.path.join(fashion, "train-images-idx3-ubyte.gz")) as f:
     images = f.read(16 + 3 * 784)

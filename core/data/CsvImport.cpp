@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/data/CsvImport.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/common/Error.h"
+#include "core/common/TextFormat.h"
+#include "core/io/AtomicFile.h"
+
+namespace ensemble {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The four files an MNIST-format folder holds, in the order they are written.
+constexpr const char* kIdxNames[] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                                     "t10k-labels-idx1-ubyte"};
+
+/// One CSV file: a label and its pixels a row, each a byte.
+struct CsvSplit {
+  std::string path;
+  std::vector<std::uint8_t> labels;
+  std::vector<std::uint8_t> pixels;
+  int64_t pixelsPerRow = 0;
+};
+
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+/// A field as a byte: a whole number 0-255 in decimal, blanks around it allowed.
+std::optional<int> byteOf(std::string_view text) {
+  text = trimmed(text);
+  if (text.empty() || text.size() > 3) return std::nullopt;
+  int value = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value <= 255 ? std::optional<int>(value) : std::nullopt;
+}
+
+/// Whether `text` reads as a number of any kind (a header's first field does not).
+bool isNumber(std::string_view text) {
+  const std::string value(trimmed(text));
+  char* end = nullptr;
+  std::strtod(value.c_str(), &end);
+  return !value.empty() && end && *end == '\0';
+}
+
+/// Why `text`, field `field` (1: the label) of line `line`, is not a byte, and what to do.
+std::string notAByte(const std::string& path, int64_t line, int64_t field, std::string_view text) {
+  const std::string where = path + " line " + std::to_string(line) + ", " +
+                            (field == 1 ? std::string("its label") : "pixel " + std::to_string(field - 1)) + ", ";
+  const std::string value(trimmed(text));
+  if (value.empty()) return where + "is empty; every row holds a label and its pixels, each a whole number 0-255";
+  const double number = std::strtod(value.c_str(), nullptr);
+  if (isNumber(value) && number >= 0 && number <= 1 && value.find('.') != std::string::npos && field > 1) {
+    return where + "is " + value + ": pixels are bytes, whole numbers 0-255; these look scaled to 0-1, so " +
+           "multiply them by 255 and round before importing";
+  }
+  return where + "is '" + value + "': " + (field == 1 ? "a label" : "a pixel") +
+         " is a byte, a whole number 0-255" + (field == 1 ? " (the class's number)" : "");
+}
+
+/// Reads `path` whole: a header row or none, then a label and its pixels a row.
+CsvSplit readCsvSplit(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    throw DatasetError(fs::exists(path, ec) ? path + " is not a file; name a CSV file"
+                                            : path + " does not exist; name a CSV file of a label and its pixels a row");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DatasetError("cannot open " + path + ": " + std::strerror(errno));
+  CsvSplit split;
+  split.path = path;
+  int64_t fieldsPerRow = 0, firstRow = 0, number = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // written on Windows
+    if (trimmed(line).empty()) continue;
+    std::vector<std::string_view> fields;
+    for (std::size_t start = 0;;) {
+      const std::size_t end = line.find(',', start);
+      fields.emplace_back(line.data() + start, (end == std::string::npos ? line.size() : end) - start);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+    if (firstRow == 0 && !isNumber(fields.front())) {
+      // A header (Kaggle's: label,pixel1,...): read past, unless its first column is a pixel.
+      // A first row whose label is a number, but no byte (-1, 0.5), is a row, and refused.
+      std::string first(trimmed(fields.front()));
+      first.erase(std::remove(first.begin(), first.end(), '"'), first.end());
+      if (first.rfind("pixel", 0) == 0) {
+        throw DatasetError(path + " begins with the column " + first + ", not a label: its images have no labels " +
+                           "(as Kaggle's digit-recognizer test.csv, made for submissions), and a test split needs " +
+                           "them to be scored; give the test split a CSV with labels, such as part of the training CSV");
+      }
+      firstRow = -1;  // the header was read: the next row is the first
+      continue;
+    }
+    if (fieldsPerRow == 0) {
+      fieldsPerRow = int64_t(fields.size());
+      firstRow = number;
+      if (fieldsPerRow < 2) {
+        throw DatasetError(path + " line " + std::to_string(number) + " holds one field; a row holds a label, " +
+                           "then its pixels, separated by commas");
+      }
+    } else if (int64_t(fields.size()) != fieldsPerRow) {
+      throw DatasetError(path + " line " + std::to_string(number) + " has " + std::to_string(fields.size()) +
+                         " fields, line " + std::to_string(firstRow) + " " + std::to_string(fieldsPerRow) +
+                         "; every row holds a label and the same number of pixels (the file is cut short or damaged)");
+    }
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      const std::optional<int> value = byteOf(fields[f]);
+      if (!value) throw DatasetError(notAByte(path, number, int64_t(f) + 1, fields[f]));
+      (f == 0 ? split.labels : split.pixels).push_back(std::uint8_t(*value));
+    }
+  }
+  if (in.bad()) throw DatasetError("cannot read " + path + ": I/O error");
+  if (split.labels.empty()) throw DatasetError(path + " holds no rows of a label and its pixels");
+  split.pixelsPerRow = fieldsPerRow - 1;
+  return split;
+}
+
+/// The images' rows and columns: given, or the square of the pixels a row.
+std::pair<int64_t, int64_t> imageSizeOf(const CsvSplit& split, const CsvImportOptions& options) {
+  const int64_t pixels = split.pixelsPerRow;
+  if (options.rows > 0 && options.columns > 0) {
+    if (options.rows * options.columns != pixels) {
+      throw DatasetError("images of " + std::to_string(options.rows) + "x" + std::to_string(options.columns) + " are " +
+                         std::to_string(options.rows * options.columns) + " pixels, but the rows of " + split.path +
+                         " hold " + std::to_string(pixels) + " after their label");
+    }
+    return {options.rows, options.columns};
+  }
+  const auto side = int64_t(std::llround(std::sqrt(double(pixels))));
+  if (side * side != pixels) {
+    throw DatasetError("the rows of " + split.path + " hold " + std::to_string(pixels) + " pixels after their label, " +
+                       "not a square number: give the images' size, rows x columns (--size ROWSxCOLUMNS)");
+  }
+  return {side, side};
+}
+
+void putBigEndian32(std::string& bytes, int64_t value) {
+  for (const int shift : {24, 16, 8, 0}) bytes += char((std::uint64_t(value) >> shift) & 0xFF);
+}
+
+/// An unsigned-byte IDX file of these dimensions and data.
+std::string idxFileBytes(const std::vector<int64_t>& dims, const std::vector<std::uint8_t>& data) {
+  std::string bytes{'\0', '\0', '\x08', char(dims.size())};
+  for (const int64_t dim : dims) putBigEndian32(bytes, dim);
+  bytes.append(reinterpret_cast<const char*>(data.data()), data.size());
+  return bytes;
+}
+
+}  // namespace
+
+CsvImportResult importCsvDataset(const CsvImportOptions& options, const std::function<void(const std::string&)>& check) {
+  const CsvSplit train = readCsvSplit(options.trainCsv);
+  const CsvSplit test = readCsvSplit(options.testCsv);
+  if (train.pixelsPerRow != test.pixelsPerRow) {
+    throw DatasetError("the rows of " + train.path + " hold " + std::to_string(train.pixelsPerRow) +
+                       " pixels after their label, those of " + test.path + " " + std::to_string(test.pixelsPerRow) +
+                       "; the two splits hold images of one size");
+  }
+  const auto [rows, columns] = imageSizeOf(train, options);
+  constexpr std::uint64_t kMaxDimension = 0xFFFFFFFFu;  // an IDX dimension is 32 bits
+  for (const CsvSplit* split : {&train, &test}) {
+    if (split->labels.size() > kMaxDimension) throw DatasetError(split->path + " holds more rows than an IDX file can");
+  }
+
+  const fs::path folder(options.folder);
+  std::error_code ec;
+  for (const char* name : kIdxNames) {
+    for (const std::string file : {std::string(name), std::string(name) + ".gz"}) {
+      if (fs::exists(folder / file, ec)) {
+        throw DatasetError(options.folder + " already holds " + file + "; import into a new or empty folder (nothing " +
+                           "was written)");
+      }
+    }
+  }
+  fs::create_directories(folder, ec);
+  if (ec) throw IoError(describeIoFailure("cannot create", options.folder, ec.value()));
+
+  const std::string contents[] = {
+      idxFileBytes({int64_t(train.labels.size()), rows, columns}, train.pixels),
+      idxFileBytes({int64_t(train.labels.size())}, train.labels),
+      idxFileBytes({int64_t(test.labels.size()), rows, columns}, test.pixels),
+      idxFileBytes({int64_t(test.labels.size())}, test.labels)};
+  std::vector<fs::path> written;
+  try {
+    for (std::size_t i = 0; i < std::size(kIdxNames); ++i) {
+      writeFileAtomically((folder / kIdxNames[i]).string(), contents[i]);
+      written.push_back(folder / kIdxNames[i]);
+    }
+    if (check) check(options.folder);
+  } catch (...) {
+    for (const fs::path& file : written) fs::remove(file, ec);  // nothing left half done
+    throw;
+  }
+  return {int64_t(train.labels.size()), int64_t(test.labels.size()), rows, columns};
+}
+
+std::string csvImportHint(const std::string& folder) {
+  std::vector<std::string> csvs;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string(), lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".csv") == 0 && it->is_regular_file(ec)) {
+      csvs.push_back(name);
+    }
+  }
+  if (csvs.empty()) return "";
+  std::sort(csvs.begin(), csvs.end());
+  const auto named = [&](const char* word, const char* notWord) {
+    std::vector<std::string> found;
+    for (const std::string& name : csvs) {
+      std::string lower = name;
+      std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+      if (lower.find(word) != std::string::npos && lower.find(notWord) == std::string::npos) found.push_back(name);
+    }
+    return found;
+  };
+  const std::vector<std::string> trains = named("train", "test"), tests = named("test", "train");
+  std::string list;
+  for (const std::string& name : csvs) list += (list.empty() ? "" : ", ") + name;
+  const fs::path at(folder);
+  const std::string command =
+      trains.size() == 1 && tests.size() == 1
+          ? "ensemble-lab-cli import --train " + shellWord((at / trains.front()).string()) + " --test " +
+                shellWord((at / tests.front()).string()) + " --to " +
+                shellWord((at.has_filename() ? at : at.parent_path()).string() + "-idx")
+          : "ensemble-lab-cli import --train TRAIN.csv --test TEST.csv --to FOLDER";
+  return "it holds CSV files (" + list + "): where they hold a label and its pixels a row, as Kaggle's " +
+         "Fashion-MNIST does, `" + command + "` writes them as an MNIST-format folder to train on";
+}
+
+}  // namespace ensemble
