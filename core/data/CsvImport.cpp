@@ -92,6 +92,7 @@ CsvSplit readCsvSplit(const std::string& path) {
   while (std::getline(in, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();  // written on Windows
+    if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 mark (Excel's): no field of the row
     if (trimmed(line).empty()) continue;
     std::vector<std::string_view> fields;
     for (std::size_t start = 0;;) {
