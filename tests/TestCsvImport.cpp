@@ -32,11 +32,12 @@ QList<QList<int>> rowsOf(int count, int pixels, int classes) {
   return rows;
 }
 
-QByteArray csvText(const QList<QList<int>>& rows, const QByteArray& header, const QByteArray& newline) {
+QByteArray csvText(const QList<QList<int>>& rows, const QByteArray& header, const QByteArray& newline,
+                   bool quoted = false) {
   QByteArray text = header.isEmpty() ? QByteArray() : header + newline;
   for (const QList<int>& row : rows) {
     QStringList fields;
-    for (const int value : row) fields << QString::number(value);
+    for (const int value : row) fields << (quoted ? "\"" + QString::number(value) + "\"" : QString::number(value));
     text += fields.join(',').toUtf8() + newline;
   }
   return text;
@@ -61,8 +62,8 @@ std::pair<std::vector<std::uint8_t>, std::vector<std::uint8_t>> expectedBytes(co
 const QStringList kIdxNames{"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
                             "t10k-labels-idx1-ubyte"};
 
-/// The loader's checks, as the CLI's import passes them.
-void loadAsTrainingDoes(const std::string& folder) { loadDataset(folder); }
+/// The loader's checks, as the CLI's import and the window's pass them.
+void loadAsTrainingDoes(const std::string& folder) { checkDataset(folder); }
 
 }  // namespace
 
@@ -83,6 +84,8 @@ class TestCsvImport final : public QObject {
     // Excel's UTF-8 mark before the first row: not part of its label (the row had been read
     // as a header, and lost).
     QTest::newRow("a UTF-8 mark, no header") << QByteArray() << QByteArray("\n") << 3 << 3 << false;
+    QTest::newRow("every field quoted") << QByteArray("\"label\",\"p1\",\"p2\",\"p3\",\"p4\"") << QByteArray("\n") << 2 << 2
+                                        << false;
     QTest::newRow("quoted header") << QByteArray("\"label\",\"pixel1\",\"pixel2\",\"pixel3\",\"pixel4\"")
                                    << QByteArray("\n") << 2 << 2 << false;
   }
@@ -94,9 +97,11 @@ class TestCsvImport final : public QObject {
     QFETCH(bool, sizeGiven);
     QTemporaryDir dir;
     const QList<QList<int>> train = rowsOf(23, rows * columns, 3), test = rowsOf(9, rows * columns, 3);
-    const QByteArray mark = QByteArray(QTest::currentDataTag()).contains("UTF-8 mark") ? "\xEF\xBB\xBF" : "";
-    QVERIFY(testing::writeFile(dir.filePath("train.csv"), mark + csvText(train, header, newline) + newline));  // a blank line at the end
-    QVERIFY(testing::writeFile(dir.filePath("test.csv"), csvText(test, header, newline)));
+    const QByteArray tag = QTest::currentDataTag();
+    const QByteArray mark = tag.contains("UTF-8 mark") ? "\xEF\xBB\xBF" : "";
+    const bool quoted = tag.startsWith("every field quoted");
+    QVERIFY(testing::writeFile(dir.filePath("train.csv"), mark + csvText(train, header, newline, quoted) + newline));  // a blank line at the end
+    QVERIFY(testing::writeFile(dir.filePath("test.csv"), csvText(test, header, newline, quoted)));
     CsvImportOptions options;
     options.trainCsv = dir.filePath("train.csv").toStdString();
     options.testCsv = dir.filePath("test.csv").toStdString();
@@ -135,7 +140,7 @@ class TestCsvImport final : public QObject {
     QTest::addColumn<QString>("expected");
     const QByteArray good = csvText(rowsOf(6, 4, 2), kaggleHeader(4), "\n");
     QTest::newRow("a row cut short") << good + "1,2,3\n" << good << ""
-                                     << "train.csv line 8 has 3 fields, line 2 5; every row holds a label and the same "
+                                     << "train.csv line 8 has 3 fields where line 2 has 5; every row holds a label and the same "
                                         "number of pixels (the file is cut short or damaged)";
     QTest::newRow("a pixel over 255") << good + "1,2,3,256,4\n" << good << ""
                                       << "train.csv line 8, pixel 3, is '256': a pixel is a byte, a whole number 0-255";

@@ -7,6 +7,9 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTimer>
 #include <QListWidget>
 #include <QScrollBar>
 #include <QSettings>
@@ -210,6 +213,66 @@ class TestExperimentForm final : public QObject {
     const QString refused = form.addDatasetFolder(empty.path());
     QVERIFY2(refused.contains("has no train-images-idx3-ubyte"), qPrintable(refused));
     QCOMPARE(form.datasetBox()->count(), before);
+  }
+
+  // A folder of Kaggle's CSV files, opened as a dataset, is offered an import into
+  // FOLDER-idx beside it (it had only been refused): declined, nothing is written; accepted,
+  // the folder written is added and picked and its line says what it holds; opened again,
+  // the folder imported before is offered to be opened, and is.
+  void aFolderOfCsvFilesIsOfferedAnImport() {
+    QTemporaryDir root;
+    const QString kaggle = root.filePath("kaggle"), imported = root.filePath("kaggle-idx");
+    QVERIFY(QDir().mkpath(kaggle));
+    for (const auto& [name, count] : {std::pair{QString("fashion-mnist_train.csv"), 12}, std::pair{QString("fashion-mnist_test.csv"), 6}}) {
+      QByteArray text = "label,pixel1,pixel2,pixel3,pixel4\n";
+      for (int i = 0; i < count; ++i) text += QByteArray::number(i % 3) + ",0," + QByteArray::number(i) + ",9,255\n";
+      QFile file(kaggle + "/" + name);
+      QVERIFY(file.open(QIODevice::WriteOnly) && file.write(text) == text.size());
+    }
+    ExperimentForm form;
+    QStringList asked;  // the questions' texts
+    QString press;      // the button to press
+    QTimer answer;
+    connect(&answer, &QTimer::timeout, &form, [&] {
+      auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+      if (!box) return;
+      asked << box->text();
+      for (QAbstractButton* button : box->buttons()) {
+        if (button->text().remove('&') == press) return button->click();
+      }
+      QFAIL(qPrintable("no button " + press + " in: " + box->text()));
+    });
+    answer.start(20);
+    const int before = form.datasetBox()->count();
+    press = "Cancel";
+    QCOMPARE(form.openDatasetFolder(kaggle), QString());  // declined: nothing to say, nothing written
+    QCOMPARE(asked.size(), 1);
+    QVERIFY2(asked[0].contains("holds CSV files, fashion-mnist_train.csv and fashion-mnist_test.csv") &&
+                 asked[0].contains("into the MNIST-format folder " + imported),
+             qPrintable(asked[0]));
+    QVERIFY(!QFileInfo::exists(imported));
+    QCOMPARE(form.datasetBox()->count(), before);
+    press = "Import";
+    QCOMPARE(form.openDatasetFolder(kaggle), QString());
+    QCOMPARE(asked.size(), 2);
+    QCOMPARE(form.datasetBox()->currentData().toString(), imported);
+    QCOMPARE(form.findChild<QLabel*>("datasetShape")->text(), QString("12 training and 6 test images of 2×2, 3 classes"));
+    QCOMPARE(ensemble::datasetShape(imported.toStdString()).trainSamples, 12);
+    press = "Open";
+    form.datasetBox()->setCurrentIndex(form.datasetBox()->findData("synthetic"));
+    QCOMPARE(form.openDatasetFolder(kaggle), QString());
+    QCOMPARE(asked.size(), 3);
+    QVERIFY2(asked[2].contains("imported before into " + imported), qPrintable(asked[2]));
+    QCOMPARE(form.datasetBox()->currentData().toString(), imported);
+    // A folder of CSV files the names do not tell apart is refused, with the command.
+    const QString other = root.filePath("other");
+    QVERIFY(QDir().mkpath(other));
+    QFile csv(other + "/data.csv");
+    QVERIFY(csv.open(QIODevice::WriteOnly) && csv.write("1,2\n") == 4);
+    csv.close();
+    const QString refused = form.openDatasetFolder(other);
+    QVERIFY2(refused.contains("it holds CSV files (data.csv)") && refused.contains("ensemble-lab-cli import"), qPrintable(refused));
+    QCOMPARE(asked.size(), 3);
   }
 
   // Under the dataset, a line says what it holds (the CLI's data line, before the run), read

@@ -23,12 +23,14 @@
 #include <functional>
 
 #include "core/common/Error.h"
+#include "core/data/CsvImport.h"
 #include "core/data/DatasetSource.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/models/ModelRegistry.h"
 #include "core/config/ConfigFields.h"
 #include "core/config/RunMode.h"
+#include "ui/CsvImportOffer.h"
 #include "ui/DialogFolders.h"
 #include "ui/ElidedLabel.h"
 #include "ui/MessageLabel.h"
@@ -295,7 +297,17 @@ ExperimentForm::ExperimentForm(QWidget* parent)
 void ExperimentForm::chooseFolder() {
   const QString folder = dialogs::existingDirectory(this, tr("Open an MNIST-format dataset folder"), dialogs::Place::Datasets);
   if (folder.isEmpty()) return;
-  if (const QString error = addDatasetFolder(folder); !error.isEmpty()) emit folderRefused(error);
+  if (const QString error = openDatasetFolder(folder); !error.isEmpty()) emit folderRefused(error);
+}
+
+QString ExperimentForm::openDatasetFolder(const QString& folder) {
+  const QString refused = addDatasetFolder(folder);
+  if (refused.isEmpty()) return {};
+  QString importFailed;
+  const QString imported = offerCsvImport(this, folder, &importFailed);
+  if (!imported.isEmpty()) return addDatasetFolder(imported);
+  if (!importFailed.isEmpty()) return importFailed;
+  return csvFilesIn(folder.toStdString()).train.empty() ? refused : QString();  // declined: nothing to say
 }
 
 QString ExperimentForm::addDatasetFolder(const QString& folder) {

@@ -158,7 +158,7 @@ void MainWindow::buildActions() {
   connect(openFolder, &QAction::triggered, this, [this] {
     const QString folder = dialogs::existingDirectory(this, tr("Open an MNIST-format dataset folder"), dialogs::Place::Datasets);
     if (folder.isEmpty()) return;
-    if (const QString error = m_form->addDatasetFolder(folder); !error.isEmpty()) {
+    if (const QString error = m_form->openDatasetFolder(folder); !error.isEmpty()) {
       showError(tr("Not a dataset folder"), error);
     }
   });

@@ -6,7 +6,6 @@
 #include "core/common/Error.h"
 #include "core/common/TextFormat.h"
 #include "core/data/CsvImport.h"
-#include "core/data/Dataset.h"
 #include "core/data/DatasetSource.h"
 
 namespace ensemble::cli {
@@ -42,11 +41,10 @@ int commandImport(const CliOptions& options) {
   import.testCsv = options.value("test");
   import.folder = options.value("to");
   if (options.has("size")) parseImageSize(options.value("size"), import);
-  int64_t classes = 0;
   // The folder is loaded as training will load it: a label file of one class, or a stray
   // label, is refused now, and the files are taken back.
-  const CsvImportResult result =
-      importCsvDataset(import, [&](const std::string& folder) { classes = loadDataset(folder).train.classes; });
+  const CsvImportResult result = importCsvDataset(import, checkDataset);
+  const int64_t classes = datasetShape(import.folder).classes;
   std::printf("wrote %s: %lld training and %lld test images of %lldx%lld, %lld classes; train on it with "
               "--dataset %s\n",
               import.folder.c_str(), static_cast<long long>(result.trainImages),

@@ -41,9 +41,11 @@ std::string_view trimmed(std::string_view text) {
   return text;
 }
 
-/// A field as a byte: a whole number 0-255 in decimal, blanks around it allowed.
+/// A field as a byte: a whole number 0-255 in decimal, blanks or double quotes around it
+/// allowed (some writers quote every field).
 std::optional<int> byteOf(std::string_view text) {
   text = trimmed(text);
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = trimmed(text.substr(1, text.size() - 2));
   if (text.empty() || text.size() > 3) return std::nullopt;
   int value = 0;
   for (const char c : text) {
@@ -123,7 +125,7 @@ CsvSplit readCsvSplit(const std::string& path) {
       }
     } else if (int64_t(fields.size()) != fieldsPerRow) {
       throw DatasetError(path + " line " + std::to_string(number) + " has " + std::to_string(fields.size()) +
-                         " fields, line " + std::to_string(firstRow) + " " + std::to_string(fieldsPerRow) +
+                         " fields where line " + std::to_string(firstRow) + " has " + std::to_string(fieldsPerRow) +
                          "; every row holds a label and the same number of pixels (the file is cut short or damaged)");
     }
     for (std::size_t f = 0; f < fields.size(); ++f) {
@@ -172,6 +174,16 @@ std::string idxFileBytes(const std::vector<int64_t>& dims, const std::vector<std
 }  // namespace
 
 CsvImportResult importCsvDataset(const CsvImportOptions& options, const std::function<void(const std::string&)>& check) {
+  const fs::path folder(options.folder);
+  std::error_code ec;
+  for (const char* name : kIdxNames) {  // before the CSVs are read: they may take seconds
+    for (const std::string file : {std::string(name), std::string(name) + ".gz"}) {
+      if (fs::exists(folder / file, ec)) {
+        throw DatasetError(options.folder + " already holds " + file + "; import into a new or empty folder (nothing " +
+                           "was written)");
+      }
+    }
+  }
   const CsvSplit train = readCsvSplit(options.trainCsv);
   const CsvSplit test = readCsvSplit(options.testCsv);
   if (train.pixelsPerRow != test.pixelsPerRow) {
@@ -185,16 +197,6 @@ CsvImportResult importCsvDataset(const CsvImportOptions& options, const std::fun
     if (split->labels.size() > kMaxDimension) throw DatasetError(split->path + " holds more rows than an IDX file can");
   }
 
-  const fs::path folder(options.folder);
-  std::error_code ec;
-  for (const char* name : kIdxNames) {
-    for (const std::string file : {std::string(name), std::string(name) + ".gz"}) {
-      if (fs::exists(folder / file, ec)) {
-        throw DatasetError(options.folder + " already holds " + file + "; import into a new or empty folder (nothing " +
-                           "was written)");
-      }
-    }
-  }
   fs::create_directories(folder, ec);
   if (ec) throw IoError(describeIoFailure("cannot create", options.folder, ec.value()));
 
@@ -217,37 +219,48 @@ CsvImportResult importCsvDataset(const CsvImportOptions& options, const std::fun
   return {int64_t(train.labels.size()), int64_t(test.labels.size()), rows, columns};
 }
 
-std::string csvImportHint(const std::string& folder) {
-  std::vector<std::string> csvs;
+CsvFilesFound csvFilesIn(const std::string& folder) {
+  const auto lowered = [](std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return text;
+  };
+  CsvFilesFound found;
   std::error_code ec;
   for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string(), lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    const std::string name = it->path().filename().string(), lower = lowered(name);
     if (lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".csv") == 0 && it->is_regular_file(ec)) {
-      csvs.push_back(name);
+      found.names.push_back(name);
     }
   }
-  if (csvs.empty()) return "";
-  std::sort(csvs.begin(), csvs.end());
-  const auto named = [&](const char* word, const char* notWord) {
-    std::vector<std::string> found;
-    for (const std::string& name : csvs) {
-      std::string lower = name;
-      std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-      if (lower.find(word) != std::string::npos && lower.find(notWord) == std::string::npos) found.push_back(name);
-    }
-    return found;
-  };
-  const std::vector<std::string> trains = named("train", "test"), tests = named("test", "train");
+  std::sort(found.names.begin(), found.names.end());
+  std::vector<std::string> trains, tests;
+  for (const std::string& name : found.names) {
+    const std::string lower = lowered(name);
+    const bool train = lower.find("train") != std::string::npos, test = lower.find("test") != std::string::npos;
+    if (train != test) (train ? trains : tests).push_back((fs::path(folder) / name).string());
+  }
+  if (trains.size() == 1 && tests.size() == 1) {
+    found.train = trains.front();
+    found.test = tests.front();
+  }
+  return found;
+}
+
+std::string importFolderFor(const std::string& folder) {
+  fs::path at(folder);
+  if (!at.has_filename()) at = at.parent_path();  // "data/": data-idx, not data/-idx
+  return at.string() + "-idx";
+}
+
+std::string csvImportHint(const std::string& folder) {
+  const CsvFilesFound found = csvFilesIn(folder);
+  if (found.names.empty()) return "";
   std::string list;
-  for (const std::string& name : csvs) list += (list.empty() ? "" : ", ") + name;
-  const fs::path at(folder);
-  const std::string command =
-      trains.size() == 1 && tests.size() == 1
-          ? "ensemble-lab-cli import --train " + shellWord((at / trains.front()).string()) + " --test " +
-                shellWord((at / tests.front()).string()) + " --to " +
-                shellWord((at.has_filename() ? at : at.parent_path()).string() + "-idx")
-          : "ensemble-lab-cli import --train TRAIN.csv --test TEST.csv --to FOLDER";
+  for (const std::string& name : found.names) list += (list.empty() ? "" : ", ") + name;
+  const std::string command = !found.train.empty()
+                                  ? "ensemble-lab-cli import --train " + shellWord(found.train) + " --test " +
+                                        shellWord(found.test) + " --to " + shellWord(importFolderFor(folder))
+                                  : "ensemble-lab-cli import --train TRAIN.csv --test TEST.csv --to FOLDER";
   return "it holds CSV files (" + list + "): where they hold a label and its pixels a row, as Kaggle's " +
          "Fashion-MNIST does, `" + command + "` writes them as an MNIST-format folder to train on";
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace ensemble {
 
@@ -36,9 +37,21 @@ struct CsvImportResult {
 CsvImportResult importCsvDataset(const CsvImportOptions& options,
                                  const std::function<void(const std::string& folder)>& check = {});
 
+/// The CSV files of a folder: every one's name, sorted, and the paths of the one train and
+/// one test file their names tell apart ("train" in one, "test" in the other), or empty.
+struct CsvFilesFound {
+  std::vector<std::string> names;
+  std::string train;
+  std::string test;
+};
+CsvFilesFound csvFilesIn(const std::string& folder);
+
+/// Where a folder's CSV files are imported by default: beside it, its name + "-idx".
+std::string importFolderFor(const std::string& folder);
+
 /// For a dataset folder without IDX files: where it holds CSV files, a sentence naming them
-/// and the command that imports them (the train and test files told apart by their names);
-/// empty where it holds none.
+/// and the command that imports them (csvFilesIn's train and test, or placeholders); empty
+/// where it holds none.
 std::string csvImportHint(const std::string& folder);
 
 }  // namespace ensemble

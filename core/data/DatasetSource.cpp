@@ -419,6 +419,8 @@ DatasetPair loadDataset(const std::string& spec, int64_t trainLimit, int64_t tes
   return pair;
 }
 
+void checkDataset(const std::string& spec) { loadDataset(spec); }
+
 Dataset loadTestSplit(const std::string& spec, int64_t testLimit) {
   if (spec == "synthetic") return makeSyntheticDataset().test.firstSamples(testLimit);
   const SplitFiles files = checkedFilesOf(spec, Needed::TestSplit);

@@ -24,6 +24,11 @@ std::string defaultFashionMnistFolder();
 /// Throws DatasetError naming the folder or file when anything is missing or malformed.
 DatasetPair loadDataset(const std::string& spec, int64_t trainLimit = 0, int64_t testLimit = 0);
 
+/// Loads `spec` as loadDataset does, keeping nothing: every check loading makes (classes,
+/// labels, sizes), for a caller that wants no tensors (an import, before it says done).
+/// Throws DatasetError as loadDataset does.
+void checkDataset(const std::string& spec);
+
 /// The test split alone of `spec`, as an evaluation on another dataset reads it (eval and
 /// predict --dataset, an out-of-distribution set): a folder needs only its two test files
 /// (t10k-*), and its labels are checked against the run's classes, not for a training set
