@@ -792,7 +792,8 @@ class TestCli final : public QObject {
       QVERIFY2(r.exitCode == 0 && r.err.contains("12 training images of 4x6, 3 classes"), qPrintable(r.err));
       r = runCli({"import", "--train", root + "/train.csv", "--test", root + "/test.csv", "--to", root + "/square"});
       QVERIFY2(r.exitCode == 1 && r.err.contains("hold 24 pixels after their label, not a square number: give the "
-                                                 "images' size, rows x columns (--size ROWSxCOLUMNS)"),
+                                                 "images' size, rows x columns (ensemble-lab-cli import --size "
+                                                 "ROWSxCOLUMNS)"),
                qPrintable(r.err));
       saw("import", {"--train", "--test", "--to", "--size"});
     }

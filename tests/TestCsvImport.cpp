@@ -11,10 +11,11 @@
 #include <QtTest>
 
 #include "core/common/Error.h"
-#include "core/data/CsvImport.h"
+#include "core/data/CsvDataset.h"
 #include "core/data/Dataset.h"
 #include "core/data/DatasetSource.h"
 #include "core/data/IdxFile.h"
+#include "core/runs/DatasetImport.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;
@@ -164,11 +165,11 @@ class TestCsvImport final : public QObject {
                                   << "train.csv line 1 holds one field; a row holds a label, then its pixels";
     QTest::newRow("not square") << csvText(rowsOf(6, 6, 2), {}, "\n") << csvText(rowsOf(6, 6, 2), {}, "\n") << ""
                                 << "train.csv hold 6 pixels after their label, not a square number: give the images' "
-                                   "size, rows x columns";
+                                   "size, rows x columns (ensemble-lab-cli import --size ROWSxCOLUMNS)";
     QTest::newRow("a size of other pixels") << good << good << "3x2"
                                             << "images of 3x2 are 6 pixels, but the rows of ";
     QTest::newRow("splits of two sizes") << good << csvText(rowsOf(6, 9, 2), {}, "\n") << ""
-                                         << "train.csv hold 4 pixels after their label, those of ";
+                                         << "train.csv hold 4 pixels after their label where those of ";
   }
   void refusesWhatIsNotALabelAndItsPixels() {
     QFETCH(QByteArray, train);
@@ -206,7 +207,13 @@ class TestCsvImport final : public QObject {
     options.testCsv = dir.filePath("test.csv").toStdString();
     options.folder = dir.filePath("out").toStdString();
     QVERIFY_THROWS_EXCEPTION(DatasetError, importCsvDataset(options, loadAsTrainingDoes));
-    QCOMPARE(QDir(dir.filePath("out")).entryList(QDir::Files), QStringList());
+    QVERIFY(!QFileInfo::exists(dir.filePath("out")));  // nor the folder it made
+    // Into a folder that was there: its files go, the folder and what else it held stay.
+    QVERIFY(QDir().mkpath(dir.filePath("there")) && testing::writeFile(dir.filePath("there/notes.txt"), "mine"));
+    options.folder = dir.filePath("there").toStdString();
+    QVERIFY_THROWS_EXCEPTION(DatasetError, importCsvDataset(options, loadAsTrainingDoes));
+    QCOMPARE(QDir(dir.filePath("there")).entryList(QDir::Files), QStringList{"notes.txt"});
+    options.folder = dir.filePath("out").toStdString();
     QVERIFY(testing::writeFile(dir.filePath("train.csv"), csvText(rowsOf(6, 4, 2), {}, "\n")));
     QVERIFY(testing::writeFile(dir.filePath("test.csv"), csvText(rowsOf(3, 4, 2), {}, "\n")));
     QCOMPARE(importCsvDataset(options, loadAsTrainingDoes).trainImages, 6);

@@ -8,7 +8,8 @@
 #include <QPushButton>
 
 #include "core/common/Error.h"
-#include "core/data/CsvImport.h"
+#include "core/data/CsvDataset.h"
+#include "core/runs/DatasetImport.h"
 #include "core/data/DatasetSource.h"
 #include "ui/EngineMessage.h"
 

@@ -10,7 +10,7 @@ class QWidget;
 
 namespace ensemble::ui {
 
-/// Where `folder` holds one train and one test CSV file (core/data/CsvImport.h), asks
+/// Where `folder` holds one train and one test CSV file (core/data/CsvDataset.h), asks
 /// whether to import them into FOLDER-idx (or to open that folder, where an earlier import
 /// wrote it) and does what the user chose. Returns the dataset folder to open, or empty:
 /// no such pair, the user declined, or the import failed (then `*error` says why).

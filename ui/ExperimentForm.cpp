@@ -23,7 +23,7 @@
 #include <functional>
 
 #include "core/common/Error.h"
-#include "core/data/CsvImport.h"
+#include "core/data/CsvDataset.h"
 #include "core/data/DatasetSource.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/devices/DeviceSpec.h"

@@ -5,7 +5,7 @@
 
 #include "core/common/Error.h"
 #include "core/common/TextFormat.h"
-#include "core/data/CsvImport.h"
+#include "core/runs/DatasetImport.h"
 #include "core/data/DatasetSource.h"
 
 namespace ensemble::cli {

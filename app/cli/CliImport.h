@@ -5,7 +5,7 @@
 namespace ensemble::cli {
 
 /// `import --train FILE.csv --test FILE.csv --to DIR [--size ROWSxCOLUMNS]`
-/// (core/data/CsvImport.h): 0 when the folder was written and loads as a dataset.
+/// (core/runs/DatasetImport.h): 0 when the folder was written and loads as a dataset.
 int commandImport(const CliOptions& options);
 
 }  // namespace ensemble::cli

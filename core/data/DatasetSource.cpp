@@ -13,7 +13,7 @@
 #include "core/common/Error.h"
 #include "core/common/FileKind.h"
 #include "core/common/FieldMention.h"
-#include "core/data/CsvImport.h"
+#include "core/data/CsvDataset.h"
 #include "core/data/IdxFile.h"
 #include "core/data/SyntheticDataset.h"
 
@@ -21,8 +21,7 @@ namespace ensemble {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kFileNames[] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                                      "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
+constexpr const auto& kFileNames = kMnistFileNames;
 constexpr std::size_t kTrainImages = 0, kTrainLabels = 1, kTestImages = 2, kTestLabels = 3;
 
 /// The four IDX files of one dataset in a folder, in kFileNames' order, as paths.

@@ -3,12 +3,18 @@
 // Reader for the IDX format of the MNIST family (http://yann.lecun.com/exdb/mnist/),
 // raw or gzip-compressed (detected from the content, not the file name). Torch-free so
 // that the fuzz harnesses and the tests can use it on their own.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace ensemble {
+
+/// The four files of an MNIST-format folder, in this order wherever they are listed: each
+/// split's images, then its labels, the training split first.
+inline constexpr std::array<const char*, 4> kMnistFileNames{"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                                                             "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
 
 /// An unsigned-byte IDX array: its dimensions and its data in row-major order.
 struct IdxArray {

@@ -5,7 +5,8 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "core/data/CsvImport.h"
+#include "core/io/RemoveTree.h"
+#include "core/runs/DatasetImport.h"
 #include "core/data/IdxFile.h"
 #include "tests/fuzz/FuzzContract.h"
 
@@ -14,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const std::string folder = fuzzing::scratchPath("imported");
   fuzzing::writeScratch(csv, data, size);
   std::error_code ec;
-  std::filesystem::remove_all(folder, ec);
+  ensemble::removeTree(folder, ec);
   ensemble::CsvImportOptions options;
   options.trainCsv = options.testCsv = csv;
   options.folder = folder;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/data/CsvImport.h"
+#include "core/data/CsvDataset.h"
 
 #include <algorithm>
 #include <cctype>
@@ -16,16 +16,12 @@
 
 #include "core/common/Error.h"
 #include "core/common/TextFormat.h"
-#include "core/io/AtomicFile.h"
+#include "core/data/IdxFile.h"
 
 namespace ensemble {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// The four files an MNIST-format folder holds, in the order they are written.
-constexpr const char* kIdxNames[] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
-                                     "t10k-labels-idx1-ubyte"};
 
 /// One CSV file: a label and its pixels a row, each a byte.
 struct CsvSplit {
@@ -154,7 +150,8 @@ std::pair<int64_t, int64_t> imageSizeOf(const CsvSplit& split, const CsvImportOp
   const auto side = int64_t(std::llround(std::sqrt(double(pixels))));
   if (side * side != pixels) {
     throw DatasetError("the rows of " + split.path + " hold " + std::to_string(pixels) + " pixels after their label, " +
-                       "not a square number: give the images' size, rows x columns (--size ROWSxCOLUMNS)");
+                       "not a square number: give the images' size, rows x columns (ensemble-lab-cli import " +
+                       "--size ROWSxCOLUMNS)");
   }
   return {side, side};
 }
@@ -173,50 +170,29 @@ std::string idxFileBytes(const std::vector<int64_t>& dims, const std::vector<std
 
 }  // namespace
 
-CsvImportResult importCsvDataset(const CsvImportOptions& options, const std::function<void(const std::string&)>& check) {
-  const fs::path folder(options.folder);
-  std::error_code ec;
-  for (const char* name : kIdxNames) {  // before the CSVs are read: they may take seconds
-    for (const std::string file : {std::string(name), std::string(name) + ".gz"}) {
-      if (fs::exists(folder / file, ec)) {
-        throw DatasetError(options.folder + " already holds " + file + "; import into a new or empty folder (nothing " +
-                           "was written)");
-      }
-    }
-  }
+CsvDatasetFiles readCsvDataset(const CsvImportOptions& options) {
   const CsvSplit train = readCsvSplit(options.trainCsv);
   const CsvSplit test = readCsvSplit(options.testCsv);
   if (train.pixelsPerRow != test.pixelsPerRow) {
     throw DatasetError("the rows of " + train.path + " hold " + std::to_string(train.pixelsPerRow) +
-                       " pixels after their label, those of " + test.path + " " + std::to_string(test.pixelsPerRow) +
-                       "; the two splits hold images of one size");
+                       " pixels after their label where those of " + test.path + " hold " +
+                       std::to_string(test.pixelsPerRow) + "; the two splits hold images of one size");
   }
   const auto [rows, columns] = imageSizeOf(train, options);
   constexpr std::uint64_t kMaxDimension = 0xFFFFFFFFu;  // an IDX dimension is 32 bits
   for (const CsvSplit* split : {&train, &test}) {
     if (split->labels.size() > kMaxDimension) throw DatasetError(split->path + " holds more rows than an IDX file can");
   }
-
-  fs::create_directories(folder, ec);
-  if (ec) throw IoError(describeIoFailure("cannot create", options.folder, ec.value()));
-
-  const std::string contents[] = {
-      idxFileBytes({int64_t(train.labels.size()), rows, columns}, train.pixels),
-      idxFileBytes({int64_t(train.labels.size())}, train.labels),
-      idxFileBytes({int64_t(test.labels.size()), rows, columns}, test.pixels),
-      idxFileBytes({int64_t(test.labels.size())}, test.labels)};
-  std::vector<fs::path> written;
-  try {
-    for (std::size_t i = 0; i < std::size(kIdxNames); ++i) {
-      writeFileAtomically((folder / kIdxNames[i]).string(), contents[i]);
-      written.push_back(folder / kIdxNames[i]);
-    }
-    if (check) check(options.folder);
-  } catch (...) {
-    for (const fs::path& file : written) fs::remove(file, ec);  // nothing left half done
-    throw;
-  }
-  return {int64_t(train.labels.size()), int64_t(test.labels.size()), rows, columns};
+  CsvDatasetFiles files;
+  files.contents = {idxFileBytes({int64_t(train.labels.size()), rows, columns}, train.pixels),
+                    idxFileBytes({int64_t(train.labels.size())}, train.labels),
+                    idxFileBytes({int64_t(test.labels.size()), rows, columns}, test.pixels),
+                    idxFileBytes({int64_t(test.labels.size())}, test.labels)};
+  files.trainImages = int64_t(train.labels.size());
+  files.testImages = int64_t(test.labels.size());
+  files.rows = rows;
+  files.columns = columns;
+  return files;
 }
 
 CsvFilesFound csvFilesIn(const std::string& folder) {
