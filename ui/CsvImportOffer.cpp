@@ -8,9 +8,10 @@
 #include <QPushButton>
 
 #include "core/common/Error.h"
+#include "core/common/ErrorMessage.h"
 #include "core/data/CsvDataset.h"
-#include "core/runs/DatasetImport.h"
 #include "core/data/DatasetSource.h"
+#include "core/runs/DatasetImport.h"
 #include "ui/EngineMessage.h"
 
 namespace ensemble::ui {
@@ -59,9 +60,9 @@ QString offerCsvImport(QWidget* parent, const QString& folder, QString* error) {
   QApplication::setOverrideCursor(Qt::WaitCursor);  // Fashion-MNIST's 155 MB of CSV: about 2 s
   try {
     importCsvDataset(options, checkDataset);
-  } catch (const Error& e) {
+  } catch (...) {  // any failure is said, and the window stays up
     QApplication::restoreOverrideCursor();
-    *error = inLabels(e.what());
+    *error = inLabels(describeCurrentException());
     return {};
   }
   QApplication::restoreOverrideCursor();

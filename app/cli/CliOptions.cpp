@@ -65,7 +65,8 @@ const std::map<std::string, std::set<std::string>>& flagsByCommand() {
     }
     return std::map<std::string, std::set<std::string>>{
         {"devices", {"check", "timeout"}}, {"train", train},   {"resume", resume}, {"eval", eval},
-        {"predict", predict}, {"export", exportFlags}, {"sweep", sweep}, {"import", {"train", "test", "to", "size"}}, {"help", {}}, {"version", {}}};
+        {"predict", predict}, {"export", exportFlags}, {"sweep", sweep}, {"import", {"train", "test", "to", "size"}},
+        {"help", {}},         {"version", {}}};
   }();
   return flags;
 }
