@@ -63,6 +63,15 @@ std::pair<std::vector<std::uint8_t>, std::vector<std::uint8_t>> expectedBytes(co
 const QStringList kIdxNames{"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
                             "t10k-labels-idx1-ubyte"};
 
+/// An import of `dir`'s train.csv and test.csv into its `folder`.
+CsvImportOptions importOptions(const QTemporaryDir& dir, const QString& folder) {
+  CsvImportOptions options;
+  options.trainCsv = dir.filePath("train.csv").toStdString();
+  options.testCsv = dir.filePath("test.csv").toStdString();
+  options.folder = dir.filePath(folder).toStdString();
+  return options;
+}
+
 /// The loader's checks, as the CLI's import and the window's pass them.
 void loadAsTrainingDoes(const std::string& folder) { checkDataset(folder); }
 
@@ -103,10 +112,7 @@ class TestCsvImport final : public QObject {
     const bool quoted = tag.startsWith("every field quoted");
     QVERIFY(testing::writeFile(dir.filePath("train.csv"), mark + csvText(train, header, newline, quoted) + newline));  // a blank line at the end
     QVERIFY(testing::writeFile(dir.filePath("test.csv"), csvText(test, header, newline, quoted)));
-    CsvImportOptions options;
-    options.trainCsv = dir.filePath("train.csv").toStdString();
-    options.testCsv = dir.filePath("test.csv").toStdString();
-    options.folder = dir.filePath("made/here").toStdString();  // made, with its parent
+    CsvImportOptions options = importOptions(dir, "made/here");  // made, with its parent
     if (sizeGiven) {
       options.rows = rows;
       options.columns = columns;
@@ -179,10 +185,7 @@ class TestCsvImport final : public QObject {
     QTemporaryDir dir;
     QVERIFY(testing::writeFile(dir.filePath("train.csv"), train));
     QVERIFY(testing::writeFile(dir.filePath("test.csv"), test));
-    CsvImportOptions options;
-    options.trainCsv = dir.filePath("train.csv").toStdString();
-    options.testCsv = dir.filePath("test.csv").toStdString();
-    options.folder = dir.filePath("out").toStdString();
+    CsvImportOptions options = importOptions(dir, "out");
     if (!size.isEmpty()) {
       options.rows = size.section('x', 0, 0).toInt();
       options.columns = size.section('x', 1, 1).toInt();
@@ -202,10 +205,7 @@ class TestCsvImport final : public QObject {
     QTemporaryDir dir;
     QVERIFY(testing::writeFile(dir.filePath("train.csv"), csvText(rowsOf(6, 4, 1), {}, "\n")));
     QVERIFY(testing::writeFile(dir.filePath("test.csv"), csvText(rowsOf(3, 4, 1), {}, "\n")));
-    CsvImportOptions options;
-    options.trainCsv = dir.filePath("train.csv").toStdString();
-    options.testCsv = dir.filePath("test.csv").toStdString();
-    options.folder = dir.filePath("out").toStdString();
+    CsvImportOptions options = importOptions(dir, "out");
     QVERIFY_THROWS_EXCEPTION(DatasetError, importCsvDataset(options, loadAsTrainingDoes));
     QVERIFY(!QFileInfo::exists(dir.filePath("out")));  // nor the folder it made
     // Into a folder that was there: its files go, the folder and what else it held stay.
@@ -294,10 +294,7 @@ class TestCsvImport final : public QObject {
       }
       QVERIFY(testing::writeFile(dir.filePath(name), text));
     }
-    CsvImportOptions options;
-    options.trainCsv = dir.filePath("train.csv").toStdString();
-    options.testCsv = dir.filePath("test.csv").toStdString();
-    options.folder = dir.filePath("idx").toStdString();
+    CsvImportOptions options = importOptions(dir, "idx");
     importCsvDataset(options, loadAsTrainingDoes);
     const DatasetPair imported = loadDataset(options.folder);
     QVERIFY(imported.train.images.equal(real.train.images) && imported.train.labels.equal(real.train.labels));

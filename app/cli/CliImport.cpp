@@ -5,8 +5,8 @@
 
 #include "core/common/Error.h"
 #include "core/common/TextFormat.h"
-#include "core/runs/DatasetImport.h"
 #include "core/data/DatasetSource.h"
+#include "core/runs/DatasetImport.h"
 
 namespace ensemble::cli {
 namespace {
