@@ -145,7 +145,7 @@ ExperimentForm::ExperimentForm(QWidget* parent)
   m_dataset->addItem(tr("Fashion-MNIST"), "fashion-mnist");
   m_dataset->addItem(tr("Synthetic (small, generated)"), "synthetic");
   auto* openFolder = new QPushButton(tr("Open folder…"));
-  openFolder->setToolTip(tr("A folder with the four MNIST-format files (raw or .gz)"));
+  openFolder->setToolTip(tr("A folder with the four MNIST-format files (raw or .gz), or with a train and a test CSV file of a label and its pixels a row (Kaggle's), offered an import"));
   auto* datasetRow = new QHBoxLayout;
   datasetRow->addWidget(m_dataset, 1);
   datasetRow->addWidget(openFolder);
