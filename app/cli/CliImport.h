@@ -4,7 +4,8 @@
 
 namespace ensemble::cli {
 
-/// `import --train FILE.csv --test FILE.csv --to DIR [--size ROWSxCOLUMNS]`
+/// `import --train FILE.csv --test FILE.csv --to DIR [--size ROWSxCOLUMNS]`, or
+/// `import --npz ARCHIVE.npz --to DIR [--size ROWSxCOLUMNS]`
 /// (core/runs/DatasetImport.h): 0 when the folder was written and loads as a dataset.
 int commandImport(const CliOptions& options);
 

@@ -65,7 +65,7 @@ const std::map<std::string, std::set<std::string>>& flagsByCommand() {
     }
     return std::map<std::string, std::set<std::string>>{
         {"devices", {"check", "timeout"}}, {"train", train},   {"resume", resume}, {"eval", eval},
-        {"predict", predict}, {"export", exportFlags}, {"sweep", sweep}, {"import", {"train", "test", "to", "size"}},
+        {"predict", predict}, {"export", exportFlags}, {"sweep", sweep}, {"import", {"train", "test", "npz", "to", "size"}},
         {"help", {}},         {"version", {}}};
   }();
   return flags;
@@ -151,6 +151,12 @@ Usage:
       The images are square (784 pixels: 28x28) unless --size gives them. FOLDER is made
       where missing and must not hold IDX files; it is checked as training loads it, and
       nothing is left there where the import fails. Then: train --dataset FOLDER.
+  ensemble-lab-cli import --npz ARCHIVE.npz --to FOLDER [--size ROWSxCOLUMNS]
+      The same from a NumPy .npz archive of x_train, y_train, x_test and y_test (Keras's
+      mnist.npz, in ~/.keras/datasets; or train_images, train_labels, test_images,
+      test_labels), saved by numpy.savez or numpy.savez_compressed: images N x H x W (or
+      with one channel, or flattened N x H*W: square unless --size), labels N, elements
+      of any integer or float type holding whole numbers 0-255.
   ensemble-lab-cli --version | --help
   ensemble-lab-cli --list-flags COMMAND
       The flags COMMAND accepts, one per line (for shell completion).

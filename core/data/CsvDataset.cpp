@@ -23,11 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// One CSV file: a label and its pixels a row, each a byte.
-struct CsvSplit {
-  std::string path;
-  std::vector<std::uint8_t> labels;
-  std::vector<std::uint8_t> pixels;
+/// One CSV file (its path the origin): a label and its pixels a row, each a byte.
+struct CsvSplit : ImportedSplit {
   int64_t pixelsPerRow = 0;
 };
 
@@ -80,7 +77,7 @@ CsvSplit readCsvSplit(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DatasetError("cannot open " + path + ": " + std::strerror(errno));
   CsvSplit split;
-  split.path = path;
+  split.origin = path;
   int64_t fieldsPerRow = 0, firstRow = 0, number = 0;
   std::string line;
   while (std::getline(in, line)) {
@@ -138,57 +135,32 @@ std::pair<int64_t, int64_t> imageSizeOf(const CsvSplit& split, const CsvImportOp
   if (options.rows > 0 && options.columns > 0) {
     if (options.rows * options.columns != pixels) {
       throw DatasetError("images of " + std::to_string(options.rows) + "x" + std::to_string(options.columns) + " are " +
-                         std::to_string(options.rows * options.columns) + " pixels, but the rows of " + split.path +
+                         std::to_string(options.rows * options.columns) + " pixels, but the rows of " + split.origin +
                          " hold " + std::to_string(pixels) + " after their label");
     }
     return {options.rows, options.columns};
   }
   const auto side = int64_t(std::llround(std::sqrt(double(pixels))));
   if (side * side != pixels) {
-    throw DatasetError("the rows of " + split.path + " hold " + std::to_string(pixels) + " pixels after their label, " +
+    throw DatasetError("the rows of " + split.origin + " hold " + std::to_string(pixels) + " pixels after their label, " +
                        "not a square number: give the images' size, rows x columns (ensemble-lab-cli import " +
                        "--size ROWSxCOLUMNS)");
   }
   return {side, side};
 }
 
-void putBigEndian32(std::string& bytes, int64_t value) {
-  for (const int shift : {24, 16, 8, 0}) bytes += char((std::uint64_t(value) >> shift) & 0xFF);
-}
-
-/// An unsigned-byte IDX file of these dimensions and data.
-std::string idxFileBytes(const std::vector<int64_t>& dims, const std::vector<std::uint8_t>& data) {
-  std::string bytes{'\0', '\0', '\x08', char(dims.size())};
-  for (const int64_t dim : dims) putBigEndian32(bytes, dim);
-  bytes.append(reinterpret_cast<const char*>(data.data()), data.size());
-  return bytes;
-}
-
 }  // namespace
 
-CsvDatasetFiles readCsvDataset(const CsvImportOptions& options) {
+ImportedDataset readCsvDataset(const CsvImportOptions& options) {
   const CsvSplit train = readCsvSplit(options.trainCsv);
   const CsvSplit test = readCsvSplit(options.testCsv);
   if (train.pixelsPerRow != test.pixelsPerRow) {
-    throw DatasetError("the rows of " + train.path + " hold " + std::to_string(train.pixelsPerRow) +
-                       " pixels after their label where those of " + test.path + " hold " +
+    throw DatasetError("the rows of " + train.origin + " hold " + std::to_string(train.pixelsPerRow) +
+                       " pixels after their label where those of " + test.origin + " hold " +
                        std::to_string(test.pixelsPerRow) + "; the two splits hold images of one size");
   }
   const auto [rows, columns] = imageSizeOf(train, options);
-  constexpr std::uint64_t kMaxDimension = 0xFFFFFFFFu;  // an IDX dimension is 32 bits
-  for (const CsvSplit* split : {&train, &test}) {
-    if (split->labels.size() > kMaxDimension) throw DatasetError(split->path + " holds more rows than an IDX file can");
-  }
-  CsvDatasetFiles files;
-  files.contents = {idxFileBytes({int64_t(train.labels.size()), rows, columns}, train.pixels),
-                    idxFileBytes({int64_t(train.labels.size())}, train.labels),
-                    idxFileBytes({int64_t(test.labels.size()), rows, columns}, test.pixels),
-                    idxFileBytes({int64_t(test.labels.size())}, test.labels)};
-  files.trainImages = int64_t(train.labels.size());
-  files.testImages = int64_t(test.labels.size());
-  files.rows = rows;
-  files.columns = columns;
-  return files;
+  return idxFilesOf(train, test, rows, columns);
 }
 
 CsvFilesFound csvFilesIn(const std::string& folder) {

@@ -5,10 +5,11 @@
 // the MNIST CSVs written without a header, read into the IDX files of an MNIST-format folder.
 // The engine reads IDX files alone (one format for its loader, the window's header reads and
 // the Python package); core/runs/DatasetImport.h writes these once. Torch-free.
-#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "core/data/ImportedDataset.h"
 
 namespace ensemble {
 
@@ -23,19 +24,9 @@ struct CsvImportOptions {
   int64_t columns = 0;
 };
 
-/// What two CSV files make: the contents of the four IDX files (kMnistFileNames' order), and
-/// the images' count and size.
-struct CsvDatasetFiles {
-  std::array<std::string, 4> contents;
-  int64_t trainImages = 0;
-  int64_t testImages = 0;
-  int64_t rows = 0;
-  int64_t columns = 0;
-};
-
 /// Reads both CSV files whole and checks them. Throws DatasetError naming the file, line and
 /// field of what is not a label and its pixels a row. (core/runs/DatasetImport.h writes them.)
-CsvDatasetFiles readCsvDataset(const CsvImportOptions& options);
+ImportedDataset readCsvDataset(const CsvImportOptions& options);
 
 /// The CSV files of a folder: every one's name, sorted, and the paths of the one train and
 /// one test file their names tell apart ("train" in one, "test" in the other), or empty.

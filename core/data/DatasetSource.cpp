@@ -15,6 +15,7 @@
 #include "core/common/FieldMention.h"
 #include "core/data/CsvDataset.h"
 #include "core/data/IdxFile.h"
+#include "core/data/NpzDataset.h"
 #include "core/data/SyntheticDataset.h"
 
 namespace ensemble {
@@ -249,8 +250,8 @@ SplitFiles splitFilesIn(const fs::path& folder, Needed needed = Needed::BothSpli
                          " holds no MNIST-format files, but its subfolder " + inside +
                          " does: name that subfolder in " + mention::field("dataset"));
     }
-    if (const std::string csv = csvImportHint(folder.string()); !csv.empty()) {
-      throw DatasetError("dataset folder " + folder.string() + " holds no MNIST-format files; " + csv);
+    for (const std::string& hint : {csvImportHint(folder.string()), npzImportHint(folder.string())}) {
+      if (!hint.empty()) throw DatasetError("dataset folder " + folder.string() + " holds no MNIST-format files; " + hint);
     }
   }
   throw DatasetError(missingFileMessage(folder, prefix, missing, needed));
@@ -318,6 +319,9 @@ std::string datasetFolderOf(const std::string& spec) {
   const std::string folder = spec == "fashion-mnist" ? defaultFashionMnistFolder() : spec;
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
+    if (const std::string npz = npzImportHint(folder); !npz.empty() && spec != "fashion-mnist") {
+      throw DatasetError("dataset " + folder + " is a file, not a folder; " + npz, "dataset");
+    }
     throw DatasetError(spec == "fashion-mnist"
                            ? "Fashion-MNIST is not installed at " + folder +
                                  "; install it with `apt install dataset-fashion-mnist`, or pass " +

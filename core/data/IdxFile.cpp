@@ -41,25 +41,6 @@ bool isGzip(const std::vector<std::uint8_t>& bytes) {
   return bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b;
 }
 
-std::vector<std::uint8_t> readWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int error = errno;
-    // A file that is there but may not be read is its permissions' matter, not its name's.
-    throw DatasetError("cannot open " + path + ": " + std::strerror(error) +
-                       (error == EACCES || error == EPERM
-                            ? "; let the user running EnsembleLab read it (chmod a+r), or copy the dataset somewhere it can"
-                            : "; check the dataset folder and its file names"));
-  }
-  std::vector<std::uint8_t> bytes;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    bytes.insert(bytes.end(), buffer, buffer + in.gcount());
-  }
-  if (in.bad()) throw DatasetError("cannot read " + path + ": I/O error");
-  return bytes;
-}
-
 }  // namespace
 
 IdxArray parseIdx(const std::uint8_t* bytes, std::size_t size, const std::string& origin) {
@@ -217,8 +198,39 @@ std::string notImageDimensions(const std::vector<int64_t>& dims) {
   return " has " + std::to_string(dims.size()) + " dimensions (" + shape + "); " + kShape;
 }
 
+std::vector<std::uint8_t> readDatasetFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int error = errno;
+    // A file that is there but may not be read is its permissions' matter, not its name's.
+    throw DatasetError("cannot open " + path + ": " + std::strerror(error) +
+                       (error == EACCES || error == EPERM
+                            ? "; let the user running EnsembleLab read it (chmod a+r), or copy the dataset somewhere it can"
+                            : "; check the dataset folder and its file names"));
+  }
+  std::vector<std::uint8_t> bytes;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    bytes.insert(bytes.end(), buffer, buffer + in.gcount());
+  }
+  if (in.bad()) throw DatasetError("cannot read " + path + ": I/O error");
+  return bytes;
+}
+
+
+static void putBigEndian32(std::string& bytes, int64_t value) {
+  for (const int shift : {24, 16, 8, 0}) bytes += char((std::uint64_t(value) >> shift) & 0xFF);
+}
+
+std::string idxFileBytes(const std::vector<int64_t>& dims, const std::vector<std::uint8_t>& data) {
+  std::string bytes{'\0', '\0', '\x08', char(dims.size())};
+  for (const int64_t dim : dims) putBigEndian32(bytes, dim);
+  bytes.append(reinterpret_cast<const char*>(data.data()), data.size());
+  return bytes;
+}
+
 IdxArray readIdxFile(const std::string& path) {
-  std::vector<std::uint8_t> bytes = readWholeFile(path);
+  std::vector<std::uint8_t> bytes = readDatasetFile(path);
   if (isGzip(bytes)) {
     // Decompress the header first to learn how much data to expect, then allow exactly
     // that much (plus one byte so trailing data is reported, not silently dropped).

@@ -45,6 +45,13 @@ std::vector<int64_t> imageFileShape(const std::vector<int64_t>& dims);
 /// CSV's rows), colour images with their channels last (HWC) or first (CHW).
 std::string notImageDimensions(const std::vector<int64_t>& dims);
 
+/// An unsigned-byte IDX file of these dimensions and data (row-major): what an import writes.
+std::string idxFileBytes(const std::vector<int64_t>& dims, const std::vector<std::uint8_t>& data);
+
+/// A dataset file's bytes, whole. Throws DatasetError naming `path` and what to do where it
+/// cannot be opened (missing, not readable by this user) or read.
+std::vector<std::uint8_t> readDatasetFile(const std::string& path);
+
 /// Inflates gzip bytes, stopping with DatasetError once the output passes `maxOutput`.
 std::vector<std::uint8_t> gunzip(const std::vector<std::uint8_t>& compressed,
                                  std::uint64_t maxOutput, const std::string& origin);
