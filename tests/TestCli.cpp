@@ -20,6 +20,7 @@
 #include "core/io/MetricsCsvReader.h"
 #include "tests/JsonFile.h"
 #include "tests/SettingSamples.h"
+#include "tests/NpzWriter.h"
 #include "tests/TestSupport.h"
 
 namespace {
@@ -795,7 +796,32 @@ class TestCli final : public QObject {
                                                  "images' size, rows x columns (ensemble-lab-cli import --size "
                                                  "ROWSxCOLUMNS)"),
                qPrintable(r.err));
-      saw("import", {"--train", "--test", "--to", "--size"});
+      // --npz: the same images flattened (N x 24) in Keras's four arrays, 4x6 by --size.
+      const QByteArray pixels = [&] {
+        QByteArray bytes;
+        for (int i = 0; i < 12; ++i) {
+          for (int j = 0; j < 24; ++j) bytes += char((i * 5 + j) % 256);
+        }
+        return bytes;
+      }();
+      QByteArray labels;
+      for (int i = 0; i < 12; ++i) labels += char(i % 3);
+      QVERIFY(testing::writeFile(root + "/mnist.npz",
+                                 testing::zipArchive({{"x_train.npy", testing::npyFile("|u1", {12, 24}, pixels)},
+                                                      {"y_train.npy", testing::npyFile("|u1", {12}, labels)},
+                                                      {"x_test.npy", testing::npyFile("|u1", {6, 24}, pixels.left(6 * 24))},
+                                                      {"y_test.npy", testing::npyFile("|u1", {6}, labels.left(6))}},
+                                                     8)));
+      r = runCli({"import", "--npz", root + "/mnist.npz", "--to", root + "/from-npz", "--size", "4x6"});
+      QVERIFY2(r.exitCode == 0 && r.out.contains("wrote " + root + "/from-npz: 12 training and 6 test images of 4x6, "
+                                                 "3 classes"),
+               qPrintable(r.out + r.err));
+      for (const char* file : {"train-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {  // the CSV's numbers, byte for byte
+        QFile fromNpz(root + "/from-npz/" + file), fromCsv(root + "/imported/" + file);
+        QVERIFY(fromNpz.open(QIODevice::ReadOnly) && fromCsv.open(QIODevice::ReadOnly));
+        QCOMPARE(fromNpz.readAll(), fromCsv.readAll());
+      }
+      saw("import", {"--train", "--test", "--npz", "--to", "--size"});
     }
 
     // devices --check: all-reduces across the CPU's ranks (and every GPU), within --timeout.
@@ -1008,6 +1034,10 @@ class TestCli final : public QObject {
     QTest::newRow("sweep without --grid") << QStringList{"sweep"} << "sweep needs --grid" << 2;
     QTest::newRow("import without --test") << QStringList{"import", "--train", "@broken/a.csv", "--to", "@broken/i"}
                                            << "import needs --test (import --train TRAIN.csv --test TEST.csv --to FOLDER" << 2;
+    QTest::newRow("import of CSV and .npz at once") << QStringList{"import", "--npz", "a.npz", "--train", "a.csv", "--to",
+                                                                   "@broken/i"}
+                                                    << "import takes --npz ARCHIVE.npz, or --train and --test CSV files, "
+                                                       "not both" << 2;
     QTest::newRow("import --size of one number") << QStringList{"import", "--train", "a.csv", "--test", "b.csv", "--to",
                                                                 "@broken/i", "--size", "28"}
                                                  << "--size expects ROWSxCOLUMNS, two whole numbers of 1 to 99999 (28x28), "

@@ -117,7 +117,7 @@ class TestCsvImport final : public QObject {
       options.rows = rows;
       options.columns = columns;
     }
-    const CsvImportResult result = importCsvDataset(options, loadAsTrainingDoes);
+    const DatasetImportResult result = importCsvDataset(options, loadAsTrainingDoes);
     QCOMPARE(result.trainImages, 23);
     QCOMPARE(result.testImages, 9);
     QCOMPARE(result.rows, rows);

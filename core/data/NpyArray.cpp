@@ -53,11 +53,14 @@ void readDescr(const std::string& header, NpyArray& array, const std::string& or
     array.bigEndian = descr[0] == '>';
     descr.erase(0, 1);
   }
-  if (descr.size() < 2 || descr.find_first_not_of("0123456789", 1) != std::string::npos || descr.size() > 3) {
-    throw badHeader(origin, "names the element type '" + descr + "', which is no type of numbers", header);
-  }
+  if (descr.empty()) throw badHeader(origin, "names no element type", header);
+  // A kind, then its size in bytes ('O', objects, has none; 'M8[ns]', dates, more): what is not
+  // a kind and a size is no number, and refused below by its kind.
   array.kind = descr[0];
-  array.itemSize = std::stoi(descr.substr(1));
+  const std::string size = descr.substr(1);
+  array.itemSize = !size.empty() && size.size() <= 2 && size.find_first_not_of("0123456789") == std::string::npos
+                       ? std::stoi(size)
+                       : 0;
   const bool number = (array.kind == 'u' || array.kind == 'i') ? (array.itemSize == 1 || array.itemSize == 2 ||
                                                                     array.itemSize == 4 || array.itemSize == 8)
                       : array.kind == 'f' ? (array.itemSize == 4 || array.itemSize == 8)

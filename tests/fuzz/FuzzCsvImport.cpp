@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.trainCsv = options.testCsv = csv;
   options.folder = folder;
   bool imported = false;
-  ensemble::CsvImportResult result;
+  ensemble::DatasetImportResult result;
   fuzzing::expectParsedOrRejected([&] {
     result = ensemble::importCsvDataset(options);
     imported = true;
