@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(FuzzIdx FuzzCsvImport FuzzExperimentConfig FuzzDeviceSpec FuzzCheckpoint FuzzRunFolder)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(FuzzIdx FuzzCsvImport FuzzNpzImport FuzzExperimentConfig FuzzDeviceSpec FuzzCheckpoint FuzzRunFolder)
 if ! command -v clang++-14 >/dev/null || ! ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
   apt-get install -y --no-install-recommends clang-14 libclang-rt-14-dev
 fi

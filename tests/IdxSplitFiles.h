@@ -12,12 +12,13 @@
 namespace idx_files {
 
 /// One split: `samples` images of `height` x `width` pixels in a fixed non-constant pattern,
-/// labelled 0, 1, ..., classes - 1 in turn.
+/// labelled firstLabel, firstLabel + 1, ..., firstLabel + classes - 1 in turn.
 struct IdxSplit {
   int samples = 0;
   int height = 28;
   int width = 28;
   int classes = 10;
+  int firstLabel = 0;  // EMNIST's letters: 1 (labels 1-26)
 };
 
 /// Writes `split` ("train" or "t10k") into the existing `folder` as raw IDX files.
@@ -32,7 +33,7 @@ inline void writeIdxSplit(const QString& folder, const QString& split, const Idx
   };
   QByteArray pixels(shape.samples * shape.height * shape.width, 0), labels(shape.samples, 0);
   for (int i = 0; i < pixels.size(); ++i) pixels[i] = char((i * 37 + (i / shape.width) * 11) % 256);
-  for (int i = 0; i < shape.samples; ++i) labels[i] = char(i % shape.classes);
+  for (int i = 0; i < shape.samples; ++i) labels[i] = char(shape.firstLabel + i % shape.classes);
   const QVector<quint32> imageDims{quint32(shape.samples), quint32(shape.height), quint32(shape.width)};
   write("-images-idx3-ubyte", 0x00000803, imageDims, pixels);
   write("-labels-idx1-ubyte", 0x00000801, {quint32(shape.samples)}, labels);

@@ -5,7 +5,7 @@
 
 #include <QStringList>
 
-namespace testing {
+namespace npz_files {
 namespace {
 
 void putLittleEndian(QByteArray& bytes, std::uint64_t value, int width) {
@@ -109,4 +109,4 @@ QByteArray zipArchive(const QList<std::pair<QByteArray, QByteArray>>& files, int
   return archive;
 }
 
-}  // namespace testing
+}  // namespace npz_files

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace testing {
+namespace npz_files {
 
 /// A version-1 .npy file as numpy.save writes it: the header padded to 64 bytes, then `data`.
 QByteArray npyFile(const QByteArray& descr, const QList<int>& shape, const QByteArray& data);
@@ -22,4 +22,4 @@ QByteArray bytesOf(const std::vector<std::uint8_t>& values);
 QByteArray zipArchive(const QList<std::pair<QByteArray, QByteArray>>& files, int method, int flags = 0,
                       bool zip64 = false);
 
-}  // namespace testing
+}  // namespace npz_files

@@ -807,10 +807,10 @@ class TestCli final : public QObject {
       QByteArray labels;
       for (int i = 0; i < 12; ++i) labels += char(i % 3);
       QVERIFY(testing::writeFile(root + "/mnist.npz",
-                                 testing::zipArchive({{"x_train.npy", testing::npyFile("|u1", {12, 24}, pixels)},
-                                                      {"y_train.npy", testing::npyFile("|u1", {12}, labels)},
-                                                      {"x_test.npy", testing::npyFile("|u1", {6, 24}, pixels.left(6 * 24))},
-                                                      {"y_test.npy", testing::npyFile("|u1", {6}, labels.left(6))}},
+                                 npz_files::zipArchive({{"x_train.npy", npz_files::npyFile("|u1", {12, 24}, pixels)},
+                                                      {"y_train.npy", npz_files::npyFile("|u1", {12}, labels)},
+                                                      {"x_test.npy", npz_files::npyFile("|u1", {6, 24}, pixels.left(6 * 24))},
+                                                      {"y_test.npy", npz_files::npyFile("|u1", {6}, labels.left(6))}},
                                                      8)));
       r = runCli({"import", "--npz", root + "/mnist.npz", "--to", root + "/from-npz", "--size", "4x6"});
       QVERIFY2(r.exitCode == 0 && r.out.contains("wrote " + root + "/from-npz: 12 training and 6 test images of 4x6, "

@@ -27,6 +27,7 @@
 #include "core/data/DatasetSource.h"
 #include "core/devices/DeviceInventory.h"
 #include "tests/IdxSplitFiles.h"
+#include "tests/NpzWriter.h"
 #include "tests/SettingSamples.h"
 #include "ui/DialogFolders.h"
 #include "ui/ExperimentDock.h"
@@ -45,6 +46,27 @@ namespace {
 void writeIdxFolder(const QString& folder, int samples) {
   for (const QString& split : {QString("train"), QString("t10k")}) idx_files::writeIdxSplit(folder, split, {samples});
 }
+
+/// Answers each message box as it opens by pressing the button `press` names, and keeps the
+/// questions' texts in `asked`.
+struct MessageBoxAnswers {
+  QStringList asked;
+  QString press;
+  QTimer timer;
+
+  explicit MessageBoxAnswers(QObject* context) {
+    QObject::connect(&timer, &QTimer::timeout, context, [this] {
+      auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+      if (!box) return;
+      asked << box->text();
+      for (QAbstractButton* button : box->buttons()) {
+        if (button->text().remove('&') == press) return button->click();
+      }
+      QFAIL(qPrintable("no button " + press + " in: " + box->text()));
+    });
+    timer.start(20);
+  }
+};
 
 }  // namespace
 
@@ -230,19 +252,9 @@ class TestExperimentForm final : public QObject {
       QVERIFY(file.open(QIODevice::WriteOnly) && file.write(text) == text.size());
     }
     ExperimentForm form;
-    QStringList asked;  // the questions' texts
-    QString press;      // the button to press
-    QTimer answer;
-    connect(&answer, &QTimer::timeout, &form, [&] {
-      auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-      if (!box) return;
-      asked << box->text();
-      for (QAbstractButton* button : box->buttons()) {
-        if (button->text().remove('&') == press) return button->click();
-      }
-      QFAIL(qPrintable("no button " + press + " in: " + box->text()));
-    });
-    answer.start(20);
+    MessageBoxAnswers answers(&form);
+    QStringList& asked = answers.asked;
+    QString& press = answers.press;
     const int before = form.datasetBox()->count();
     press = "Cancel";
     QCOMPARE(form.openDatasetFolder(kaggle), QString());  // declined: nothing to say, nothing written
@@ -275,6 +287,59 @@ class TestExperimentForm final : public QObject {
     QCOMPARE(asked.size(), 3);
   }
 
+  // A folder that holds one NumPy archive (~/.keras/datasets with Keras's mnist.npz) is offered
+  // its import into NAME-idx beside it; a damaged archive is said, and nothing written.
+  void aFolderWithANumPyArchiveIsOfferedAnImport() {
+    QTemporaryDir root;
+    const QString keras = root.filePath("keras"), imported = root.filePath("keras/mnist-idx");
+    QVERIFY(QDir().mkpath(keras));
+    QByteArray pixels, labels;
+    for (int i = 0; i < 12; ++i) {
+      labels += char(i % 3);
+      for (int j = 0; j < 9; ++j) pixels += char(i * 9 + j);
+    }
+    const QByteArray archive = npz_files::zipArchive({{"x_train.npy", npz_files::npyFile("|u1", {12, 3, 3}, pixels)},
+                                                      {"y_train.npy", npz_files::npyFile("<i8", {12}, [&] {
+                                                         QByteArray wide;  // int64 labels, as NumPy's defaults make them
+                                                         for (const char label : labels) wide += QByteArray(1, label) + QByteArray(7, '\0');
+                                                         return wide;
+                                                       }())},
+                                                      {"x_test.npy", npz_files::npyFile("|u1", {6, 3, 3}, pixels.left(54))},
+                                                      {"y_test.npy", npz_files::npyFile("|u1", {6}, labels.left(6))}},
+                                                     8);
+    QFile file(keras + "/mnist.npz");
+    QVERIFY(file.open(QIODevice::WriteOnly) && file.write(archive) == archive.size());
+    file.close();
+    ExperimentForm form;
+    MessageBoxAnswers answers(&form);
+    answers.press = "Cancel";
+    QCOMPARE(form.openDatasetFolder(keras), QString());  // declined: nothing to say, nothing written
+    QCOMPARE(answers.asked.size(), 1);
+    QVERIFY2(answers.asked[0].contains("holds the NumPy archive mnist.npz") &&
+                 answers.asked[0].contains("into the MNIST-format folder " + imported),
+             qPrintable(answers.asked[0]));
+    QVERIFY(!QFileInfo::exists(imported));
+    answers.press = "Import";
+    QCOMPARE(form.openDatasetFolder(keras), QString());
+    QCOMPARE(form.datasetBox()->currentData().toString(), imported);
+    QCOMPARE(form.findChild<QLabel*>("datasetShape")->text(), QString("12 training and 6 test images of 3×3, 3 classes"));
+    answers.press = "Open";
+    form.datasetBox()->setCurrentIndex(form.datasetBox()->findData("synthetic"));
+    QCOMPARE(form.openDatasetFolder(keras), QString());
+    QVERIFY2(answers.asked.last().contains("imported before into " + imported), qPrintable(answers.asked.last()));
+    QCOMPARE(form.datasetBox()->currentData().toString(), imported);
+    // A damaged archive: the import's reason comes back to be shown, and no folder is left.
+    const QString damaged = root.filePath("damaged");
+    QVERIFY(QDir().mkpath(damaged));
+    QFile cut(damaged + "/mnist.npz");
+    QVERIFY(cut.open(QIODevice::WriteOnly) && cut.write(archive.left(archive.size() - 30)) == archive.size() - 30);
+    cut.close();
+    answers.press = "Import";
+    const QString error = form.openDatasetFolder(damaged);
+    QVERIFY2(error.contains("mnist.npz is not a ZIP archive as a NumPy .npz file is"), qPrintable(error));
+    QVERIFY(!QFileInfo::exists(damaged + "/mnist-idx"));
+  }
+
   // Under the dataset, a line says what it holds (the CLI's data line, before the run), read
   // from the folder's files as it is picked: any sample count, image size and class count.
   // A folder the run would refuse shows the reason instead.
@@ -292,6 +357,13 @@ class TestExperimentForm final : public QObject {
     QCOMPARE(line->text(), QString("300 training and 50 test images of 20×24, 7 classes"));
     QVERIFY(!line->isHidden());
     QVERIFY(form.errors().value("dataset").isEmpty());
+
+    // Labels that skip a number are named (EMNIST's letters: 27 classes, label 0 unused).
+    QTemporaryDir letters;
+    idx_files::writeIdxSplit(letters.path(), "train", {260, 8, 8, 26, 1});
+    idx_files::writeIdxSplit(letters.path(), "t10k", {52, 8, 8, 26, 1});
+    QVERIFY(form.addDatasetFolder(letters.path()).isEmpty());
+    QCOMPARE(line->text(), QString("260 training and 52 test images of 8×8, 27 classes (labels 1-26)"));
 
     QTemporaryDir mixed;
     idx_files::writeIdxSplit(mixed.path(), "train", {40, 20, 24, 3});

@@ -21,9 +21,9 @@
 #include "tests/TestSupport.h"
 
 using namespace ensemble;
-using testing::bytesOf;
-using testing::npyFile;
-using testing::zipArchive;
+using npz_files::bytesOf;
+using npz_files::npyFile;
+using npz_files::zipArchive;
 
 namespace {
 

@@ -23,14 +23,14 @@
 #include <functional>
 
 #include "core/common/Error.h"
-#include "core/data/CsvDataset.h"
+#include "core/data/ClassCoverage.h"
 #include "core/data/DatasetSource.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/devices/DeviceSpec.h"
 #include "core/models/ModelRegistry.h"
 #include "core/config/ConfigFields.h"
 #include "core/config/RunMode.h"
-#include "ui/CsvImportOffer.h"
+#include "ui/DatasetImportOffer.h"
 #include "ui/DialogFolders.h"
 #include "ui/ElidedLabel.h"
 #include "ui/MessageLabel.h"
@@ -303,11 +303,10 @@ void ExperimentForm::chooseFolder() {
 QString ExperimentForm::openDatasetFolder(const QString& folder) {
   const QString refused = addDatasetFolder(folder);
   if (refused.isEmpty()) return {};
-  QString importFailed;
-  const QString imported = offerCsvImport(this, folder, &importFailed);
-  if (!imported.isEmpty()) return addDatasetFolder(imported);
-  if (!importFailed.isEmpty()) return importFailed;
-  return csvFilesIn(folder.toStdString()).train.empty() ? refused : QString();  // declined: nothing to say
+  const ImportOffer offer = offerDatasetImport(this, folder);
+  if (!offer.folder.isEmpty()) return addDatasetFolder(offer.folder);
+  if (!offer.error.isEmpty()) return offer.error;
+  return offer.offered ? QString() : refused;  // declined: nothing to say
 }
 
 QString ExperimentForm::addDatasetFolder(const QString& folder) {
@@ -335,9 +334,14 @@ void ExperimentForm::peekDataset(const std::string& dataset) {
     const DatasetShape shape = datasetShape(dataset);
     m_trainSamples = shape.trainSamples;
     // The CLI's data line, before the run: what a folder holds is seen as it is picked.
-    m_datasetShape->setText(tr("%1 training and %2 test images of %3×%4, %5 classes")
+    // Labels that skip a number (EMNIST's letters, 1-26) are named: "27 classes" alone had
+    // read as a miscount.
+    const bool gaps = int64_t(shape.labels.size()) < shape.classes;
+    m_datasetShape->setText(tr("%1 training and %2 test images of %3×%4, %5 classes%6")
                                 .arg(shape.trainSamples).arg(shape.testSamples)
-                                .arg(shape.imageSize.height).arg(shape.imageSize.width).arg(shape.classes));
+                                .arg(shape.imageSize.height).arg(shape.imageSize.width).arg(shape.classes)
+                                .arg(gaps ? tr(" (labels %1)").arg(QString::fromStdString(formatClassList(shape.labels)))
+                                          : QString()));
   } catch (const Error& e) {
     m_datasetError = inLabels(e.what());
   }

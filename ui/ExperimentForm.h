@@ -40,8 +40,9 @@ class ExperimentForm final : public QWidget {
   /// files are found; otherwise leaves the list as it was and returns why (empty: added).
   QString addDatasetFolder(const QString& folder);
   /// What a person's choice of `folder` does (the form's Open folder…, the window's File >
-  /// Open dataset folder…): addDatasetFolder, and where it refuses a folder of CSV files, the
-  /// offer to import them (ui/CsvImportOffer.h) and the imported folder added. Returns why
+  /// Open dataset folder…): addDatasetFolder, and where it refuses a folder of CSV files or a
+  /// NumPy archive, the offer to import them (ui/DatasetImportOffer.h) and the imported folder
+  /// added. Returns why
   /// nothing was added, or empty (added, or an import the user declined).
   QString openDatasetFolder(const QString& folder);
 

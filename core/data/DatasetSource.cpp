@@ -382,18 +382,26 @@ ImageSize testImageSize(const std::string& spec) {
 DatasetShape datasetShape(const std::string& spec) {
   if (spec == "synthetic") {
     const SyntheticOptions synthetic;
-    return {synthetic.trainSize, synthetic.testSize, {synthetic.side, synthetic.side}, kSyntheticClasses};
+    DatasetShape shape{synthetic.trainSize, synthetic.testSize, {synthetic.side, synthetic.side}, kSyntheticClasses, {}};
+    for (int64_t label = 0; label < kSyntheticClasses; ++label) shape.labels.push_back(label);  // every class drawn
+    return shape;
   }
   const std::string folder = datasetFolderOf(spec);
   const SplitFiles files = splitFilesIn(folder);
   const std::vector<int64_t> train = imageDimensions(files[kTrainImages]);
   const std::vector<int64_t> test = imageDimensions(files[kTestImages]);
   checkOneImageSize(folder, {train[1], train[2]}, {test[1], test[2]});
-  int64_t classes = 0;
+  DatasetShape shape{train[0], test[0], {train[1], train[2]}, 0, {}};
+  std::array<bool, 256> present{};  // a label is one byte
   for (const std::size_t labels : {kTrainLabels, kTestLabels}) {
-    classes = std::max(classes, classesOfLabels(readIdxFile(files[labels])));
+    const IdxArray file = readIdxFile(files[labels]);
+    shape.classes = std::max(shape.classes, classesOfLabels(file));
+    for (const std::uint8_t label : file.data) present[label] = true;
   }
-  return {train[0], test[0], {train[1], train[2]}, classes};
+  for (std::size_t label = 0; label < present.size(); ++label) {
+    if (present[label]) shape.labels.push_back(int64_t(label));
+  }
+  return shape;
 }
 
 std::string defaultFashionMnistFolder() { return ENSEMBLELAB_DEFAULT_FASHION_MNIST; }

@@ -3,6 +3,7 @@
 // Resolves a dataset name ("fashion-mnist", "synthetic" or a folder) to its two splits.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ensemble {
 
@@ -69,6 +70,9 @@ struct DatasetShape {
   int64_t testSamples = 0;
   ImageSize imageSize;
   int64_t classes = 0;
+  /// The labels an image of either split has, ascending: 0 to classes - 1 as a rule, 1-26 for
+  /// EMNIST's letters (whose 27 classes are labels 0-26, 0 unused).
+  std::vector<int64_t> labels;
 };
 DatasetShape datasetShape(const std::string& spec);
 

@@ -5,10 +5,12 @@ real files cut small, plus the broken kinds the engine must reject. Standard lib
 Usage: python3 tests/fuzz/make_corpus.py [FASHION_MNIST_DIR] [RUN_DIR]
 (FuzzCheckpoint's seeds come from the harness itself: ENSEMBLELAB_FUZZ_WRITE_SEEDS=DIR.)"""
 import gzip
+import io
 import json
 import os
 import struct
 import sys
+import zipfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 fashion = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/datasets/fashion-mnist"
@@ -37,6 +39,41 @@ write("FuzzCsvImport", "row-cut-short", csv_rows + "1,2,3\n")
 write("FuzzCsvImport", "over-255", csv_rows + "1,2,3,256,4\n")
 write("FuzzCsvImport", "scaled", "1,0.5,0,0,0\n0,0,0,0,1\n")
 write("FuzzCsvImport", "unlabelled", "pixel0,pixel1,pixel2,pixel3\n0,0,0,0\n")
+
+# NumPy archives (import --npz), written as numpy.savez writes them (zipfile, ZIP64 forced; the
+# .npy header padded to 64 bytes): Keras's four arrays of 3 + 2 images of 4x4, stored and
+# deflated, other element types, and the broken kinds import must refuse.
+def npy(descr, shape, payload, fortran=False):
+    header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, tuple(shape))
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + payload
+
+
+def npz(arrays, method=zipfile.ZIP_STORED):
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=method) as archive:
+        for name, data in arrays:
+            entry = zipfile.ZipInfo(name + ".npy", (1980, 1, 1, 0, 0, 0))  # dated, for the same bytes each time
+            entry.compress_type = method
+            with archive.open(entry, "w", force_zip64=True) as member:
+                member.write(data)
+    return out.getvalue()
+
+
+pixels = bytes((7 * i + 3) % 256 for i in range(5 * 16))
+keras = [("x_train", npy("|u1", (3, 4, 4), pixels[:48])), ("y_train", npy("|u1", (3,), b"\x00\x01\x02")),
+         ("x_test", npy("|u1", (2, 4, 4), pixels[48:])), ("y_test", npy("|u1", (2,), b"\x01\x00"))]
+write("FuzzNpzImport", "keras-stored", npz(keras))
+write("FuzzNpzImport", "keras-deflated", npz(keras, zipfile.ZIP_DEFLATED))
+write("FuzzNpzImport", "int64-labels-fortran", npz(keras[:1] + [("y_train", npy("<i8", (3,), struct.pack("<3q", 0, 1, 2)))] +
+                                                   [("x_test", npy("|u1", (2, 4, 4), pixels[48:], True))] + keras[3:]))
+write("FuzzNpzImport", "float-flattened", npz([("x_train", npy("<f4", (3, 16), struct.pack("<48f", *pixels[:48])))] +
+                                              keras[1:2] + [("x_test", npy(">f8", (2, 16), struct.pack(">32d", *pixels[48:])))] +
+                                              keras[3:]))
+write("FuzzNpzImport", "positional", npz([("arr_%d" % k, a) for k, (_, a) in enumerate(keras)]))
+write("FuzzNpzImport", "npy-cut-short", npz(keras[:1] + [("y_train", npy("|u1", (3,), b"\x00"))] + keras[2:]))
+write("FuzzNpzImport", "objects", npz(keras[:1] + [("y_train", npy("|O", (3,), b"\x80\x04N."))] + keras[2:]))
+write("FuzzNpzImport", "archive-cut-short", npz(keras)[:300])
 
 # IDX: the real Fashion-MNIST files cut to a few items, raw and gzip, and the broken kinds.
 with gzip.open(os.path.join(fashion, "train-images-idx3-ubyte.gz")) as f:
