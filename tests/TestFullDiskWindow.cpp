@@ -7,6 +7,7 @@
 // reason and leaves what was at its target as it was. Needs root (mount); skips without.
 #include <QDir>
 #include <QDirIterator>
+#include <QFileDialog>
 #include <QItemSelectionModel>
 #include <QMessageBox>
 #include <QPushButton>
@@ -21,12 +22,14 @@
 #include <QtTest>
 #include <filesystem>
 
+#include "core/data/DatasetSource.h"
 #include "core/io/MetricsCsvReader.h"
 #include "core/runs/RunSummary.h"
 #include "tests/ChildProcess.h"
 #include "tests/FormSetup.h"
 #include "tests/RunStatusCheck.h"
 #include "tests/SmallDisk.h"
+#include "ui/ExperimentForm.h"
 #include "ui/ExportActions.h"
 #include "ui/MainWindow.h"
 #include "ui/MetricPlot.h"
@@ -101,6 +104,48 @@ class TestFullDiskWindow final : public QObject {
              qPrintable(error->text()));
     QVERIFY(window.runsModel()->rowOf(folder) >= 0);
     QVERIFY(QFileInfo::exists(folder + "/summary.json"));
+  }
+
+  // A folder of CSV files on a read-only disk (a share, a write-protected card): its import
+  // cannot go beside it, so the question says so and the user picks where it goes (the import
+  // had failed with "Read-only file system", and the window offered nothing else).
+  void aReadOnlyFolderIsImportedWhereTheUserChooses() {
+    const QString kaggle = m_disk.path() + "/kaggle";
+    QVERIFY(QDir().mkpath(kaggle));
+    for (const auto& [name, count] : {std::pair{QString("fashion-mnist_train.csv"), 12}, std::pair{QString("fashion-mnist_test.csv"), 6}}) {
+      QByteArray text = "label,pixel1,pixel2,pixel3,pixel4\n";
+      for (int i = 0; i < count; ++i) text += QByteArray::number(i % 3) + ",0," + QByteArray::number(i) + ",9,255\n";
+      QFile file(kaggle + "/" + name);
+      QVERIFY(file.open(QIODevice::WriteOnly) && file.write(text) == text.size());
+    }
+    QVERIFY(m_disk.setReadOnly(true));
+    auto writable = qScopeGuard([this] { m_disk.setReadOnly(false); });
+    QTemporaryDir chosen;
+    ExperimentForm form;
+    QStringList asked;
+    QTimer answer;  // presses "Import into…" (or, where there is none, Cancel), then picks `chosen`
+    connect(&answer, &QTimer::timeout, &form, [&] {
+      QWidget* modal = QApplication::activeModalWidget();
+      if (auto* box = qobject_cast<QMessageBox*>(modal)) {
+        asked << box->text();
+        for (QAbstractButton* button : box->buttons()) {
+          if (button->text().remove('&') == "Import into…") return button->click();
+        }
+        return box->button(QMessageBox::Cancel)->click();
+      }
+      if (auto* dialog = qobject_cast<QFileDialog*>(modal)) {
+        dialog->setDirectory(chosen.path());
+        QMetaObject::invokeMethod(dialog, "accept");  // its Choose button
+      }
+    });
+    answer.start(20);
+    QCOMPARE(form.openDatasetFolder(kaggle), QString());
+    QCOMPARE(asked.size(), 1);
+    QVERIFY2(asked[0].contains("cannot be written beside it: " + m_disk.path() + " is read-only"), qPrintable(asked[0]));
+    const QString imported = chosen.filePath("kaggle-idx");
+    QCOMPARE(form.datasetBox()->currentData().toString(), imported);
+    QCOMPARE(ensemble::datasetShape(imported.toStdString()).trainSamples, 12);
+    QVERIFY(!QFileInfo::exists(m_disk.path() + "/kaggle-idx"));
   }
 
   void aRunFromTheWindowOnAFullDiskSaysSoKeepsItsCheckpointAndResumes() {
