@@ -277,6 +277,13 @@ class TestNpzImport final : public QObject {
     QVERIFY(testing::writeFile(dir.filePath("keras/fashion.npz"), zipArchive(kerasArrays(), 8)));
     message = messageOf(dir.filePath("keras"));
     QVERIFY2(message.contains("it holds NumPy archives (fashion.npz, mnist.npz)"), qPrintable(message));
+    // Arrays saved one a file: told to make them one archive.
+    QVERIFY(QDir(dir.path()).mkpath("arrays"));
+    for (const auto& [name, contents] : kerasArrays()) QVERIFY(testing::writeFile(dir.filePath("arrays/" + name), contents));
+    message = messageOf(dir.filePath("arrays"));
+    QVERIFY2(message.contains("it holds NumPy arrays (x_test.npy, x_train.npy, y_test.npy, y_train.npy): save the four "
+                              "in one archive, numpy.savez(\"mnist.npz\""),
+             qPrintable(message));
     // The command it gives works.
     importNpzDataset(importOptions(npz, QString::fromStdString(importFolderForNpz(npz.toStdString()))), checkDataset);
     verifyImportedSplits(dir.filePath("keras/mnist-idx"));

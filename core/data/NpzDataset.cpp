@@ -172,7 +172,21 @@ std::string npzImportHint(const std::string& path) {
            command(path) + " writes it as an MNIST-format folder to train on";
   }
   const std::vector<std::string> names = npzFilesIn(path);
-  if (names.empty()) return "";
+  if (names.empty()) {
+    // Arrays saved one a file (numpy.save): one archive of the four is what the import reads.
+    std::vector<std::string> arrays;
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (endsWith(lowered(name), ".npy")) arrays.push_back(name);
+    }
+    if (arrays.empty()) return "";
+    std::sort(arrays.begin(), arrays.end());
+    std::string list;
+    for (const std::string& name : arrays) list += (list.empty() ? "" : ", ") + name;
+    return "it holds NumPy arrays (" + list + "): save the four in one archive, numpy.savez(\"mnist.npz\", " +
+           "x_train=..., y_train=..., x_test=..., y_test=...), and `ensemble-lab-cli import --npz mnist.npz --to FOLDER` " +
+           "writes it as an MNIST-format folder to train on";
+  }
   if (names.size() == 1) {
     return "it holds the NumPy archive " + names.front() + ": where it holds x_train, y_train, x_test and y_test, as " +
            "Keras's mnist.npz does, " + command((fs::path(path) / names.front()).string()) +

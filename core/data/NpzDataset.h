@@ -46,7 +46,8 @@ std::vector<std::string> npzFilesIn(const std::string& folder);
 std::string importFolderForNpz(const std::string& npz);
 
 /// For a dataset named by `path` that is a .npz file, or a folder without IDX files that holds
-/// some: a sentence naming them and the command that imports one; empty otherwise.
+/// some: a sentence naming them and the command that imports one; for a folder of .npy files
+/// (numpy.save, one array a file), how to make them one archive; empty otherwise.
 std::string npzImportHint(const std::string& path);
 
 }  // namespace ensemble
