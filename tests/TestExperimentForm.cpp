@@ -247,13 +247,7 @@ class TestExperimentForm final : public QObject {
   void aFolderOfCsvFilesIsOfferedAnImport() {
     QTemporaryDir root;
     const QString kaggle = root.filePath("kaggle"), imported = root.filePath("kaggle-idx");
-    QVERIFY(QDir().mkpath(kaggle));
-    for (const auto& [name, count] : {std::pair{QString("fashion-mnist_train.csv"), 12}, std::pair{QString("fashion-mnist_test.csv"), 6}}) {
-      QByteArray text = "label,pixel1,pixel2,pixel3,pixel4\n";
-      for (int i = 0; i < count; ++i) text += QByteArray::number(i % 3) + ",0," + QByteArray::number(i) + ",9,255\n";
-      QFile file(kaggle + "/" + name);
-      QVERIFY(file.open(QIODevice::WriteOnly) && file.write(text) == text.size());
-    }
+    idx_files::writeKaggleCsvFolder(kaggle);
     ExperimentForm form;
     MessageBoxAnswers answers(&form);
     QStringList& asked = answers.asked;

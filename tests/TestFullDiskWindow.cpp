@@ -27,6 +27,7 @@
 #include "core/runs/RunSummary.h"
 #include "tests/ChildProcess.h"
 #include "tests/FormSetup.h"
+#include "tests/IdxSplitFiles.h"
 #include "tests/RunStatusCheck.h"
 #include "tests/SmallDisk.h"
 #include "ui/ExperimentForm.h"
@@ -111,13 +112,7 @@ class TestFullDiskWindow final : public QObject {
   // had failed with "Read-only file system", and the window offered nothing else).
   void aReadOnlyFolderIsImportedWhereTheUserChooses() {
     const QString kaggle = m_disk.path() + "/kaggle";
-    QVERIFY(QDir().mkpath(kaggle));
-    for (const auto& [name, count] : {std::pair{QString("fashion-mnist_train.csv"), 12}, std::pair{QString("fashion-mnist_test.csv"), 6}}) {
-      QByteArray text = "label,pixel1,pixel2,pixel3,pixel4\n";
-      for (int i = 0; i < count; ++i) text += QByteArray::number(i % 3) + ",0," + QByteArray::number(i) + ",9,255\n";
-      QFile file(kaggle + "/" + name);
-      QVERIFY(file.open(QIODevice::WriteOnly) && file.write(text) == text.size());
-    }
+    idx_files::writeKaggleCsvFolder(kaggle);
     QVERIFY(m_disk.setReadOnly(true));
     auto writable = qScopeGuard([this] { m_disk.setReadOnly(false); });
     QTemporaryDir chosen;

@@ -47,6 +47,9 @@ std::map<std::string, const ZipEntry*> arraysByName(const std::vector<ZipEntry>&
 /// The images' rows and columns: their shape's, or for images flattened into rows of pixels
 /// (N x H*W), the size given or the square.
 std::pair<int64_t, int64_t> imageSizeOf(const NpyArray& images, const std::string& origin, int64_t rows, int64_t columns) {
+  if (images.dims.size() >= 2 && images.elementCount() == 0 && images.dims[0] > 0) {
+    throw DatasetError(origin + " has the shape " + shapeText(images.dims) + ": images of no pixels");
+  }
   const std::vector<int64_t> shape = imageFileShape(images.dims);
   if (!shape.empty()) {
     if (rows > 0 && (rows != shape[1] || columns != shape[2])) {

@@ -142,6 +142,13 @@ std::vector<std::uint8_t> zipEntryData(const std::vector<std::uint8_t>& bytes, c
   if (!inside(bytes, start, entry.compressedSize)) {
     throw damaged(origin, entry.name + "'s " + std::to_string(entry.compressedSize) + " bytes run past the archive's end");
   }
+  // As the IDX reader's limit: far above any dataset that fits in memory, and a guard against
+  // a deflate bomb whose directory claims more.
+  constexpr std::uint64_t kMostBytes = 32ull << 30;
+  if (entry.size > kMostBytes) {
+    throw DatasetError(what + " is " + std::to_string(entry.size) + " bytes, more than the " +
+                       std::to_string(kMostBytes) + " an array may be; the archive is corrupt, or its arrays too large");
+  }
   const std::uint8_t* data = bytes.data() + start;
   std::vector<std::uint8_t> out;
   if (entry.method == 0) {
