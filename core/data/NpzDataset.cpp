@@ -27,6 +27,18 @@ bool endsWith(const std::string& text, const std::string& end) {
   return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
 }
 
+/// The names of the files in `folder` whose names end in `suffix` (any case), sorted.
+std::vector<std::string> fileNamesEndingIn(const std::string& folder, const std::string& suffix) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (endsWith(lowered(name), suffix) && it->is_regular_file(ec)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 std::string shapeText(const std::vector<int64_t>& dims) {
   std::string text;
   for (const int64_t dim : dims) text += (text.empty() ? "" : "x") + std::to_string(dim);
@@ -148,16 +160,7 @@ ImportedDataset readNpzDataset(const NpzImportOptions& options) {
   return npzDatasetOf(readDatasetFile(options.npz), options.npz, options.rows, options.columns);
 }
 
-std::vector<std::string> npzFilesIn(const std::string& folder) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (endsWith(lowered(name), ".npz") && it->is_regular_file(ec)) names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> npzFilesIn(const std::string& folder) { return fileNamesEndingIn(folder, ".npz"); }
 
 std::string importFolderForNpz(const std::string& npz) {
   const fs::path path(npz);
@@ -177,13 +180,8 @@ std::string npzImportHint(const std::string& path) {
   const std::vector<std::string> names = npzFilesIn(path);
   if (names.empty()) {
     // Arrays saved one a file (numpy.save): one archive of the four is what the import reads.
-    std::vector<std::string> arrays;
-    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      if (endsWith(lowered(name), ".npy")) arrays.push_back(name);
-    }
+    const std::vector<std::string> arrays = fileNamesEndingIn(path, ".npy");
     if (arrays.empty()) return "";
-    std::sort(arrays.begin(), arrays.end());
     std::string list;
     for (const std::string& name : arrays) list += (list.empty() ? "" : ", ") + name;
     return "it holds NumPy arrays (" + list + "): save the four in one archive, numpy.savez(\"mnist.npz\", " +
