@@ -141,6 +141,11 @@ class TestFullDiskWindow final : public QObject {
     QCOMPARE(form.datasetBox()->currentData().toString(), imported);
     QCOMPARE(ensemble::datasetShape(imported.toStdString()).trainSamples, 12);
     QVERIFY(!QFileInfo::exists(m_disk.path() + "/kaggle-idx"));
+    // Opened again and sent to the same place, the earlier import is opened, not refused.
+    form.datasetBox()->setCurrentIndex(form.datasetBox()->findData("synthetic"));
+    QCOMPARE(form.openDatasetFolder(kaggle), QString());
+    QCOMPARE(asked.size(), 2);
+    QCOMPARE(form.datasetBox()->currentData().toString(), imported);
   }
 
   void aRunFromTheWindowOnAFullDiskSaysSoKeepsItsCheckpointAndResumes() {

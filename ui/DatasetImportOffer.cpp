@@ -69,6 +69,10 @@ ImportOffer ask(QWidget* parent, const QString& folder, const Candidate& candida
     const QString chosen = dialogs::existingDirectory(parent, tr("Import into a folder"), dialogs::Place::Datasets);
     if (chosen.isEmpty()) return offer;
     target = QDir(chosen).filePath(QFileInfo(candidate.target).fileName());
+    if (holdsADataset(target)) {  // imported there before: opened, not refused as a folder that holds IDX files
+      offer.folder = target;
+      return offer;
+    }
   }
   QApplication::setOverrideCursor(Qt::WaitCursor);  // Fashion-MNIST's 155 MB of CSV: about 2 s
   try {
