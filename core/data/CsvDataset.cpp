@@ -164,22 +164,11 @@ ImportedDataset readCsvDataset(const CsvImportOptions& options) {
 }
 
 CsvFilesFound csvFilesIn(const std::string& folder) {
-  const auto lowered = [](std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return text;
-  };
   CsvFilesFound found;
-  std::error_code ec;
-  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string(), lower = lowered(name);
-    if (lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".csv") == 0 && it->is_regular_file(ec)) {
-      found.names.push_back(name);
-    }
-  }
-  std::sort(found.names.begin(), found.names.end());
+  found.names = fileNamesEndingIn(folder, ".csv");
   std::vector<std::string> trains, tests;
   for (const std::string& name : found.names) {
-    const std::string lower = lowered(name);
+    const std::string lower = lowerCase(name);
     const bool train = lower.find("train") != std::string::npos, test = lower.find("test") != std::string::npos;
     if (train != test) (train ? trains : tests).push_back((fs::path(folder) / name).string());
   }

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/data/ImportedDataset.h"
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
 #include "core/common/Error.h"
 #include "core/data/IdxFile.h"
 
@@ -21,6 +25,26 @@ ImportedDataset idxFilesOf(const ImportedSplit& train, const ImportedSplit& test
   files.rows = rows;
   files.columns = columns;
   return files;
+}
+
+std::string lowerCase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return text;
+}
+
+std::vector<std::string> fileNamesEndingIn(const std::string& folder, const std::string& suffix) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string(), lower = lowerCase(name);
+    if (lower.size() > suffix.size() && lower.compare(lower.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+        it->is_regular_file(ec)) {
+      names.push_back(name);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace ensemble

@@ -31,4 +31,11 @@ struct ImportedSplit {
 /// dimension can count (2^32 - 1).
 ImportedDataset idxFilesOf(const ImportedSplit& train, const ImportedSplit& test, int64_t rows, int64_t columns);
 
+/// `text` in lower case (ASCII): file names compared as people type them.
+std::string lowerCase(std::string text);
+
+/// The names of the files in `folder` whose names end in `suffix` (".csv", ".npz"; in any
+/// case), sorted: what a folder holds to import.
+std::vector<std::string> fileNamesEndingIn(const std::string& folder, const std::string& suffix);
+
 }  // namespace ensemble

@@ -18,25 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string lowered(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return text;
-}
-
 bool endsWith(const std::string& text, const std::string& end) {
   return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
-}
-
-/// The names of the files in `folder` whose names end in `suffix` (any case), sorted.
-std::vector<std::string> fileNamesEndingIn(const std::string& folder, const std::string& suffix) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (endsWith(lowered(name), suffix) && it->is_regular_file(ec)) names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 std::string shapeText(const std::vector<int64_t>& dims) {
@@ -49,8 +32,8 @@ std::string shapeText(const std::vector<int64_t>& dims) {
 std::map<std::string, const ZipEntry*> arraysByName(const std::vector<ZipEntry>& entries, std::string& names) {
   std::map<std::string, const ZipEntry*> arrays;
   for (const ZipEntry& entry : entries) {
-    const std::string name = endsWith(lowered(entry.name), ".npy") ? entry.name.substr(0, entry.name.size() - 4) : entry.name;
-    arrays[lowered(name)] = &entry;
+    const std::string name = endsWith(lowerCase(entry.name), ".npy") ? entry.name.substr(0, entry.name.size() - 4) : entry.name;
+    arrays[lowerCase(name)] = &entry;
     names += (names.empty() ? "" : ", ") + name;
   }
   return arrays;
@@ -173,7 +156,7 @@ std::string npzImportHint(const std::string& path) {
     return "`ensemble-lab-cli import --npz " + shellWord(npz) + " --to " + shellWord(importFolderForNpz(npz)) + "`";
   };
   if (fs::is_regular_file(path, ec)) {
-    if (!endsWith(lowered(path), ".npz")) return "";
+    if (!endsWith(lowerCase(path), ".npz")) return "";
     return "it is a NumPy archive: where it holds x_train, y_train, x_test and y_test, as Keras's mnist.npz does, " +
            command(path) + " writes it as an MNIST-format folder to train on";
   }
