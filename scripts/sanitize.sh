@@ -3,6 +3,9 @@
 # Builds EnsembleLab with sanitizers on our own code and runs the test suite under them.
 #   bash scripts/sanitize.sh            ASan + UBSan, the suite but for the .deb and six tests (build-asan/)
 #   bash scripts/sanitize.sh thread     TSan, the tests that cross threads (build-tsan/)
+# ENSEMBLELAB_TEST_PYTHON and ENSEMBLELAB_TORCHRUN, where set (scripts/test.sh sets the torch
+# wheel's), go to CMake: the tests that read our files in PyTorch, TensorBoard or NumPy, and
+# launch ranks under torchrun, run rather than skip.
 # Any report fails the run: UBSan aborts on the first finding, ASan/LSan exit non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +22,11 @@ if [ "$kind" = thread ]; then
   ctest --output-on-failure -R '^(TestRunControl|TestRunController)$'
 else
   dir=build-asan
-  cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENSEMBLELAB_SANITIZE=address,undefined
+  wheel_tools=()
+  [ -n "${ENSEMBLELAB_TEST_PYTHON:-}" ] && wheel_tools+=(-DENSEMBLELAB_TEST_PYTHON="$ENSEMBLELAB_TEST_PYTHON")
+  [ -n "${ENSEMBLELAB_TORCHRUN:-}" ] && wheel_tools+=(-DENSEMBLELAB_TORCHRUN="$ENSEMBLELAB_TORCHRUN")
+  cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENSEMBLELAB_SANITIZE=address,undefined \
+        "${wheel_tools[@]}"
   cmake --build "$dir" -j "${JOBS:-2}"
   export ASAN_OPTIONS="detect_leaks=1 abort_on_error=0 strict_string_checks=1 detect_stack_use_after_return=1"
   export LSAN_OPTIONS="suppressions=$suppressions/lsan.supp print_suppressions=0"

@@ -1,36 +1,50 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# The second command of the README (and what CI runs): installs, builds and runs the whole
-# Qt Test suite through CTest, in both supported builds, one after the other:
-#   build/       Debian's LibTorch 1.13 (CPU), the default build and the .deb
-#   build-cuda/  the PyPI torch wheel's CUDA LibTorch with NCCL (scripts/build-cuda.sh): all
-#                but the window's tests, which include no LibTorch header (ctest -L ui in build/),
-#                and three suites whose subject is not LibTorch (below)
-# Both run their checkpoints through the wheel's PyTorch and their ranks under its torchrun.
-#   bash scripts/test.sh [CTEST_ARGS...]        BUILDS="debian" or BUILDS="cuda" for one
+# The second command of the README (and what CI runs, .ci/run): installs, builds and runs the
+# whole Qt Test suite through CTest, in three builds one after the other, each suite in the
+# builds where it checks something the others cannot:
+#   build/       Debian's LibTorch 1.13 (CPU), Release: the default build and the .deb. Only the
+#                six suites the sanitizers leave out (label `unsanitized`: the soak tests, the
+#                real hosts, the full disk, the kills, PyTorch reading our files), the CMake
+#                checks and the package (-DENSEMBLELAB_UNSANITIZED_TESTS_ONLY=ON)
+#   build-cuda/  the PyPI torch wheel's CUDA LibTorch with NCCL (scripts/build-cuda.sh): the
+#                suites whose code meets LibTorch (below)
+#   build-asan/  Debian's LibTorch again, our code under ASan + UBSan (scripts/sanitize.sh):
+#                every suite but the six
+# So each suite runs against both LibTorchs, and each but the six under the sanitizers: CI's
+# 90 minutes on two cores no longer hold the Debian build running them all a third time.
+# All three use the wheel's Python to read our checkpoints and its torchrun to launch ranks.
+#   bash scripts/test.sh [CTEST_ARGS...]   BUILDS="debian", "cuda" or "sanitized" for one
+# (`ctest` in a build/ configured with -DENSEMBLELAB_UNSANITIZED_TESTS_ONLY=OFF, the default of
+# scripts/build.sh on a new folder, runs every suite in the Release build.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 venv="$(bash scripts/torch-venv.sh)"
 wheel_tools=(-DENSEMBLELAB_TEST_PYTHON="$venv/bin/python" -DENSEMBLELAB_TORCHRUN="$venv/bin/torchrun")
-for kind in ${BUILDS:-debian cuda}; do
-  only_in_debian=()
+for kind in ${BUILDS:-debian cuda sanitized}; do
+  leave_out=()
   case "$kind" in
-    debian) dir=build; bash scripts/build.sh "${wheel_tools[@]}" ;;
-    # The window's tests are torch-free and run in build/; the CUDA build runs the suites
-    # whose code meets its LibTorch (CI's 90 minutes hold three builds on two cores). Nor
-    # does it run three suites whose subject is below or beside LibTorch, which took 213 of
-    # its 633 test-seconds in CI's kind of machine (2026-12-06):
+    debian) dir=build; bash scripts/build.sh "${wheel_tools[@]}" -DENSEMBLELAB_UNSANITIZED_TESTS_ONLY=ON ;;
+    # The window's tests are torch-free and run under the sanitizers; the CUDA build runs the
+    # suites whose code meets its LibTorch. Nor does it run four suites whose subject is
+    # below or beside LibTorch, 289 of its 1,083 test-seconds on CI's kind of machine
+    # (2026-12-07), each run in build/ or build-asan/:
     #   TestHosts          ranks on network namespaces: the links between hosts (cut, slow,
     #                      named); the wheel's c10d ranks are TestDistributed's, in this build
     #   TestFullDisk       a real full disk: our writes and their messages
     #   TestKillAnywhere   SIGKILL at random points, then resume: the resume is
-    #                      TestCheckpointResume's and TestSweep's, the torn files the fuzz
-    #                      corpora's, all in this build
+    #                      TestCheckpointResume's, the torn files the fuzz corpora's, all in
+    #                      this build
+    #   TestSweep          a sweep's grid, pairing, lock and resume over CLI runs: the runs'
+    #                      training is TestCli's, in this build
     cuda) dir=build-cuda; bash scripts/build-cuda.sh -DENSEMBLELAB_WINDOW_TESTS=OFF
-          only_in_debian=(-E '^(TestHosts|TestFullDisk|TestKillAnywhere)$') ;;
-    *) echo "test.sh: unknown build '$kind' in BUILDS; the builds are debian and cuda" >&2; exit 2 ;;
+          leave_out=(-E '^(TestHosts|TestFullDisk|TestKillAnywhere|TestSweep)$') ;;
+    sanitized) ENSEMBLELAB_TEST_PYTHON="$venv/bin/python" ENSEMBLELAB_TORCHRUN="$venv/bin/torchrun" \
+                 bash scripts/sanitize.sh address "$@"
+               continue ;;
+    *) echo "test.sh: unknown build '$kind' in BUILDS; the builds are debian, cuda and sanitized" >&2; exit 2 ;;
   esac
   echo "== test.sh: the suite in $dir/"
-  (cd "$dir" && ctest --output-on-failure -j "${JOBS:-2}" "${only_in_debian[@]}" "$@")
+  (cd "$dir" && ctest --output-on-failure -j "${JOBS:-2}" "${leave_out[@]}" "$@")
 done
