@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Builds EnsembleLab with sanitizers on our own code and runs the test suite under them.
-#   bash scripts/sanitize.sh            ASan + UBSan, the suite but for the .deb and six tests (build-asan/)
+#   bash scripts/sanitize.sh            ASan + UBSan, the suite but for the .deb, six suites and the
+#                                       bench programs' checks (build-asan/)
 #   bash scripts/sanitize.sh thread     TSan, the tests that cross threads (build-tsan/)
 # ENSEMBLELAB_TEST_PYTHON and ENSEMBLELAB_TORCHRUN, where set (scripts/test.sh sets the torch
 # wheel's), go to CMake: the tests that read our files in PyTorch, TensorBoard or NumPy, and
