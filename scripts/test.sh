@@ -5,15 +5,18 @@
 # builds where it checks something the others cannot:
 #   build/       Debian's LibTorch 1.13 (CPU), Release: the default build and the .deb. Only the
 #                six suites the sanitizers leave out (label `unsanitized`: the soak tests, the
-#                real hosts, the full disk, the kills, PyTorch reading our files), the CMake
-#                checks and the package (-DENSEMBLELAB_UNSANITIZED_TESTS_ONLY=ON)
+#                real hosts, the full disk, the kills, PyTorch reading our files), the runs
+#                under torchrun, the CMake checks and the package
+#                (-DENSEMBLELAB_UNSANITIZED_TESTS_ONLY=ON)
 #   build-cuda/  the PyPI torch wheel's CUDA LibTorch with NCCL (scripts/build-cuda.sh): the
 #                suites whose code meets LibTorch (below)
 #   build-asan/  Debian's LibTorch again, our code under ASan + UBSan (scripts/sanitize.sh):
 #                every suite but the six
-# So each suite runs against both LibTorchs, and each but the six under the sanitizers: CI's
-# 90 minutes on two cores no longer hold the Debian build running them all a third time.
-# All three use the wheel's Python to read our checkpoints and its torchrun to launch ranks.
+# So a suite runs against both LibTorchs, but for the window's (torch-free) and the CUDA
+# build's four (below), and under the sanitizers, but for the six: CI's 90 minutes on two
+# cores no longer hold the Debian build running them all a third time (docs/CI.md).
+# All three use the wheel's Python to read our checkpoints; the plain two, its torchrun to
+# launch ranks.
 #   bash scripts/test.sh [CTEST_ARGS...]   BUILDS="debian", "cuda" or "sanitized" for one
 # (`ctest` in a build/ configured with -DENSEMBLELAB_UNSANITIZED_TESTS_ONLY=OFF, the default of
 # scripts/build.sh on a new folder, runs every suite in the Release build.)
@@ -41,8 +44,10 @@ for kind in ${BUILDS:-debian cuda sanitized}; do
     cuda) dir=build-cuda
           bash scripts/build-cuda.sh -DENSEMBLELAB_WINDOW_TESTS=OFF \
             "-DENSEMBLELAB_SUITES_LEFT_OUT=TestHosts;TestFullDisk;TestKillAnywhere;TestSweep" ;;
-    sanitized) ENSEMBLELAB_TEST_PYTHON="$venv/bin/python" ENSEMBLELAB_TORCHRUN="$venv/bin/torchrun" \
-                 bash scripts/sanitize.sh address "$@"
+    # The wheel's Python (PyTorch, NumPy, TensorBoard read our files), but not its torchrun:
+    # TestDistributed's three runs under it took 170 s there, and run in build/ instead
+    # (TestDistributedUnderTorchrun) and in build-cuda/.
+    sanitized) ENSEMBLELAB_TEST_PYTHON="$venv/bin/python" bash scripts/sanitize.sh address "$@"
                continue ;;
     *) echo "test.sh: unknown build '$kind' in BUILDS; the builds are debian, cuda and sanitized" >&2; exit 2 ;;
   esac
