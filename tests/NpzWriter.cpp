@@ -5,26 +5,13 @@
 
 #include <QStringList>
 
+#include "tests/Deflate.h"
+
 namespace npz_files {
 namespace {
 
 void putLittleEndian(QByteArray& bytes, std::uint64_t value, int width) {
   for (int i = 0; i < width; ++i) bytes += char((value >> (8 * i)) & 0xFF);
-}
-
-/// Raw deflate (no zlib header), as a ZIP archive's method 8 holds it.
-QByteArray deflated(const QByteArray& data) {
-  z_stream stream{};
-  deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  QByteArray out(int(deflateBound(&stream, uLong(data.size()))), '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = uInt(data.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = uInt(out.size());
-  deflate(&stream, Z_FINISH);
-  out.resize(int(stream.total_out));
-  deflateEnd(&stream);
-  return out;
 }
 
 }  // namespace
@@ -49,7 +36,8 @@ QByteArray zipArchive(const QList<std::pair<QByteArray, QByteArray>>& files, int
   constexpr std::uint64_t kSaturated = 0xFFFFFFFFu;
   QByteArray archive, directory;
   for (const auto& [name, contents] : files) {
-    const QByteArray data = method == 8 ? deflated(contents) : contents;
+    const QByteArray data =
+        method == 8 ? test_files::deflated(contents, test_files::Framing::RawDeflate, Z_BEST_COMPRESSION) : contents;
     const auto crc = std::uint32_t(crc32(0, reinterpret_cast<const Bytef*>(contents.data()), uInt(contents.size())));
     const auto offset = std::uint64_t(archive.size());
     const auto headerFields = [&](bool central) {  // from "version needed" to the extra field's length

@@ -15,6 +15,8 @@
 #include "core/data/Dataset.h"
 #include "core/data/DatasetSource.h"
 #include "core/data/IdxFile.h"
+#include "core/data/Inflate.h"
+#include "tests/Deflate.h"
 #include "tests/TestSupport.h"
 
 using namespace ensemble;
@@ -399,6 +401,57 @@ class TestIdxFile final : public QObject {
       QVERIFY2(message.contains(expected), qPrintable(message));
       QVERIFY2(message.contains(path), qPrintable(message));
     }
+  }
+
+  // The one inflate loop under the .gz reader and the .npz reader: where it ends and what it
+  // keeps, at the edges a file can put it (a limit met exactly, a second member, bytes after).
+  void inflateStopsWhereItShouldAndSaysWhy_data() {
+    using test_files::Framing;
+    QTest::addColumn<QByteArray>("compressed");
+    QTest::addColumn<bool>("gzip");
+    QTest::addColumn<qint64>("limit");
+    QTest::addColumn<int>("ending");
+    QTest::addColumn<QByteArray>("expected");
+    const QByteArray raw = pattern(200000);  // more than one 64 KiB round of output
+    const QByteArray gz = test_files::deflated(raw, Framing::Gzip);
+    const QByteArray bare = test_files::deflated(raw, Framing::RawDeflate);
+    using E = Inflated::Ending;
+    QTest::newRow("gzip, whole") << gz << true << qint64(raw.size()) << int(E::Complete) << raw;
+    QTest::newRow("gzip, limit one short") << gz << true << qint64(raw.size() - 1) << int(E::PastLimit) << raw.left(raw.size() - 1);
+    QTest::newRow("gzip, header only") << gz << true << qint64(20) << int(E::PastLimit) << raw.left(20);
+    QTest::newRow("gzip, two members") << gzipped(raw.left(7)) + gzipped(raw.mid(7)) << true << qint64(raw.size())
+                                       << int(E::Complete) << raw;
+    QTest::newRow("gzip, bytes after the member") << gz + "not gzip" << true << qint64(raw.size())
+                                                  << int(E::Complete) << raw;
+    QTest::newRow("gzip, cut short") << gz.left(gz.size() / 2) << true << qint64(raw.size()) << int(E::CutShort)
+                                     << QByteArray();
+    QTest::newRow("gzip, not gzip") << QByteArray("plain text, not gzip") << true << qint64(100) << int(E::Corrupt)
+                                    << QByteArray();
+    QTest::newRow("raw, whole") << bare << false << qint64(raw.size()) << int(E::Complete) << raw;
+    // A second stream is no member of anything: the first is the whole entry.
+    QTest::newRow("raw, a second stream after") << bare + bare << false << qint64(2 * raw.size())
+                                                << int(E::Complete) << raw;
+    QTest::newRow("raw, limit one short") << bare << false << qint64(raw.size() - 1) << int(E::PastLimit)
+                                          << raw.left(raw.size() - 1);
+    QTest::newRow("raw, cut short") << bare.left(bare.size() - 3) << false << qint64(raw.size()) << int(E::CutShort)
+                                    << QByteArray();
+    QTest::newRow("raw, gzip framing") << gz << false << qint64(raw.size()) << int(E::Corrupt) << QByteArray();
+  }
+  void inflateStopsWhereItShouldAndSaysWhy() {
+    QFETCH(QByteArray, compressed);
+    QFETCH(bool, gzip);
+    QFETCH(qint64, limit);
+    QFETCH(int, ending);
+    QFETCH(QByteArray, expected);
+    const Inflated inflated = inflateUpTo(reinterpret_cast<const std::uint8_t*>(compressed.constData()),
+                                          std::size_t(compressed.size()),
+                                          gzip ? Compression::Gzip : Compression::RawDeflate, std::uint64_t(limit));
+    QCOMPARE(int(inflated.ending), ending);
+    if (inflated.ending == Inflated::Ending::Corrupt) QVERIFY(!inflated.corruption.empty());  // zlib's words
+    if (ending == int(Inflated::Ending::Complete) || ending == int(Inflated::Ending::PastLimit)) {
+      QCOMPARE(QByteArray(reinterpret_cast<const char*>(inflated.bytes.data()), int(inflated.bytes.size())), expected);
+    }
+    QVERIFY(inflated.bytes.size() <= std::size_t(limit));
   }
 
   // Image files of the shapes other tools write are refused with what to do, alike where the

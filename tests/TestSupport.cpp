@@ -6,8 +6,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -16,6 +14,7 @@
 #include "core/io/TensorBoardEvents.h"
 #include "core/config/ExperimentConfig.h"
 #include "tests/CheckpointWeights.h"
+#include "tests/Deflate.h"
 
 namespace testing {
 
@@ -56,19 +55,7 @@ QByteArray idxBytes(const std::vector<std::uint32_t>& dims, const QByteArray& pa
   return bytes + payload;
 }
 
-QByteArray gzipped(const QByteArray& raw) {
-  z_stream stream{};
-  deflateInit2(&stream, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  QByteArray out(int(deflateBound(&stream, uLong(raw.size()))), 0);
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
-  stream.avail_in = uInt(raw.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = uInt(out.size());
-  deflate(&stream, Z_FINISH);
-  out.resize(int(stream.total_out));
-  deflateEnd(&stream);
-  return out;
-}
+QByteArray gzipped(const QByteArray& raw) { return test_files::deflated(raw, test_files::Framing::Gzip); }
 
 QByteArray pattern(int size) {
   QByteArray bytes(size, 0);

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/data/IdxFile.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <limits>
+#include <utility>
 
 #include "core/common/Error.h"
+#include "core/data/Inflate.h"
 
 namespace ensemble {
 namespace {
@@ -106,62 +105,26 @@ IdxArray parseIdx(const std::uint8_t* bytes, std::size_t size, const std::string
   return array;
 }
 
-static std::vector<std::uint8_t> inflateGzip(const std::vector<std::uint8_t>& compressed,
-                                      std::uint64_t maxOutput, const std::string& origin,
-                                      bool prefixOnly) {
-  z_stream stream{};
-  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {
-    throw DatasetError("cannot start gzip decompression of " + origin);
-  }
-  stream.next_in = const_cast<Bytef*>(compressed.data());
-  std::size_t inputLeft = compressed.size();
-  std::vector<std::uint8_t> out;
-  std::uint8_t chunk[1 << 16];
-  int status = Z_OK;
-  for (;;) {
-    const uInt feed = uInt(std::min<std::size_t>(inputLeft, std::numeric_limits<uInt>::max()));
-    stream.avail_in = feed;
-    stream.next_out = chunk;
-    stream.avail_out = sizeof chunk;
-    status = inflate(&stream, Z_NO_FLUSH);
-    inputLeft -= feed - stream.avail_in;
-    const std::size_t produced = sizeof chunk - stream.avail_out;
-    if (status != Z_OK && status != Z_STREAM_END && !(status == Z_BUF_ERROR && produced > 0)) {
-      inflateEnd(&stream);
-      const std::string why = status == Z_BUF_ERROR ? "the compressed data ends early"
-                              : stream.msg         ? stream.msg
-                                                   : "corrupt gzip data";
-      throw DatasetError(origin + " cannot be decompressed (" + why +
-                         "); the file is truncated or corrupt, copy it again");
-    }
-    if (out.size() + produced > maxOutput) {
-      inflateEnd(&stream);
-      if (prefixOnly) {
-        out.insert(out.end(), chunk, chunk + (maxOutput - out.size()));
-        return out;
-      }
-      throw DatasetError(origin + " decompresses to more than " + std::to_string(maxOutput) +
+/// The gzip'd IDX file `compressed` inflated, up to `limit` bytes; with `prefixOnly`, what it
+/// holds up to there (its header), and the whole or an error otherwise.
+static std::vector<std::uint8_t> gunzipIdx(const std::vector<std::uint8_t>& compressed, std::uint64_t limit,
+                                           const std::string& origin, bool prefixOnly) {
+  Inflated inflated = inflateUpTo(compressed.data(), compressed.size(), Compression::Gzip, limit);
+  switch (inflated.ending) {
+    case Inflated::Ending::Complete: break;
+    case Inflated::Ending::PastLimit:
+      if (prefixOnly) break;
+      throw DatasetError(origin + " decompresses to more than " + std::to_string(limit) +
                          " bytes, more than its IDX header declares; the file is corrupt");
+    case Inflated::Ending::CutShort:
+    case Inflated::Ending::Corrupt: {
+      const std::string why = inflated.ending == Inflated::Ending::CutShort ? "the compressed data ends early"
+                              : inflated.corruption.empty()                  ? "corrupt gzip data"
+                                                                             : inflated.corruption;
+      throw DatasetError(origin + " cannot be decompressed (" + why + "); the file is truncated or corrupt, copy it again");
     }
-    out.insert(out.end(), chunk, chunk + produced);
-    if (status == Z_STREAM_END) {
-      // A gzip file may hold several members one after another (`cat a.gz b.gz`, pigz,
-      // bgzip): gzip reads them all as one, and so do we. Bytes after the last that are not
-      // a member are left alone (the IDX header's count decides what is missing).
-      if (inputLeft < 2 || stream.next_in[0] != 0x1f || stream.next_in[1] != 0x8b) break;
-      inflateReset(&stream);
-      status = Z_OK;
-      continue;
-    }
-    if (status == Z_BUF_ERROR && produced == 0) break;
   }
-  inflateEnd(&stream);
-  return out;
-}
-
-std::vector<std::uint8_t> gunzip(const std::vector<std::uint8_t>& compressed,
-                                 std::uint64_t maxOutput, const std::string& origin) {
-  return inflateGzip(compressed, maxOutput, origin, false);
+  return std::move(inflated.bytes);
 }
 
 std::vector<int64_t> imageFileShape(const std::vector<int64_t>& dims) {
@@ -234,7 +197,7 @@ IdxArray readIdxFile(const std::string& path) {
   if (isGzip(bytes)) {
     // Decompress the header first to learn how much data to expect, then allow exactly
     // that much (plus one byte so trailing data is reported, not silently dropped).
-    const std::vector<std::uint8_t> head = inflateGzip(bytes, 4 + 4 * kMaxDims, path, true);
+    const std::vector<std::uint8_t> head = gunzipIdx(bytes, 4 + 4 * kMaxDims, path, true);
     std::uint64_t limit = kMaxPayloadBytes + 64;
     if (head.size() >= 4 && head[0] == 0 && head[1] == 0 && head[3] >= 1 && head[3] <= kMaxDims &&
         head.size() >= 4 + 4 * std::size_t(head[3])) {
@@ -246,7 +209,7 @@ IdxArray readIdxFile(const std::string& path) {
       }
       limit = std::min<std::uint64_t>(limit, 4 + 4 * head[3] + payload + 1);
     }
-    bytes = gunzip(bytes, limit, path);
+    bytes = gunzipIdx(bytes, limit, path, false);
   }
   return parseIdx(bytes.data(), bytes.size(), path);
 }

@@ -52,8 +52,4 @@ std::string idxFileBytes(const std::vector<int64_t>& dims, const std::vector<std
 /// cannot be opened (missing, not readable by this user) or read.
 std::vector<std::uint8_t> readDatasetFile(const std::string& path);
 
-/// Inflates gzip bytes, stopping with DatasetError once the output passes `maxOutput`.
-std::vector<std::uint8_t> gunzip(const std::vector<std::uint8_t>& compressed,
-                                 std::uint64_t maxOutput, const std::string& origin);
-
 }  // namespace ensemble

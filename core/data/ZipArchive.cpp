@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/data/ZipArchive.h"
 
-#include <zlib.h>
-
-#include <algorithm>
-#include <limits>
+#include <utility>
 
 #include "core/common/Crc32.h"
 #include "core/common/Error.h"
+#include "core/data/Inflate.h"
 
 namespace ensemble {
 namespace {
@@ -157,30 +155,13 @@ std::vector<std::uint8_t> zipEntryData(const std::vector<std::uint8_t>& bytes, c
     }
     out.assign(data, data + entry.compressedSize);
   } else {
-    // Raw deflate; no more than the size the directory gives (a deflate bomb stops there).
-    z_stream stream{};
-    if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) throw DatasetError("cannot start decompressing " + what);
-    stream.next_in = const_cast<Bytef*>(data);
-    std::uint64_t inputLeft = entry.compressedSize;
-    int status = Z_OK;
-    std::uint8_t chunk[1 << 16];
-    while (status == Z_OK) {
-      const auto feed = uInt(std::min<std::uint64_t>(inputLeft, std::numeric_limits<uInt>::max()));
-      stream.avail_in = feed;
-      stream.next_out = chunk;
-      stream.avail_out = sizeof chunk;
-      status = inflate(&stream, Z_NO_FLUSH);
-      inputLeft -= feed - stream.avail_in;
-      const std::size_t produced = sizeof chunk - stream.avail_out;
-      if (out.size() + produced > entry.size) status = Z_DATA_ERROR;
-      else out.insert(out.end(), chunk, chunk + produced);
-      if (status == Z_BUF_ERROR && produced > 0) status = Z_OK;  // more room was all it wanted
-    }
-    inflateEnd(&stream);
-    if (status != Z_STREAM_END) {
+    // No more than the size the directory gives (a deflate bomb stops there).
+    Inflated inflated = inflateUpTo(data, std::size_t(entry.compressedSize), Compression::RawDeflate, entry.size);
+    if (inflated.ending != Inflated::Ending::Complete) {
       throw damaged(origin, entry.name + " does not decompress to the " + std::to_string(entry.size) +
                                 " bytes its directory gives");
     }
+    out = std::move(inflated.bytes);
   }
   if (out.size() != entry.size || crc32Extend(0, out.data(), out.size()) != entry.crc) {
     throw damaged(origin, entry.name + "'s contents do not match their CRC-32");
