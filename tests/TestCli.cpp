@@ -994,8 +994,16 @@ class TestCli final : public QObject {
                                                      << "error: momentum must be in [0, 1)" << 1;
     QTest::newRow("resume without checkpoint") << QStringList{"resume", "--run", "@broken"} << "no checkpoint in" << 1;
     QTest::newRow("resume truncated checkpoint") << QStringList{"resume", "--run", "@truncated-run"} << "is truncated" << 1;
-    QTest::newRow("unknown flag") << QStringList{"train", "--learning-rate", "0.1"} << "unknown flag --learning-rate" << 2;
-    QTest::newRow("unknown command") << QStringList{"fly"} << "unknown command 'fly'" << 2;
+    // Unknown names are answered with the one most likely meant, where one stands out
+    // (core/common/LikelyName.h): another tool's name for it, a typo.
+    QTest::newRow("unknown flag") << QStringList{"train", "--learning-rate", "0.1"}
+                                  << "unknown flag --learning-rate for train (did you mean --lr?); "
+                                     "`ensemble-lab-cli train --help` lists its flags" << 2;
+    QTest::newRow("--members") << QStringList{"train", "--members", "4"}
+                               << "unknown flag --members for train (did you mean --devices? an ensemble has one member "
+                                  "per device: cpu*4 or cuda:0*4 trains four)" << 2;
+    QTest::newRow("unknown command") << QStringList{"fly"} << "unknown command 'fly'; the commands are" << 2;
+    QTest::newRow("a command mistyped") << QStringList{"trian"} << "unknown command 'trian' (did you mean train?)" << 2;
     // A flag given twice is refused by name rather than keeping only the last.
     QTest::newRow("predict's --shift twice")
         << QStringList{"predict", "--run", "@broken", "--shift", "rotate:5", "--shift", "noise:0.1", "--out", "@broken/p.csv"}

@@ -11,6 +11,7 @@
 #include "core/config/ConfigFields.h"
 #include "core/common/FieldMention.h"
 #include "core/common/JsonDuplicateKeys.h"
+#include "core/common/LikelyName.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/config/RunMode.h"
 #include "core/runs/RunSummary.h"
@@ -462,7 +463,11 @@ class TestExperimentConfig final : public QObject {
     QTest::newRow("not JSON") << QByteArray("{\"lr\": 0.1,")
                               << "is not valid JSON (at byte 12); fix it in a text editor: any run folder's config.json";
     QTest::newRow("not an object") << QByteArray("[1, 2]") << "must hold a JSON object";
-    QTest::newRow("unknown key") << QByteArray("{\"learning_rate\": 0.1}") << "unknown key \"learning_rate\"";
+    QTest::newRow("unknown key") << QByteArray("{\"learning_rate\": 0.1}")
+                                 << "unknown key \"learning_rate\" (did you mean \"lr\"?); known keys are dataset,";
+    QTest::newRow("a flag's spelling") << QByteArray("{\"batch-size\": 64}")
+                                       << "unknown key \"batch-size\" (did you mean \"batch_size\"?)";
+    QTest::newRow("a key nothing like one") << QByteArray("{\"colour\": 1}") << "unknown key \"colour\"; known keys are";
     QTest::newRow("wrong type") << QByteArray("{\"batch_size\": \"big\"}") << "\"batch_size\" must be an integer";
     // A fraction is no integer at all, not one out of a range.
     QTest::newRow("a fraction") << QByteArray("{\"batch_size\": 2.5}") << "\"batch_size\" must be an integer, got 2.5";
@@ -490,6 +495,52 @@ class TestExperimentConfig final : public QObject {
     } catch (const ConfigError& e) {
       QVERIFY2(QString(e.what()).contains(expected), e.what());
     }
+  }
+
+  // What a refusal of an unknown name suggests: the one name most likely meant, or none where
+  // no rule picks exactly one (a guess among several would mislead).
+  void anUnknownNameIsAnsweredWithTheOneMeant_data() {
+    QTest::addColumn<QString>("given");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("a flag's spelling of a key") << "batch-size" << "batch_size";
+    QTest::newRow("another case") << "LR" << "lr";
+    QTest::newRow("PyTorch's name") << "learning_rate" << "lr";
+    QTest::newRow("argparse's name, with dashes") << "num-epochs" << "epochs";
+    QTest::newRow("Keras' name") << "validation_freq" << "";
+    QTest::newRow("the start of one name") << "epoch" << "epochs";
+    QTest::newRow("the start of two names") << "lr_" << "";
+    QTest::newRow("the start of one, under 3 letters") << "ep" << "";
+    QTest::newRow("a letter left out") << "momentm" << "momentum";
+    QTest::newRow("two letters swapped") << "moemntum" << "momentum";
+    QTest::newRow("two changes in a long name") << "wieght_decya" << "weight_decay";
+    QTest::newRow("a letter changed in a short name") << "sead" << "seed";
+    QTest::newRow("two changes in a short name") << "sxxd" << "";
+    QTest::newRow("three changes") << "mnmntm" << "";
+    QTest::newRow("one change from each of two names") << "modle" << "";
+    QTest::newRow("the start of two names, a letter from one") << "mod" << "";
+    QTest::newRow("nothing like any") << "colour" << "";
+    QTest::newRow("members: the devices") << "members" << "devices";
+  }
+  void anUnknownNameIsAnsweredWithTheOneMeant() {
+    QFETCH(QString, given);
+    QFETCH(QString, expected);
+    std::vector<std::string> keys;
+    for (const ConfigField& field : configFields()) keys.push_back(field.key);
+    const LikelyName likely = likelyMeant(given.toStdString(), keys);
+    QCOMPARE(QString::fromStdString(likely.name), expected);
+    // Where a name works differently here, the note says how.
+    QCOMPARE(likely.note.empty(), given != "members");
+  }
+
+  // Names known where the name was written, and only those: a command's flags for a flag.
+  void onlyANameKnownThereIsSuggested() {
+    QCOMPARE(likelyMeant("output_dir", {"out", "run"}).name, std::string("out"));
+    QCOMPARE(likelyMeant("run_dir", {"run", "ood"}).name, std::string("run"));  // eval: the run folder
+    QCOMPARE(likelyMeant("output_dir", {"run", "ood"}).name, std::string());    // eval prints its scores
+    QCOMPARE(likelyMeant("gpus", {"lr", "seed"}).name, std::string());
+    QCOMPARE(didYouMean("trian", {"devices", "train", "resume"}), std::string(" (did you mean train?)"));
+    QCOMPARE(didYouMean("learning-rate", {"lr"}, "--"), std::string(" (did you mean --lr?)"));
+    QCOMPARE(didYouMean("fly", {"devices", "train", "resume"}), std::string());
   }
 
   // The same key in two different objects, or in an object and one inside it, is no duplicate.

@@ -247,7 +247,8 @@ class TestSweep final : public QObject {
   void aBadGridIsRefusedNamingIt_data() {
     QTest::addColumn<QStringList>("grid");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("unknown setting") << QStringList{"lrate=0.1"} << "'lrate' is not a setting; the settings are dataset,";
+    QTest::newRow("unknown setting") << QStringList{"lrate=0.1"} << "'lrate' is not a setting (did you mean lr?); the settings are dataset,";
+    QTest::newRow("a setting nothing like one") << QStringList{"colour=1"} << "'colour' is not a setting; the settings are dataset,";
     QTest::newRow("not key=values") << QStringList{"lr"} << "sweep grid 'lr' is not SETTING=VALUE";
     QTest::newRow("invalid value") << QStringList{"momentum=0.5,1.5"}
                                    << "sweep job 002-momentum=1.5 (momentum=1.5): momentum must be in [0, 1), got 1.5";

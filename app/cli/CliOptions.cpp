@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/common/Error.h"
+#include "core/common/LikelyName.h"
 #include "core/common/NumberText.h"
 #include "core/config/ConfigFields.h"
 
@@ -228,8 +229,9 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
   }
   const auto known = flagsByCommand().find(options.command);
   if (known == flagsByCommand().end()) {
-    throw UsageError("unknown command '" + options.command +
-                     "'; the commands are devices, train, resume, eval, predict, export, sweep and import (see --help)");
+    const std::vector<std::string> commands{"devices", "train", "resume", "eval", "predict", "export", "sweep", "import"};
+    throw UsageError("unknown command '" + options.command + "'" + didYouMean(options.command, commands) +
+                     "; the commands are devices, train, resume, eval, predict, export, sweep and import (see --help)");
   }
   for (std::size_t i = 1; i < arguments.size(); ++i) {
     const std::string& argument = arguments[i];
@@ -248,7 +250,9 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
     // Named before its value is looked for: `devices --bogus` is an unknown flag, not one
     // that lacks a value.
     if (!known->second.count(name)) {
-      throw UsageError("unknown flag --" + name + " for " + options.command + " (see --help)");
+      const std::vector<std::string> flags(known->second.begin(), known->second.end());
+      throw UsageError("unknown flag --" + name + " for " + options.command + didYouMean(name, flags, "--") +
+                       "; `ensemble-lab-cli " + options.command + " --help` lists its flags");
     }
     if (equals != std::string::npos) {
       value = argument.substr(2 + equals + 1);

@@ -14,6 +14,7 @@
 #include "core/common/Error.h"
 #include "core/common/FieldMention.h"
 #include "core/common/JsonDuplicateKeys.h"
+#include "core/common/LikelyName.h"
 #include "core/config/ConfigFields.h"
 #include "core/config/RunMode.h"
 #include "core/models/ModelRegistry.h"
@@ -160,7 +161,10 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   }
   for (const auto& item : object.items()) {
     if (!isKnownKey(item.key())) {
-      throw ConfigError(origin + ": unknown key \"" + item.key() + "\"; known keys are " + knownKeys());
+      std::vector<std::string> keys{"version"};
+      for (const ConfigField& field : configFields()) keys.push_back(field.key);
+      throw ConfigError(origin + ": unknown key \"" + item.key() + "\"" + didYouMean(item.key(), keys, "\"", "\"") +
+                        "; known keys are " + knownKeys());
     }
   }
   for (const ConfigField& field : configFields()) {

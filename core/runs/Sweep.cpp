@@ -15,6 +15,7 @@
 #include "core/common/EnumNames.h"
 #include "core/common/JsonErrorText.h"
 #include "core/common/Error.h"
+#include "core/common/LikelyName.h"
 #include "core/common/FieldMention.h"
 #include "core/common/JsonDuplicateKeys.h"
 #include "core/io/AtomicFile.h"
@@ -86,8 +87,10 @@ const ConfigField& settingNamed(const std::string& name, const std::string& text
   const ConfigField* field = configFieldByKey(name);
   if (!field) field = configFieldByFlag(name);
   if (!field) {
-    throw ConfigError("sweep grid '" + text + "': '" + name + "' is not a setting; the settings are " +
-                      knownSettings());
+    std::vector<std::string> keys;
+    for (const ConfigField& config : configFields()) keys.push_back(config.key);
+    throw ConfigError("sweep grid '" + text + "': '" + name + "' is not a setting" + didYouMean(name, keys) +
+                      "; the settings are " + knownSettings());
   }
   return *field;
 }
