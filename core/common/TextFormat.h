@@ -4,6 +4,7 @@
 // the commands its messages give to copy.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace ensemble {
 
@@ -32,6 +33,13 @@ inline std::string shellWord(const std::string& text) {
   std::string quoted = "'";
   for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return quoted + "'";
+}
+
+/// "a, b, c": names listed in a message.
+inline std::string commaList(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+  return list;
 }
 
 }  // namespace ensemble

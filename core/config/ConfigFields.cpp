@@ -351,6 +351,12 @@ std::optional<bool> parseSwitch(const std::string& text) {
   return std::nullopt;
 }
 
+std::vector<std::string> configKeys() {
+  std::vector<std::string> keys;
+  for (const ConfigField& field : configFields()) keys.push_back(field.key);
+  return keys;
+}
+
 const ConfigField* configFieldByKey(const std::string& key) {
   for (const ConfigField& field : configFields()) {
     if (key == field.key) return &field;

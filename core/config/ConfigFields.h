@@ -72,6 +72,8 @@ std::string phraseMessage(const std::string& message, FieldNaming naming, const 
 
 /// Every field, in the order of the help text.
 const std::vector<ConfigField>& configFields();
+/// Every field's config.json key, in that order.
+std::vector<std::string> configKeys();
 /// The field stored under config.json key `key`, or nullptr.
 const ConfigField* configFieldByKey(const std::string& key);
 /// The field set by command-line flag `flag` (without dashes), or nullptr.

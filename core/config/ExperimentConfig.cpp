@@ -15,6 +15,7 @@
 #include "core/common/FieldMention.h"
 #include "core/common/JsonDuplicateKeys.h"
 #include "core/common/LikelyName.h"
+#include "core/common/TextFormat.h"
 #include "core/config/ConfigFields.h"
 #include "core/config/RunMode.h"
 #include "core/models/ModelRegistry.h"
@@ -27,10 +28,10 @@ using nlohmann::json;
 /// config.json's keys: every field of the table (ConfigFields.h), and the version that wrote it.
 bool isKnownKey(const std::string& key) { return key == "version" || configFieldByKey(key) != nullptr; }
 
-std::string knownKeys() {
-  std::string list;
-  for (const ConfigField& field : configFields()) list += std::string(list.empty() ? "" : ", ") + field.key;
-  return list + ", version";
+std::vector<std::string> knownKeys() {
+  std::vector<std::string> keys = configKeys();
+  keys.push_back("version");
+  return keys;
 }
 
 }  // namespace
@@ -161,10 +162,8 @@ void ExperimentConfig::merge(const nlohmann::json& object, const std::string& or
   }
   for (const auto& item : object.items()) {
     if (!isKnownKey(item.key())) {
-      std::vector<std::string> keys{"version"};
-      for (const ConfigField& field : configFields()) keys.push_back(field.key);
-      throw ConfigError(origin + ": unknown key \"" + item.key() + "\"" + didYouMean(item.key(), keys, "\"", "\"") +
-                        "; known keys are " + knownKeys());
+      throw ConfigError(origin + ": unknown key \"" + item.key() + "\"" +
+                        didYouMean(item.key(), knownKeys(), "\"", "\"") + "; known keys are " + commaList(knownKeys()));
     }
   }
   for (const ConfigField& field : configFields()) {

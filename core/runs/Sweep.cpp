@@ -16,6 +16,7 @@
 #include "core/common/JsonErrorText.h"
 #include "core/common/Error.h"
 #include "core/common/LikelyName.h"
+#include "core/common/TextFormat.h"
 #include "core/common/FieldMention.h"
 #include "core/common/JsonDuplicateKeys.h"
 #include "core/io/AtomicFile.h"
@@ -37,11 +38,6 @@ constexpr EnumName<JobStatus> kJobStatusNames[] = {{JobStatus::Pending, "pending
                                                     {JobStatus::Failed, "failed"},
                                                     {JobStatus::Stopped, "stopped"}};
 
-std::string knownSettings() {
-  std::string list;
-  for (const ConfigField& field : configFields()) list += std::string(list.empty() ? "" : ", ") + field.key;
-  return list;
-}
 
 /// `text` as the JSON value of `field`, as its flag would give it.
 nlohmann::json valueOf(const ConfigField& field, const std::string& text) {
@@ -87,10 +83,8 @@ const ConfigField& settingNamed(const std::string& name, const std::string& text
   const ConfigField* field = configFieldByKey(name);
   if (!field) field = configFieldByFlag(name);
   if (!field) {
-    std::vector<std::string> keys;
-    for (const ConfigField& config : configFields()) keys.push_back(config.key);
-    throw ConfigError("sweep grid '" + text + "': '" + name + "' is not a setting" + didYouMean(name, keys) +
-                      "; the settings are " + knownSettings());
+    throw ConfigError("sweep grid '" + text + "': '" + name + "' is not a setting" + didYouMean(name, configKeys()) +
+                      "; the settings are " + commaList(configKeys()));
   }
   return *field;
 }
