@@ -27,7 +27,8 @@ for f in ./usr/bin/ensemble-lab ./usr/bin/ensemble-lab-cli \
          ./usr/share/icons/hicolor/256x256/apps/org.ensemblelab.EnsembleLab.png \
          ./usr/share/icons/hicolor/scalable/apps/org.ensemblelab.EnsembleLab.svg \
          ./usr/share/man/man1/ensemble-lab.1.gz ./usr/share/man/man1/ensemble-lab-cli.1.gz \
-         ./usr/share/doc/ensemble-lab/copyright ./usr/share/doc/ensemble-lab/changelog.gz; do
+         ./usr/share/doc/ensemble-lab/copyright ./usr/share/doc/ensemble-lab/changelog.gz \
+         ./usr/share/bash-completion/completions/ensemble-lab-cli; do
   grep -qx -- "$f" <<<"$files" || fail "missing $f"
 done
 outside=$(grep -v -E '^\./usr/(bin|share)/' <<<"$files" | grep -v -x -E '\./usr/' || true)
@@ -55,6 +56,10 @@ grep -qE '^-\s+cpu\s' <<<"$(output "$root/usr/bin/ensemble-lab-cli" devices)" ||
 grep -qx "ensemble-lab $version" <<<"$(output env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/ensemble-lab" --version)" ||
   fail "ensemble-lab --version without a display"
 grep -q -- "--runs" <<<"$(output env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/ensemble-lab" --help)" || fail "ensemble-lab --help"
+# The bash completion, as bash runs it at a prompt, answered by the package's own CLI.
+offered=$(bash -c 'source "$1"; COMP_LINE="$2 tr"; COMP_POINT=${#COMP_LINE}; _ensemble_lab_cli; echo "${COMPREPLY[*]}"' \
+  bash "$root/usr/share/bash-completion/completions/ensemble-lab-cli" "$root/usr/bin/ensemble-lab-cli")
+[ "$offered" = train ] || fail "its bash completion offers '$offered' for 'ensemble-lab-cli tr', not train"
 desktop-file-validate "$root/usr/share/applications/org.ensemblelab.EnsembleLab.desktop" || fail "desktop-file-validate"
 appstreamcli validate --no-net "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "appstreamcli validate"
 grep -q "<release version=\"$version\"" "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "metainfo lacks release $version"

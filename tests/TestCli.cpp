@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "core/config/ConfigFields.h"
 #include "core/devices/DeviceInventory.h"
 #include "core/config/LearningRateSchedule.h"
 #include "core/train/CudaGraphsBuilt.h"
@@ -419,6 +420,65 @@ class TestCli final : public QObject {
     QCOMPARE(predictions[0], predictions[1]);  // the same test files, however the folder came
     const Result r = runCli({"predict", "--run", m_realRun, "--dataset", trainOnly, "--out", trainOnly + ".csv"});
     QVERIFY2(r.exitCode == 1 && r.err.contains("has no t10k-images-idx3-ubyte"), qPrintable(r.err));
+  }
+
+  // The bash completion the package installs, run by bash as a prompt runs it (COMP_LINE up to
+  // the cursor, COMP_WORDBREAKS as bash sets it): what it offers is the CLI's to say
+  // (--complete), from the same declarations as the parser, the choices and the settings.
+  void bashCompletesWhatTheCliTakes_data() {
+    QTest::addColumn<QString>("typed");
+    QTest::addColumn<QStringList>("expected");
+    const auto choicesOf = [](const char* flag, const QString& before = {}) {
+      QStringList choices;
+      for (const std::string& choice : ensemble::configFieldByFlag(flag)->choices) {
+        choices << QString::fromStdString(choice).prepend(before);
+      }
+      return choices;
+    };
+    QTest::newRow("a command") << "tr" << QStringList{"train"};
+    QTest::newRow("the commands and options")
+        << "" << QStringList{"devices", "train", "resume", "eval", "predict", "export", "sweep", "import", "--help",
+                             "--version", "--list-flags"};
+    QTest::newRow("flags") << "train --mo" << QStringList{"--mode", "--model", "--momentum"};
+    QTest::newRow("a flag given is not offered again") << "train --model cnn --mo" << QStringList{"--mode", "--momentum"};
+    QTest::newRow("eval's --shift repeats") << "eval --shift rotate:0 --sh" << QStringList{"--shift"};
+    QTest::newRow("predict's does not") << "predict --shift rotate:0 --sh" << QStringList{};
+    QTest::newRow("a command's own flags") << "import --t" << QStringList{"--test", "--to", "--train"};
+    QTest::newRow("the models") << "train --model " << choicesOf("model");
+    QTest::newRow("the precisions") << "train --mode single --precision " << choicesOf("precision");
+    QTest::newRow("a switch") << "train --deterministic o" << QStringList{"off", "on"};
+    QTest::newRow("a number: nothing") << "train --lr " << QStringList{};
+    QTest::newRow("a sweep's settings") << "sweep --grid lr" << QStringList{"lr=", "lr_schedule=", "lr_warmup_steps="};
+    // bash replaces what follows the word's last '=' or ':' alone.
+    QTest::newRow("a setting's values") << "sweep --grid mode=" << choicesOf("mode");
+    QTest::newRow("a setting's value begun") << "sweep --grid member_form=s" << QStringList{"separate", "stacked"};
+    QTest::newRow("the shift kinds") << "eval --shift " << QStringList{"contrast:", "noise:", "rotate:", "translate:"};
+    QTest::newRow("the devices") << "train --devices cp" << QStringList{"cpu", "cpu*4"};
+    QTest::newRow("a config file") << "train --config " << QStringList{"config.json", "data", "runs"};
+    QTest::newRow("a file begun") << "train --config c" << QStringList{"config.json"};
+    QTest::newRow("a run folder") << "resume --run " << QStringList{"data", "runs"};
+    QTest::newRow("a dataset") << "train --dataset " << QStringList{"data", "fashion-mnist", "runs", "synthetic"};
+    QTest::newRow("a stray word: nothing") << "train cnn" << QStringList{};
+    QTest::newRow("--list-flags") << "--list-flags e" << QStringList{"eval", "export"};
+  }
+  void bashCompletesWhatTheCliTakes() {
+    QFETCH(QString, typed);
+    QFETCH(QStringList, expected);
+    QTemporaryDir cwd;  // what the paths complete from: a file and two folders
+    QVERIFY(testing::writeFile(cwd.filePath("config.json"), "{}") && QDir(cwd.path()).mkdir("data") &&
+            QDir(cwd.path()).mkdir("runs"));
+    QProcess bash;
+    bash.setWorkingDirectory(cwd.path());
+    const QString script = R"(source "$1"; COMP_LINE=$2; COMP_POINT=${#COMP_LINE}; _ensemble_lab_cli
+                              printf '%s\n' "${COMPREPLY[@]}")";
+    bash.start("bash", {"-c", script, "bash", ENSEMBLELAB_SOURCE_DIR "/packaging/ensemble-lab-cli.bash-completion",
+                        QString(ENSEMBLELAB_CLI_PATH) + " " + typed});
+    QVERIFY(bash.waitForFinished(60000));
+    QCOMPARE(bash.exitCode(), 0);
+    QStringList offered = QString::fromUtf8(bash.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+    offered.sort();
+    expected.sort();
+    QCOMPARE(offered, expected);
   }
 
   // Every flag a command accepts (`--list-flags`, the same declarations the parser and

@@ -24,13 +24,6 @@ const CliFlag kOut{"out", "DIR", "run folder (default: ~/.local/share/ensemble-l
 const CliFlag kRun{"run", "DIR", "the run folder"};
 /// Flags that may be given several times; their values are kept in order.
 const char kRepeatSeparator = '\n';
-/// Flags a command takes more than once: a sweep's axes, and eval's shift kinds (one
-/// --shift per kind, as the window's --figures takes them).
-bool repeatable(const std::string& command, const std::string& flag) {
-  return (command == "sweep" && flag == "grid") || (command == "eval" && flag == "shift");
-}
-/// Flags that are switches by their presence alone.
-bool takesNoValue(const std::string& command, const std::string& flag) { return command == "devices" && flag == "check"; }
 
 /// The process group's flags (train and resume).
 const std::vector<CliFlag>& groupFlags() {
@@ -84,6 +77,19 @@ std::string helpLine(const std::string& name, const std::string& valueName, cons
 std::string helpLine(const CliFlag& flag) { return helpLine(flag.name, flag.valueName, flag.help); }
 
 }  // namespace
+
+// A sweep's axes, and eval's shift kinds (one --shift per kind, as the window's --figures
+// takes them).
+bool repeatable(const std::string& command, const std::string& flag) {
+  return (command == "sweep" && flag == "grid") || (command == "eval" && flag == "shift");
+}
+
+bool takesNoValue(const std::string& command, const std::string& flag) { return command == "devices" && flag == "check"; }
+
+const std::vector<std::string>& commandNames() {
+  static const std::vector<std::string> names{"devices", "train", "resume", "eval", "predict", "export", "sweep", "import"};
+  return names;
+}
 
 std::vector<std::string> flagsOf(const std::string& command) {
   const auto it = flagsByCommand().find(command);
@@ -160,7 +166,10 @@ Usage:
       of any integer or float type holding whole numbers 0-255.
   ensemble-lab-cli --version | --help
   ensemble-lab-cli --list-flags COMMAND
-      The flags COMMAND accepts, one per line (for shell completion).
+      The flags COMMAND accepts, one per line.
+  ensemble-lab-cli --complete WORD...
+      What the last WORD of a command line (after ensemble-lab-cli) may become, one per
+      line: for shell completion (the bash completion the package installs asks it).
 
 Exit status: 0 success, 1 error, 2 usage error, 130 stopped by a signal (resumable).
 )";
@@ -229,8 +238,7 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
   }
   const auto known = flagsByCommand().find(options.command);
   if (known == flagsByCommand().end()) {
-    const std::vector<std::string> commands{"devices", "train", "resume", "eval", "predict", "export", "sweep", "import"};
-    throw UsageError("unknown command '" + options.command + "'" + didYouMean(options.command, commands) +
+    throw UsageError("unknown command '" + options.command + "'" + didYouMean(options.command, commandNames()) +
                      "; the commands are devices, train, resume, eval, predict, export, sweep and import (see --help)");
   }
   for (std::size_t i = 1; i < arguments.size(); ++i) {

@@ -35,6 +35,14 @@ double parseNumber(const CliOptions& options, const std::string& flag);
 /// offending argument.
 CliOptions parseCommandLine(const std::vector<std::string>& arguments);
 
+/// Whether `flag` of `command` may be given several times (its values kept in order).
+bool repeatable(const std::string& command, const std::string& flag);
+/// Whether `flag` of `command` is a switch by its presence alone (no value).
+bool takesNoValue(const std::string& command, const std::string& flag);
+
+/// The commands, in the order the help gives them.
+const std::vector<std::string>& commandNames();
+
 /// The flags `command` accepts, without dashes, sorted.
 std::vector<std::string> flagsOf(const std::string& command);
 
