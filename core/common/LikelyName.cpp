@@ -102,7 +102,11 @@ LikelyName likelyMeant(const std::string& given, const std::vector<std::string>&
   std::size_t nearest = allowed + 1;
   std::vector<const std::string*> atNearest;
   for (const std::string& name : known) {
-    const std::size_t distance = editDistance(wanted, normalised(name));
+    // The lengths' difference is the least distance: beyond the allowed, no table to fill
+    // (a key of a megabyte in a corrupt config.json would take one of megabytes per name).
+    const std::string form = normalised(name);
+    if (std::max(form.size(), wanted.size()) - std::min(form.size(), wanted.size()) > allowed) continue;
+    const std::size_t distance = editDistance(wanted, form);
     if (distance > allowed) continue;
     if (distance < nearest) atNearest.clear(), nearest = distance;
     if (distance == nearest) atNearest.push_back(&name);
