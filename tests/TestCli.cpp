@@ -459,6 +459,9 @@ class TestCli final : public QObject {
     QTest::newRow("a run folder") << "resume --run " << QStringList{"data", "runs"};
     QTest::newRow("a dataset") << "train --dataset " << QStringList{"data", "fashion-mnist", "runs", "synthetic"};
     QTest::newRow("a stray word: nothing") << "train cnn" << QStringList{};
+    QTest::newRow("--flag=value") << "train --model=le" << QStringList{"lenet"};
+    QTest::newRow("--flag=path") << "train --config=c" << QStringList{"config.json"};
+    QTest::newRow("--flag=number: nothing") << "train --lr=0" << QStringList{};
     QTest::newRow("--list-flags") << "--list-flags e" << QStringList{"eval", "export"};
   }
   void bashCompletesWhatTheCliTakes() {

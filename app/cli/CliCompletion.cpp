@@ -111,6 +111,17 @@ std::vector<std::string> completions(const std::vector<std::string>& words) {
     if (flag == "grid" && current.find('=') != std::string::npos) return gridValues(command, current);
     if (known(flag) && !takesNoValue(command, flag)) return beginningWith(valuesOf(command, flag), current);
   }
+  // A value given as --flag=VALUE, as the parser takes it too.
+  if (const std::size_t equals = current.find('='); startsWith(current, "--") && equals != std::string::npos) {
+    const std::string flag = current.substr(2, equals - 2);
+    if (!known(flag) || takesNoValue(command, flag)) return {};
+    std::vector<std::string> values;
+    for (const std::string& value : valuesOf(command, flag)) {
+      const bool path = value == kCompleteFiles || value == kCompleteFolders;
+      values.push_back(path ? value : current.substr(0, equals + 1) + value);
+    }
+    return beginningWith(values, current);
+  }
   if (!current.empty() && !startsWith(current, "-")) return {};  // a stray word: nothing fits
   // The flags not given yet; a flag that repeats, again. Given as --flag or --flag=value.
   std::set<std::string> given;

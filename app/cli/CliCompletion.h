@@ -16,8 +16,9 @@ inline constexpr const char* kCompleteFolders = ":dirs";
 /// What the last of `words` (the command line after the program's name, up to the cursor;
 /// the last is the word being completed, "" at a space) may become: the commands, a
 /// command's flags not yet given (a repeatable one again), or a flag's values (its choices,
-/// a sweep's settings as "lr=", eval's shift kinds as "rotate:", the devices), each
-/// beginning with that word; or kCompleteFiles / kCompleteFolders for a path.
+/// a sweep's settings as "lr=", eval's shift kinds as "rotate:", the devices; after
+/// "--flag=" in the word, as "--flag=value"), each beginning with that word; or
+/// kCompleteFiles / kCompleteFolders for a path (after "--flag=": for what follows it).
 std::vector<std::string> completions(const std::vector<std::string>& words);
 
 }  // namespace ensemble::cli
