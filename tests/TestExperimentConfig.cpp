@@ -11,6 +11,7 @@
 #include "core/config/ConfigFields.h"
 #include "core/common/FieldMention.h"
 #include "core/common/JsonDuplicateKeys.h"
+#include "core/common/ErrorMessage.h"
 #include "core/common/LikelyName.h"
 #include "core/config/ExperimentConfig.h"
 #include "core/config/RunMode.h"
@@ -530,6 +531,35 @@ class TestExperimentConfig final : public QObject {
     QCOMPARE(QString::fromStdString(likely.name), expected);
     // Where a name works differently here, the note says how.
     QCOMPARE(likely.note.empty(), given != "members");
+  }
+
+  // A corrupt config.json's key or value of megabytes is quoted by its refusal: the message
+  // a person reads keeps its start and end and says how much it left out, not a line of
+  // megabytes; UTF-8 cut between characters (a byte of one would make summary.json invalid).
+  void aHugeWordInAMessageIsCut_data() {
+    QTest::addColumn<QString>("word");
+    QTest::newRow("a key of 100,000 letters") << QString(100000, 'k');
+    QTest::newRow("a key of 40,000 two-byte letters") << QString(40000, QChar(0xE9));
+    QTest::newRow("three-byte letters") << QString(30000, QChar(0x20AC));
+  }
+  void aHugeWordInAMessageIsCut() {
+    QFETCH(QString, word);
+    const std::string key = word.toStdString();
+    std::string message;
+    try {
+      ExperimentConfig::fromJson(nlohmann::json{{key, 1}}, "config.json");
+      QFAIL("an unknown key was accepted");
+    } catch (const ConfigError&) {
+      message = describeCurrentException();
+    }
+    QVERIFY2(message.size() < 2000, qPrintable(QString::number(message.size())));
+    QVERIFY2(message.rfind("config.json: unknown key \"" + key.substr(0, 100), 0) == 0, message.c_str());
+    QVERIFY2(message.find(" bytes left out)") != std::string::npos, message.c_str());
+    QVERIFY(message.find("; known keys are dataset, model") != std::string::npos);  // the rest whole
+    QCOMPARE(QString::fromUtf8(message.c_str()).toUtf8(), QByteArray(message.c_str()));  // valid UTF-8
+    // Words under the limit are left as they are (a long path, a run's name).
+    const std::string path(900, 'p');
+    QCOMPARE(withLongWordsCut("cannot open " + path + " here"), "cannot open " + path + " here");
   }
 
   // Names known where the name was written, and only those: a command's flags for a flag.

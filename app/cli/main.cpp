@@ -6,6 +6,7 @@
 #include "app/cli/CliCommands.h"
 #include "app/cli/CliCompletion.h"
 #include "app/cli/CliOptions.h"
+#include "core/common/ErrorMessage.h"
 #include "core/common/TorchLogging.h"
 
 int main(int argc, char** argv) {
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
     return ensemble::cli::runCommand(
         ensemble::cli::parseCommandLine(std::vector<std::string>(argv + 1, argv + argc)));
   } catch (const ensemble::cli::UsageError& e) {
-    std::fprintf(stderr, "ensemble-lab-cli: %s\n", e.what());
+    std::fprintf(stderr, "ensemble-lab-cli: %s\n", ensemble::withLongWordsCut(e.what()).c_str());
     return 2;
   }
 }
