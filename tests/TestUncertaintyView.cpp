@@ -758,7 +758,7 @@ class TestUncertaintyView final : public QObject {
     app.start(ENSEMBLELAB_GUI_PATH, {"--rnus", m_root.path()});
     QVERIFY(app.waitForFinished(60000));
     QCOMPARE(app.exitCode(), 2);
-    QVERIFY(QString::fromUtf8(app.readAll()).contains("Unknown option 'rnus'; see ensemble-lab --help"));
+    QVERIFY(QString::fromUtf8(app.readAll()).contains("Unknown option 'rnus' (did you mean --runs?); see ensemble-lab --help"));
     // Without a display: the same usage message, and the window says it has none and what to
     // do (Qt had aborted, exit 134, advising to reinstall), before any window is made.
     QProcessEnvironment headless = QProcessEnvironment::systemEnvironment();

@@ -12,6 +12,7 @@
 
 #include "FigureExport.h"
 #include "core/common/Error.h"
+#include "core/common/LikelyName.h"
 #include "core/data/DatasetShift.h"
 #include "ui/MainWindow.h"
 
@@ -96,6 +97,14 @@ QString usageProblem(const QStringList& arguments, const Options& options) {
   if (!parser.parse(arguments)) {
     QString error = parser.errorText();
     if (error.endsWith('.')) error.chop(1);
+    // An unknown option answered with the one most likely meant (--run: --runs), as the CLI's.
+    if (const QStringList unknown = parser.unknownOptionNames(); unknown.size() == 1) {
+      std::vector<std::string> known{"help", "version"};
+      for (const QCommandLineOption* option : {&options.runs, &options.figures, &options.compare, &options.shift, &options.ood}) {
+        known.push_back(option->names().front().toStdString());
+      }
+      error += QString::fromStdString(ensemble::didYouMean(unknown.front().toStdString(), known, "--"));
+    }
     return error + "; see ensemble-lab --help";
   }
   if (parser.isSet(options.figures)) {
