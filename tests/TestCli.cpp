@@ -58,6 +58,18 @@ Result runCli(const QStringList& arguments, int timeoutMs, const QString& workin
   return result;
 }
 
+/// What bash offers for `line` (up to the cursor, typed at a prompt in `cwd`) with the bash
+/// completion the package installs, as bash's completion runs it.
+QStringList bashCompletion(const QString& line, const QString& cwd) {
+  QProcess bash;
+  bash.setWorkingDirectory(cwd);
+  const QString script = R"(source "$1"; COMP_LINE=$2; COMP_POINT=${#COMP_LINE}; _ensemble_lab_cli
+                            printf '%s\n' "${COMPREPLY[@]}")";
+  bash.start("bash", {"-c", script, "bash", ENSEMBLELAB_SOURCE_DIR "/packaging/ensemble-lab-cli.bash-completion", line});
+  if (!bash.waitForFinished(60000) || bash.exitCode() != 0) return {"bash failed: " + bash.readAllStandardError()};
+  return QString::fromUtf8(bash.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+}
+
 /// Where a CUDA build finds no GPU, the reason is the CUDA runtime's own text for its error
 /// (no driver, or a driver but no device); a CPU build says it has no CUDA.
 void expectCudasOwnWords(const QString& why) {
@@ -470,18 +482,15 @@ class TestCli final : public QObject {
     QTemporaryDir cwd;  // what the paths complete from: a file and two folders
     QVERIFY(testing::writeFile(cwd.filePath("config.json"), "{}") && QDir(cwd.path()).mkdir("data") &&
             QDir(cwd.path()).mkdir("runs"));
-    QProcess bash;
-    bash.setWorkingDirectory(cwd.path());
-    const QString script = R"(source "$1"; COMP_LINE=$2; COMP_POINT=${#COMP_LINE}; _ensemble_lab_cli
-                              printf '%s\n' "${COMPREPLY[@]}")";
-    bash.start("bash", {"-c", script, "bash", ENSEMBLELAB_SOURCE_DIR "/packaging/ensemble-lab-cli.bash-completion",
-                        QString(ENSEMBLELAB_CLI_PATH) + " " + typed});
-    QVERIFY(bash.waitForFinished(60000));
-    QCOMPARE(bash.exitCode(), 0);
-    QStringList offered = QString::fromUtf8(bash.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+    QStringList offered = bashCompletion(QString(ENSEMBLELAB_CLI_PATH) + " " + typed, cwd.path());
     offered.sort();
     expected.sort();
     QCOMPARE(offered, expected);
+  }
+  // Variables set for the command before its name (OMP_NUM_THREADS=2 ensemble-lab-cli ...).
+  void bashCompletesAfterVariablesSetForTheCommand() {
+    QCOMPARE(bashCompletion("OMP_NUM_THREADS=2 CUDA_VISIBLE_DEVICES=0 " ENSEMBLELAB_CLI_PATH " tr", m_dir.path()),
+             QStringList{"train"});
   }
 
   // Every flag a command accepts (`--list-flags`, the same declarations the parser and
