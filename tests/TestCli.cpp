@@ -440,11 +440,9 @@ class TestCli final : public QObject {
   void bashCompletesWhatTheCliTakes_data() {
     QTest::addColumn<QString>("typed");
     QTest::addColumn<QStringList>("expected");
-    const auto choicesOf = [](const char* flag, const QString& before = {}) {
+    const auto choicesOf = [](const char* flag) {
       QStringList choices;
-      for (const std::string& choice : ensemble::configFieldByFlag(flag)->choices) {
-        choices << QString::fromStdString(choice).prepend(before);
-      }
+      for (const std::string& choice : ensemble::configFieldByFlag(flag)->choices) choices << QString::fromStdString(choice);
       return choices;
     };
     QTest::newRow("a command") << "tr" << QStringList{"train"};
