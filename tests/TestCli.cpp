@@ -468,6 +468,8 @@ class TestCli final : public QObject {
     QTest::newRow("a file begun") << "train --config c" << QStringList{"config.json"};
     QTest::newRow("a run folder") << "resume --run " << QStringList{"data", "runs"};
     QTest::newRow("a dataset") << "train --dataset " << QStringList{"data", "fashion-mnist", "runs", "synthetic"};
+    QTest::newRow("an OOD set: the run's own too") << "eval --ood " << QStringList{"data", "fashion-mnist", "inverted", "runs",
+                                                                                  "synthetic", "uniform-noise"};
     QTest::newRow("a stray word: nothing") << "train cnn" << QStringList{};
     QTest::newRow("--flag=value") << "train --model=le" << QStringList{"lenet"};
     QTest::newRow("--flag=path") << "train --config=c" << QStringList{"config.json"};

@@ -7,6 +7,7 @@
 #include "app/cli/CliOptions.h"
 #include "core/config/ConfigFields.h"
 #include "core/data/DatasetShift.h"
+#include "core/data/OutOfDistributionSets.h"
 #include "core/devices/DeviceInventory.h"
 
 namespace ensemble::cli {
@@ -49,6 +50,10 @@ std::vector<std::string> valuesOf(const std::string& command, const std::string&
   }
   if (flag == "ood" || flag == "dataset") {
     std::vector<std::string> values = kDatasetNames;
+    // --ood also takes the sets made from the run itself (inverted, uniform-noise).
+    if (flag == "ood") {
+      for (const std::string& name : builtInOutOfDistributionSets()) values.push_back(name);
+    }
     values.push_back(kCompleteFolders);
     return values;
   }
