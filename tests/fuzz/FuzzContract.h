@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <unistd.h>
 
 #include "core/common/Error.h"
@@ -35,10 +37,29 @@ inline void require(bool condition, const char* what) {
   }
 }
 
-/// A scratch file path for harnesses that exercise the real file-reading path.
-inline std::string scratchPath(const std::string& name) {
-  return "/tmp/ensemblelab-fuzz-" + std::to_string(::getpid()) + "-" + name;
+/// This process's scratch folder: made under $TMPDIR (or /tmp) on first use and removed,
+/// with all it holds, when the process exits. The files had been left in /tmp by every
+/// corpus replay (thirteen per suite run) and every fuzzing session.
+inline const std::string& scratchFolder() {
+  struct Folder {
+    std::string path;
+    Folder() {
+      const char* tmp = std::getenv("TMPDIR");
+      std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ensemblelab-fuzz-XXXXXX";
+      require(::mkdtemp(pattern.data()) != nullptr, "cannot make the scratch folder (is TMPDIR writable?)");
+      path = pattern;
+    }
+    ~Folder() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const Folder folder;
+  return folder.path;
 }
+
+/// A scratch file path for harnesses that exercise the real file-reading path.
+inline std::string scratchPath(const std::string& name) { return scratchFolder() + "/" + name; }
 
 /// Writes `size` bytes to `path`, replacing it.
 inline void writeScratch(const std::string& path, const void* data, std::size_t size) {
