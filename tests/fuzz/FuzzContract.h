@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <filesystem>
 #include <string>
 #include <system_error>
 #include <unistd.h>
 
 #include "core/common/Error.h"
+#include "core/io/RemoveTree.h"
 
 namespace fuzzing {
 
@@ -51,7 +51,7 @@ inline const std::string& scratchFolder() {
     }
     ~Folder() {
       std::error_code ignored;
-      std::filesystem::remove_all(path, ignored);
+      ensemble::removeTree(path, ignored);
     }
   };
   static const Folder folder;
