@@ -19,7 +19,7 @@ echo "check-deb: $deb"
 [ "$(basename "$deb")" = "ensemble-lab_${version}_amd64.deb" ] || fail "package file name $(basename "$deb") does not carry version $version"
 
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')
-for f in ./usr/bin/ensemble-lab ./usr/bin/ensemble-lab-cli \
+for f in ./usr/bin/ensemble-lab ./usr/bin/ensemble-lab-cli ./usr/libexec/ensemble-lab/ensemble-lab-cli-engine \
          ./usr/share/applications/org.ensemblelab.EnsembleLab.desktop \
          ./usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml \
          ./usr/share/icons/hicolor/48x48/apps/org.ensemblelab.EnsembleLab.png \
@@ -31,8 +31,8 @@ for f in ./usr/bin/ensemble-lab ./usr/bin/ensemble-lab-cli \
          ./usr/share/bash-completion/completions/ensemble-lab-cli; do
   grep -qx -- "$f" <<<"$files" || fail "missing $f"
 done
-outside=$(grep -v -E '^\./usr/(bin|share)/' <<<"$files" | grep -v -x -E '\./usr/' || true)
-[ -z "$outside" ] || fail "files outside /usr/bin and /usr/share: $outside"
+outside=$(grep -v -E '^\./usr/(bin|share|libexec/ensemble-lab)/' <<<"$files" | grep -v -x -E '\./usr/(libexec/)?' || true)
+[ -z "$outside" ] || fail "files outside /usr/bin, /usr/libexec/ensemble-lab and /usr/share: $outside"
 
 field() { dpkg-deb -f "$deb" "$1"; }
 [ "$(field Version)" = "$version" ] || fail "Version is $(field Version), expected $version"
@@ -52,6 +52,7 @@ dpkg -x "$deb" "$root"
 output() { "$@" || fail "$* exited with status $?"; }
 grep -qx "ensemble-lab-cli $version" <<<"$(output "$root/usr/bin/ensemble-lab-cli" --version)" || fail "ensemble-lab-cli --version"
 grep -q "ensemble-lab-cli train" <<<"$(output "$root/usr/bin/ensemble-lab-cli" --help)" || fail "ensemble-lab-cli --help"
+# devices needs LibTorch: the front door starts the engine from the package's libexec folder.
 grep -qE '^-\s+cpu\s' <<<"$(output "$root/usr/bin/ensemble-lab-cli" devices)" || fail "ensemble-lab-cli devices lists no cpu"
 grep -qx "ensemble-lab $version" <<<"$(output env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/ensemble-lab" --version)" ||
   fail "ensemble-lab --version without a display"

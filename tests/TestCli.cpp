@@ -41,10 +41,17 @@ Result trainOnSmallFolder(const QString& data, const QString& run, int epochs) {
                  QString::number(epochs), "--out", run});
 }
 
-Result runCli(const QStringList& arguments, int timeoutMs, const QString& workingDirectory) {
+/// `program` run with `arguments` and `environment` added to this test's own.
+Result runProgram(const QString& program, const QStringList& arguments, const QMap<QString, QString>& environment = {},
+                  int timeoutMs = 300000, const QString& workingDirectory = {}) {
   QProcess process;
   if (!workingDirectory.isEmpty()) process.setWorkingDirectory(workingDirectory);
-  process.start(ENSEMBLELAB_CLI_PATH, arguments);
+  QProcessEnvironment variables = QProcessEnvironment::systemEnvironment();
+  for (auto variable = environment.begin(); variable != environment.end(); ++variable) {
+    variables.insert(variable.key(), variable.value());
+  }
+  process.setProcessEnvironment(variables);
+  process.start(program, arguments);
   Result result;
   if (!process.waitForFinished(timeoutMs)) {
     process.kill();
@@ -56,6 +63,10 @@ Result runCli(const QStringList& arguments, int timeoutMs, const QString& workin
   result.out = QString::fromUtf8(process.readAllStandardOutput());
   result.err = QString::fromUtf8(process.readAllStandardError());
   return result;
+}
+
+Result runCli(const QStringList& arguments, int timeoutMs, const QString& workingDirectory) {
+  return runProgram(ENSEMBLELAB_CLI_PATH, arguments, {}, timeoutMs, workingDirectory);
 }
 
 /// What bash offers for `line` (up to the cursor, typed at a prompt in `cwd`) with the bash
@@ -491,6 +502,81 @@ class TestCli final : public QObject {
   void bashCompletesAfterVariablesSetForTheCommand() {
     QCOMPARE(bashCompletion("OMP_NUM_THREADS=2 CUDA_VISIBLE_DEVICES=0 " ENSEMBLELAB_CLI_PATH " tr", m_dir.path()),
              QStringList{"train"});
+  }
+
+  // The front door (app/cli/FrontDoorMain.cpp) answers help, usage mistakes and completions
+  // without loading LibTorch, which cost each answer 0.4 s or more (every TAB); whatever
+  // needs it, the devices' completions included, the engine answers in the same process.
+  // The dynamic linker's own log (LD_DEBUG=libs) says what each run loaded.
+  void theFrontDoorAnswersWithoutLoadingLibTorch_data() {
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("says");
+    QTest::addColumn<bool>("loadsLibTorch");
+    QTest::newRow("--help") << QStringList{"--help"} << 0 << "  ensemble-lab-cli train " << false;
+    QTest::newRow("a command's --help") << QStringList{"sweep", "--help"} << 0 << "--grid" << false;
+    QTest::newRow("--version") << QStringList{"--version"} << 0 << "ensemble-lab-cli " ENSEMBLELAB_VERSION << false;
+    QTest::newRow("--list-flags") << QStringList{"--list-flags", "eval"} << 0 << "--shift" << false;
+    QTest::newRow("a command mistyped") << QStringList{"trian"} << 2 << "(did you mean train?)" << false;
+    QTest::newRow("an unknown flag") << QStringList{"train", "--learning-rate", "0.1"} << 2 << "(did you mean --lr?)"
+                                     << false;
+    QTest::newRow("a flag without its value") << QStringList{"eval", "--run"} << 2 << "--run" << false;
+    QTest::newRow("completing a flag") << QStringList{"--complete", "train", "--mo"} << 0 << "--model" << false;
+    QTest::newRow("completing a choice") << QStringList{"--complete", "train", "--model", ""} << 0 << "resnet18"
+                                         << false;
+    QTest::newRow("completing a sweep's setting") << QStringList{"--complete", "sweep", "--grid", "mom"} << 0
+                                                  << "momentum=" << false;
+    QTest::newRow("completing the devices") << QStringList{"--complete", "train", "--devices", ""} << 0 << "cpu*4"
+                                            << true;
+    QTest::newRow("completing a sweep's devices") << QStringList{"--complete", "sweep", "--grid", "devices="} << 0
+                                                  << "devices=cpu" << true;
+    QTest::newRow("devices") << QStringList{"devices"} << 0 << "cpu" << true;
+    QTest::newRow("a value the engine refuses") << QStringList{"train", "--epochs", "many"} << 1 << "--epochs"
+                                                << true;
+  }
+  void theFrontDoorAnswersWithoutLoadingLibTorch() {
+    QFETCH(QStringList, arguments);
+    QFETCH(int, exitCode);
+    QFETCH(QString, says);
+    QFETCH(bool, loadsLibTorch);
+    QTemporaryDir dir;
+    const Result r = runProgram(ENSEMBLELAB_CLI_PATH, arguments, {{"LD_DEBUG", "libs"}, {"LD_DEBUG_OUTPUT", dir.filePath("libs")}});
+    QVERIFY2(r.exitCode == exitCode, qPrintable(QString::number(r.exitCode) + ": " + r.err));
+    QVERIFY2((r.out + r.err).contains(says), qPrintable(r.out + r.err));
+    QStringList loaded;
+    for (const QString& name : QDir(dir.path()).entryList({"libs.*"}, QDir::Files)) {
+      for (const QString& line : testing::readLines(dir.filePath(name))) {
+        if (line.contains("calling init:")) loaded << line.section("calling init:", 1).trimmed();
+      }
+    }
+    QVERIFY2(!loaded.isEmpty(), "the dynamic linker logged nothing");
+    const bool libTorch = !loaded.filter(QRegularExpression("/libtorch[^/]*\\.so")).isEmpty();
+    QVERIFY2(libTorch == loadsLibTorch, qPrintable(loaded.join("\n")));
+  }
+
+  // The front door without its engine: it still answers what it answers alone, and says for
+  // the rest which file is missing and what to do; an install that made the engine the front
+  // door itself is refused rather than started again and again.
+  void aFrontDoorWithoutItsEngineSaysWhatIsMissing() {
+    QTemporaryDir dir;
+    QVERIFY(QDir().mkpath(dir.filePath("bin")) && QDir().mkpath(dir.filePath("libexec/ensemble-lab")));
+    const QString frontDoor = dir.filePath("bin/ensemble-lab-cli");
+    QVERIFY(QFile::copy(ENSEMBLELAB_CLI_PATH, frontDoor));
+    const QString engine = dir.filePath("libexec/ensemble-lab/ensemble-lab-cli-engine");
+
+    Result r = runProgram(frontDoor, {"--help"});
+    QVERIFY2(r.exitCode == 0 && r.out.contains("  ensemble-lab-cli train "), qPrintable(r.err));
+    r = runProgram(frontDoor, {"train", "--dataset", "synthetic", "--out", dir.filePath("run")});
+    QVERIFY2(r.exitCode == 1 && r.err.contains("cannot start its engine " + engine + " (No such file or directory)") &&
+                 r.err.contains("reinstall EnsembleLab"),
+             qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(dir.filePath("run")));
+    r = runProgram(frontDoor, {"--complete", "train", "--devices", ""});
+    QVERIFY2(r.exitCode == 1 && r.out.isEmpty(), qPrintable(r.out));  // the shell's script drops stderr
+
+    QVERIFY(QFile::link(frontDoor, engine));
+    r = runProgram(frontDoor, {"devices"}, {}, 60000);
+    QVERIFY2(r.exitCode == 1 && r.err.contains("its engine " + engine + " is this front door itself"), qPrintable(r.err));
   }
 
   // Every flag a command accepts (`--list-flags`, the same declarations the parser and
@@ -958,7 +1044,10 @@ class TestCli final : public QObject {
   // The torch wheels export a copy of libstdc++'s std::filesystem (another GCC's), and the
   // dynamic linker used to bind our calls to it: its remove_all crashed every bench run on
   // the GPU machine. Every program of ours names libstdc++ first (CMakeLists.txt), so each
-  // std::filesystem call of the CLI, in a run that writes its folder, binds to the system's.
+  // std::filesystem call of the CLI's engine (the half that links LibTorch), in a run that
+  // writes its folder, binds to the system's. Run directly: started by the front door, its
+  // lines in the log would carry the front door's name (the dynamic linker names the program
+  // by argv[0], which exec keeps).
   void theStandardLibraryIsTheSystemsNotTorchsCopy() {
     QTemporaryDir dir;
     QProcess process;
@@ -966,11 +1055,11 @@ class TestCli final : public QObject {
     environment.insert("LD_DEBUG", "bindings");
     environment.insert("LD_DEBUG_OUTPUT", dir.filePath("bindings"));
     process.setProcessEnvironment(environment);
-    process.start(ENSEMBLELAB_CLI_PATH, {"train", "--dataset", "synthetic", "--epochs", "1", "--train-limit", "256",
-                                         "--mode", "single", "--devices", "cpu", "--out", dir.filePath("run")});
+    process.start(ENSEMBLELAB_CLI_ENGINE_PATH, {"train", "--dataset", "synthetic", "--epochs", "1", "--train-limit",
+                                                "256", "--mode", "single", "--devices", "cpu", "--out", dir.filePath("run")});
     QVERIFY(process.waitForFinished(300000));
     QCOMPARE(process.exitCode(), 0);
-    const QRegularExpression binding(R"(binding file \S*ensemble-lab-cli \[0\] to (\S+) .*symbol `(_ZN\S*filesystem\S*)')");
+    const QRegularExpression binding(R"(binding file \S*ensemble-lab-cli-engine \[0\] to (\S+) .*symbol `(_ZN\S*filesystem\S*)')");
     int calls = 0;
     QStringList elsewhere;
     for (const QString& name : QDir(dir.path()).entryList({"bindings.*"}, QDir::Files)) {

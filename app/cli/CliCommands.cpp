@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/cli/CliDevices.h"
+#include "app/cli/CliAnswers.h"
 #include "app/cli/CliImport.h"
 #include "app/cli/CliSweep.h"
 #include "app/cli/CliTraining.h"
@@ -470,18 +471,7 @@ int commandExport(const CliOptions& options) {
 
 int runCommand(const CliOptions& options) {
   try {
-    if (options.command == "help") {
-      std::printf("%s", (options.helpFor.empty() ? usageText() : commandUsageText(options.helpFor)).c_str());
-      return 0;
-    }
-    if (options.command == "version") {
-      std::printf("ensemble-lab-cli %s\n", ENSEMBLELAB_VERSION);
-      return 0;
-    }
-    if (options.command == "list-flags") {
-      for (const std::string& flag : flagsOf(options.value("command"))) std::printf("--%s\n", flag.c_str());
-      return 0;
-    }
+    if (answerAboutTheCli(options)) return 0;
     if (options.command == "devices") return commandDevices(options);
     if (options.command == "train") return commandTrain(options);
     if (options.command == "resume") return commandResume(options);

@@ -7,8 +7,7 @@
 #include "app/cli/CliOptions.h"
 #include "core/config/ConfigFields.h"
 #include "core/data/DatasetShift.h"
-#include "core/data/OutOfDistributionSets.h"
-#include "core/devices/DeviceInventory.h"
+#include "core/data/OutOfDistributionSetNames.h"
 
 namespace ensemble::cli {
 namespace {
@@ -21,9 +20,9 @@ const std::set<std::string> kFileFlags{"config", "out", "to", "table", "curves",
 const std::set<std::string> kFolderFlags{"run", "runs", "tensorboard", "resume"};
 
 /// What the devices flag offers: the CPU, CPU replicas, every GPU, each GPU there is.
-std::vector<std::string> deviceSpecs() {
+std::vector<std::string> deviceSpecs(const std::function<int()>& gpuCount) {
   std::vector<std::string> specs{"cpu", "cpu*4", "all"};
-  const int gpus = cudaDeviceCount();
+  const int gpus = gpuCount();
   for (int i = 0; i < gpus; ++i) specs.push_back("cuda:" + std::to_string(i));
   if (gpus > 0) specs.push_back("cuda:0*4");  // an ensemble of four on one GPU
   if (gpus > 1) specs.push_back("cuda*" + std::to_string(gpus));
@@ -32,7 +31,7 @@ std::vector<std::string> deviceSpecs() {
 
 /// The values `flag` of `command` takes where they are words, and the path kind it takes
 /// (kCompleteFiles, kCompleteFolders) where it takes one.
-std::vector<std::string> valuesOf(const std::string& command, const std::string& flag) {
+std::vector<std::string> valuesOf(const std::string& command, const std::string& flag, const std::function<int()>& gpuCount) {
   if (kFileFlags.count(flag)) return {kCompleteFiles};
   if (kFolderFlags.count(flag)) return {kCompleteFolders};
   if (flag == "backend") return {"gloo", "nccl"};
@@ -59,7 +58,7 @@ std::vector<std::string> valuesOf(const std::string& command, const std::string&
   }
   const ConfigField* field = configFieldByFlag(flag);
   if (!field) return {};
-  if (flag == "devices") return deviceSpecs();
+  if (flag == "devices") return deviceSpecs(gpuCount);
   if (flag == "init-from") return {kCompleteFiles};  // an earlier run's folder, or .pt files
   if (field->kind == ConfigField::Kind::Choice) return field->choices;
   if (field->kind == ConfigField::Kind::Switch) return {"on", "off"};
@@ -82,13 +81,13 @@ std::vector<std::string> beginningWith(const std::vector<std::string>& candidate
 
 /// A sweep axis's first value, "mode=s" -> "mode=single", where the setting's values are
 /// words (a choice, on/off); none for numbers, or after a comma.
-std::vector<std::string> gridValues(const std::string& command, const std::string& axis) {
+std::vector<std::string> gridValues(const std::string& command, const std::string& axis, const std::function<int()>& gpuCount) {
   const std::string name = axis.substr(0, axis.find('='));
   const ConfigField* field = configFieldByKey(name);
   if (!field) field = configFieldByFlag(name);
   if (!field || axis.find(',') != std::string::npos) return {};
   std::vector<std::string> values;
-  for (const std::string& value : valuesOf(command, field->flag)) {
+  for (const std::string& value : valuesOf(command, field->flag, gpuCount)) {
     if (value != kCompleteFiles && value != kCompleteFolders) values.push_back(name + "=" + value);
   }
   return beginningWith(values, axis);
@@ -96,7 +95,7 @@ std::vector<std::string> gridValues(const std::string& command, const std::strin
 
 }  // namespace
 
-std::vector<std::string> completions(const std::vector<std::string>& words) {
+std::vector<std::string> completions(const std::vector<std::string>& words, const std::function<int()>& gpuCount) {
   if (words.empty()) return {};
   const std::string& current = words.back();
   if (words.size() == 1) {
@@ -113,15 +112,15 @@ std::vector<std::string> completions(const std::vector<std::string>& words) {
   const std::string& previous = words[words.size() - 2];
   if (startsWith(previous, "--") && previous.find('=') == std::string::npos) {
     const std::string flag = previous.substr(2);
-    if (flag == "grid" && current.find('=') != std::string::npos) return gridValues(command, current);
-    if (known(flag) && !takesNoValue(command, flag)) return beginningWith(valuesOf(command, flag), current);
+    if (flag == "grid" && current.find('=') != std::string::npos) return gridValues(command, current, gpuCount);
+    if (known(flag) && !takesNoValue(command, flag)) return beginningWith(valuesOf(command, flag, gpuCount), current);
   }
   // A value given as --flag=VALUE, as the parser takes it too.
   if (const std::size_t equals = current.find('='); startsWith(current, "--") && equals != std::string::npos) {
     const std::string flag = current.substr(2, equals - 2);
     if (!known(flag) || takesNoValue(command, flag)) return {};
     std::vector<std::string> values;
-    for (const std::string& value : valuesOf(command, flag)) {
+    for (const std::string& value : valuesOf(command, flag, gpuCount)) {
       const bool path = value == kCompleteFiles || value == kCompleteFolders;
       values.push_back(path ? value : current.substr(0, equals + 1) + value);
     }

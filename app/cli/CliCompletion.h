@@ -2,7 +2,9 @@
 #pragma once
 // Shell completion, answered by the CLI itself (`ensemble-lab-cli --complete WORD...`), so the
 // shell script (packaging/ensemble-lab-cli.bash-completion) knows nothing that could drift
-// from the flags, settings and choices the CLI takes.
+// from the flags, settings and choices the CLI takes. Torch-free: the front door answers
+// every completion but the devices', which need LibTorch to count the GPUs.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@ inline constexpr const char* kCompleteFolders = ":dirs";
 /// a sweep's settings as "lr=", eval's shift kinds as "rotate:", the devices; after
 /// "--flag=" in the word, as "--flag=value"), each beginning with that word; or
 /// kCompleteFiles / kCompleteFolders for a path (after "--flag=": for what follows it).
-std::vector<std::string> completions(const std::vector<std::string>& words);
+/// `gpuCount` says how many GPUs there are; it is called only where the devices are offered.
+std::vector<std::string> completions(const std::vector<std::string>& words, const std::function<int()>& gpuCount);
 
 }  // namespace ensemble::cli

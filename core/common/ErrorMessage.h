@@ -5,18 +5,14 @@
 #include <exception>
 #include <string>
 
+#include "core/common/LongWords.h"  // withLongWordsCut, which describeCurrentException applies
+
 namespace ensemble {
 
 /// The message of the exception being handled (call inside a catch block): our typed
 /// errors as written, LibTorch's without its backtrace (with a hint for out-of-memory),
 /// host allocation failure with what to do; long words cut (withLongWordsCut).
 std::string describeCurrentException();
-
-/// `message` with every word (a run without whitespace) of more than 1,000 bytes cut to its
-/// first 160 and last 40, the rest said in a count: a message quotes what it refuses, and a
-/// corrupt config.json's key or value of megabytes had made a line of megabytes (in a
-/// terminal, a dialog, summary.json). Cut between UTF-8 characters, never inside one.
-std::string withLongWordsCut(const std::string& message);
 
 /// Whether `error` says the host ran out of memory (std::bad_alloc, or LibTorch's CPU
 /// allocator's "can't allocate memory").

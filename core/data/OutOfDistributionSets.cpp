@@ -5,14 +5,6 @@
 
 namespace ensemble {
 
-std::vector<std::string> builtInOutOfDistributionSets() { return {"inverted", "uniform-noise"}; }
-
-std::string describeOutOfDistributionSet(const std::string& name) {
-  if (name == "inverted") return "the run's test images as their negative (255 - x): the same shapes, inverted";
-  if (name == "uniform-noise") return "uniform random pixels at the run's image size, as many as its test images";
-  return {};
-}
-
 std::optional<Dataset> makeOutOfDistributionSet(const std::string& name, const Dataset& test, std::uint64_t seed) {
   if (name != "inverted" && name != "uniform-noise") return std::nullopt;
   Dataset set = test;

@@ -13,13 +13,10 @@
 #include <vector>
 
 #include "core/data/Dataset.h"
+#include "core/data/OutOfDistributionSetNames.h"
 
 namespace ensemble {
 
-/// The built-in sets' names, in the order a picker offers them.
-std::vector<std::string> builtInOutOfDistributionSets();
-/// One line on what `name` holds; empty when it is no built-in set.
-std::string describeOutOfDistributionSet(const std::string& name);
 /// The built-in set `name` made from `test` (the run's test split), or nullopt when
 /// `name` is none of them.
 std::optional<Dataset> makeOutOfDistributionSet(const std::string& name, const Dataset& test, std::uint64_t seed);

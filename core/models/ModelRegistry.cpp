@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/models/ModelRegistry.h"
 
-#include "core/common/EnumNames.h"
 #include "core/common/Error.h"
 #include "core/models/Cnn.h"
 #include "core/models/LeNet.h"
@@ -9,45 +8,13 @@
 
 namespace ensemble {
 
-namespace {
-
-constexpr EnumName<ModelKind> kModelNames[] = {
-    {ModelKind::Cnn, "cnn"}, {ModelKind::LeNet, "lenet"}, {ModelKind::ResNet18, "resnet18"}};
-
-}  // namespace
-
-std::string modelName(ModelKind model) { return nameOf(kModelNames, model); }
-
-std::string classifierHeadWeight(ModelKind model) {
-  switch (model) {
-    case ModelKind::Cnn: return "dense2.weight";      // Cnn.cpp
-    case ModelKind::LeNet: return "fc3.weight";       // LeNet.cpp
-    case ModelKind::ResNet18: return "fc.weight";     // ResNet18.cpp
-  }
-  return {};
-}
-
-const std::vector<std::string>& modelNames() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> list;
-    for (const auto& entry : kModelNames) list.push_back(entry.name);
-    return list;
-  }();
-  return names;
-}
-
-ModelKind parseModel(const std::string& name) {
-  if (const auto model = valueNamed(kModelNames, name)) return *model;
-  throw ConfigError("unknown model '" + name + "'; choose " + choicesOf(kModelNames), "model");
-}
-
 std::shared_ptr<ClassifierImpl> makeModel(const std::string& name, const ModelInput& input) {
   switch (parseModel(name)) {
     case ModelKind::Cnn: return std::make_shared<CnnImpl>(input);
     case ModelKind::LeNet: return std::make_shared<LeNetImpl>(input);
     case ModelKind::ResNet18: return std::make_shared<ResNet18Impl>(input);
   }
-  throw ConfigError("unknown model '" + name + "'; choose " + choicesOf(kModelNames), "model");
+  throw ConfigError("model '" + name + "' has a name but no code to make it (core/models/ModelRegistry.cpp)", "model");
 }
 
 }  // namespace ensemble

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Models by name. The names are torch-free so configs can be validated without LibTorch.
+// Models by name. The names (ModelNames.cpp) are torch-free, so configs are validated
+// without LibTorch; makeModel (ModelRegistry.cpp) builds them.
 #include <memory>
 #include <string>
 #include <vector>
