@@ -540,7 +540,8 @@ class TestCli final : public QObject {
     QFETCH(QString, says);
     QFETCH(bool, loadsLibTorch);
     QTemporaryDir dir;
-    const Result r = runProgram(ENSEMBLELAB_CLI_PATH, arguments, {{"LD_DEBUG", "libs"}, {"LD_DEBUG_OUTPUT", dir.filePath("libs")}});
+    const Result r =
+        runProgram(ENSEMBLELAB_CLI_PATH, arguments, {{"LD_DEBUG", "libs"}, {"LD_DEBUG_OUTPUT", dir.filePath("libs")}});
     QVERIFY2(r.exitCode == exitCode, qPrintable(QString::number(r.exitCode) + ": " + r.err));
     QVERIFY2((r.out + r.err).contains(says), qPrintable(r.out + r.err));
     QStringList loaded;
@@ -576,7 +577,8 @@ class TestCli final : public QObject {
 
     QVERIFY(QFile::link(frontDoor, engine));
     r = runProgram(frontDoor, {"devices"}, {}, 60000);
-    QVERIFY2(r.exitCode == 1 && r.err.contains("its engine " + engine + " is this front door itself"), qPrintable(r.err));
+    QVERIFY2(r.exitCode == 1 && r.err.contains("its engine " + engine + " is this front door itself"),
+             qPrintable(r.err));
   }
 
   // Every flag a command accepts (`--list-flags`, the same declarations the parser and
@@ -1055,8 +1057,8 @@ class TestCli final : public QObject {
     environment.insert("LD_DEBUG", "bindings");
     environment.insert("LD_DEBUG_OUTPUT", dir.filePath("bindings"));
     process.setProcessEnvironment(environment);
-    process.start(ENSEMBLELAB_CLI_ENGINE_PATH, {"train", "--dataset", "synthetic", "--epochs", "1", "--train-limit",
-                                                "256", "--mode", "single", "--devices", "cpu", "--out", dir.filePath("run")});
+    process.start(ENSEMBLELAB_CLI_ENGINE_PATH, {"train", "--dataset", "synthetic", "--epochs", "1", "--train-limit", "256",
+                                                "--mode", "single", "--devices", "cpu", "--out", dir.filePath("run")});
     QVERIFY(process.waitForFinished(300000));
     QCOMPARE(process.exitCode(), 0);
     const QRegularExpression binding(R"(binding file \S*ensemble-lab-cli-engine \[0\] to (\S+) .*symbol `(_ZN\S*filesystem\S*)')");

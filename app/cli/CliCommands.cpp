@@ -10,8 +10,8 @@
 #include <optional>
 #include <vector>
 
-#include "app/cli/CliDevices.h"
 #include "app/cli/CliAnswers.h"
+#include "app/cli/CliDevices.h"
 #include "app/cli/CliImport.h"
 #include "app/cli/CliSweep.h"
 #include "app/cli/CliTraining.h"

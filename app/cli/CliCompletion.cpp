@@ -20,7 +20,7 @@ const std::set<std::string> kFileFlags{"config", "out", "to", "table", "curves",
 const std::set<std::string> kFolderFlags{"run", "runs", "tensorboard", "resume"};
 
 /// What the devices flag offers: the CPU, CPU replicas, every GPU, each GPU there is.
-std::vector<std::string> deviceSpecs(const std::function<int()>& gpuCount) {
+std::vector<std::string> deviceSpecs(const GpuCount& gpuCount) {
   std::vector<std::string> specs{"cpu", "cpu*4", "all"};
   const int gpus = gpuCount();
   for (int i = 0; i < gpus; ++i) specs.push_back("cuda:" + std::to_string(i));
@@ -31,7 +31,7 @@ std::vector<std::string> deviceSpecs(const std::function<int()>& gpuCount) {
 
 /// The values `flag` of `command` takes where they are words, and the path kind it takes
 /// (kCompleteFiles, kCompleteFolders) where it takes one.
-std::vector<std::string> valuesOf(const std::string& command, const std::string& flag, const std::function<int()>& gpuCount) {
+std::vector<std::string> valuesOf(const std::string& command, const std::string& flag, const GpuCount& gpuCount) {
   if (kFileFlags.count(flag)) return {kCompleteFiles};
   if (kFolderFlags.count(flag)) return {kCompleteFolders};
   if (flag == "backend") return {"gloo", "nccl"};
@@ -81,7 +81,7 @@ std::vector<std::string> beginningWith(const std::vector<std::string>& candidate
 
 /// A sweep axis's first value, "mode=s" -> "mode=single", where the setting's values are
 /// words (a choice, on/off); none for numbers, or after a comma.
-std::vector<std::string> gridValues(const std::string& command, const std::string& axis, const std::function<int()>& gpuCount) {
+std::vector<std::string> gridValues(const std::string& command, const std::string& axis, const GpuCount& gpuCount) {
   const std::string name = axis.substr(0, axis.find('='));
   const ConfigField* field = configFieldByKey(name);
   if (!field) field = configFieldByFlag(name);
@@ -95,7 +95,7 @@ std::vector<std::string> gridValues(const std::string& command, const std::strin
 
 }  // namespace
 
-std::vector<std::string> completions(const std::vector<std::string>& words, const std::function<int()>& gpuCount) {
+std::vector<std::string> completions(const std::vector<std::string>& words, const GpuCount& gpuCount) {
   if (words.empty()) return {};
   const std::string& current = words.back();
   if (words.size() == 1) {

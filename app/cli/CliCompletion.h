@@ -15,6 +15,9 @@ namespace ensemble::cli {
 inline constexpr const char* kCompleteFiles = ":files";
 inline constexpr const char* kCompleteFolders = ":dirs";
 
+/// How many GPUs there are (LibTorch's count, which only the engine can ask).
+using GpuCount = std::function<int()>;
+
 /// What the last of `words` (the command line after the program's name, up to the cursor;
 /// the last is the word being completed, "" at a space) may become: the commands, a
 /// command's flags not yet given (a repeatable one again), or a flag's values (its choices,
@@ -22,6 +25,6 @@ inline constexpr const char* kCompleteFolders = ":dirs";
 /// "--flag=" in the word, as "--flag=value"), each beginning with that word; or
 /// kCompleteFiles / kCompleteFolders for a path (after "--flag=": for what follows it).
 /// `gpuCount` says how many GPUs there are; it is called only where the devices are offered.
-std::vector<std::string> completions(const std::vector<std::string>& words, const std::function<int()>& gpuCount);
+std::vector<std::string> completions(const std::vector<std::string>& words, const GpuCount& gpuCount);
 
 }  // namespace ensemble::cli
