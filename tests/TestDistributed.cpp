@@ -739,6 +739,9 @@ class TestDistributed final : public QObject {
       EXPECT_EXIT(rank0, 1, 60000);
       const QString errors = rank0.errors();
       QVERIFY2(errors.contains("rank 1 (on host") && errors.contains("was refused: it has no run token"), qPrintable(errors));
+      // A rendezvous that failed leaves no token behind either.
+      QVERIFY(QFileInfo::exists(host0.filePath("ensemblelab")));
+      QVERIFY(!QFileInfo::exists(host0.filePath(QString("ensemblelab/run-token-127.0.0.1-%1").arg(port))));
     }
     // Rank 0 shows the token it made; given it, through a file, the other rank joins.
     const int port2 = testing::freePort();
@@ -764,6 +767,8 @@ class TestDistributed final : public QObject {
     rank1.start(kSmallRun + groupFlags(2, 1, port2), environment1);
     EXPECT_EXIT(rank1, 0);
     EXPECT_EXIT(rank0, 0);
+    // Kept until every rank had joined with it, then removed: it had stayed, one per port.
+    QVERIFY2(!QFileInfo::exists(kept), qPrintable(kept + " outlived its run's rendezvous"));
   }
 
 #if TORCH_VERSION_MAJOR >= 2

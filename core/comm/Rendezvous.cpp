@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -145,6 +146,13 @@ Rendezvous::Rendezvous(const ProcessGroupOptions& requested, const nlohmann::jso
                            " within " + seconds(options.timeoutSeconds) + " (" + describeException(error) +
                            "); start rank 0 first, and check --master-addr and --master-port");
   }
+  // One file per run and port had stayed in the private folder for good.
+  const struct KeptTokenRemoval {
+    const std::string& file;
+    ~KeptTokenRemoval() {
+      if (!file.empty()) std::remove(file.c_str());
+    }
+  } keptTokenRemoval{m_keptTokenFile};
   try {
     m_heartbeatStore = connectStore(options, false, timeout);
     heardTheStore();
@@ -225,9 +233,10 @@ std::string Rendezvous::proveToken() {
     if (!token) {
       token = newRandomHex();
       keepLocalToken(kept, *token);
+      m_keptTokenFile = kept;
       std::cerr << "rank 0: no run token was given, so this run's token is " << *token
                 << " (kept for this user's ranks on this host in " << kept
-                << "); start ranks on other hosts with ENSEMBLELAB_RUN_TOKEN=" << *token << std::endl;
+                << " until they join); start ranks on other hosts with ENSEMBLELAB_RUN_TOKEN=" << *token << std::endl;
     }
     m_nonce = newRandomHex();
     m_store->set(kNonceKey, bytes(m_nonce));

@@ -94,6 +94,9 @@ class Rendezvous final {
   };
   std::vector<Endpoint> m_pulses;  ///< per rank, from the hellos
   std::string m_token;  ///< this run's token, empty when this rank was given none
+  /// Where rank 0 kept the token it made for this host's ranks; removed when the
+  /// rendezvous ends (they have all joined with it, or it failed). Empty otherwise.
+  std::string m_keptTokenFile;
   std::string m_nonce;
   nlohmann::json m_leaderHello;
   bool m_storeLost = false;  ///< a diagnosis found rank 0's store unreachable
