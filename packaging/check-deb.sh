@@ -28,7 +28,8 @@ for f in ./usr/bin/ensemble-lab ./usr/bin/ensemble-lab-cli ./usr/libexec/ensembl
          ./usr/share/icons/hicolor/scalable/apps/org.ensemblelab.EnsembleLab.svg \
          ./usr/share/man/man1/ensemble-lab.1.gz ./usr/share/man/man1/ensemble-lab-cli.1.gz \
          ./usr/share/doc/ensemble-lab/copyright ./usr/share/doc/ensemble-lab/changelog.gz \
-         ./usr/share/bash-completion/completions/ensemble-lab-cli; do
+         ./usr/share/bash-completion/completions/ensemble-lab-cli \
+         ./usr/share/zsh/vendor-completions/_ensemble-lab-cli; do
   grep -qx -- "$f" <<<"$files" || fail "missing $f"
 done
 outside=$(grep -v -E '^\./usr/(bin|share|libexec/ensemble-lab)/' <<<"$files" | grep -v -x -E '\./usr/(libexec/)?' || true)
@@ -61,6 +62,10 @@ grep -q -- "--runs" <<<"$(output env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bi
 offered=$(bash -c 'source "$1"; COMP_LINE="$2 tr"; COMP_POINT=${#COMP_LINE}; _ensemble_lab_cli; echo "${COMPREPLY[*]}"' \
   bash "$root/usr/share/bash-completion/completions/ensemble-lab-cli" "$root/usr/bin/ensemble-lab-cli")
 [ "$offered" = train ] || fail "its bash completion offers '$offered' for 'ensemble-lab-cli tr', not train"
+# And in zsh, the package's file as zsh finds it (in $fpath), typed at a real prompt.
+offered=$(zsh "$(dirname "$0")/../tests/CompleteInZsh.zsh" "$root/usr/share/zsh/vendor-completions/_ensemble-lab-cli" \
+  "$root/usr/bin" "$root" "ensemble-lab-cli tr")
+[ "$offered" = train ] || fail "its zsh completion offers '$offered' for 'ensemble-lab-cli tr', not train"
 desktop-file-validate "$root/usr/share/applications/org.ensemblelab.EnsembleLab.desktop" || fail "desktop-file-validate"
 appstreamcli validate --no-net "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "appstreamcli validate"
 grep -q "<release version=\"$version\"" "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "metainfo lacks release $version"

@@ -504,6 +504,54 @@ class TestCli final : public QObject {
              QStringList{"train"});
   }
 
+  // The zsh completion the package installs, in a real interactive zsh with compinit, TAB
+  // typed after the line (tests/CompleteInZsh.zsh): the same answers as bash's, from the
+  // CLI; zsh shows each whole ("mode=single"), and a value typed on takes no space.
+  void zshCompletesWhatTheCliTakes_data() {
+    QTest::addColumn<QString>("typed");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("a command") << "ensemble-lab-cli tr" << QStringList{"train"};
+    QTest::newRow("flags") << "ensemble-lab-cli train --mo" << QStringList{"--mode", "--model", "--momentum"};
+    QTest::newRow("a flag given is not offered again") << "ensemble-lab-cli train --model cnn --mo"
+                                                       << QStringList{"--mode", "--momentum"};
+    QTest::newRow("the models") << "ensemble-lab-cli train --model " << QStringList{"cnn", "lenet", "resnet18"};
+    QTest::newRow("a sweep's settings, typed on")
+        << "ensemble-lab-cli sweep --grid lr"
+        << QStringList{"lr= (no space)", "lr_schedule= (no space)", "lr_warmup_steps= (no space)"};
+    QTest::newRow("a setting's value") << "ensemble-lab-cli sweep --grid member_form=s"
+                                       << QStringList{"member_form=separate", "member_form=stacked"};
+    QTest::newRow("the shift kinds, typed on")
+        << "ensemble-lab-cli eval --shift "
+        << QStringList{"contrast: (no space)", "noise: (no space)", "rotate: (no space)", "translate: (no space)"};
+    QTest::newRow("the devices") << "ensemble-lab-cli train --devices cp" << QStringList{"cpu", "cpu*4"};
+    QTest::newRow("a config file") << "ensemble-lab-cli train --config " << QStringList{"config.json", "data", "runs"};
+    QTest::newRow("a run folder") << "ensemble-lab-cli resume --run " << QStringList{"data", "runs"};
+    QTest::newRow("a dataset") << "ensemble-lab-cli train --dataset "
+                               << QStringList{"data", "fashion-mnist", "runs", "synthetic"};
+    QTest::newRow("a number: nothing") << "ensemble-lab-cli train --lr " << QStringList{};
+    QTest::newRow("--flag=value") << "ensemble-lab-cli train --model=le" << QStringList{"--model=lenet"};
+    QTest::newRow("--flag=path") << "ensemble-lab-cli train --config=c" << QStringList{"--config=config.json"};
+    QTest::newRow("after variables set for the command") << "OMP_NUM_THREADS=2 ensemble-lab-cli tr"
+                                                         << QStringList{"train"};
+  }
+  void zshCompletesWhatTheCliTakes() {
+    QFETCH(QString, typed);
+    QFETCH(QStringList, expected);
+    QTemporaryDir cwd;  // what the paths complete from: a file and two folders
+    QVERIFY(testing::writeFile(cwd.filePath("config.json"), "{}") && QDir(cwd.path()).mkdir("data") &&
+            QDir(cwd.path()).mkdir("runs"));
+    QProcess zsh;
+    zsh.start("zsh", {ENSEMBLELAB_SOURCE_DIR "/tests/CompleteInZsh.zsh",
+                      ENSEMBLELAB_SOURCE_DIR "/packaging/ensemble-lab-cli.zsh-completion",
+                      QFileInfo(ENSEMBLELAB_CLI_PATH).absolutePath(), cwd.path(), typed});
+    QVERIFY2(zsh.waitForStarted(), "no zsh: scripts/install-deps.sh installs it");
+    QVERIFY2(zsh.waitForFinished(60000) && zsh.exitCode() == 0, zsh.readAllStandardError().constData());
+    QStringList offered = QString::fromUtf8(zsh.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+    offered.sort();
+    expected.sort();
+    QCOMPARE(offered, expected);
+  }
+
   // The front door (app/cli/FrontDoorMain.cpp) answers help, usage mistakes and completions
   // without loading LibTorch, which cost each answer 0.4 s or more (every TAB); whatever
   // needs it, the devices' completions included, the engine answers in the same process.
