@@ -411,6 +411,13 @@ class TestCli final : public QObject {
       QVERIFY(own.out.size() < all.out.size());
     }
     QVERIFY(runCli({"train", "--help"}).out.contains("--lr "));
+    // `help COMMAND`, as git and cargo take it, says the same.
+    const Result helpTrain = runCli({"help", "train"});
+    QVERIFY2(helpTrain.exitCode == 0 && helpTrain.out == runCli({"train", "--help"}).out, qPrintable(helpTrain.err));
+    const Result typo = runCli({"help", "trian"});
+    QVERIFY2(typo.exitCode == 2 && typo.err.contains("help takes one command: devices, train, resume, eval, predict, "
+                                                     "export, sweep or import (did you mean train?)"),
+             qPrintable(typo.err));
   }
 
   // A folder of one's own images, to score a run on, needs only its test files (t10k-*), and

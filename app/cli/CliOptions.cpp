@@ -7,6 +7,7 @@
 #include "core/common/Error.h"
 #include "core/common/LikelyName.h"
 #include "core/common/NumberText.h"
+#include "core/common/TextFormat.h"
 #include "core/config/ConfigFields.h"
 
 namespace ensemble::cli {
@@ -91,6 +92,20 @@ const std::vector<std::string>& commandNames() {
   return names;
 }
 
+namespace {
+
+/// "devices, train, ..., sweep or import": the commands, as a message lists them.
+std::string commandChoices() {
+  const std::vector<std::string>& names = commandNames();
+  return commaList({names.begin(), names.end() - 1}) + " or " + names.back();
+}
+
+bool isCommand(const std::string& word) {
+  return std::find(commandNames().begin(), commandNames().end(), word) != commandNames().end();
+}
+
+}  // namespace
+
 std::vector<std::string> flagsOf(const std::string& command) {
   const auto it = flagsByCommand().find(command);
   return it == flagsByCommand().end() ? std::vector<std::string>{}
@@ -165,11 +180,13 @@ Usage:
       with one channel, or flattened N x H*W: square unless --size), labels N, elements
       of any integer or float type holding whole numbers 0-255.
   ensemble-lab-cli --version | --help
+  ensemble-lab-cli help COMMAND | COMMAND --help
+      COMMAND's usage alone.
   ensemble-lab-cli --list-flags COMMAND
       The flags COMMAND accepts, one per line.
   ensemble-lab-cli --complete WORD...
       What the last WORD of a command line (after ensemble-lab-cli) may become, one per
-      line: for shell completion (the bash completion the package installs asks it).
+      line: for shell completion (the bash and zsh completions the package installs ask it).
 
 Exit status: 0 success, 1 error, 2 usage error, 130 stopped by a signal (resumable).
 )";
@@ -229,11 +246,19 @@ CliOptions parseCommandLine(const std::vector<std::string>& arguments) {
   if (options.command == "--list-flags") {
     // For shell completion (and the test that every declared flag has an effect).
     const std::string command = arguments.size() == 2 ? arguments[1] : "";
-    if (command == "help" || command == "version" || !flagsByCommand().count(command)) {
-      throw UsageError("--list-flags takes one command: devices, train, resume, eval, predict, export, sweep or import");
-    }
+    if (!isCommand(command)) throw UsageError("--list-flags takes one command: " + commandChoices());
     options.command = "list-flags";
     options.flags["command"] = command;
+    return options;
+  }
+  if (options.command == "help" && arguments.size() > 1) {
+    // `help train`, as git and cargo take it: train's own help.
+    const std::string& command = arguments[1];
+    if (arguments.size() > 2 || !isCommand(command)) {
+      throw UsageError("help takes one command: " + commandChoices() +
+                       (arguments.size() == 2 ? didYouMean(command, commandNames()) : std::string()));
+    }
+    options.helpFor = command;
     return options;
   }
   const auto known = flagsByCommand().find(options.command);
