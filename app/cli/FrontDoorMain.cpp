@@ -47,7 +47,8 @@ int startEngine(char** argv) {
   const int why = errno;
   std::fprintf(stderr, "ensemble-lab-cli: error: cannot start its engine %s (%s), which trains, evaluates and "
                "does every command but help; it is installed with ensemble-lab-cli: reinstall EnsembleLab, or "
-               "build the target ensemble-lab-cli again\n", engine.c_str(), std::strerror(why));
+               "build the target ensemble-lab-cli again (a copy of ensemble-lab-cli moved elsewhere finds no "
+               "engine beside it: put a link there instead)\n", engine.c_str(), std::strerror(why));
   return 1;
 }
 
