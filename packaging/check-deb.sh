@@ -29,7 +29,8 @@ for f in ./usr/bin/ensemble-lab ./usr/bin/ensemble-lab-cli ./usr/libexec/ensembl
          ./usr/share/man/man1/ensemble-lab.1.gz ./usr/share/man/man1/ensemble-lab-cli.1.gz \
          ./usr/share/doc/ensemble-lab/copyright ./usr/share/doc/ensemble-lab/changelog.gz \
          ./usr/share/bash-completion/completions/ensemble-lab-cli \
-         ./usr/share/zsh/vendor-completions/_ensemble-lab-cli; do
+         ./usr/share/zsh/vendor-completions/_ensemble-lab-cli \
+         ./usr/share/fish/vendor_completions.d/ensemble-lab-cli.fish; do
   grep -qx -- "$f" <<<"$files" || fail "missing $f"
 done
 outside=$(grep -v -E '^\./usr/(bin|share|libexec/ensemble-lab)/' <<<"$files" | grep -v -x -E '\./usr/(libexec/)?' || true)
@@ -66,6 +67,10 @@ offered=$(bash -c 'source "$1"; COMP_LINE="$2 tr"; COMP_POINT=${#COMP_LINE}; _en
 offered=$(zsh "$(dirname "$0")/../tests/CompleteInZsh.zsh" "$root/usr/share/zsh/vendor-completions/_ensemble-lab-cli" \
   "$root/usr/bin" "$root" "ensemble-lab-cli tr")
 [ "$offered" = train ] || fail "its zsh completion offers '$offered' for 'ensemble-lab-cli tr', not train"
+# And in fish, found as fish finds a package's (by the command's name) and asked with complete -C.
+offered=$(PATH="$root/usr/bin:$PATH" fish --no-config -c 'set -p fish_complete_path $argv[1]; complete -C"ensemble-lab-cli tr"' \
+  "$root/usr/share/fish/vendor_completions.d")
+[ "$offered" = train ] || fail "its fish completion offers '$offered' for 'ensemble-lab-cli tr', not train"
 desktop-file-validate "$root/usr/share/applications/org.ensemblelab.EnsembleLab.desktop" || fail "desktop-file-validate"
 appstreamcli validate --no-net "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "appstreamcli validate"
 grep -q "<release version=\"$version\"" "$root/usr/share/metainfo/org.ensemblelab.EnsembleLab.metainfo.xml" || fail "metainfo lacks release $version"

@@ -23,8 +23,8 @@ packages=(
   dpkg-dev file help2man desktop-file-utils appstream lintian
   # TestHosts: ranks on hosts of their own (network namespaces, veth, a bridge, tc netem)
   iproute2
-  # TestCli: the CLI's zsh completion, in a real zsh
-  zsh
+  # TestCli: the CLI's zsh and fish completions, in a real zsh and fish
+  zsh fish
 )
 
 missing=()

@@ -559,6 +559,58 @@ class TestCli final : public QObject {
     QCOMPARE(offered, expected);
   }
 
+  // The fish completion the package installs, found by fish as it finds an installed one
+  // (by the command's name, in $fish_complete_path) and asked with fish's own `complete -C`.
+  void fishCompletesWhatTheCliTakes_data() {
+    QTest::addColumn<QString>("typed");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("a command") << "ensemble-lab-cli tr" << QStringList{"train"};
+    QTest::newRow("flags") << "ensemble-lab-cli train --mo" << QStringList{"--mode", "--model", "--momentum"};
+    QTest::newRow("the models") << "ensemble-lab-cli train --model " << QStringList{"cnn", "lenet", "resnet18"};
+    QTest::newRow("a sweep's settings") << "ensemble-lab-cli sweep --grid lr"
+                                        << QStringList{"lr=", "lr_schedule=", "lr_warmup_steps="};
+    QTest::newRow("a setting's value") << "ensemble-lab-cli sweep --grid member_form=s"
+                                       << QStringList{"member_form=separate", "member_form=stacked"};
+    QTest::newRow("the shift kinds") << "ensemble-lab-cli eval --shift "
+                                     << QStringList{"contrast:", "noise:", "rotate:", "translate:"};
+    QTest::newRow("the devices") << "ensemble-lab-cli train --devices cp" << QStringList{"cpu", "cpu*4"};
+    QTest::newRow("a config file") << "ensemble-lab-cli train --config " << QStringList{"config.json", "data/", "runs/"};
+    QTest::newRow("a run folder") << "ensemble-lab-cli resume --run " << QStringList{"data/", "runs/"};
+    QTest::newRow("a dataset") << "ensemble-lab-cli train --dataset "
+                               << QStringList{"data/", "fashion-mnist", "runs/", "synthetic"};
+    QTest::newRow("a number: nothing") << "ensemble-lab-cli train --lr " << QStringList{};
+    QTest::newRow("--flag=value") << "ensemble-lab-cli train --model=le" << QStringList{"--model=lenet"};
+    QTest::newRow("--flag=path") << "ensemble-lab-cli train --config=c" << QStringList{"--config=config.json"};
+    QTest::newRow("--flag=folder") << "ensemble-lab-cli resume --run=r" << QStringList{"--run=runs/"};
+    QTest::newRow("after variables set for the command") << "OMP_NUM_THREADS=2 ensemble-lab-cli tr"
+                                                         << QStringList{"train"};
+  }
+  void fishCompletesWhatTheCliTakes() {
+    QFETCH(QString, typed);
+    QFETCH(QStringList, expected);
+    QTemporaryDir cwd, completions;  // what the paths complete from: a file and two folders
+    QVERIFY(testing::writeFile(cwd.filePath("config.json"), "{}") && QDir(cwd.path()).mkdir("data") &&
+            QDir(cwd.path()).mkdir("runs"));
+    QVERIFY(QFile::copy(ENSEMBLELAB_SOURCE_DIR "/packaging/ensemble-lab-cli.fish-completion",
+                        completions.filePath("ensemble-lab-cli.fish")));
+    QProcess fish;
+    fish.setWorkingDirectory(cwd.path());
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("PATH", QFileInfo(ENSEMBLELAB_CLI_PATH).absolutePath() + ":" + environment.value("PATH"));
+    fish.setProcessEnvironment(environment);
+    fish.start("fish", {"--no-config", "-c", "set -p fish_complete_path $argv[1]; complete -C$argv[2]",
+                        completions.path(), typed});
+    QVERIFY2(fish.waitForStarted(), "no fish: scripts/install-deps.sh installs it");
+    QVERIFY2(fish.waitForFinished(60000) && fish.exitCode() == 0, fish.readAllStandardError().constData());
+    QStringList offered;
+    for (const QString& line : QString::fromUtf8(fish.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts)) {
+      offered << line.section('\t', 0, 0);  // an offer, without the description fish may show beside it
+    }
+    offered.sort();
+    expected.sort();
+    QCOMPARE(offered, expected);
+  }
+
   // The front door (app/cli/FrontDoorMain.cpp) answers help, usage mistakes and completions
   // without loading LibTorch, which cost each answer 0.4 s or more (every TAB); whatever
   // needs it, the devices' completions included, the engine answers in the same process.

@@ -186,7 +186,7 @@ Usage:
       The flags COMMAND accepts, one per line.
   ensemble-lab-cli --complete WORD...
       What the last WORD of a command line (after ensemble-lab-cli) may become, one per
-      line: for shell completion (the bash and zsh completions the package installs ask it).
+      line: for shell completion (the bash, zsh and fish completions the package installs ask it).
 
 Exit status: 0 success, 1 error, 2 usage error, 130 stopped by a signal (resumable).
 )";
