@@ -663,8 +663,8 @@ class TestCli final : public QObject {
   }
 
   // The front door without its engine: it still answers what it answers alone, and says for
-  // the rest which file is missing and what to do; an install that made the engine the front
-  // door itself is refused rather than started again and again.
+  // the rest which file is missing and what to do; an engine that is a link back to the front
+  // door is refused rather than started again and again.
   void aFrontDoorWithoutItsEngineSaysWhatIsMissing() {
     QTemporaryDir dir;
     QVERIFY(QDir().mkpath(dir.filePath("bin")) && QDir().mkpath(dir.filePath("libexec/ensemble-lab")));
@@ -684,7 +684,7 @@ class TestCli final : public QObject {
 
     QVERIFY(QFile::link(frontDoor, engine));
     r = runProgram(frontDoor, {"devices"}, {}, 60000);
-    QVERIFY2(r.exitCode == 1 && r.err.contains("its engine " + engine + " is this front door itself"),
+    QVERIFY2(r.exitCode == 1 && r.err.contains("its engine " + engine + " leads back to this front door"),
              qPrintable(r.err));
   }
 

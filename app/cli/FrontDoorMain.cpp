@@ -38,9 +38,9 @@ int startEngine(char** argv) {
   const std::filesystem::path engine = engineFile();
   std::error_code ignored;
   if (std::filesystem::equivalent(engine, "/proc/self/exe", ignored)) {
-    // An install that put both programs in one folder: starting itself would never end.
-    std::fprintf(stderr, "ensemble-lab-cli: error: its engine %s is this front door itself; install the engine "
-                 "there (cmake --install), or run the engine directly\n", engine.c_str());
+    // A link there back to this program: starting itself would never end.
+    std::fprintf(stderr, "ensemble-lab-cli: error: its engine %s leads back to this front door; put the engine "
+                 "there: reinstall EnsembleLab, or build the target ensemble-lab-cli again\n", engine.c_str());
     return 1;
   }
   ::execv(engine.c_str(), argv);
