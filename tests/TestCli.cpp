@@ -69,6 +69,13 @@ Result runCli(const QStringList& arguments, int timeoutMs, const QString& workin
   return runProgram(ENSEMBLELAB_CLI_PATH, arguments, {}, timeoutMs, workingDirectory);
 }
 
+/// Makes `cwd` what the completion tests' paths complete from: a file (config.json) and two
+/// folders (data, runs).
+bool holdsWhatPathsCompleteFrom(const QTemporaryDir& cwd) {
+  return testing::writeFile(cwd.filePath("config.json"), "{}") && QDir(cwd.path()).mkdir("data") &&
+         QDir(cwd.path()).mkdir("runs");
+}
+
 /// What bash offers for `line` (up to the cursor, typed at a prompt in `cwd`) with the bash
 /// completion the package installs, as bash's completion runs it.
 QStringList bashCompletion(const QString& line, const QString& cwd) {
@@ -497,9 +504,8 @@ class TestCli final : public QObject {
   void bashCompletesWhatTheCliTakes() {
     QFETCH(QString, typed);
     QFETCH(QStringList, expected);
-    QTemporaryDir cwd;  // what the paths complete from: a file and two folders
-    QVERIFY(testing::writeFile(cwd.filePath("config.json"), "{}") && QDir(cwd.path()).mkdir("data") &&
-            QDir(cwd.path()).mkdir("runs"));
+    QTemporaryDir cwd;
+    QVERIFY(holdsWhatPathsCompleteFrom(cwd));
     QStringList offered = bashCompletion(QString(ENSEMBLELAB_CLI_PATH) + " " + typed, cwd.path());
     offered.sort();
     expected.sort();
@@ -544,9 +550,8 @@ class TestCli final : public QObject {
   void zshCompletesWhatTheCliTakes() {
     QFETCH(QString, typed);
     QFETCH(QStringList, expected);
-    QTemporaryDir cwd;  // what the paths complete from: a file and two folders
-    QVERIFY(testing::writeFile(cwd.filePath("config.json"), "{}") && QDir(cwd.path()).mkdir("data") &&
-            QDir(cwd.path()).mkdir("runs"));
+    QTemporaryDir cwd;
+    QVERIFY(holdsWhatPathsCompleteFrom(cwd));
     QProcess zsh;
     zsh.start("zsh", {ENSEMBLELAB_SOURCE_DIR "/tests/CompleteInZsh.zsh",
                       ENSEMBLELAB_SOURCE_DIR "/packaging/ensemble-lab-cli.zsh-completion",
@@ -588,9 +593,8 @@ class TestCli final : public QObject {
   void fishCompletesWhatTheCliTakes() {
     QFETCH(QString, typed);
     QFETCH(QStringList, expected);
-    QTemporaryDir cwd, completions;  // what the paths complete from: a file and two folders
-    QVERIFY(testing::writeFile(cwd.filePath("config.json"), "{}") && QDir(cwd.path()).mkdir("data") &&
-            QDir(cwd.path()).mkdir("runs"));
+    QTemporaryDir cwd, completions;
+    QVERIFY(holdsWhatPathsCompleteFrom(cwd));
     QVERIFY(QFile::copy(ENSEMBLELAB_SOURCE_DIR "/packaging/ensemble-lab-cli.fish-completion",
                         completions.filePath("ensemble-lab-cli.fish")));
     QProcess fish;
